@@ -1,0 +1,57 @@
+# metal-hammer: see README.md. Every target installs what it needs via `deps`.
+SHELL := /bin/bash
+BUN := node_modules/.bin/bun
+TSC := node_modules/.bin/tsc
+# The baseline runtime runs on x86-64 CPUs without AVX2 (QEMU -cpu max, older servers).
+BUN_RUNTIME := node_modules/@oven/bun-linux-x64-baseline/bin/bun
+TARGET := bun-linux-x64-baseline
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# Debian packages the tests, the lab and the initramfs need.
+APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 cpio lz4 zstd \
+	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps
+SRC := $(shell find src -name '*.ts') package.json
+
+.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup
+
+all: build
+
+deps: deps-npm deps-apt
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps-npm: node_modules/.package-lock.json
+
+# Installs only the Debian packages that are missing; apt-get update runs only then.
+deps-apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages: $$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+dist/metal-hammer: $(SRC) node_modules/.package-lock.json
+	@mkdir -p dist
+	$(BUN) build --compile --minify --bytecode --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
+		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
+		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
+		src/main.ts --outfile $@
+
+build: dist/metal-hammer
+
+typecheck: deps-npm
+	$(TSC) --noEmit -p tsconfig.json
+
+test-unit: deps-npm
+	$(BUN) test test/config test/log test/cli
+
+# The README's test command: types, unit tests, then the root-only suites.
+test: deps typecheck build
+	$(BUN) test --timeout 120000
+
+bench-startup: build
+	$(BUN) bench/startup.ts
+
+clean:
+	rm -rf dist build

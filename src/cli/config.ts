@@ -1,0 +1,26 @@
+import type { Command } from "commander";
+import { configToJson } from "../config/config.ts";
+import { redactFields } from "../log/redact.ts";
+import type { Context } from "./context.ts";
+import { loadConfig, PROC_CMDLINE } from "./read-cmdline.ts";
+
+export function registerConfig(program: Command, ctx: Context): void {
+  program
+    .command("config")
+    .alias("cmdline")
+    .description(`parse and validate the kernel cmdline (default ${PROC_CMDLINE}) and print the configuration`)
+    .option("--cmdline <string>", "use this cmdline text instead of /proc/cmdline")
+    .option("--file <path>", "read the cmdline from this file")
+    .option("--json", "print JSON")
+    .action(async (opts: { cmdline?: string; file?: string; json?: boolean }) => {
+      const view = redactFields(configToJson(await loadConfig(ctx.io, opts))) as Record<string, unknown>;
+      if (opts.json) {
+        ctx.io.out(JSON.stringify(view) + "\n");
+        return;
+      }
+      const width = Math.max(...Object.keys(view).map((k) => k.length));
+      for (const [k, v] of Object.entries(view)) {
+        ctx.io.out(`${k.padEnd(width)}  ${typeof v === "string" ? v : JSON.stringify(v)}\n`);
+      }
+    });
+}

@@ -1,0 +1,49 @@
+/**
+ * What every command gets from the shell around it: output channels, file reads,
+ * the process's secret set and a logger factory. Tests pass their own to capture
+ * output; main.ts passes the real process.
+ */
+import { SecretSet } from "../log/redact.ts";
+import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
+
+export interface Io {
+  /** Data a command prints (tables, JSON). */
+  out(text: string): void;
+  /** Diagnostics and, by default, log lines. */
+  err(text: string): void;
+  readFile(path: string): Promise<Uint8Array>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether the log destination is a terminal (chooses the text log format). */
+  readonly errIsTTY: boolean;
+}
+
+export interface Context {
+  readonly io: Io;
+  readonly secrets: SecretSet;
+  logger(level: LogLevel, format?: LogFormat): Logger;
+}
+
+export function createContext(io: Io): Context {
+  const secrets = new SecretSet();
+  return {
+    io,
+    secrets,
+    logger: (level, format) =>
+      createLogger({
+        level,
+        format: format ?? (io.env.METAL_LOG_FORMAT === "json" || !io.errIsTTY ? "json" : "text"),
+        write: (line) => io.err(line),
+        secrets,
+      }),
+  };
+}
+
+export function processIo(): Io {
+  return {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    readFile: async (p) => new Uint8Array(await Bun.file(p).arrayBuffer()),
+    env: process.env,
+    errIsTTY: Boolean(process.stderr.isTTY),
+  };
+}

@@ -1,0 +1,26 @@
+import { AgentError } from "../errors.ts";
+import { decodeCmdlineBytes } from "../config/cmdline.ts";
+import { configFromCmdline, type Config } from "../config/config.ts";
+import type { Io } from "./context.ts";
+
+export interface CmdlineSource {
+  cmdline?: string;
+  file?: string;
+}
+
+export const PROC_CMDLINE = "/proc/cmdline";
+
+/** Reads the cmdline text from --cmdline, --file, or /proc/cmdline, in that order. */
+export async function readCmdlineText(io: Io, src: CmdlineSource): Promise<string> {
+  if (src.cmdline !== undefined) return src.cmdline;
+  const path = src.file ?? PROC_CMDLINE;
+  try {
+    return decodeCmdlineBytes(await io.readFile(path));
+  } catch (e) {
+    throw new AgentError("usage", `cannot read the kernel cmdline from ${path}: ${(e as Error).message}`, { path });
+  }
+}
+
+export async function loadConfig(io: Io, src: CmdlineSource): Promise<Config> {
+  return configFromCmdline(await readCmdlineText(io, src));
+}

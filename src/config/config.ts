@@ -1,0 +1,114 @@
+/**
+ * Kernel cmdline -> validated configuration. Pure: takes the cmdline text, returns a
+ * Config or throws one AgentError("usage") whose message names the parameter, the
+ * value and what was expected.
+ */
+import { z } from "zod";
+import { AgentError } from "../errors.ts";
+import { parseCmdline } from "./cmdline.ts";
+import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
+
+export type { Handoff, NicSelector } from "./params.ts";
+
+export interface Config {
+  readonly mode: "l3" | "pxe";
+  /** Where `/config/<uuid>` is fetched from: METAL_BOOT_URL (l3) or PIXIE_API_URL's origin (pxe). */
+  readonly metalBootUrl: URL;
+  readonly nics: readonly NicSelector[];
+  readonly policy: "any" | "all";
+  readonly netTimeoutMs: number;
+  readonly fast: boolean;
+  readonly caBundle: string;
+  readonly allowHttp: boolean;
+  readonly uuid: string | undefined;
+  readonly handoff: Handoff;
+  readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
+  readonly debug: boolean;
+  readonly console: string | undefined;
+  /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
+  readonly ignored: Readonly<Record<string, string | null>>;
+  /** Words after `--`. */
+  readonly initArgs: readonly string[];
+}
+
+/** Quotes a value for an error line; control and non-ASCII characters are escaped. */
+export function showValue(v: string | null): string {
+  if (v === null) return "(bare flag)";
+  return JSON.stringify(v).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function paramError(name: string, value: string | null | undefined, expected: string): AgentError {
+  const shown = value === undefined ? "missing" : `${name}=${showValue(value)}`;
+  const line = value === undefined ? `${name}: missing; ${expected}` : `${shown}: ${expected}`;
+  return new AgentError("usage", line, { parameter: name });
+}
+
+function parseParam<N extends ParamName>(name: N, raw: string | null | undefined): z.output<(typeof PARAMS)[N]["schema"]> {
+  const r = PARAMS[name].schema.safeParse(raw);
+  if (!r.success) throw paramError(name, raw, r.error.issues[0]?.message ?? "invalid value");
+  return r.data as z.output<(typeof PARAMS)[N]["schema"]>;
+}
+
+export function configFromCmdline(text: string): Config {
+  const { params, initArgs } = parseCmdline(text);
+  const get = (n: ParamName) => (params.has(n) ? params.get(n) ?? null : undefined);
+  const v = Object.fromEntries(PARAM_NAMES.map((n) => [n, parseParam(n, get(n))])) as {
+    [N in ParamName]: z.output<(typeof PARAMS)[N]["schema"]>;
+  };
+
+  const mode = v.METAL_MODE;
+  let metalBootUrl: URL;
+  if (mode === "l3") {
+    if (!v.METAL_BOOT_URL) throw paramError("METAL_BOOT_URL", undefined, "expected the metal-boot base URL (https://...) in METAL_MODE=l3");
+    metalBootUrl = v.METAL_BOOT_URL;
+  } else {
+    if (!v.PIXIE_API_URL) throw paramError("PIXIE_API_URL", undefined, "expected the pixiecore API URL in METAL_MODE=pxe");
+    metalBootUrl = new URL("/", v.PIXIE_API_URL);
+  }
+  // Legacy pixiecore speaks plain http by design; everywhere else http needs the explicit opt-in.
+  if (metalBootUrl.protocol === "http:" && mode === "l3" && !v.METAL_ALLOW_HTTP) {
+    throw paramError("METAL_BOOT_URL", get("METAL_BOOT_URL"), "expected an https:// URL (plain http only with METAL_ALLOW_HTTP=1)");
+  }
+
+  const ignored: Record<string, string | null> = {};
+  for (const [k, val] of params) if (!(k in PARAMS)) ignored[k] = val;
+
+  return {
+    mode,
+    metalBootUrl,
+    nics: v.METAL_NICS,
+    policy: v.METAL_NET_POLICY,
+    netTimeoutMs: v.METAL_NET_TIMEOUT,
+    fast: v.METAL_NET_FAST,
+    caBundle: v.METAL_CA ?? "/etc/ssl/certs/ca-certificates.crt",
+    allowHttp: v.METAL_ALLOW_HTTP || mode === "pxe",
+    uuid: v.METAL_UUID?.toLowerCase(),
+    handoff: v.METAL_HANDOFF,
+    logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
+    debug: v.DEBUG,
+    console: v.console,
+    ignored,
+    initArgs,
+  };
+}
+
+/** A JSON-friendly view of the configuration (for `config --json` and the start-up log line). */
+export function configToJson(c: Config): Record<string, unknown> {
+  return {
+    mode: c.mode,
+    metalBootUrl: c.metalBootUrl.href,
+    nics: c.nics.map((n) => (n.kind === "mac" ? n.mac : n.name)),
+    policy: c.policy,
+    netTimeoutMs: c.netTimeoutMs,
+    fast: c.fast,
+    caBundle: c.caBundle,
+    allowHttp: c.allowHttp,
+    uuid: c.uuid ?? null,
+    handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
+    logLevel: c.logLevel,
+    debug: c.debug,
+    console: c.console ?? null,
+    ignored: c.ignored,
+    initArgs: c.initArgs,
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * The agent's kernel cmdline parameters: one table, the single source for parsing
+ * (zod), defaults, and the README's parameter list (test/config/readme.test.ts keeps
+ * them in step). Each schema takes the raw value (`null` for a bare flag, `undefined`
+ * when absent) and says in its message what was expected.
+ */
+import { z } from "zod";
+import ipaddr from "ipaddr.js";
+import { parseDuration } from "./duration.ts";
+
+const TRUE_WORDS = new Set(["1", "true", "yes", "on", "y"]);
+const FALSE_WORDS = new Set(["0", "false", "no", "off", "n"]);
+
+type Raw = string | null | undefined;
+
+const boolFlag = (dflt: boolean) =>
+  z.custom<Raw>().transform((v, ctx): boolean => {
+    if (v === undefined) return dflt;
+    if (v === null) return true;
+    const w = v.toLowerCase();
+    if (TRUE_WORDS.has(w)) return true;
+    if (FALSE_WORDS.has(w)) return false;
+    ctx.addIssue({ code: "custom", message: "expected a boolean: 1/0, true/false, yes/no, on/off, or the bare flag" });
+    return z.NEVER;
+  });
+
+const enumOf = <T extends string>(values: readonly [T, ...T[]], dflt: T) =>
+  z.custom<Raw>().transform((v, ctx): T => {
+    if (v === undefined) return dflt;
+    if (v !== null && (values as readonly string[]).includes(v)) return v as T;
+    ctx.addIssue({ code: "custom", message: `expected one of ${values.join(", ")}` });
+    return z.NEVER;
+  });
+
+const duration = (dflt: number, min: number, max: number) =>
+  z.custom<Raw>().transform((v, ctx): number => {
+    if (v === undefined) return dflt;
+    const ms = v === null ? undefined : parseDuration(v);
+    if (ms === undefined) {
+      ctx.addIssue({ code: "custom", message: "expected a duration like 90s or 2m" });
+      return z.NEVER;
+    }
+    if (ms < min || ms > max) {
+      ctx.addIssue({ code: "custom", message: `expected a duration between ${min / 1000}s and ${max / 1000}s` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const optionalText = (what: string, pattern?: RegExp) =>
+  z.custom<Raw>().transform((v, ctx): string | undefined => {
+    if (v === undefined) return undefined;
+    if (v === null || v === "" || (pattern && !pattern.test(v))) {
+      ctx.addIssue({ code: "custom", message: `expected ${what}` });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/** An http(s) URL whose host is an IPv6 literal or a DNS name (no IPv4 literal: the boot VRF has none). */
+const serverUrl = (what: string, opts: { allowIPv4: boolean }) =>
+  z.custom<Raw>().transform((v, ctx): URL | undefined => {
+    if (v === undefined) return undefined;
+    const expected = `expected ${what}: an https:// URL whose host is an IPv6 literal in brackets or a hostname`;
+    if (v === null || !URL.canParse(v)) {
+      ctx.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }
+    const url = new URL(v);
+    const host = url.hostname;
+    const okScheme = url.protocol === "https:" || url.protocol === "http:";
+    const isV6 = host.startsWith("[") && host.endsWith("]") && ipaddr.IPv6.isValid(host.slice(1, -1));
+    const isV4 = ipaddr.IPv4.isValidFourPartDecimal(host);
+    const isName = !isV4 && /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(host);
+    if (!okScheme || !(isV6 || isName || (opts.allowIPv4 && isV4)) || url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }
+    return url;
+  });
+
+export type NicSelector = { readonly kind: "name"; readonly name: string } | { readonly kind: "mac"; readonly mac: string };
+
+const MAC_RE = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/i;
+const IFNAME_RE = /^[A-Za-z0-9_.@-]{1,15}$/;
+
+export function parseNicList(text: string): NicSelector[] | undefined {
+  const out: NicSelector[] = [];
+  for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+    if (MAC_RE.test(item)) out.push({ kind: "mac", mac: item.toLowerCase().replaceAll("-", ":") });
+    else if (IFNAME_RE.test(item)) out.push({ kind: "name", name: item });
+    else return undefined;
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+const nicList = z.custom<Raw>().transform((v, ctx): NicSelector[] => {
+  if (v === undefined) return [];
+  const list = v === null ? undefined : parseNicList(v);
+  if (!list) {
+    ctx.addIssue({ code: "custom", message: "expected a comma-separated list of interface names (eth0) or MACs (52:54:00:12:34:56)" });
+    return z.NEVER;
+  }
+  return list;
+});
+
+export type Handoff = { readonly kind: "builtin" } | { readonly kind: "exec"; readonly path: string };
+
+const handoff = z.custom<Raw>().transform((v, ctx): Handoff => {
+  if (v === undefined || v === "builtin") return { kind: "builtin" };
+  if (v !== null && /^exec:\/[^\s]+$/.test(v)) return { kind: "exec", path: v.slice("exec:".length) };
+  ctx.addIssue({ code: "custom", message: "expected builtin or exec:/absolute/path" });
+  return z.NEVER;
+});
+
+/** The table. `doc` and `default` feed README.md. */
+export const PARAMS = {
+  METAL_BOOT_URL: {
+    schema: serverUrl("the metal-boot base URL", { allowIPv4: false }),
+    default: "(none; required in mode l3)",
+    doc: "metal-boot base URL; the agent fetches `<url>/config/<uuid>` from it",
+  },
+  METAL_MODE: {
+    schema: enumOf(["l3", "pxe"], "l3"),
+    default: "l3",
+    doc: "`l3`: IPv6 SLAAC bring-up (MEP-20); `pxe`: legacy, the kernel's `ip=dhcp` already configured IPv4",
+  },
+  PIXIE_API_URL: {
+    schema: serverUrl("the legacy pixiecore API URL", { allowIPv4: true }),
+    default: "(none; required in mode pxe)",
+    doc: "legacy (mode pxe) pixiecore API URL, e.g. `http://[fd00::1]:8080/certs`; its origin serves `/config/<uuid>`",
+  },
+  METAL_NICS: {
+    schema: nicList,
+    default: "(all physical NICs)",
+    doc: "comma-separated allow-list of interface names or MACs; nothing else is touched",
+  },
+  METAL_NET_POLICY: {
+    schema: enumOf(["any", "all"], "any"),
+    default: "any",
+    doc: "ready when `any` selected interface is ready, or only when `all` are",
+  },
+  METAL_NET_TIMEOUT: {
+    schema: duration(60_000, 1_000, 3_600_000),
+    default: "60s",
+    doc: "bound for network readiness (address, default route, DNS), e.g. `90s`, `2m`",
+  },
+  METAL_NET_FAST: {
+    schema: boolFlag(false),
+    default: "0",
+    doc: "fast-ND profile: no RS delay, optimistic DAD, short retransmit timer; DAD is kept",
+  },
+  METAL_CA: {
+    schema: optionalText("an absolute path to a PEM bundle", /^\/\S*$/),
+    default: "/etc/ssl/certs/ca-certificates.crt",
+    doc: "CA bundle that verifies metal-boot (and the apiserver, with the CA metal-boot hands out)",
+  },
+  METAL_ALLOW_HTTP: {
+    schema: boolFlag(false),
+    default: "0",
+    doc: "allow plain `http://` server URLs (lab only); never used silently",
+  },
+  METAL_UUID: {
+    schema: optionalText("a machine UUID (hex and dashes)", /^[0-9a-fA-F-]{8,64}$/),
+    default: "(from /sys/class/dmi/id/product_uuid)",
+    doc: "override the machine UUID (tests, machines with broken DMI)",
+  },
+  METAL_HANDOFF: {
+    schema: handoff,
+    default: "builtin",
+    doc: "after bring-up: `builtin` provisioning flow, or `exec:/path` of another next stage",
+  },
+  METAL_LOG_LEVEL: {
+    schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
+    default: "info (debug with DEBUG=1)",
+    doc: "log level",
+  },
+  DEBUG: {
+    schema: boolFlag(false),
+    default: "0",
+    doc: "debug: verbose logs, and on a fatal error drop to a shell instead of rebooting",
+  },
+  console: {
+    schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
+    default: "(kernel default)",
+    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1",
+  },
+} as const;
+
+export type ParamName = keyof typeof PARAMS;
+export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];

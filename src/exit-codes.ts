@@ -1,0 +1,32 @@
+/**
+ * The exit code table. README.md "Exit codes" is generated from the same facts and a
+ * test checks that the two agree. Codes are grouped by stage: 1x network, 2x metal-boot
+ * and apiserver, 3x image cache and hand-off, 4x kernel config.
+ */
+export const EXIT_CODES = {
+  ok: { exit: 0, meaning: "success" },
+  internal: { exit: 1, meaning: "unexpected internal error (a bug: please report the log)" },
+  usage: { exit: 2, meaning: "bad command line, kernel cmdline parameter or configuration" },
+  not_built: { exit: 3, meaning: "a stage of the boot flow that is not built yet was reached" },
+  no_interface: { exit: 10, meaning: "no network interface matched the selection" },
+  net_timeout: { exit: 11, meaning: "network not ready before the timeout (the message names each interface's step)" },
+  dad_failed: { exit: 12, meaning: "duplicate address detection failed (address already in use on the link)" },
+  netlink: { exit: 13, meaning: "rtnetlink or sysctl operation failed" },
+  no_carrier: { exit: 14, meaning: "no selected interface has carrier" },
+  metal_boot: { exit: 20, meaning: "metal-boot did not give a usable config/token (unknown machine, bad answer)" },
+  auth: { exit: 21, meaning: "authentication refused (401/403, unauthenticated, permission_denied)" },
+  tls: { exit: 22, meaning: "TLS failure (certificate not trusted, wrong name, handshake)" },
+  unreachable: { exit: 23, meaning: "a server could not be reached within the retry bound" },
+  bad_answer: { exit: 24, meaning: "a server answered something that does not match the expected schema" },
+  api_error: { exit: 25, meaning: "the apiserver answered with an error (connect error code in the message)" },
+  image_cache: { exit: 30, meaning: "image cache probe failed (missing image, checksum sidecar, or mismatch)" },
+  handoff: { exit: 31, meaning: "hand-off failed (cannot write handoff.json or exec the next stage)" },
+  kconfig_failed: { exit: 40, meaning: "kernel config check: a required option is missing or wrong" },
+  kconfig_input: { exit: 41, meaning: "kernel config check: the .config or module list cannot be read or parsed" },
+} as const satisfies Record<string, { exit: number; meaning: string }>;
+
+export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;
+
+export function exitCodeFor(code: ErrorCode | "ok"): number {
+  return EXIT_CODES[code].exit;
+}

@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { runCli } from "../../src/cli/program.ts";
+import { EXIT_CODES } from "../../src/exit-codes.ts";
+import { captureContext } from "../helpers/capture.ts";
+
+describe("metal-hammer CLI", () => {
+  test("config reads /proc/cmdline and prints JSON", async () => {
+    const c = captureContext({ "/proc/cmdline": "console=ttyS0 METAL_BOOT_URL=https://[fd00::1]:8443/ METAL_NET_FAST\n" });
+    expect(await runCli(["config", "--json"], c.ctx)).toBe(0);
+    const j = JSON.parse(c.out());
+    expect(j.metalBootUrl).toBe("https://[fd00::1]:8443/");
+    expect(j.fast).toBe(true);
+    expect(j.console).toBe("ttyS0");
+  });
+
+  test("cmdline is an alias of config and takes --cmdline", async () => {
+    const c = captureContext();
+    expect(await runCli(["cmdline", "--cmdline", "METAL_BOOT_URL=https://boot.example/", "--json"], c.ctx)).toBe(0);
+    expect(JSON.parse(c.out()).metalBootUrl).toBe("https://boot.example/");
+  });
+
+  test("config --file reads a file", async () => {
+    const c = captureContext({ "/tmp/cl": "METAL_BOOT_URL=https://boot.example/ METAL_NET_POLICY=all" });
+    expect(await runCli(["config", "--file", "/tmp/cl"], c.ctx)).toBe(0);
+    expect(c.out()).toMatch(/^policy\s+all$/m);
+  });
+
+  test("a bad parameter: exit 2 and one line, no stack trace", async () => {
+    const c = captureContext();
+    expect(await runCli(["config", "--cmdline", "METAL_BOOT_URL=https://b/ METAL_NET_TIMEOUT=abc"], c.ctx)).toBe(2);
+    expect(c.err()).toBe('metal-hammer: METAL_NET_TIMEOUT="abc": expected a duration like 90s or 2m\n');
+    expect(c.out()).toBe("");
+  });
+
+  test("an unreadable cmdline file is a usage error naming the path", async () => {
+    const c = captureContext();
+    expect(await runCli(["config", "--file", "/nonexistent"], c.ctx)).toBe(2);
+    expect(c.err()).toContain("/nonexistent");
+  });
+
+  test("an unknown command or option is a usage error", async () => {
+    const c = captureContext();
+    expect(await runCli(["bogus"], c.ctx)).toBe(2);
+    expect(await runCli(["config", "--nope"], c.ctx)).toBe(2);
+    expect(c.err()).toContain("unknown");
+  });
+
+  test("--help succeeds for the program and each command", async () => {
+    for (const args of [["--help"], ["run", "--help"], ["config", "--help"], ["version", "--help"]]) {
+      const c = captureContext();
+      expect(await runCli(args, c.ctx)).toBe(0);
+      expect(c.out()).toContain("Usage: metal-hammer");
+    }
+  });
+
+  test("version --json names version, commit, bun and target", async () => {
+    const c = captureContext();
+    expect(await runCli(["version", "--json"], c.ctx)).toBe(0);
+    const v = JSON.parse(c.out());
+    expect(Object.keys(v).sort()).toEqual(["bun", "commit", "target", "version"]);
+    expect(v.bun).toBe(Bun.version);
+  });
+
+  test("run logs start and config as JSON and stops at the first stage not built yet", async () => {
+    const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ secret_thing=abcdefgh" });
+    const code = await runCli(["run"], c.ctx);
+    const lines = c.err().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.event)).toEqual(["agent.start", "agent.config", "agent.stage"]);
+    expect(lines[1].config.ignored.secret_thing).toBe("[redacted]");
+    if (code === EXIT_CODES.not_built.exit) expect(c.err()).toContain("is not built yet");
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test";
+import { configFromCmdline } from "../../src/config/config.ts";
+import { AgentError } from "../../src/errors.ts";
+
+const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";
+
+function usageError(cmdline: string): AgentError {
+  try {
+    configFromCmdline(cmdline);
+  } catch (e) {
+    expect(e).toBeInstanceOf(AgentError);
+    expect((e as AgentError).code).toBe("usage");
+    expect((e as AgentError).exitCode).toBe(2);
+    return e as AgentError;
+  }
+  throw new Error(`expected a usage error for: ${cmdline}`);
+}
+
+describe("configFromCmdline", () => {
+  test("defaults for a minimal l3 cmdline", () => {
+    const c = configFromCmdline(`console=ttyS0,115200n8 ${BOOT}`);
+    expect(c.mode).toBe("l3");
+    expect(c.metalBootUrl.href).toBe("https://[2001:db8::10]/");
+    expect(c.policy).toBe("any");
+    expect(c.netTimeoutMs).toBe(60_000);
+    expect(c.fast).toBe(false);
+    expect(c.allowHttp).toBe(false);
+    expect(c.handoff).toEqual({ kind: "builtin" });
+    expect(c.caBundle).toBe("/etc/ssl/certs/ca-certificates.crt");
+    expect(c.console).toBe("ttyS0,115200n8");
+    expect(c.logLevel).toBe("info");
+  });
+
+  test("every parameter set", () => {
+    const c = configFromCmdline(
+      `${BOOT} METAL_NICS=eth0,52:54:00:AB:cd:01 METAL_NET_POLICY=all METAL_NET_TIMEOUT=2m METAL_NET_FAST ` +
+        `METAL_CA=/etc/metal/ca.pem METAL_UUID=4C4C4544-0042-3510-8052-B4C04F4B4E32 METAL_HANDOFF=exec:/usr/bin/next DEBUG=1`,
+    );
+    expect(c.nics).toEqual([
+      { kind: "name", name: "eth0" },
+      { kind: "mac", mac: "52:54:00:ab:cd:01" },
+    ]);
+    expect(c.policy).toBe("all");
+    expect(c.netTimeoutMs).toBe(120_000);
+    expect(c.fast).toBe(true);
+    expect(c.caBundle).toBe("/etc/metal/ca.pem");
+    expect(c.uuid).toBe("4c4c4544-0042-3510-8052-b4c04f4b4e32");
+    expect(c.handoff).toEqual({ kind: "exec", path: "/usr/bin/next" });
+    expect(c.debug).toBe(true);
+    expect(c.logLevel).toBe("debug");
+  });
+
+  test("hostnames are accepted for metal-boot", () => {
+    expect(configFromCmdline("METAL_BOOT_URL=https://metal-boot.partition-a.example:8443").metalBootUrl.host).toBe(
+      "metal-boot.partition-a.example:8443",
+    );
+  });
+
+  test("legacy pxe mode honours PIXIE_API_URL", () => {
+    const c = configFromCmdline("console=ttyS0,115200n8 ip=dhcp carrier_timeout=10 PIXIE_API_URL=http://[fd00::1]:8080/certs DEBUG=1 METAL_MODE=pxe");
+    expect(c.mode).toBe("pxe");
+    expect(c.metalBootUrl.href).toBe("http://[fd00::1]:8080/");
+    expect(c.ignored).toEqual({ ip: "dhcp", carrier_timeout: "10" });
+    expect(c.debug).toBe(true);
+  });
+
+  test("unknown keys are kept aside", () => {
+    expect(configFromCmdline(`${BOOT} quiet intel_iommu=on`).ignored).toEqual({ quiet: null, intel_iommu: "on" });
+  });
+
+  test("a bad duration names parameter, value and expectation", () => {
+    expect(usageError(`${BOOT} METAL_NET_TIMEOUT=abc`).message).toBe('METAL_NET_TIMEOUT="abc": expected a duration like 90s or 2m');
+  });
+
+  test("a duration outside the bound says so", () => {
+    expect(usageError(`${BOOT} METAL_NET_TIMEOUT=0s`).message).toBe('METAL_NET_TIMEOUT="0s": expected a duration between 1s and 3600s');
+  });
+
+  test("an empty value is an error, not a default", () => {
+    expect(usageError(`${BOOT} METAL_NET_POLICY=`).message).toBe('METAL_NET_POLICY="": expected one of any, all');
+  });
+
+  test("a missing metal-boot URL in l3 mode", () => {
+    expect(usageError("console=ttyS0").message).toBe("METAL_BOOT_URL: missing; expected the metal-boot base URL (https://...) in METAL_MODE=l3");
+  });
+
+  test("plain http needs the explicit opt-in", () => {
+    expect(usageError("METAL_BOOT_URL=http://[fd00::1]/").message).toBe(
+      'METAL_BOOT_URL="http://[fd00::1]/": expected an https:// URL (plain http only with METAL_ALLOW_HTTP=1)',
+    );
+    expect(configFromCmdline("METAL_BOOT_URL=http://[fd00::1]/ METAL_ALLOW_HTTP=1").allowHttp).toBe(true);
+  });
+
+  test("an IPv4 literal is refused in l3 mode (the boot VRF has no IPv4)", () => {
+    expect(usageError("METAL_BOOT_URL=https://10.0.0.1/").details.parameter).toBe("METAL_BOOT_URL");
+  });
+
+  test("credentials in the URL are refused", () => {
+    expect(usageError("METAL_BOOT_URL=https://user:pw@[fd00::1]/").message).toContain("METAL_BOOT_URL=");
+  });
+
+  test("non-ASCII values are shown escaped", () => {
+    expect(usageError(`${BOOT} METAL_NET_POLICY=añy`).message).toBe('METAL_NET_POLICY="a\\u00f1y": expected one of any, all');
+  });
+
+  test("bad booleans, MAC lists and hand-offs", () => {
+    expect(usageError(`${BOOT} DEBUG=maybe`).message).toStartWith('DEBUG="maybe": expected a boolean');
+    expect(usageError(`${BOOT} METAL_NICS=eth0,,zz:zz`).message).toStartWith('METAL_NICS="eth0,,zz:zz": expected a comma-separated list');
+    expect(usageError(`${BOOT} METAL_HANDOFF=exec:relative`).message).toBe('METAL_HANDOFF="exec:relative": expected builtin or exec:/absolute/path');
+  });
+
+  test("a bare flag where a value is needed", () => {
+    expect(usageError(`${BOOT} METAL_NET_TIMEOUT`).message).toBe("METAL_NET_TIMEOUT=(bare flag): expected a duration like 90s or 2m");
+  });
+
+  test("the last duplicate wins for agent parameters too", () => {
+    expect(configFromCmdline(`${BOOT} METAL_NET_POLICY=all METAL_NET_POLICY=any`).policy).toBe("any");
+  });
+});
