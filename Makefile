@@ -11,6 +11,9 @@ APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 
 	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps
 SRC := $(shell find src -name '*.ts') package.json
 
+# Each area adds its targets in mk/<area>.mk.
+-include mk/*.mk
+
 .PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup
 
 all: build

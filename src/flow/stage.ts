@@ -1,0 +1,24 @@
+import type { Config } from "../config/config.ts";
+import { AgentError } from "../errors.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SecretSet } from "../log/redact.ts";
+import type { FlowState } from "./state.ts";
+
+export interface FlowDeps {
+  readonly log: Logger;
+  readonly secrets: SecretSet;
+}
+
+export interface Stage {
+  readonly name: string;
+  readonly describe: string;
+  run(config: Config, deps: FlowDeps, state: FlowState): Promise<void>;
+}
+
+export const notBuilt = (name: string, describe: string): Stage => ({
+  name,
+  describe,
+  run: async () => {
+    throw new AgentError("not_built", `stage "${name}" (${describe}) is not built yet`, { stage: name });
+  },
+});
