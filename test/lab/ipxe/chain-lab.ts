@@ -1,0 +1,172 @@
+/**
+ * The chain lab: a network namespace standing in for the boot VRF. metal-boot's
+ * (anycast) address lives on the namespace's loopback; every machine gets its own tap
+ * (one switch port = one /64, as MEP-20 carves them) with radvd advertising that
+ * port's prefix; QEMU boots the installation ISO on it; tcpdump records each tap.
+ *
+ *   QEMU (ISO: ISOLINUX -> ipxe.lkrn + chain.ipxe) -- tap <prefix>::1/64, radvd --+
+ *                                                                                 +-- boot server [fd00:b007::1]:8080
+ *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
+ *
+ * Everything is named mhc-<random> / mhct<random><n>, and stop() removes it all
+ * (processes by PID, then the namespace, which takes the taps with it).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BootServerConfig } from "./partitions.ts";
+import { Proc, run, waitFor } from "./lab-process.ts";
+import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
+
+export const BOOT_SERVER_ADDR = "fd00:b007::1";
+export const BOOT_SERVER_PORT = 8080;
+export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}`;
+
+const HERE = import.meta.dir;
+const BUN = process.execPath;
+/** tcpdump filter for every DHCPv4 and DHCPv6 packet. */
+export const DHCP_FILTER = "udp port 67 or udp port 68 or udp port 546 or udp port 547";
+
+export interface LabMachine {
+  readonly name: string;
+  /** The /64 radvd advertises on this machine's port. */
+  readonly prefix: string;
+  readonly mac: string;
+}
+
+export interface ChainLabOptions {
+  readonly iso: string;
+  readonly machines: readonly LabMachine[];
+  /** The boot server's configuration; omit to leave metal-boot down. */
+  readonly bootServer?: Omit<BootServerConfig, "listen" | "publicUrl">;
+  readonly memoryMb?: number;
+  /** Boot the lkrn directly instead of the ISO (same script, as -initrd). */
+  readonly lkrn?: { kernel: string; script: string };
+}
+
+export interface RunningMachine extends LabMachine {
+  readonly tap: string;
+  readonly pcap: string;
+  readonly qemu: Proc;
+  readonly started: number;
+}
+
+export class ChainLab {
+  readonly id = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
+  readonly ns = `mhc-${this.id}`;
+  readonly dir = mkdtempSync(join(tmpdir(), "mhc-chain-"));
+  readonly requestLog = join(this.dir, "requests.jsonl");
+  readonly machines: RunningMachine[] = [];
+  private readonly procs: Proc[] = [];
+  private nsCreated = false;
+
+  constructor(private readonly opts: ChainLabOptions) {}
+
+  private nsExec(argv: string[]): string[] {
+    return ["ip", "netns", "exec", this.ns, ...argv];
+  }
+
+  private spawn(name: string, argv: string[]): Proc {
+    const p = new Proc(name, this.nsExec(argv));
+    this.procs.push(p);
+    return p;
+  }
+
+  /** Brings up namespace, taps, radvd, tcpdump and (unless omitted) the boot server; does not start QEMU. */
+  async setUp(): Promise<void> {
+    await run(["ip", "netns", "add", this.ns]);
+    this.nsCreated = true;
+    await run(["ip", "-n", this.ns, "link", "set", "lo", "up"]);
+    await run(this.nsExec(["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
+    await run(["ip", "-n", this.ns, "addr", "add", `${BOOT_SERVER_ADDR}/128`, "dev", "lo"]);
+    const radvdConf: string[] = [];
+    const taps: string[] = [];
+    for (const [i, m] of this.opts.machines.entries()) {
+      const tap = `mhct${this.id}${i}`;
+      taps.push(tap);
+      await run(["ip", "-n", this.ns, "tuntap", "add", "dev", tap, "mode", "tap"]);
+      await run(["ip", "-n", this.ns, "link", "set", tap, "up"]);
+      await run(["ip", "-n", this.ns, "addr", "add", m.prefix.replace(/::\/64$/, "::1/64"), "dev", tap, "nodad"]);
+      radvdConf.push(
+        `interface ${tap} {`,
+        "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10;",
+        `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
+        "};",
+      );
+    }
+    const conf = join(this.dir, "radvd.conf");
+    writeFileSync(conf, radvdConf.join("\n") + "\n");
+    const radvd = this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]);
+    for (const [i, tap] of taps.entries()) {
+      const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
+      await waitFor(`tcpdump listening on ${tap}`, () => /listening on/.test(t.text()), 10_000);
+      this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
+    }
+    await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
+    if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  private readonly pending: (LabMachine & { tap: string })[] = [];
+
+  async startBootServer(): Promise<void> {
+    if (!this.opts.bootServer) throw new Error("no boot server configuration");
+    const config: BootServerConfig = {
+      listen: { host: BOOT_SERVER_ADDR, port: BOOT_SERVER_PORT },
+      publicUrl: BOOT_SERVER_URL,
+      ...this.opts.bootServer,
+    };
+    const path = join(this.dir, "boot-server.json");
+    writeFileSync(path, JSON.stringify(config, null, 2));
+    const s = this.spawn("boot-server", [BUN, join(HERE, "boot-server.ts"), path, this.requestLog]);
+    await waitFor("the boot server to listen", () => /boot-server listening/.test(s.text()) || s.exitCode !== null, 15_000);
+    if (s.exitCode !== null) throw new Error(`boot server exited: ${s.text()}`);
+  }
+
+  /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
+  startMachines(): void {
+    for (const m of this.pending.splice(0)) {
+      const boot = this.opts.lkrn
+        ? ["-kernel", this.opts.lkrn.kernel, "-initrd", this.opts.lkrn.script]
+        : ["-cdrom", this.opts.iso, "-boot", "d"];
+      const qemu = this.spawn(`qemu-${m.name}`, [
+        "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
+        "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
+        ...boot,
+        "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
+        "-device", `virtio-net-pci,netdev=n0,mac=${m.mac},romfile=`,
+      ]);
+      this.machines.push({ ...m, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
+    }
+  }
+
+  requests(): RequestLogEntry[] {
+    try {
+      return parseRequestLog(readFileSync(this.requestLog, "utf8"));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+  }
+
+  /** Packets in a machine's capture matching a tcpdump filter (call after stopCaptures()). */
+  async countPackets(m: RunningMachine, filter: string): Promise<number> {
+    const out = await run(["tcpdump", "-r", m.pcap, "-n", filter]);
+    return out.split("\n").filter((l) => l.trim() !== "").length;
+  }
+
+  /** Ends the captures so their files are complete. */
+  async stopCaptures(): Promise<void> {
+    for (const p of this.procs.filter((p) => p.name.startsWith("tcpdump-"))) await p.stop();
+  }
+
+  /** Kills every process it started (by PID), removes the namespace and the work dir. Never throws. */
+  async tearDown(keepDir = false): Promise<void> {
+    for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
+    if (this.nsCreated) {
+      await run(["ip", "netns", "del", this.ns]).catch(() => undefined);
+      this.nsCreated = false;
+    }
+    if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
