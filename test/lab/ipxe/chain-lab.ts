@@ -140,6 +140,11 @@ export class ChainLab {
     }
   }
 
+  /** PIDs of every process the lab started. */
+  pids(): number[] {
+    return this.procs.map((p) => p.pid);
+  }
+
   requests(): RequestLogEntry[] {
     try {
       return parseRequestLog(readFileSync(this.requestLog, "utf8"));
