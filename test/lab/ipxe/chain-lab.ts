@@ -40,8 +40,12 @@ export interface ChainLabOptions {
   /** The boot server's configuration; omit to leave metal-boot down. */
   readonly bootServer?: Omit<BootServerConfig, "listen" | "publicUrl">;
   readonly memoryMb?: number;
-  /** Boot the lkrn directly instead of the ISO (same script, as -initrd). */
-  readonly lkrn?: { kernel: string; script: string };
+  /**
+   * How QEMU boots: the ISO (default); `lkrn`: Debian's ipxe.lkrn with the same chain
+   * script as -initrd (what the ISO does, minus SeaBIOS's CD boot and ISOLINUX);
+   * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
+   */
+  readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
 }
 
 export interface RunningMachine extends LabMachine {
@@ -126,9 +130,13 @@ export class ChainLab {
   /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
   startMachines(): void {
     for (const m of this.pending.splice(0)) {
-      const boot = this.opts.lkrn
-        ? ["-kernel", this.opts.lkrn.kernel, "-initrd", this.opts.lkrn.script]
-        : ["-cdrom", this.opts.iso, "-boot", "d"];
+      const b = this.opts.boot ?? { kind: "iso" };
+      const boot =
+        b.kind === "lkrn"
+          ? ["-kernel", b.lkrn, "-initrd", b.script]
+          : b.kind === "direct"
+            ? ["-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append]
+            : ["-cdrom", this.opts.iso, "-boot", "d"];
       const qemu = this.spawn(`qemu-${m.name}`, [
         "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
         "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
