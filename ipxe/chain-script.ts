@@ -41,7 +41,10 @@ export const CHAIN_MESSAGES = {
   gaveUp: "METAL-BOOT CHAIN GAVE UP",
 } as const;
 
-function usage(option: string, value: unknown, expected: string): AgentError {
+/** What each numeric option expects (shared with the CLI, which sees the raw text). */
+export const EXPECTED = { ISO_ATTEMPTS: "an integer from 1 to 100", ISO_RETRY_DELAY: "whole seconds from 1 to 300" } as const;
+
+export function usage(option: string, value: unknown, expected: string): AgentError {
   return new AgentError("usage", `${option}=${JSON.stringify(value)}: expected ${expected}`, { parameter: option });
 }
 
@@ -60,9 +63,9 @@ export function validateBootUrl(bootUrl: string): URL {
 export function validateChainOptions(o: ChainOptions): void {
   validateBootUrl(o.bootUrl);
   if (!NIC_RE.test(o.nic)) throw usage("ISO_NIC", o.nic, "an iPXE interface name like net0");
-  if (!Number.isInteger(o.attempts) || o.attempts < 1 || o.attempts > 100) throw usage("ISO_ATTEMPTS", o.attempts, "an integer from 1 to 100");
+  if (!Number.isInteger(o.attempts) || o.attempts < 1 || o.attempts > 100) throw usage("ISO_ATTEMPTS", o.attempts, EXPECTED.ISO_ATTEMPTS);
   if (!Number.isInteger(o.delaySeconds) || o.delaySeconds < 1 || o.delaySeconds > 300) {
-    throw usage("ISO_RETRY_DELAY", o.delaySeconds, "whole seconds from 1 to 300");
+    throw usage("ISO_RETRY_DELAY", o.delaySeconds, EXPECTED.ISO_RETRY_DELAY);
   }
   if (!GIVE_UPS.includes(o.giveUp)) throw usage("ISO_GIVE_UP", o.giveUp, `one of ${GIVE_UPS.join(", ")}`);
 }

@@ -5,10 +5,12 @@
  * the bad option.
  */
 import { isAgentError } from "../src/errors.ts";
-import { CHAIN_DEFAULTS, renderChainScript, type GiveUp } from "./chain-script.ts";
+import { CHAIN_DEFAULTS, EXPECTED, renderChainScript, usage, type GiveUp } from "./chain-script.ts";
 
-function intOrNaN(s: string | undefined, dflt: number): number {
-  return s === undefined || s === "" ? dflt : /^[0-9]+$/.test(s) ? Number(s) : Number.NaN;
+function intOption(name: keyof typeof EXPECTED, s: string | undefined, dflt: number): number {
+  if (s === undefined || s === "") return dflt;
+  if (!/^[0-9]{1,6}$/.test(s)) throw usage(name, s, EXPECTED[name]);
+  return Number(s);
 }
 
 const out = process.argv[2];
@@ -22,8 +24,8 @@ try {
   const { script, warnings } = renderChainScript({
     bootUrl: env.BOOT_URL,
     nic: env.ISO_NIC || CHAIN_DEFAULTS.nic,
-    attempts: intOrNaN(env.ISO_ATTEMPTS, CHAIN_DEFAULTS.attempts),
-    delaySeconds: intOrNaN(env.ISO_RETRY_DELAY, CHAIN_DEFAULTS.delaySeconds),
+    attempts: intOption("ISO_ATTEMPTS", env.ISO_ATTEMPTS, CHAIN_DEFAULTS.attempts),
+    delaySeconds: intOption("ISO_RETRY_DELAY", env.ISO_RETRY_DELAY, CHAIN_DEFAULTS.delaySeconds),
     giveUp: (env.ISO_GIVE_UP || CHAIN_DEFAULTS.giveUp) as GiveUp,
   });
   for (const w of warnings) console.error(`warning: ${w}`);
