@@ -9,7 +9,9 @@
  * uncompressed cpio segment, so its size is near the real agent initramfs (~59 MB lz4).
  *
  *   sudo bun bench/chain.ts            (root: netns, tap)
- * Env: RUNS, PAD_MB, VARIANTS=iso,lkrn,direct, KERNEL, INITRD (use another initrd as is).
+ * Env: RUNS, PAD_MB, VARIANTS=iso,lkrn,direct, KERNEL, INITRD (use another initrd as is,
+ * e.g. the agent initramfs: /init is then its agent.start, hand-off its hand-off or
+ * the end of its flow), CMDLINE (extra words, e.g. METAL_DONE=poweroff for the agent).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,7 +45,7 @@ try {
   }
   const part: Partition = {
     name: "bench", prefix: PREFIX, kernel: KERNEL, initrd, initrdVersion: "bench",
-    metalBootUrl: BOOT_SERVER_URL, cmdline: "console=ttyS0,115200n8 panic=-1",
+    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 ${env.CMDLINE ?? ""}`.trim(),
   };
   const kernelMB = statSync(KERNEL).size / 1e6;
   const initrdMB = statSync(initrd).size / 1e6;
@@ -81,8 +83,9 @@ try {
           "kernel MB/s": k ? k.bytes / 1e3 / Math.max(1, k.end - k.start) : undefined,
           "initrd done": rel(d?.end),
           "initrd MB/s": d ? d.bytes / 1e3 / Math.max(1, d.end - d.start) : undefined,
-          "/init": rel(m.qemu.timeOf(/MHC-MARKER init/)),
-          "hand-off": rel(m.qemu.timeOf(/MHC-MARKER done/)),
+          "/init": rel(m.qemu.timeOf(/MHC-MARKER init|"event":"agent\.start"/)),
+          // The marker's last line; the agent's hand-off, or the end of its flow where stages are not built yet.
+          "hand-off": rel(m.qemu.timeOf(/MHC-MARKER done|"event":"(handoff\.exec|handoff\.write|agent\.done|agent\.not_built|agent\.fatal)"/)),
           "power off": rel(Date.now()),
         });
       } finally {
