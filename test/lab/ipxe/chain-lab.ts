@@ -40,6 +40,8 @@ export interface ChainLabOptions {
   /** The boot server's configuration; omit to leave metal-boot down. */
   readonly bootServer?: Omit<BootServerConfig, "listen" | "publicUrl">;
   readonly memoryMb?: number;
+  /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
+  readonly nicModel?: "virtio" | "e1000";
   /**
    * How QEMU boots: the ISO (default); `lkrn`: Debian's ipxe.lkrn with the same chain
    * script as -initrd (what the ISO does, minus SeaBIOS's CD boot and ISOLINUX);
@@ -142,7 +144,7 @@ export class ChainLab {
         "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
         ...boot,
         "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
-        "-device", `virtio-net-pci,netdev=n0,mac=${m.mac},romfile=`,
+        "-device", `${this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci"},netdev=n0,mac=${m.mac},romfile=`,
       ]);
       this.machines.push({ ...m, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
     }
