@@ -51,7 +51,7 @@ try {
   };
   const kernelMB = statSync(KERNEL).size / 1e6;
   const initrdMB = statSync(initrd).size / 1e6;
-  console.log(`kernel ${KERNEL} ${kernelMB.toFixed(1)} MB, initrd ${initrdMB.toFixed(1)} MB, ${RUNS} runs per variant, TCG -cpu max, virtio-net\n`);
+  console.log(`kernel ${KERNEL} ${kernelMB.toFixed(1)} MB, initrd ${initrdMB.toFixed(1)} MB, ${RUNS} runs per variant, TCG -cpu max, virtio-net unless the variant says e1000\n`);
 
   type Row = Record<string, number | undefined>;
   const rows: Record<string, Row[]> = {};
