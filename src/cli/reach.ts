@@ -11,7 +11,7 @@ import { machineId } from "../boot/uuid.ts";
 import { AgentError, toAgentError } from "../errors.ts";
 import { services } from "../flow/services.ts";
 import { HttpClient } from "../http/client.ts";
-import { imageUrl, probeImage } from "../image/probe.ts";
+import { imageUrl, probeImage, verifyImage } from "../image/probe.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
 import { printTable } from "./print.ts";
@@ -43,7 +43,8 @@ async function probe(row: Omit<ReachRow, "ok" | "address" | "latencyMs" | "error
 export function registerReach(program: Command, ctx: Context): void {
   addAgentOptions(program.command("reach").description("probe metal-boot, the apiserver (with the machine token) and the image cache"))
     .option("--json", "print JSON")
-    .action(async (opts: AgentOptions & { json?: boolean }) => {
+    .option("--verify-image", "also download the image and check its size and checksum")
+    .action(async (opts: AgentOptions & { json?: boolean; verifyImage?: boolean }) => {
       const config = await agentConfig(ctx, opts);
       const log = ctx.logger(config.logLevel);
       const given = agentServices(ctx, opts);
@@ -80,8 +81,11 @@ export function registerReach(program: Command, ctx: Context): void {
                 if (res.status >= 500) throw new AgentError("image_cache", `image cache: HEAD answered ${res.status}`, {});
                 return { ...res, detail: `HEAD ${res.status} (no image path from metal-boot)` };
               }
-              const p = await probeImage(http, imageUrl(b.config.imageCacheUrl, path));
-              return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...` };
+              const url = imageUrl(b.config.imageCacheUrl, path);
+              const p = await probeImage(http, url);
+              const v = opts.verifyImage ? await verifyImage(http, p, url) : undefined;
+              const verified = v ? `, verified in ${v.ms} ms` : "";
+              return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...${verified}` };
             }),
           );
         } else {

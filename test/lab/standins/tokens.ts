@@ -7,6 +7,11 @@ export class TokenIssuer {
   readonly #key = randomBytes(32);
   readonly #byToken = new Map<string, string>();
 
+  /** Every token handed out (tests scan logs for them). */
+  get issued(): string[] {
+    return [...this.#byToken.keys()];
+  }
+
   issue(uuid: string, ttlS = 3 * 24 * 3600): string {
     const now = Math.floor(Date.now() / 1000);
     const head = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: uuid, iss: "metal-boot-standin", iat: now, exp: now + ttlS, role: "MACHINE_ROLE_EDITOR" })}`;
