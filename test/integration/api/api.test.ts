@@ -245,3 +245,59 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(bad.code).toBe(22);
   }, 120_000);
 });
+
+describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the stand-in", () => {
+  const client = async () => {
+    const { HttpClient } = await import("../../../src/http/client.ts");
+    const { ConnectClient } = await import("../../../src/api/client.ts");
+    const { silentLogger } = await import("../../../src/log/logger.ts");
+    const http = new HttpClient({ caBundle: st.apiCa.certFile, allowHttp: false, log: silentLogger(), retry: { attempts: 1, baseMs: 1, capMs: 1, totalMs: 1 } });
+    return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };
+  };
+  const collect = async (fault: Record<string, unknown>) => {
+    const { WaitResponse, BOOT_SERVICE } = await import("../../../src/api/messages.ts");
+    st.faults.api.set(fault);
+    const { http, api } = await client();
+    const got: unknown[] = [];
+    try {
+      for await (const m of api.serverStream(`${BOOT_SERVICE}/Wait`, { uuid: UUID }, WaitResponse)) got.push(m);
+      return { got, error: undefined };
+    } catch (e) {
+      return { got, error: e as { code: string; message: string } };
+    } finally {
+      await http.close();
+    }
+  };
+
+  test("an allocation message, then a clean end of stream", async () => {
+    const r = await collect({});
+    expect(r.error).toBeUndefined();
+    expect(r.got).toEqual([{ allocation: { uuid: UUID, hostname: "standin" } }]);
+    const wait = st.log.of("api").at(-1);
+    expect(wait?.headers["content-type"]).toBe("application/connect+json");
+  });
+
+  test("an error in the end-of-stream message becomes the mapped error", async () => {
+    const r = await collect({ streamError: "permission_denied" });
+    expect(r.got.length).toBe(1);
+    expect(r.error?.code).toBe("auth");
+    expect(r.error?.message).toContain("permission_denied: stand-in fault");
+  });
+
+  test("a stream cut inside an envelope is a bad_answer", async () => {
+    const r = await collect({ streamTruncate: true });
+    expect(r.got).toEqual([]);
+    expect(r.error?.code).toBe("bad_answer");
+    expect(r.error?.message).toContain("stream truncated");
+  });
+});
+
+describe.skipIf(skip !== undefined)("exec hand-off errors", () => {
+  test("a next stage that is not executable: handoff error (31) before the hand-off file is written", async () => {
+    const run = runDir();
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${join(dir, "no-such-stage")}`)]);
+    expect(r.code).toBe(31);
+    expect(r.err).toContain(`METAL_HANDOFF=exec:${join(dir, "no-such-stage")}: not an executable file (ENOENT)`);
+    expect(existsSync(join(run, "handoff.json"))).toBe(false);
+  });
+});

@@ -76,7 +76,9 @@ export function apiserverHandler(o: ApiserverOptions) {
       case "SuperUserPassword":
         return Response.json({ featureDisabled: true });
       case "Wait": {
-        const body = new Uint8Array([...envelope(0, { allocation: { uuid, hostname: "standin" } }), ...envelope(2, {})]);
+        const first = envelope(0, { allocation: { uuid, hostname: "standin" } });
+        const end = f.streamError ? envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }) : envelope(2, {});
+        const body = f.streamTruncate ? first.slice(0, first.byteLength - 3) : new Uint8Array([...first, ...end]);
         return new Response(body, { headers: { "content-type": "application/connect+json" } });
       }
       default:

@@ -10,6 +10,10 @@ export interface Fault {
   corrupt?: boolean;
   /** Image cache: no .sha256 sidecar (only .md5). */
   hideSha256?: boolean;
+  /** apiserver Wait: end the stream with this connect error code. */
+  streamError?: string;
+  /** apiserver Wait: cut the stream inside an envelope. */
+  streamTruncate?: boolean;
   /** How many requests get the fault (default: all until cleared). */
   count?: number;
 }
