@@ -234,15 +234,24 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(JSON.parse(r.out).targets[2].error).toContain("plain http is refused unless METAL_ALLOW_HTTP=1");
   });
 
-  test("the compiled binary verifies the custom CA too", async () => {
+  test("the compiled binary (Makefile flags) verifies the custom CA and execs the next stage", async () => {
     binary = join(dir, "metal-hammer");
-    const b = Bun.spawnSync([process.execPath, "build", "--compile", "--target=bun-linux-x64-baseline", `--compile-executable-path=${join(REPO, "node_modules/@oven/bun-linux-x64-baseline/bin/bun")}`, "src/main.ts", "--outfile", binary], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+    // The flags of the Makefile's dist/metal-hammer rule.
+    const b = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--target=bun-linux-x64-baseline", `--compile-executable-path=${join(REPO, "node_modules/@oven/bun-linux-x64-baseline/bin/bun")}`, "src/main.ts", "--outfile", binary], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
     expect(b.exitCode).toBe(0);
     expect(existsSync(binary)).toBe(true);
     const ok = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline()], { binary });
     expect(ok.code).toBe(0);
     const bad = await runAgent(link.ns, ["token", "--cmdline", cmdline().replace(st.bootCa.certFile, st.apiCa.certFile)], { binary });
     expect(bad.code).toBe(22);
+    // execve through bun:ffi works in the compiled binary as well.
+    const run = runDir();
+    const next = join(run, "next.sh");
+    writeFileSync(next, `#!/bin/sh\necho "handoff=$METAL_HANDOFF_FILE pid=$$"\n`);
+    chmodSync(next, 0o755);
+    const ex = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { binary });
+    expect(ex.code).toBe(0);
+    expect(ex.out.trim()).toBe(`handoff=${join(run, "handoff.json")} pid=${events(ex.logs, "agent.start")[0]?.pid}`);
   }, 120_000);
 });
 
