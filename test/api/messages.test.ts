@@ -2,17 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { EventSendResponse, RegisterRequest, SuperUserPasswordResponse, WaitResponse } from "../../src/api/messages.ts";
 import { bootEvent } from "../../src/api/report-boot.ts";
 import { validateAnswer } from "../../src/http/answer.ts";
-import { AgentError } from "../../src/errors.ts";
-
-function badAnswer(fn: () => unknown): AgentError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected an AgentError");
-}
+import { agentErrorOf as badAnswer } from "../helpers/agent-error.ts";
 
 describe("BootService and EventService messages", () => {
   test("proto3 answers omit defaults: an empty object is a valid answer", () => {

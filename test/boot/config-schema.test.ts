@@ -3,6 +3,7 @@ import { BootConfigSchema } from "../../src/boot/config-schema.ts";
 import { parseAnswer } from "../../src/http/answer.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import { AgentError } from "../../src/errors.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const good = {
   partition: "fra-equ01",
@@ -14,15 +15,7 @@ const good = {
 };
 const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
-function fail(v: unknown): AgentError {
-  try {
-    parseAnswer(enc(v), BootConfigSchema, "metal-boot answer");
-  } catch (e) {
-    if (e instanceof AgentError) return e;
-    throw e;
-  }
-  throw new Error("expected a failure");
-}
+const fail = (v: unknown) => agentErrorOf(() => parseAnswer(enc(v), BootConfigSchema, "metal-boot answer"));
 
 describe("metal-boot config answer", () => {
   test("the documented example parses; optional fields default", () => {
