@@ -79,6 +79,7 @@ export class HttpClient {
   readonly #extraCas: string[] = [];
   readonly #extraNames: string[] = [];
   #connector: buildConnector.connector | undefined;
+  #plain: buildConnector.connector | undefined;
   readonly #addresses = new Map<string, string>();
   readonly #agent: Agent;
 
@@ -119,7 +120,8 @@ export class HttpClient {
   #connect(o: buildConnector.Options, cb: buildConnector.Callback): void {
     let base: buildConnector.connector;
     try {
-      base = this.#buildConnector();
+      // Plain http (allowed explicitly) needs no CA bundle.
+      base = o.protocol === "http:" ? (this.#plain ??= buildConnector({ timeout: this.#opts.connectTimeoutMs ?? 5_000 })) : this.#buildConnector();
     } catch (e) {
       cb(e as Error, null);
       return;

@@ -196,6 +196,15 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(v.targets[2].detail).toContain(`${st.image.byteLength} bytes, sha256:`);
   });
 
+  test("a slow apiserver: still ok, and the latency shown is the real one", async () => {
+    st.faults.api.set({ slowMs: 700 });
+    const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline()]);
+    expect(r.code).toBe(0);
+    const [boot, api] = JSON.parse(r.out).targets;
+    expect(api.latencyMs).toBeGreaterThanOrEqual(700);
+    expect(boot.latencyMs).toBeLessThan(700);
+  });
+
   test("host names resolve in the netns and match the certificates' SAN", async () => {
     const port = (u: string) => new URL(u).port;
     st.metalBoot.apiserverUrl = `https://${link.name}:${port(st.urls.api)}`;
