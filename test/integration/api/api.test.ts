@@ -25,7 +25,7 @@ beforeAll(async () => {
   st = await startStandins({
     stateDir: join(dir, "standins"),
     listen: { boot: { host: link.hostAddr, port: 0 }, api: { host: link.hostAddr, port: 0 }, images: { host: link.hostAddr, port: 0 } },
-    names: [link.name],
+    names: [link.name, "dns.mha.test"],
     machines: [{ uuid: UUID, partition: "fra-equ01" }],
     logFile: join(dir, "standins", "requests.jsonl"),
   });
@@ -212,6 +212,25 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline("", `https://${link.name}:${port(st.urls.boot)}/`)]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).targets.map((t: { address: string }) => t.address)).toEqual([link.hostAddr, link.hostAddr, link.hostAddr]);
+  });
+
+  test("host names resolve through the resolv.conf in the netns (DNS stand-in, AAAA)", async () => {
+    const { startDns } = await import("../../lab/standins/dns.ts");
+    const name = "dns.mha.test";
+    const dns = await startDns(link.hostAddr, 53, new Map([[name, link.hostAddr]]));
+    const resolv = `/etc/netns/${link.ns}/resolv.conf`;
+    writeFileSync(resolv, `nameserver ${link.hostAddr}\n`);
+    try {
+      const port = (u: string) => new URL(u).port;
+      st.metalBoot.apiserverUrl = `https://${name}:${port(st.urls.api)}`;
+      const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline("", `https://${name}:${port(st.urls.boot)}/`)]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).targets.map((t: { ok: boolean }) => t.ok)).toEqual([true, true, true]);
+      expect(dns.queries).toContain(`${name}/28`);
+    } finally {
+      writeFileSync(resolv, "");
+      await dns.stop();
+    }
   });
 
   test("image cache: .md5 is used when there is no .sha256", async () => {

@@ -3,16 +3,18 @@
  *
  *   bun test/lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
  *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
- *     [--machine UUID[,PARTITION]]...
+ *     [--machine UUID[,PARTITION]]... [--dns [addr]:53]
  *
  * --listen is metal-boot; the apiserver and image cache default to the same address
- * on the next two ports. Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * on the next two ports. --dns also answers AAAA queries for every --name with the
+ * metal-boot address (point the RA's RDNSS there). Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { startDns } from "./dns.ts";
 import { startStandins, type Listen } from "./standins.ts";
 
 function parseListen(text: string, flag: string): Listen {
@@ -30,10 +32,11 @@ const { values } = parseArgs({
     name: { type: "string", multiple: true },
     "advertise-name": { type: "string" },
     machine: { type: "string", multiple: true },
+    dns: { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]...\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -54,11 +57,14 @@ const s = await startStandins({
   machines,
   logFile: join(stateDir, "requests.jsonl"),
 });
-const info = { ready: true, pid: process.pid, urls: s.urls, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
+const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
+const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
+const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
 writeFileSync(join(stateDir, "standins.json"), JSON.stringify(info, null, 2) + "\n");
 process.stdout.write(JSON.stringify(info) + "\n");
 const stop = async () => {
   await s.stop();
+  await dns?.stop();
   process.exit(0);
 };
 process.on("SIGTERM", stop);
