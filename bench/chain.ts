@@ -47,7 +47,7 @@ try {
   }
   const part: Partition = {
     name: "bench", prefix: PREFIX, kernel: KERNEL, initrd, initrdVersion: "bench",
-    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 ${env.CMDLINE ?? ""}`.trim(),
+    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 ${env.CMDLINE ?? ""}`.trim(), extraInitrds: [],
   };
   const kernelMB = statSync(KERNEL).size / 1e6;
   const initrdMB = statSync(initrd).size / 1e6;

@@ -6,11 +6,11 @@
  * marker initrd (test/lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
-import { BOOT_SERVER_URL, ChainLab, DHCP_FILTER, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
+import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
 import { eui64Address } from "../lab/ipxe/eui64.ts";
 import { run, waitFor } from "../lab/ipxe/lab-process.ts";
 import type { Partition } from "../lab/ipxe/partitions.ts";
@@ -65,6 +65,7 @@ const partition = (name: string, prefix: string, version: string): Partition => 
   initrdVersion: version,
   metalBootUrl: BOOT_SERVER_URL,
   cmdline: "console=ttyS0,115200n8 panic=-1",
+  extraInitrds: [],
 });
 
 /** Console text with the firmware's 80-column wraps undone (iPXE lines wrap mid-word). */
@@ -203,7 +204,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
   );
 
   test.skipIf(!existsSync(AGENT_INITRD))(
-    "the metal-hammer initramfs boots through the chain as PID 1 and reads its partition and metal-boot from the served cmdline",
+    "the metal-hammer initramfs boots through the chain as PID 1, finds metal-boot and its partition on the served cmdline, and calls the stand-ins from its SLAAC address",
     async () => {
       const m0: LabMachine = { name: "agent", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:05" };
       const p: Partition = {
@@ -212,7 +213,13 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         initrdVersion: "agent",
         cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_UUID=${AGENT_UUID}`,
       };
-      const lab = newLab({ iso, machines: [m0], memoryMb: 1024, bootServer: { partitions: [p] } });
+      const lab = newLab({
+        iso,
+        machines: [m0],
+        memoryMb: 1024,
+        bootServer: { partitions: [p] },
+        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }] },
+      });
       try {
         await lab.setUp();
         lab.startMachines();
@@ -221,21 +228,26 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         await lab.stopCaptures();
         const addr = eui64Address(m0.prefix, m0.mac);
         const log = lab.requests();
-        expect(log.slice(0, 3).map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual([
+        // The boot side: script, kernel, the agent initrd, then the installation CA as a second initrd.
+        expect(log.map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual([
           `200 /boot.ipxe ${addr}`,
           `200 /p/lab-a/vmlinuz ${addr}`,
           `200 /p/lab-a/initrd-agent.img ${addr}`,
+          `200 /p/lab-a/metal-ca.cpio ${addr}`,
         ]);
         expect(log[2]?.bytes).toBe(statSync(AGENT_INITRD).size);
-        // Whatever the agent itself asked metal-boot for came from its own SLAAC address.
-        expect(log.slice(3).filter((r) => r.src !== addr)).toEqual([]);
         const recs = records(m.qemu.text());
         expect(recs.find((r) => r.event === "agent.start")).toMatchObject({ pid: 1, mode: "l3" });
         expect(recs.find((r) => r.event === "agent.config")).toMatchObject({
-          config: { partition: "lab-a", metalBootUrl: `${BOOT_SERVER_URL}/`, allowHttp: true, uuid: AGENT_UUID },
+          config: { partition: "lab-a", metalBootUrl: `${STANDINS_URL}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
         });
         if (NETWORK_BUILT) {
           expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
+          // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
+          const calls = readFileSync(lab.standinsLog, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { server: string; path: string; source: string; status: number });
+          expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
+          expect(calls.filter((c) => c.source !== addr)).toEqual([]);
+          expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
         }
         expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
       } finally {

@@ -3,7 +3,7 @@
  * partition's cmdline, the partition's initrd, boot. A machine whose source prefix is
  * no partition's gets a refusal (the ISO's chain script then retries, bounded).
  */
-import { cmdlineFor, initrdPath, kernelPath, type Partition } from "./partitions.ts";
+import { cmdlineFor, extraInitrdPath, initrdPath, kernelPath, type Partition } from "./partitions.ts";
 
 export function renderBootScript(p: Partition, publicUrl: string, source: string): string {
   const base = publicUrl.replace(/\/+$/, "");
@@ -13,6 +13,7 @@ export function renderBootScript(p: Partition, publicUrl: string, source: string
     `echo metal-boot: partition ${p.name}, metal-hammer initrd ${p.initrdVersion}`,
     `kernel ${base}${kernelPath(p)} ${cmdlineFor(p)}`,
     `initrd ${base}${initrdPath(p)}`,
+    ...p.extraInitrds.map((x) => `initrd ${base}${extraInitrdPath(p, x.name)}`),
     "boot",
     "",
   ].join("\n");

@@ -5,6 +5,7 @@
  *   GET /boot.ipxe                      per partition, chosen by the source prefix
  *   GET /p/<partition>/vmlinuz          the partition's kernel
  *   GET /p/<partition>/initrd-<v>.img   the partition's initrd (version in the name)
+ *   GET /p/<partition>/<name>           an extra initrd (e.g. the installation CA)
  *   GET /lab/report?...                 the marker initrd reports what it was served
  *
  * Every request is appended to the request log (request-log.ts). Prints
@@ -12,7 +13,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { renderBootScript } from "./boot-script.ts";
-import { initrdPath, kernelPath, parseBootServerConfig, partitionFor, type Partition } from "./partitions.ts";
+import { extraInitrdPath, initrdPath, kernelPath, parseBootServerConfig, partitionFor, type Partition } from "./partitions.ts";
 import { encodeEntry, type RequestLogEntry } from "./request-log.ts";
 
 const [configPath, logPath] = process.argv.slice(2);
@@ -24,7 +25,8 @@ const config = parseBootServerConfig(await Bun.file(configPath).json());
 
 const files = new Map<string, { partition: Partition; file: string }>();
 for (const p of config.partitions) {
-  for (const [path, file] of [[kernelPath(p), p.kernel], [initrdPath(p), p.initrd]] as const) {
+  const served: [string, string][] = [[kernelPath(p), p.kernel], [initrdPath(p), p.initrd], ...p.extraInitrds.map((x): [string, string] => [extraInitrdPath(p, x.name), x.path])];
+  for (const [path, file] of served) {
     if (!(await Bun.file(file).exists())) throw new Error(`boot server config: partitions.${p.name}: ${file}: no such file`);
     files.set(path, { partition: p, file });
   }

@@ -14,13 +14,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BootServerConfig } from "./partitions.ts";
+import type { PartitionInput } from "./partitions.ts";
 import { Proc, run, waitFor } from "./lab-process.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
 export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}`;
+/** The https stand-ins: metal-boot on STANDINS_PORT, apiserver and image cache on the next two ports. */
+export const STANDINS_ADDR = "fd00:b007::2";
+export const STANDINS_PORT = 8443;
+export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
+/** Where the CA lands in the machine's root file system. */
+export const CA_IN_INITRD = "/etc/metal/ca.pem";
 
 const HERE = import.meta.dir;
 const BUN = process.execPath;
@@ -38,8 +44,16 @@ export interface ChainLabOptions {
   readonly iso: string;
   readonly machines: readonly LabMachine[];
   /** The boot server's configuration; omit to leave metal-boot down. */
-  readonly bootServer?: Omit<BootServerConfig, "listen" | "publicUrl">;
+  readonly bootServer?: { readonly partitions: readonly PartitionInput[] };
   readonly memoryMb?: number;
+  /**
+   * Also run the metal-boot/apiserver/image-cache stand-ins (test/lab/standins/, https)
+   * on STANDINS_ADDR and point every partition's agent at them: METAL_BOOT_URL becomes
+   * the stand-in's, and the stand-ins' boot CA goes to the machine as an extra initrd
+   * (/etc/metal/ca.pem, METAL_CA on the cmdline), as metal-boot would hand out the
+   * installation's CA. `machines`: the uuids the stand-in metal-boot knows, with partition.
+   */
+  readonly standins?: { readonly machines: readonly { uuid: string; partition: string }[] };
   /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
   readonly nicModel?: "virtio" | "e1000";
   /**
@@ -110,17 +124,54 @@ export class ChainLab {
     }
     await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
     if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
+  readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
+  private caCpio: string | undefined;
+
+  private async startStandins(): Promise<void> {
+    const s = this.opts.standins;
+    if (!s) return;
+    await run(["ip", "-n", this.ns, "addr", "add", `${STANDINS_ADDR}/128`, "dev", "lo"]);
+    const state = join(this.dir, "standins");
+    const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
+    for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    const p = this.spawn("standins", argv);
+    const ready = await waitFor("the stand-ins to be ready", () => {
+      if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
+      const line = p.text().split("\n").find((l) => l.startsWith('{"ready":true'));
+      return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
+    }, 30_000);
+    // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
+    const root = join(this.dir, "ca-root");
+    await run(["mkdir", "-p", join(root, "etc/metal")]);
+    await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
+    this.caCpio = join(this.dir, "metal-ca.cpio");
+    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+  }
+
+  /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
+  private withStandins(p: PartitionInput): PartitionInput {
+    if (!this.caCpio) return p;
+    return {
+      ...p,
+      metalBootUrl: STANDINS_URL,
+      cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
+      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
+    };
   }
 
   private readonly pending: (LabMachine & { tap: string })[] = [];
 
   async startBootServer(): Promise<void> {
     if (!this.opts.bootServer) throw new Error("no boot server configuration");
-    const config: BootServerConfig = {
+    const config = {
       listen: { host: BOOT_SERVER_ADDR, port: BOOT_SERVER_PORT },
       publicUrl: BOOT_SERVER_URL,
-      ...this.opts.bootServer,
+      partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
     };
     const path = join(this.dir, "boot-server.json");
     writeFileSync(path, JSON.stringify(config, null, 2));

@@ -7,7 +7,7 @@ import { parseRequestLog } from "./request-log.ts";
 
 const A: Partition = {
   name: "lab-a", prefix: "2001:db8:a::/64", kernel: "/k", initrd: "/i1", initrdVersion: "v1",
-  metalBootUrl: "http://[fd00:b007::1]:8080", cmdline: "console=ttyS0,115200n8",
+  metalBootUrl: "http://[fd00:b007::1]:8080", cmdline: "console=ttyS0,115200n8", extraInitrds: [],
 };
 const B: Partition = { ...A, name: "lab-b", prefix: "2001:db8:b::/64", initrd: "/i2", initrdVersion: "v2", metalBootUrl: "https://metal-boot.example/" };
 const WIDE: Partition = { ...A, name: "wide", prefix: "2001:db8::/48" };
@@ -60,6 +60,19 @@ describe("renderBootScript", () => {
   });
 });
 
+describe("renderBootScript with extra initrds", () => {
+  test("each extra initrd follows the main one, in order (the kernel unpacks them over it)", () => {
+    const p = { ...A, extraInitrds: [{ name: "metal-ca.cpio", path: "/x/ca.cpio" }, { name: "more.cpio", path: "/x/m" }] };
+    const lines = renderBootScript(p, "http://[fd00:b007::1]:8080", "2001:db8:a::5").split("\n");
+    expect(lines.filter((l) => l.startsWith("initrd "))).toEqual([
+      "initrd http://[fd00:b007::1]:8080/p/lab-a/initrd-v1.img",
+      "initrd http://[fd00:b007::1]:8080/p/lab-a/metal-ca.cpio",
+      "initrd http://[fd00:b007::1]:8080/p/lab-a/more.cpio",
+    ]);
+    expect(lines.at(-2)).toBe("boot");
+  });
+});
+
 describe("parseBootServerConfig", () => {
   const ok = { listen: { host: "fd00:b007::1", port: 8080 }, publicUrl: "http://[fd00:b007::1]:8080", partitions: [A] };
 
@@ -74,6 +87,7 @@ describe("parseBootServerConfig", () => {
     ["a duplicate", { ...ok, partitions: [A, A] }, "duplicate name lab-a"],
     ["an iPXE expansion in the cmdline", { ...ok, partitions: [{ ...A, cmdline: "x=${y}" }] }, "partitions.lab-a.cmdline"],
     ["a bad listen host", { ...ok, listen: { host: "nope", port: 8080 } }, "listen.host"],
+    ["an extra initrd name with a slash", { ...ok, partitions: [{ ...A, extraInitrds: [{ name: "../ca", path: "/x" }] }] }, "partitions.0.extraInitrds.0.name"],
   ])("rejects %s, naming the field", (_label, raw, what) => {
     expect(() => parseBootServerConfig(raw)).toThrow(what);
   });

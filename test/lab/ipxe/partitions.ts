@@ -32,6 +32,14 @@ export const PartitionSchema = z.object({
   metalBootUrl: httpUrl,
   /** Extra cmdline words (console=..., METAL_NET_FAST=1, ...). */
   cmdline: z.string().default(""),
+  /**
+   * More initrds after the main one (cpio archives the kernel unpacks over it), e.g. the
+   * installation's CA as /etc/metal/ca.pem: installation data comes from metal-boot,
+   * never baked into the metal-hammer initrd.
+   */
+  extraInitrds: z
+    .array(z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "expected a file name"), path: z.string().min(1) }))
+    .default([]),
 });
 
 export const BootServerConfigSchema = z.object({
@@ -42,6 +50,8 @@ export const BootServerConfigSchema = z.object({
 });
 
 export type Partition = z.output<typeof PartitionSchema>;
+/** A partition as written in a configuration (defaults not yet applied). */
+export type PartitionInput = z.input<typeof PartitionSchema>;
 export type BootServerConfig = z.output<typeof BootServerConfigSchema>;
 
 /** Parses the configuration; the error names the field and what was expected. */
@@ -87,3 +97,4 @@ export function cmdlineFor(p: Partition): string {
 
 export const kernelPath = (p: Partition): string => `/p/${p.name}/vmlinuz`;
 export const initrdPath = (p: Partition): string => `/p/${p.name}/initrd-${p.initrdVersion}.img`;
+export const extraInitrdPath = (p: Partition, name: string): string => `/p/${p.name}/${name}`;
