@@ -6,7 +6,9 @@
  *
  *   bun test/lab/ipxe/run-chain.ts <iso> <kernel> <initrd> [initrd-version]
  * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
- *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir.
+ *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir, LAB_NIC=virtio|e1000,
+ *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with
+ *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot.
  */
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
@@ -17,8 +19,11 @@ if (!iso || !kernel || !initrd) {
 }
 const env = process.env;
 const prefix = env.LAB_PREFIX || "2001:db8:a::/64";
+const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
 const lab = new ChainLab({
   iso,
+  nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
+  ...(env.LAB_STANDINS === "1" ? { standins: { machines: [{ uuid, partition: "lab" }] } } : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
   machines: [{ name: "lab", prefix, mac: env.LAB_MAC || "52:54:00:12:34:56" }],
   bootServer: {
@@ -30,7 +35,7 @@ const lab = new ChainLab({
         initrd,
         initrdVersion: version,
         metalBootUrl: env.LAB_METAL_BOOT_URL || BOOT_SERVER_URL,
-        cmdline: `console=ttyS0,115200n8 panic=-1 ${env.LAB_CMDLINE ?? ""}`.trim(),
+        cmdline: `console=ttyS0,115200n8 panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
       },
     ],
   },
