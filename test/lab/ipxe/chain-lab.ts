@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "./partitions.ts";
+import { routerAddress } from "./eui64.ts";
 import { Proc, run, waitFor } from "./lab-process.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 
@@ -25,6 +26,10 @@ export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}
 export const STANDINS_ADDR = "fd00:b007::2";
 export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
+/** DNS server and search domain the RAs advertise (nothing listens there: the lab's URLs are literals). */
+export const LAB_DNS = "fd00:b007::53";
+export const LAB_DNS_SEARCH = "chain.lab";
+
 /** Where the CA lands in the machine's root file system. */
 export const CA_IN_INITRD = "/etc/metal/ca.pem";
 
@@ -106,11 +111,14 @@ export class ChainLab {
       taps.push(tap);
       await run(["ip", "-n", this.ns, "tuntap", "add", "dev", tap, "mode", "tap"]);
       await run(["ip", "-n", this.ns, "link", "set", tap, "up"]);
-      await run(["ip", "-n", this.ns, "addr", "add", m.prefix.replace(/::\/64$/, "::1/64"), "dev", tap, "nodad"]);
+      await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(m.prefix)}/64`, "dev", tap, "nodad"]);
+      // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
       radvdConf.push(
         `interface ${tap} {`,
-        "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10;",
+        "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
         `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
+        `  RDNSS ${LAB_DNS} { };`,
+        `  DNSSL ${LAB_DNS_SEARCH} { };`,
         "};",
       );
     }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline } from "../../../src/config/config.ts";
 import { renderBootScript } from "./boot-script.ts";
-import { eui64Address } from "./eui64.ts";
+import { eui64Address, routerAddress } from "./eui64.ts";
 import { cmdlineFor, parseBootServerConfig, partitionFor, type Partition } from "./partitions.ts";
 import { parseRequestLog } from "./request-log.ts";
 
@@ -113,5 +113,17 @@ describe("parseRequestLog", () => {
     expect(parseRequestLog(`${l(2, "/b")}\n${l(1, "/a")}\n`).map((e) => e.path)).toEqual(["/a", "/b"]);
     expect(() => parseRequestLog(`${l(1, "/a")}\n{"start":1}\n`)).toThrow("line 2");
     expect(() => parseRequestLog("nope\n")).toThrow("line 1: not JSON");
+  });
+});
+
+describe("routerAddress", () => {
+  test("the first address of the port's /64", () => {
+    expect(routerAddress("2001:db8:a::/64")).toBe("2001:db8:a::1");
+    expect(routerAddress("2001:db8:0:c::/64")).toBe("2001:db8:0:c::1");
+  });
+
+  test("refuses anything but an IPv6 /64", () => {
+    expect(() => routerAddress("2001:db8::/48")).toThrow("expected an IPv6 /64");
+    expect(() => routerAddress("10.0.0.0/24")).toThrow("expected an IPv6 /64");
   });
 });
