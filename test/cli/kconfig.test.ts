@@ -8,26 +8,13 @@ import { captureContext } from "../helpers/capture.ts";
 const FAILED = EXIT_CODES.kconfig_failed.exit;
 const INPUT = EXIT_CODES.kconfig_input.exit;
 
-const FRAG = `# @required-builtin
-# IPv6 before any module
-CONFIG_IPV6=y
-# @required
-# module: virtio_net
-# the lab NIC
-CONFIG_VIRTIO_NET=y
-# @recommended
-# optimistic DAD
-CONFIG_IPV6_OPTIMISTIC_DAD=y
-# @must-not
-# the cmdline must come from the bootloader
-# CONFIG_CMDLINE_OVERRIDE is not set
-`;
+const FRAG = await Bun.file(new URL("../fixtures/kconfig/small-fragment.config", import.meta.url)).text();
 
 function files(extra: Record<string, string | Uint8Array> = {}) {
   return {
     "/f.config": FRAG,
-    "/good": "CONFIG_IPV6=y\nCONFIG_VIRTIO_NET=m\n# CONFIG_IPV6_OPTIMISTIC_DAD is not set\n",
-    "/bad": "CONFIG_IPV6=m\nCONFIG_VIRTIO_NET=m\nCONFIG_CMDLINE_OVERRIDE=y\n",
+    "/good": "CONFIG_IPV6=y\nCONFIG_VIRTIO_NET=m\nCONFIG_BLK_DEV_NVME=y\n# CONFIG_IPV6_OPTIMISTIC_DAD is not set\nCONFIG_I6300ESB_WDT=y\n",
+    "/bad": "CONFIG_IPV6=m\nCONFIG_VIRTIO_NET=m\nCONFIG_BLK_DEV_NVME=y\nCONFIG_CMDLINE_OVERRIDE=y\n",
     ...extra,
   };
 }
@@ -48,7 +35,7 @@ describe("metal-hammer kconfig check", () => {
     expect(lines[1]).toMatch(/^WARN\s+IPV6_OPTIMISTIC_DAD\s+recommended\s+y\s+n\s+is not set - optimistic DAD$/);
     expect(r.out).toMatch(/^PASS\s+VIRTIO_NET\s+required\s+y\/m\s+m\s+=m, counted as present: not verified \(no --modules\) - the lab NIC$/m);
     expect(lines.at(-1)).toBe(
-      "PASS: /good against /f.config: 0 failed, 1 warning, 3 passed; 1 option is a module (=m) counted as present without checking the initramfs (give --modules to verify)",
+      "PASS: /good against /f.config: 0 failed, 1 warning, 6 passed; 1 option is a module (=m) counted as present without checking the initramfs (give --modules to verify)",
     );
   });
 
@@ -65,11 +52,14 @@ describe("metal-hammer kconfig check", () => {
     const r = await run(["--config", "/bad", "--modules", "virtio_net,e1000", "--json"]);
     expect(r.code).toBe(FAILED);
     const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ fragment: "/f.config", config: "/bad", modules: { source: "virtio_net,e1000", count: 2 }, verdict: "fail", counts: { pass: 1, warn: 1, fail: 2 } });
+    expect(j).toMatchObject({ fragment: "/f.config", config: "/bad", modules: { source: "virtio_net,e1000", count: 2 }, verdict: "fail", counts: { pass: 3, warn: 2, fail: 2 } });
     expect(j.results.map((x: { option: string; status: string }) => [x.option, x.status])).toEqual([
       ["IPV6", "fail"],
       ["VIRTIO_NET", "pass"],
+      ["BLK_DEV_NVME", "pass"],
       ["IPV6_OPTIMISTIC_DAD", "warn"],
+      ["I6300ESB_WDT", "warn"],
+      ["LOCK_DOWN_KERNEL_FORCE_INTEGRITY", "pass"],
       ["CMDLINE_OVERRIDE", "fail"],
     ]);
     expect(j.results[1]).toMatchObject({ moduleCheck: "present", modules: ["virtio_net"], missingModules: [], reason: "the lab NIC" });

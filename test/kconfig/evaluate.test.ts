@@ -3,31 +3,8 @@ import { parseDotConfig } from "../../src/kconfig/dotconfig.ts";
 import { evaluate, type ModuleSet, type OptionResult } from "../../src/kconfig/evaluate.ts";
 import { parseFragment } from "../../src/kconfig/fragment.ts";
 
-const FRAGMENT = parseFragment(
-  `# @required-builtin
-# IPv6 before any module
-CONFIG_IPV6=y
-# @required
-# module: virtio_net
-# the lab NIC
-CONFIG_VIRTIO_NET=y
-# module: nvme nvme_core
-# NVMe disks
-CONFIG_BLK_DEV_NVME=y
-# @recommended
-# optimistic DAD
-CONFIG_IPV6_OPTIMISTIC_DAD=y
-# module: i6300esb
-# lab watchdog
-CONFIG_I6300ESB_WDT=y
-# forced lockdown
-# CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY is not set
-# @must-not
-# the cmdline must come from the bootloader
-# CONFIG_CMDLINE_OVERRIDE is not set
-`,
-  "frag",
-);
+const FRAGMENT_FILE = new URL("../fixtures/kconfig/small-fragment.config", import.meta.url);
+const FRAGMENT = parseFragment(await Bun.file(FRAGMENT_FILE).text(), "frag");
 
 const mods = (...names: string[]): ModuleSet => ({ source: "set", names: new Set(names) });
 
