@@ -54,7 +54,7 @@ export function processIo(): Io {
       const st = await stat(p).catch(() => undefined);
       if (!st?.isDirectory()) return undefined;
       const entries = await readdir(p, { recursive: true, withFileTypes: true });
-      return entries.filter((e) => e.isFile()).map((e) => relative(p, join(e.parentPath, e.name)));
+      return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => relative(p, join(e.parentPath, e.name)));
     },
     env: process.env,
     errIsTTY: Boolean(process.stderr.isTTY),

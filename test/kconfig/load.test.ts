@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processIo } from "../../src/cli/context.ts";
@@ -17,6 +17,8 @@ describe("loading from the real filesystem (processIo)", () => {
     await writeFile(join(dir, "mods/kernel/drivers/net/virtio_net.ko.xz"), "");
     await writeFile(join(dir, "mods/kernel/drivers/nvme/host/nvme-core.ko.zst"), "");
     await writeFile(join(dir, "mods/modules.dep"), "kernel/drivers/net/virtio_net.ko.xz:\n");
+    // initramfs builders sometimes link modules in instead of copying them
+    await symlink(join(dir, "mods/kernel/drivers/net/virtio_net.ko.xz"), join(dir, "mods/e1000e.ko"));
     await mkdir(join(dir, "empty"));
     await writeFile(join(dir, "lab.list"), "# lab\nvirtio_net\ne1000\n");
     await writeFile(join(dir, "config"), "CONFIG_IPV6=y\n");
@@ -25,9 +27,9 @@ describe("loading from the real filesystem (processIo)", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  test("a directory is searched recursively for module files", async () => {
+  test("a directory is searched recursively for module files, symlinks included", async () => {
     const set = await loadModuleSet(io, join(dir, "mods"));
-    expect([...set.names].sort()).toEqual(["nvme_core", "virtio_net"]);
+    expect([...set.names].sort()).toEqual(["e1000e", "nvme_core", "virtio_net"]);
     expect(set.source).toBe(join(dir, "mods"));
   });
 
