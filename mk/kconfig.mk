@@ -30,5 +30,5 @@ kconfig-merge: dist/metal-hammer
 	@mkdir -p "$(KMERGE_OUT)"
 	cp "$(BASE)" "$(KMERGE_OUT)/base.config"
 	cd "$(KSRC)" && scripts/kconfig/merge_config.sh -O "$(KMERGE_OUT)" "$(KMERGE_OUT)/base.config" "$(CURDIR)/kernel-config/metal-hammer.config" \
-		| tee "$(KMERGE_OUT)/merge.log" | grep -A2 -E "^Value requested for CONFIG_($$(grep -oE '^(# )?CONFIG_[A-Za-z0-9_]+' kernel-config/metal-hammer.config | sed 's/^# //; s/^CONFIG_//' | paste -sd'|'))( |$$)" || true
+		| tee "$(KMERGE_OUT)/merge.log" | grep -A2 -E "^Value requested for CONFIG_($$(grep -oE '^(# )?CONFIG_[A-Za-z0-9_]+' $(CURDIR)/kernel-config/metal-hammer.config | sed 's/^# //; s/^CONFIG_//' | paste -sd'|'))( |$$)" || true
 	dist/metal-hammer kconfig check --config "$(KMERGE_OUT)/.config" $(if $(MODULES),--modules "$(MODULES)")
