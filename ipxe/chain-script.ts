@@ -16,7 +16,7 @@ export type GiveUp = "reboot" | "exit" | "shell";
 export interface ChainOptions {
   /** Full URL of boot.ipxe, e.g. http://[2001:db8::b007]/boot.ipxe. */
   readonly bootUrl: string;
-  /** iPXE interface name (net0, net1, ...). */
+  /** iPXE interface name (net0, net1, ...), or "all": try each NIC in turn, use the first that gets an RA. */
   readonly nic: string;
   /** Attempts before giving up (1-100). */
   readonly attempts: number;
@@ -30,7 +30,7 @@ export const CHAIN_DEFAULTS = { nic: "net0", attempts: 5, delaySeconds: 5, giveU
 
 /** Characters iPXE reads literally inside one script word (`$` would start an expansion, `#` a comment). */
 const IPXE_SAFE_URL = /^[A-Za-z0-9\-._~:/?[\]@!&'()*+,;=%]+$/;
-const NIC_RE = /^net[0-9]{1,2}$/;
+const NIC_RE = /^(net[0-9]{1,2}|all)$/;
 const GIVE_UPS: readonly GiveUp[] = ["reboot", "exit", "shell"];
 
 /** Marker lines the script prints; the lab and operators grep the console for them. */
@@ -62,7 +62,7 @@ export function validateBootUrl(bootUrl: string): URL {
 
 export function validateChainOptions(o: ChainOptions): void {
   validateBootUrl(o.bootUrl);
-  if (!NIC_RE.test(o.nic)) throw usage("ISO_NIC", o.nic, "an iPXE interface name like net0");
+  if (!NIC_RE.test(o.nic)) throw usage("ISO_NIC", o.nic, "an iPXE interface name like net0, or all");
   if (!Number.isInteger(o.attempts) || o.attempts < 1 || o.attempts > 100) throw usage("ISO_ATTEMPTS", o.attempts, EXPECTED.ISO_ATTEMPTS);
   if (!Number.isInteger(o.delaySeconds) || o.delaySeconds < 1 || o.delaySeconds > 300) {
     throw usage("ISO_RETRY_DELAY", o.delaySeconds, EXPECTED.ISO_RETRY_DELAY);
@@ -78,7 +78,11 @@ export function renderChainScript(o: ChainOptions): { script: string; warnings: 
   if (url.protocol === "https:") {
     warnings.push("BOOT_URL is https: Debian's stock iPXE trusts only its built-in roots; use an iPXE build that embeds the installation's CA");
   }
-  const n = o.nic;
+  // `ifconf` without an interface tries each NIC and stops at the first that configures;
+  // iPXE's `netX` then names that one.
+  const all = o.nic === "all";
+  const n = all ? "netX" : o.nic;
+  const where = all ? "the first NIC that gets a router advertisement" : n;
   const giveUp = o.giveUp === "shell" ? "shell" : o.giveUp === "exit" ? "exit 1" : "reboot";
   const lines = [
     "#!ipxe",
@@ -89,13 +93,13 @@ export function renderChainScript(o: ChainOptions): { script: string; warnings: 
     `set mh-delay:int32 ${o.delaySeconds}`,
     ":mh-retry",
     "inc mh-try",
-    `echo metal-boot chain: attempt \${mh-try}/${o.attempts}: IPv6 SLAAC on ${n}`,
-    `ifconf --configurator ipv6 ${n} || goto mh-fail-net`,
+    `echo metal-boot chain: attempt \${mh-try}/${o.attempts}: IPv6 SLAAC on ${where}`,
+    `ifconf --configurator ipv6${all ? "" : ` ${n}`} || goto mh-fail-net`,
     `echo metal-boot chain: ${n} is \${${n}/ip6} via router \${${n}/gateway6}, fetching \${mh-url}`,
     "chain --autofree ${mh-url} || goto mh-fail-chain",
     "goto mh-fail-chain",
     ":mh-fail-net",
-    `echo ${CHAIN_MESSAGES.failedNet} on ${n} (no router advertisement; attempt \${mh-try}/${o.attempts})`,
+    `echo ${CHAIN_MESSAGES.failedNet} on ${all ? "any NIC" : n} (no router advertisement; attempt \${mh-try}/${o.attempts})`,
     "goto mh-wait",
     ":mh-fail-chain",
     `echo ${CHAIN_MESSAGES.failedChain} \${mh-url} (error \${errno}; attempt \${mh-try}/${o.attempts})`,

@@ -74,6 +74,14 @@ describe("renderChainScript", () => {
     expect(renderChainScript({ ...OPTS, giveUp: "exit" }).script.trimEnd().split("\n").at(-1)).toBe("exit 1");
   });
 
+  test("ISO_NIC=all lets iPXE try every NIC and reports the one that got the RA (netX)", () => {
+    const { script } = renderChainScript({ ...OPTS, nic: "all" });
+    expect(script).toContain("echo metal-boot chain: attempt ${mh-try}/5: IPv6 SLAAC on the first NIC that gets a router advertisement\n");
+    expect(script).toContain("\nifconf --configurator ipv6 || goto mh-fail-net\n");
+    expect(script).toContain("echo metal-boot chain: netX is ${netX/ip6} via router ${netX/gateway6}, fetching ${mh-url}\n");
+    expect(script).toContain("no IPv6 address on any NIC");
+  });
+
   test("https warns that a stock iPXE build cannot verify a private CA", () => {
     const { warnings } = renderChainScript({ ...OPTS, bootUrl: "https://metal-boot.example/boot.ipxe" });
     expect(warnings).toHaveLength(1);
