@@ -181,6 +181,37 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
   );
 
   test(
+    "no router advertisement: iPXE says it got no IPv6 address, never falls back to DHCP, and gives up after the bound",
+    async () => {
+      // Each attempt waits for iPXE's own configuration timeout (~16 s), so this script has 2 attempts.
+      const script = join(work, "no-ra.ipxe");
+      const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: "2", ISO_RETRY_DELAY: "1" };
+      expect(Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), script], { env }).exitCode).toBe(0);
+      const m0: LabMachine = { name: "no-ra", prefix: "2001:db8:f::/64", mac: "52:54:00:c4:f0:06", ra: false };
+      const lab = newLab({ iso, machines: [m0], boot: { kind: "lkrn", lkrn: "/usr/lib/ipxe/ipxe.lkrn", script }, bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        await awaitExit(m, 90_000);
+        await lab.stopCaptures();
+        const text = flat(m);
+        expect(text.split(`${CHAIN_MESSAGES.failedNet} on net0 (no router advertisement`).length - 1).toBe(2);
+        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after 2 attempts`);
+        expect(text).not.toContain(CHAIN_MESSAGES.failedChain);
+        expect(lab.requests()).toEqual([]);
+        // iPXE solicited (RS) and got nothing; it sent no DHCP instead.
+        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
+        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 134")).toBe(0);
+        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    120_000,
+  );
+
+  test(
     "a machine whose prefix is no partition's is refused by metal-boot and gives up, bounded",
     async () => {
       const m0: LabMachine = { name: "stranger", prefix: "2001:db8:e::/64", mac: "52:54:00:c4:e0:04" };

@@ -43,6 +43,8 @@ export interface LabMachine {
   /** The /64 radvd advertises on this machine's port. */
   readonly prefix: string;
   readonly mac: string;
+  /** false: no router advertisements on this port (a port outside the boot VRF). */
+  readonly ra?: boolean;
 }
 
 export interface ChainLabOptions {
@@ -113,25 +115,29 @@ export class ChainLab {
       await run(["ip", "-n", this.ns, "link", "set", tap, "up"]);
       await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(m.prefix)}/64`, "dev", tap, "nodad"]);
       // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
-      radvdConf.push(
-        `interface ${tap} {`,
-        "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
-        `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
-        `  RDNSS ${LAB_DNS} { };`,
-        `  DNSSL ${LAB_DNS_SEARCH} { };`,
-        "};",
-      );
+      if (m.ra !== false) {
+        radvdConf.push(
+          `interface ${tap} {`,
+          "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
+          `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
+          `  RDNSS ${LAB_DNS} { };`,
+          `  DNSSL ${LAB_DNS_SEARCH} { };`,
+          "};",
+        );
+      }
     }
     const conf = join(this.dir, "radvd.conf");
     writeFileSync(conf, radvdConf.join("\n") + "\n");
-    const radvd = this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]);
+    const radvd = radvdConf.length > 0 ? this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]) : undefined;
     for (const [i, tap] of taps.entries()) {
       const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
       await waitFor(`tcpdump listening on ${tap}`, () => /listening on/.test(t.text()), 10_000);
       this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
-    await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
-    if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    if (radvd) {
+      await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
+      if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    }
     if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
   }
