@@ -43,7 +43,7 @@ export const PartitionSchema = z.object({
 });
 
 export const BootServerConfigSchema = z.object({
-  listen: z.object({ host: z.string().refine((h) => ipaddr.isValid(h), "expected an IP address"), port: z.number().int().min(1).max(65535) }),
+  listen: z.object({ host: z.string().refine((h) => ipaddr.isValid(h), "expected an IP address"), port: z.number().int().min(0).max(65535) }),
   /** Base URL iPXE fetches kernel and initrd from, e.g. http://[fd00:b007::1]:8080. */
   publicUrl: httpUrl,
   partitions: z.array(PartitionSchema).min(1, "expected at least one partition"),
