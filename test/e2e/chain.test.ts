@@ -26,6 +26,7 @@ if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 const AGENT_INITRD = join(ROOT_DIR, "build/initramfs", `initramfs-${KERNEL?.replace(/^\/boot\/vmlinuz-/, "")}.cpio.lz4`);
 const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
 const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
+if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
 /** The agent's JSON log records from a console (one JSON object a line). */
 function records(text: string): Record<string, unknown>[] {
