@@ -170,3 +170,9 @@ export const ND_OPT_RDNSS = 25;
 export const ND_OPT_DNSSL = 31;
 export const ICMPV6_ND_ROUTER_ADVERT = 134;
 export const ICMPV6_ND_ROUTER_SOLICIT = 133;
+
+// RTM_NEWPREFIX: prefix_flags carries the RA prefix option's flag byte as measured
+// on 6.18 (0xc0 for L|A), not the IF_PREFIX_* values of rtnetlink.h.
+export const ND_PREFIX_FLAG_ONLINK = 0x80;
+export const ND_PREFIX_FLAG_AUTONOMOUS = 0x40;
+export const ND_OPT_PREFIX_INFORMATION = 3;
