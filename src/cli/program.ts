@@ -7,13 +7,14 @@ import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { registerConfig } from "./config.ts";
+import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
 import { registerRun } from "./run.ts";
 import { registerVersion } from "./version.ts";
 
 export type Registrar = (program: Command, ctx: Context) => void;
 
-export const REGISTRARS: readonly Registrar[] = [registerRun, registerConfig, registerVersion];
+export const REGISTRARS: readonly Registrar[] = [registerRun, registerConfig, registerNet, registerVersion];
 
 export function buildProgram(ctx: Context, registrars: readonly Registrar[] = REGISTRARS): Command {
   const program = new Command("metal-hammer")
