@@ -36,10 +36,10 @@ deps-apt:
 
 dist/metal-hammer: $(SRC) node_modules/.package-lock.json
 	@mkdir -p dist
-	$(BUN) build --compile --minify --bytecode --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
+	$(BUN) build --compile --minify --bytecode --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) --format=esm \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
-		src/main.ts --outfile $@
+		src/main.ts src/netlink/event-worker.ts --outfile $@
 
 build: dist/metal-hammer
 

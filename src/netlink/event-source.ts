@@ -13,6 +13,15 @@ import type { WorkerOut } from "./event-worker.ts";
 
 export const BRINGUP_GROUPS = [K.RTNLGRP_LINK, K.RTNLGRP_IPV6_IFADDR, K.RTNLGRP_IPV6_ROUTE, K.RTNLGRP_IPV6_IFINFO, K.RTNLGRP_IPV6_PREFIX, K.RTNLGRP_ND_USEROPT] as const;
 
+/**
+ * From source the Worker file sits next to this one. In a `bun build --compile`
+ * binary it is an extra entry point, named relative to the entry points' common
+ * root (src/), while import.meta.url is the binary itself.
+ */
+export function workerSpec(): string {
+  return import.meta.url.startsWith("file:///$bunfs/") ? "./netlink/event-worker.ts" : new URL("./event-worker.ts", import.meta.url).href;
+}
+
 export interface EventSink {
   messages(msgs: readonly Message[], t: number): void;
   overrun(t: number): void;
@@ -29,8 +38,7 @@ export class EventSource {
     sink: EventSink,
     onReady: () => void,
   ) {
-    // The literal path keeps `bun build --compile` able to map it to the extra entry point.
-    this.worker = new Worker(new URL("./event-worker.ts", import.meta.url).href);
+    this.worker = new Worker(workerSpec());
     this.worker.onerror = (e) => sink.failed(new AgentError("netlink", `netlink event reader (Worker) failed: ${e.message}`));
     this.worker.onmessage = (e: MessageEvent<WorkerOut>) => {
       const m = e.data;
