@@ -120,7 +120,8 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
         const t = clock();
         for (const b of r.dumpAddrs()) emit(m.apply(b, t));
       }
-      if (opts.resolvConf) {
+      // Only RA DNS is written, and only once some RA carried it (never an empty file at start).
+      if (opts.resolvConf && machines.some((m) => m.milestones.has("net.dns"))) {
         const text = renderResolvConf(collectDns(machines));
         if (text !== lastDns) {
           lastDns = text;

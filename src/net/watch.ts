@@ -59,7 +59,7 @@ export async function watch(opts: WatchOptions): Promise<void> {
       opts.out(opts.json ? JSON.stringify({ t: new Date(t).toISOString(), ...obj }) + "\n" : `${new Date(t).toISOString().slice(11, 23)} ${text}\n`);
     let lastDns = "";
     const dns = () => {
-      if (!opts.resolvConf) return;
+      if (!opts.resolvConf || !machines.some((m) => m.milestones.has("net.dns"))) return;
       const text = renderResolvConf(collectDns(machines));
       if (text !== lastDns) {
         lastDns = text;

@@ -55,6 +55,7 @@ export class Lab {
   readonly links: Link[] = [];
   private readonly namespaces: string[] = [];
   private readonly pids: number[] = [];
+  private readonly radvdPids = new Map<string, { pid: number; conf: string }>();
 
   constructor() {
     this.addNs(this.agentNs);
@@ -84,12 +85,32 @@ export class Lab {
   }
 
   /** Starts radvd in the link's router netns with a fixture config (@IF@ replaced); returns its PID. */
-  async radvd(link: Link, fixture: string, replace: Record<string, string> = {}): Promise<number> {
-    let text = readFileSync(join(import.meta.dir, "../fixtures/radvd", fixture), "utf8").replaceAll("@IF@", link.routerIf);
-    for (const [k, v] of Object.entries(replace)) text = text.replaceAll(k, v);
+  private radvdConf(link: Link, fixture: string): string {
+    const text = readFileSync(join(import.meta.dir, "../fixtures/radvd", fixture), "utf8").replaceAll("@IF@", link.routerIf);
     const conf = join(this.dir, `${link.routerIf}.conf`);
-    const pidfile = join(this.dir, `${link.routerIf}.pid`);
     writeFileSync(conf, text);
+    return conf;
+  }
+
+  /** Rewrites the link's radvd config from another fixture and reloads it (SIGHUP). */
+  reloadRadvd(link: Link, fixture: string): void {
+    const r = this.radvdPids.get(link.routerIf);
+    if (!r) throw new Error(`no radvd on ${link.routerIf}`);
+    this.radvdConf(link, fixture);
+    process.kill(r.pid, "SIGHUP");
+  }
+
+  /** The router side's link-local address (the default gateway the agent should learn). */
+  routerLinkLocal(link: Link): string {
+    const j = JSON.parse(nsx(link.routerNs, "ip", "-6", "-j", "addr", "show", "dev", link.routerIf, "scope", "link")) as { addr_info: { local: string }[] }[];
+    const a = j[0]?.addr_info[0]?.local;
+    if (!a) throw new Error(`no link-local on ${link.routerIf}`);
+    return a;
+  }
+
+  async radvd(link: Link, fixture: string): Promise<number> {
+    const conf = this.radvdConf(link, fixture);
+    const pidfile = join(this.dir, `${link.routerIf}.pid`);
     const p = Bun.spawn(["ip", "netns", "exec", link.routerNs, "radvd", "-C", conf, "-p", pidfile, "-n", "-m", "stderr"], { stdout: "ignore", stderr: "pipe" });
     this.pids.push(p.pid);
     await waitFor(() => {
@@ -100,6 +121,7 @@ export class Lab {
       }
     }, 5000, `radvd pidfile ${pidfile}`);
     if (p.exitCode !== null) throw new Error(`radvd exited ${p.exitCode}: ${await new Response(p.stderr).text()}`);
+    this.radvdPids.set(link.routerIf, { pid: p.pid, conf });
     return p.pid;
   }
 
