@@ -4,6 +4,7 @@
  * streams netlink events.
  */
 import type { Command } from "commander";
+import { readFileSync } from "node:fs";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
@@ -14,6 +15,16 @@ import { NetlinkSocket } from "../netlink/socket.ts";
 import type { Context } from "./context.ts";
 
 const DEFAULT_RESOLV = "/etc/resolv.conf";
+
+/** VmHWM of this process (peak resident set), for benches. */
+function peakRssKiB(): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function duration(flag: string, v: string): number {
   const ms = parseDuration(v);
@@ -73,7 +84,7 @@ export function registerNet(program: Command, ctx: Context): void {
         log,
       });
       if (o.json) {
-        ctx.io.out(JSON.stringify({ ready: r.ready, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, ...r.summary }) + "\n");
+        ctx.io.out(JSON.stringify({ ready: r.ready, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
         return;
       }
       ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);

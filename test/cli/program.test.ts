@@ -68,7 +68,7 @@ describe("metal-hammer CLI", () => {
     const code = await runCli(["run"], c.ctx);
     const lines = c.err().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     expect(lines.map((l) => l.event).slice(0, 3)).toEqual(["agent.start", "agent.config", "agent.stage"]);
-    expect([EXIT_CODES.no_interface.exit, EXIT_CODES.not_built.exit]).toContain(code);
+    expect([EXIT_CODES.no_interface.exit as number, EXIT_CODES.not_built.exit]).toContain(code);
     expect(lines[1].config.ignored.secret_thing).toBe("[redacted]");
     if (code === EXIT_CODES.not_built.exit) expect(c.err()).toContain("is not built yet");
   });
