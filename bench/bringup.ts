@@ -1,6 +1,7 @@
 /**
  * Link-up -> ready, side by side (not asserted; run as root):
- *   bun bench/bringup.ts [--runs 5] [--binary dist/metal-hammer]
+ *   bun bench/bringup.ts [--runs 5] [--binary dist/metal-hammer] [--knobs]
+ * --knobs: instead, what each fast-profile knob buys (agent, knobs preset one by one).
  * Each sample gets a fresh lab (veth + radvd with test/fixtures/radvd/slaac.conf,
  * MinRtrAdvInterval 3 / MaxRtrAdvInterval 4) and `ip -ts monitor` in the agent
  * namespace. Ready = a non-tentative global address + a default route.
@@ -16,13 +17,13 @@ import { join } from "node:path";
 import { Lab, eui64, sh } from "../test/helpers/netns.ts";
 
 const argv = process.argv.slice(2);
-const opt = (name: string, dflt: string) => {
+const option = (name: string, dflt: string) => {
   const i = argv.indexOf(name);
   return i >= 0 ? (argv[i + 1] ?? dflt) : dflt;
 };
-const RUNS = Number(opt("--runs", "5"));
+const RUNS = Number(option("--runs", "5"));
 const ROOT = join(import.meta.dir, "..");
-const BINARY = opt("--binary", join(ROOT, "dist/metal-hammer"));
+const BINARY = option("--binary", join(ROOT, "dist/metal-hammer"));
 const AGENT = existsSync(BINARY) ? [BINARY] : [process.execPath, join(ROOT, "src/main.ts")];
 
 interface Sample {
@@ -85,7 +86,9 @@ async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{
   }
 }
 
-const agent = (extra: string[]) => async (lab: Lab, ifname: string) => {
+/** The agent, with some knobs preset in the namespace first (the per-knob table). */
+const agent = (extra: string[], preset: (i: string) => string[] = () => []) => async (lab: Lab, ifname: string) => {
+  for (const s of preset(ifname)) sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
   const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, ...AGENT, "net", "up", "--interfaces", ifname, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json", ...extra], { stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`agent exit ${p.exitCode}: ${p.stderr.toString().slice(-400)}`);
   const j = JSON.parse(p.stdout.toString()) as { linkUpAt: number; readyAt: number; peakRssKiB?: number };
@@ -122,7 +125,22 @@ const variants: [string, (lab: Lab, ifname: string) => Promise<{ t0: number; t1:
   ["poll 100 ms (default sysctls)", poll(false)],
   ["poll 100 ms (fast sysctls)", poll(true)],
 ];
-if (Bun.which("dhcpcd", { PATH: "/usr/sbin:/sbin:/usr/bin" })) variants.push(["dhcpcd -6 --waitip=6", dhcpcd]);
+const rsd0 = (i: string) => [`net.ipv6.conf.${i}.router_solicitation_delay=0`];
+const opt = (i: string) => [`net.ipv6.conf.${i}.optimistic_dad=1`, `net.ipv6.conf.${i}.use_optimistic=1`];
+const retrans = (i: string) => [`net.ipv6.neigh.${i}.retrans_time_ms=100`];
+const knobs: typeof variants = [
+  ["default profile", agent([])],
+  ["+ router_solicitation_delay=0", agent([], rsd0)],
+  ["+ optimistic_dad, use_optimistic", agent([], opt)],
+  ["+ retrans_time_ms=100", agent([], retrans)],
+  ["rsd=0 + optimistic", agent([], (i) => [...rsd0(i), ...opt(i)])],
+  ["rsd=0 + optimistic + retrans", agent([], (i) => [...rsd0(i), ...opt(i), ...retrans(i)])],
+  ["all three + own RS (= --fast)", agent(["--fast"])],
+];
+if (argv.includes("--knobs")) variants.splice(0, variants.length, ...knobs);
+if (argv.includes("--knobs")) {
+  /* per-knob table only */
+} else if (Bun.which("dhcpcd", { PATH: "/usr/sbin:/sbin:/usr/bin" })) variants.push(["dhcpcd -6 --waitip=6", dhcpcd]);
 else console.log("dhcpcd: not installed (apt-get install dhcpcd-base); skipped");
 
 console.log(`link-up -> ready (global address non-tentative + default route), ${RUNS} runs each, median [min-max] ms; agent = ${AGENT.join(" ")}`);
