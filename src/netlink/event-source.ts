@@ -56,8 +56,8 @@ export class EventSource {
   }
 
   /** Opens, joins the groups and resolves once the Worker is polling (bounded). */
-  static async start(sink: EventSink, groups: readonly number[] = BRINGUP_GROUPS, timeoutMs = 5000): Promise<EventSource> {
-    const sock = NetlinkSocket.open({ groups, rcvbuf: 4 << 20 });
+  static async start(sink: EventSink, groups: readonly number[] = BRINGUP_GROUPS, timeoutMs = 5000, rcvbuf = 4 << 20): Promise<EventSource> {
+    const sock = NetlinkSocket.open({ groups, rcvbuf });
     let src: EventSource | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
