@@ -2,13 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eui64, nsx } from "../../helpers/netns.ts";
 import { events, runAgent } from "./agent.ts";
-import { PREFIX, SKIP, withLab } from "./lab.ts";
+import { holdAgentAddressOnRouter, netUp, PREFIX, SKIP, withLab } from "./lab.ts";
 
 describe.skipIf(SKIP !== undefined)("net up: when the network cannot become ready", () => {
   test("no RA: bounded by the timeout, exit 11, the error names the interface and the step", async () => {
     await withLab(async (lab) => {
       const l = lab.addLink();
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "3s", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "3s");
       expect(r.code).toBe(11);
       expect(r.stderr).toContain(`${l.agentIf}: no router advertisement after 3s`);
       expect(r.ms).toBeLessThan(8000);
@@ -19,10 +19,9 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
   test("DAD failure: the router already holds the address -> reported within one RA interval, exit 12", async () => {
     await withLab(async (lab) => {
       const l = lab.addLink();
-      const dup = eui64(PREFIX, l.mac);
-      nsx(l.routerNs, "ip", "-6", "addr", "add", `${dup}/64`, "dev", l.routerIf, "nodad");
+      const dup = holdAgentAddressOnRouter(l);
       await lab.radvd(l, "slaac.conf");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "30s");
       expect(r.code).toBe(12);
       expect(r.stderr).toContain(`${l.agentIf}: duplicate address ${dup} (DAD failed)`);
       const failed = events(r.logs, "net.dad.failed");
@@ -36,7 +35,7 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "router-lifetime-0.conf");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "6s", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "6s");
       expect(r.code).toBe(11);
       expect(r.stderr).toContain(`${l.agentIf}: address ${eui64(PREFIX, l.mac)} usable but no default route (router lifetime 0`);
       expect(events(r.logs, "net.route.default")).toHaveLength(0);
@@ -47,7 +46,7 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "no-autonomous.conf");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "6s", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "6s");
       expect(r.code).toBe(11);
       expect(r.stderr).toContain(`${l.agentIf}: no SLAAC address: prefix 2001:db8:1::/64 has the autonomous flag off`);
       expect(nsx(lab.agentNs, "ip", "-6", "addr", "show", "dev", l.agentIf, "scope", "global").trim()).toBe("");
@@ -58,7 +57,7 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     await withLab(async (lab) => {
       const l = lab.addLink();
       nsx(l.routerNs, "ip", "link", "set", l.routerIf, "down");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "60s", "--carrier-timeout", "2s", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "60s", "--carrier-timeout", "2s");
       expect(r.code).toBe(14);
       expect(r.stderr).toContain(`${l.agentIf}: no carrier after 2s`);
       expect(r.ms).toBeLessThan(6000);

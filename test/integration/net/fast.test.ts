@@ -1,15 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { eui64, nsx } from "../../helpers/netns.ts";
-import { events, runAgent } from "./agent.ts";
-import { PREFIX, SKIP, withLab } from "./lab.ts";
+import { events } from "./agent.ts";
+import { holdAgentAddressOnRouter, netUp, PREFIX, SKIP, withLab } from "./lab.ts";
 
 describe.skipIf(SKIP !== undefined)("net up --fast", () => {
   test("same result, and DAD is still performed: the address passes through tentative (optimistic)", async () => {
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "slaac.conf");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "20s", "--fast", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json"]);
+      const r = await netUp(lab, l, "--timeout", "20s", "--fast", "--json");
       expect(r.code).toBe(0);
       const want = `${eui64(PREFIX, l.mac)}/64`;
       expect((JSON.parse(r.stdout) as { interfaces: { addresses: string[] }[] }).interfaces[0]?.addresses).toEqual([want]);
@@ -24,10 +23,9 @@ describe.skipIf(SKIP !== undefined)("net up --fast", () => {
   test("a duplicate is still caught (exit 12)", async () => {
     await withLab(async (lab) => {
       const l = lab.addLink();
-      const dup = eui64(PREFIX, l.mac);
-      nsx(l.routerNs, "ip", "-6", "addr", "add", `${dup}/64`, "dev", l.routerIf, "nodad");
+      const dup = holdAgentAddressOnRouter(l);
       await lab.radvd(l, "slaac.conf");
-      const r = await runAgent(lab, ["up", "--interfaces", l.agentIf, "--timeout", "20s", "--fast", "--resolv-conf", join(lab.dir, "resolv.conf")]);
+      const r = await netUp(lab, l, "--timeout", "20s", "--fast");
       expect(r.code).toBe(12);
       expect(r.stderr).toContain(`duplicate address ${dup} (DAD failed)`);
       expect(events(r.logs, "net.ready")).toHaveLength(0);
