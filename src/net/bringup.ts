@@ -98,7 +98,10 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
   const pending: { msgs: readonly Message[]; t: number }[] = [];
   let onMessages = (msgs: readonly Message[], t: number) => void pending.push({ msgs, t });
   let onOverrun = (_t: number) => {};
-  let onFailed = (_e: AgentError) => {};
+  let early: AgentError | undefined;
+  let onFailed: (e: AgentError) => void = (e) => {
+    early ??= e;
+  };
   const src = await EventSource.start({ messages: (m, t) => onMessages(m, t), overrun: (t) => onOverrun(t), failed: (e) => onFailed(e) });
   let rq: NetlinkSocket | undefined;
   let tick: ReturnType<typeof setInterval> | undefined;
@@ -198,6 +201,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
         }
       };
       onFailed = reject;
+      if (early) return reject(early);
       tick = setInterval(() => {
         const t = clock();
         for (const m of machines) emit(m.tick(t));
