@@ -13,7 +13,7 @@ import { EventSource } from "../netlink/event-source.ts";
 import type { Body, Message } from "../netlink/message.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import { InterfaceMachine, type Emit } from "./machine.ts";
-import { evaluate, type Policy } from "./readiness.ts";
+import { deadReason, evaluate, type Policy } from "./readiness.ts";
 import { collectDns, renderResolvConf } from "./resolv.ts";
 import { writeResolvConf } from "./resolv-file.ts";
 import { sendRouterSolicitation } from "./rs-send.ts";
@@ -169,9 +169,17 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
     const deadline = t0 + opts.timeoutMs;
     const readyAt = await new Promise<number>((resolve, reject) => {
       let settled = false;
+      const givenUp = new Set<number>();
       const check = () => {
         if (settled) return;
-        const v = evaluate(machines, { policy: opts.policy, dnsNeeded: opts.dnsNeeded, now: clock(), deadline, carrierGraceMs: grace });
+        const input = { policy: opts.policy, dnsNeeded: opts.dnsNeeded, now: clock(), deadline, carrierGraceMs: grace };
+        for (const m of machines) {
+          const dead = deadReason(m, input) === "carrier";
+          if (dead && !givenUp.has(m.ifindex)) logEvent(log, "net.link.nocarrier", { ifname: m.name, ms: Math.round(input.now - t0) }, m.explain(opts.dnsNeeded, input.now), "warn");
+          if (dead) givenUp.add(m.ifindex);
+          else givenUp.delete(m.ifindex);
+        }
+        const v = evaluate(machines, input);
         if (v.kind !== "wait") settled = true;
         if (v.kind === "ready") {
           const t = clock();

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { nsx, waitFor } from "../../helpers/netns.ts";
 import { events, runAgent, startAgent } from "./agent.ts";
-import { SKIP, withLab } from "./lab.ts";
+import { holdAgentAddressOnRouter, SKIP, withLab } from "./lab.ts";
 
 describe.skipIf(SKIP !== undefined)("net up: several NICs, flaps, and what is not selected", () => {
   test("two NICs, one without RA: any -> ready on the good one; all -> timeout naming the dead one", async () => {
@@ -18,6 +18,27 @@ describe.skipIf(SKIP !== undefined)("net up: several NICs, flaps, and what is no
       expect(all.code).toBe(11);
       expect(all.stderr).toContain(`${dead.agentIf}: no router advertisement after 5s`);
       expect(all.stderr).not.toContain(`${good.agentIf}:`);
+    });
+  }, 40_000);
+
+  test("any: a DAD failure on one NIC and no carrier on another are reported while the third becomes ready", async () => {
+    await withLab(async (lab) => {
+      const good = lab.addLink();
+      const dup = lab.addLink();
+      const unplugged = lab.addLink();
+      const address = holdAgentAddressOnRouter(dup);
+      await lab.radvd(good, "slaac.conf");
+      await lab.radvd(dup, "slaac.conf");
+      nsx(unplugged.routerNs, "ip", "link", "set", unplugged.routerIf, "down");
+      // Three DAD probes on the good NIC (kept by the agent: dad_transmits >= 1) make it ready
+      // after >= 4 s, while the duplicate fails at its first probe (< 3 s): a fixed order.
+      nsx(lab.agentNs, "sysctl", "-qw", `net.ipv6.conf.${good.agentIf}.dad_transmits=3`);
+      const list = [good, dup, unplugged].map((l) => l.agentIf).join(",");
+      const r = await runAgent(lab, ["up", "--interfaces", list, "--timeout", "20s", "--carrier-timeout", "1s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json"]);
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout) as { ready: string[] }).ready).toEqual([good.agentIf]);
+      expect(events(r.logs, "net.link.nocarrier")).toMatchObject([{ ifname: unplugged.agentIf, msg: `${unplugged.agentIf}: no carrier after 1s` }]);
+      expect(events(r.logs, "net.dad.failed")).toMatchObject([{ ifname: dup.agentIf, address }]);
     });
   }, 40_000);
 
