@@ -2,6 +2,7 @@
  * Link-up -> ready, side by side (not asserted; run as root):
  *   bun bench/bringup.ts [--runs 5] [--binary dist/metal-hammer] [--knobs]
  * --knobs: instead, what each fast-profile knob buys (agent, knobs preset one by one).
+ * --only TEXT: just the variants whose name contains TEXT.
  * Each sample gets a fresh lab (veth + radvd with test/fixtures/radvd/slaac.conf,
  * MinRtrAdvInterval 3 / MaxRtrAdvInterval 4) and `ip -ts monitor` in the agent
  * namespace. Ready = a non-tentative global address + a default route.
@@ -70,7 +71,10 @@ async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{
   try {
     const l = lab.addLink();
     await lab.radvd(l, "slaac.conf");
-    await Bun.sleep(1000); // let radvd's start-up RAs pass: a router that has been running for a while
+    // Settle: the previous sample's namespace is torn down asynchronously by the kernel
+    // (cleanup_net holds RTNL), which would delay this link's operstate change (link
+    // watch needs RTNL) by up to ~0.7 s; radvd's start-up RAs also pass meanwhile.
+    await Bun.sleep(3000);
     const mon = Bun.spawn(["ip", "netns", "exec", lab.agentNs, "ip", "-ts", "monitor", "address", "route"], { stdout: "pipe" });
     await Bun.sleep(150); // the monitor must be listening before link-up
     const { t0, t1, rssKiB } = await run(lab, l.agentIf);
@@ -143,6 +147,8 @@ if (argv.includes("--knobs")) {
 } else if (Bun.which("dhcpcd", { PATH: "/usr/sbin:/sbin:/usr/bin" })) variants.push(["dhcpcd -6 --waitip=6", dhcpcd]);
 else console.log("dhcpcd: not installed (apt-get install dhcpcd-base); skipped");
 
+const only = option("--only", "");
+if (only) variants.splice(0, variants.length, ...variants.filter(([n]) => n.includes(only)));
 console.log(`link-up -> ready (global address non-tentative + default route), ${RUNS} runs each, median [min-max] ms; agent = ${AGENT.join(" ")}`);
 console.log(`${"variant".padEnd(32)} ${"ready ms".padEnd(24)} ${"overhead ms".padEnd(22)} peak RSS MiB`);
 for (const [name, run] of variants) {
