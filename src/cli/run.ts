@@ -1,22 +1,26 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
+import { AgentError } from "../errors.ts";
 import { runFlow } from "../flow/run-flow.ts";
+import { STAGES } from "../flow/stages.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
+import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
-import { loadConfig } from "./read-cmdline.ts";
 
 export function registerRun(program: Command, ctx: Context): void {
-  program
-    .command("run")
-    .description("the whole boot flow (what runs as PID 1 or /init)")
-    .option("--cmdline <string>", "use this cmdline text instead of /proc/cmdline")
-    .option("--file <path>", "read the cmdline from this file")
-    .action(async (opts: { cmdline?: string; file?: string }) => {
-      const config = await loadConfig(ctx.io, opts);
-      const log = ctx.logger(config.logLevel);
-      logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
-      logEvent(log, "agent.config", { config: configToJson(config) });
-      await runFlow(config, { log, secrets: ctx.secrets });
-    });
+  addAgentOptions(
+    program
+      .command("run")
+      .description("the whole boot flow (what runs as PID 1 or /init)")
+      .option("--from <stage>", `start at this stage, the earlier ones done by hand (${STAGES.map((s) => s.name).join(", ")})`),
+  ).action(async (opts: AgentOptions & { from?: string }) => {
+    const config = await agentConfig(ctx, opts);
+    const start = opts.from === undefined ? 0 : STAGES.findIndex((s) => s.name === opts.from);
+    if (start < 0) throw new AgentError("usage", `--from ${JSON.stringify(opts.from)}: expected one of ${STAGES.map((s) => s.name).join(", ")}`, {});
+    const log = ctx.logger(config.logLevel);
+    logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
+    logEvent(log, "agent.config", { config: configToJson(config) });
+    await runFlow(config, { log, secrets: ctx.secrets, services: agentServices(ctx, opts) }, STAGES.slice(start));
+  });
 }
