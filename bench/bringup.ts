@@ -13,7 +13,7 @@
  * Overhead = ready time minus the monitor's timestamp of the last needed event
  * (the global address turning non-tentative, or the default route, whichever is later).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Lab, eui64, sh } from "../test/helpers/netns.ts";
 
@@ -75,12 +75,14 @@ async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{
     // (cleanup_net holds RTNL), which would delay this link's operstate change (link
     // watch needs RTNL) by up to ~0.7 s; radvd's start-up RAs also pass meanwhile.
     await Bun.sleep(3000);
-    const mon = Bun.spawn(["ip", "netns", "exec", lab.agentNs, "ip", "-ts", "monitor", "address", "route"], { stdout: "pipe" });
+    const monFile = join(lab.dir, "monitor.txt");
+    const mon = Bun.spawn(["ip", "netns", "exec", lab.agentNs, "ip", "-ts", "monitor", "address", "route"], { stdout: Bun.file(monFile) });
     await Bun.sleep(150); // the monitor must be listening before link-up
     const { t0, t1, rssKiB } = await run(lab, l.agentIf);
     await Bun.sleep(50);
     mon.kill();
-    const text = await new Response(mon.stdout).text();
+    await Promise.race([mon.exited, Bun.sleep(2000)]);
+    const text = readFileSync(monFile, "utf8");
     const last = lastNeededEvent(text, eui64("2001:db8:1::", l.mac));
     return { readyMs: t1 - t0, overheadMs: last === undefined ? undefined : t1 - last, rssKiB };
   } catch (e) {
