@@ -31,6 +31,18 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     });
   }, 30_000);
 
+  test("a duplicate link-local address (the kernel keeps it, flagged dadfailed) is reported at once, exit 12", async () => {
+    await withLab(async (lab) => {
+      const l = lab.addLink();
+      const ll = eui64("fe80::", l.mac);
+      nsx(l.routerNs, "ip", "-6", "addr", "add", `${ll}/64`, "dev", l.routerIf, "nodad");
+      const r = await netUp(lab, l, "--timeout", "30s");
+      expect(r.code).toBe(12);
+      expect(r.stderr).toContain(`${l.agentIf}: duplicate address ${ll} (DAD failed)`);
+      expect(r.ms).toBeLessThan(5000);
+    });
+  }, 30_000);
+
   test("router lifetime 0: the address comes but no default route -> not ready, and it says why", async () => {
     await withLab(async (lab) => {
       const l = lab.addLink();
