@@ -279,6 +279,9 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
           const calls = readFileSync(lab.standinsLog, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { server: string; path: string; source: string; status: number });
           expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
           expect(calls.filter((c) => c.source !== addr)).toEqual([]);
+          // Then the apiserver, then the image cache, with what metal-boot handed out.
+          expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
+          expect(calls.filter((c) => c.status >= 400)).toEqual([]);
           expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
         }
         expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
