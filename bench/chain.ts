@@ -13,7 +13,9 @@
  *   sudo bun bench/chain.ts            (root: netns, tap)
  * Env: RUNS, PAD_MB, VARIANTS=iso,lkrn,direct, KERNEL, INITRD (use another initrd as is,
  * e.g. the agent initramfs: /init is then its agent.start, hand-off its hand-off or
- * the end of its flow), CMDLINE (extra words, e.g. METAL_DONE=poweroff for the agent).
+ * the end of its flow), CMDLINE (extra words, e.g. METAL_DONE=poweroff for the agent),
+ * STANDINS=1 (the https stand-ins, so the agent's flow runs to its end; machine uuid
+ * 00000000-6d68-6300-0000-000000000001; not with direct, which is dropped then).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,9 +28,13 @@ const ROOT = join(import.meta.dir, "..");
 const env = process.env;
 const RUNS = Number(env.RUNS || 3);
 const PAD_MB = Number(env.PAD_MB ?? 48);
-const VARIANTS = (env.VARIANTS || "iso,lkrn,direct").split(",") as ("iso" | "lkrn" | "direct" | "iso-e1000")[];
+const VARIANTS = (env.VARIANTS || "iso,lkrn,direct")
+  .split(",")
+  // direct has no boot server hop, so nothing hands it the stand-ins' URL and CA.
+  .filter((v) => !(env.STANDINS === "1" && v === "direct")) as ("iso" | "lkrn" | "direct" | "iso-e1000")[];
 const KERNEL = env.KERNEL || `/boot/${readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().at(-1)}`;
 const PREFIX = "2001:db8:a::/64";
+const BENCH_UUID = "00000000-6d68-6300-0000-000000000001";
 
 const work = mkdtempSync(join(tmpdir(), "mhc-bench-"));
 try {
@@ -47,7 +53,7 @@ try {
   }
   const part: Partition = {
     name: "bench", prefix: PREFIX, kernel: KERNEL, initrd, initrdVersion: "bench",
-    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 ${env.CMDLINE ?? ""}`.trim(), extraInitrds: [],
+    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 METAL_UUID=${BENCH_UUID} ${env.CMDLINE ?? ""}`.trim(), extraInitrds: [],
   };
   const kernelMB = statSync(KERNEL).size / 1e6;
   const initrdMB = statSync(initrd).size / 1e6;
@@ -65,7 +71,8 @@ try {
             ? { kind: "direct", kernel: KERNEL, initrd, append: cmdlineFor(part) }
             : { kind: "iso" };
       const nicModel = variant === "iso-e1000" ? "e1000" : "virtio";
-      const lab = new ChainLab({ iso, boot, nicModel, memoryMb: 1024, machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }], bootServer: { partitions: [part] } });
+      const standins = env.STANDINS === "1" ? { standins: { machines: [{ uuid: BENCH_UUID, partition: "bench" }] } } : {};
+      const lab = new ChainLab({ iso, boot, nicModel, memoryMb: 1024, ...standins, machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }], bootServer: { partitions: [part] } });
       try {
         await lab.setUp();
         lab.startMachines();
