@@ -5,7 +5,11 @@
 import { createContext, processIo } from "./cli/context.ts";
 import { runCli } from "./cli/program.ts";
 
-const ctx = createContext(processIo());
-const args = process.argv.slice(2);
-const code = await runCli(args.length === 0 && process.pid === 1 ? ["run"] : args, ctx);
-process.exit(code);
+async function main(): Promise<void> {
+  const ctx = createContext(processIo());
+  const args = process.argv.slice(2);
+  const code = await runCli(args.length === 0 && process.pid === 1 ? ["run"] : args, ctx);
+  process.exit(code);
+}
+
+void main();
