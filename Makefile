@@ -14,7 +14,7 @@ SRC := $(shell find src -name '*.ts') package.json
 # Each area adds its targets in mk/<area>.mk.
 -include mk/*.mk
 
-.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup
+.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup docs
 
 all: build
 
@@ -36,7 +36,7 @@ deps-apt:
 
 dist/metal-hammer: $(SRC) node_modules/.package-lock.json
 	@mkdir -p dist
-	$(BUN) build --compile --minify --bytecode --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
+	$(BUN) build --compile --minify --bytecode --format=esm --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
 		src/main.ts --outfile $@
@@ -58,3 +58,7 @@ bench-startup: build
 
 clean:
 	rm -rf dist build
+
+# Regenerates README.md's parameter and exit-code tables from the code.
+docs: deps-npm
+	$(BUN) tools/readme-tables.ts --write

@@ -7,10 +7,11 @@ import { createContext, processIo } from "./cli/context.ts";
 import { runCli } from "./cli/program.ts";
 import { runPid1 } from "./init/pid1.ts";
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const ctx = createContext(processIo());
   if (process.pid === 1) await runPid1(ctx);
-  process.exit(await runCli(process.argv.slice(2), ctx));
+  return runCli(process.argv.slice(2), ctx);
 }
 
-void main();
+// No top-level await: the --bytecode build emits CommonJS.
+void main().then((code) => process.exit(code));
