@@ -149,4 +149,9 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join("\n") + "\n");
 }
 
-await main();
+try {
+  await main();
+} catch (e) {
+  // Parser and layout errors (CpioError, LddError, ElfError, ModuleError) name the input and what was expected.
+  fail((e as Error).message);
+}

@@ -1,15 +1,18 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
 #   make lab [NIC=virtio|e1000] [NICS=1] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=poweroff|reboot] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
+#            [MEM=1024] [FIRMWARE=seabios|qboot]
 NIC ?= virtio
 NICS ?= 1
 TIMEOUT ?= 120
 NET_TIMEOUT ?= 30s
 EXPECT ?= poweroff
+MEM ?= 1024
+FIRMWARE ?= seabios
 VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \
-	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) \
+	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) \
 	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
@@ -33,4 +36,4 @@ lab: deps $(VMLINUX) $(INITRAMFS)
 test: $(VMLINUX) $(INITRAMFS)
 
 bench-boot: deps $(VMLINUX) dist/metal-hammer
-	$(BUN) bench/boot.ts
+	$(BUN) bench/boot.ts --memory $(MEM) --firmware $(FIRMWARE)

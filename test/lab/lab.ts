@@ -50,6 +50,7 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     kernel: "build/lab/vmlinux-6.1.0-57-amd64",
     initrd: "build/initramfs/initramfs-6.1.0-57-amd64.cpio.lz4",
     memoryMiB: 1024,
+    firmware: "seabios",
     done: "poweroff",
     netTimeout: "30s",
     rebootDelay: "1s",
@@ -243,6 +244,7 @@ async function main(): Promise<number> {
       timeout: { type: "string", default: "120" },
       expect: { type: "string", default: "poweroff" },
       memory: { type: "string", default: "1024" },
+      firmware: { type: "string", default: "seabios" },
       cmdline: { type: "string", multiple: true, default: [] },
     },
     strict: true,
@@ -256,6 +258,9 @@ async function main(): Promise<number> {
   if (v.nic !== "virtio" && v.nic !== "e1000") return usage(`--nic ${v.nic}: expected virtio or e1000`);
   if (!(OUTCOMES as readonly string[]).includes(v.expect as string)) return usage(`--expect ${v.expect}: expected one of ${OUTCOMES.join(", ")}`);
   if (!["poweroff", "reboot", "halt", "shell"].includes(v.done as string)) return usage(`--done ${v.done}: expected poweroff, reboot, halt or shell`);
+  if (v.firmware !== "seabios" && v.firmware !== "qboot") return usage(`--firmware ${v.firmware}: expected seabios or qboot`);
+  const mem = Number(v.memory);
+  if (!Number.isInteger(mem) || mem < 256 || mem > 16384) return usage(`--memory ${v.memory}: expected MiB in 256..16384`);
   const timeout = Number(v.timeout);
   if (!(timeout > 0)) return usage(`--timeout ${v.timeout}: expected seconds > 0`);
   const run = defaultRun({
@@ -268,7 +273,8 @@ async function main(): Promise<number> {
     netTimeout: v["net-timeout"] as string,
     timeoutMs: timeout * 1000,
     expect: v.expect as Outcome,
-    memoryMiB: Number(v.memory),
+    memoryMiB: mem,
+    firmware: v.firmware,
     extraCmdline: (v.cmdline as string[]).flatMap((c) => c.split(/\s+/).filter((w) => w !== "")),
     ...(v.kernel ? { kernel: v.kernel } : {}),
     ...(v.initrd ? { initrd: v.initrd } : {}),

@@ -17,6 +17,8 @@ export interface LabOptions {
   readonly kernel: string;
   readonly initrd: string;
   readonly memoryMiB: number;
+  /** SeaBIOS (QEMU's default) or qboot, a minimal firmware made for direct kernel boot. */
+  readonly firmware: "seabios" | "qboot";
   /** What the agent does when its flow ends (METAL_DONE). */
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
   readonly netTimeout: string;
@@ -26,6 +28,7 @@ export interface LabOptions {
 }
 
 export const LAB_PREFIX = "mhl";
+export const QBOOT_ROM = "/usr/share/qemu/qboot.rom";
 
 /** ULA prefixes inside the lab's own netns: one /64 per NIC ("per switch port"), services on lo. */
 export const segmentPrefix = (nic: number): string => `fd6d:686c:0:${nic + 1}::`;
@@ -99,6 +102,7 @@ export function qemuArgv(o: LabOptions, names: LabNames): string[] {
     "-cpu", "max",
     "-smp", "1",
     "-m", String(o.memoryMiB),
+    ...(o.firmware === "qboot" ? ["-bios", QBOOT_ROM] : []),
     "-nodefaults", "-no-user-config", "-display", "none",
     "-no-reboot",
     "-serial", "stdio",
