@@ -113,18 +113,13 @@ export async function superviseInit(sys: InitSystem, log: Logger, options: InitO
     const e = sys.attachConsole();
     if (e !== 0) logEvent(log, "init.mount", { target: "/dev/console", error: errnoName(e) }, "cannot attach the console", "warn");
   }
-  let acting = false;
-  const act = async (a: InitAction): Promise<void> => {
-    if (acting) return;
-    acting = true;
-    await perform(sys, log, a);
-  };
   sys.disableCad();
+  // A signal acts at once, also while a reboot delay or the debug shell is pending.
   for (const [sig, what] of Object.entries(SIGNAL_ACTIONS)) {
     sys.onSignal(sig, () => {
       if (what === "ignore") return logEvent(log, "init.signal", { signal: sig }, `${sig} ignored`);
       logEvent(log, "init.signal", { signal: sig, action: what });
-      void act({ kind: "power", action: what, delayMs: 0, reason: `signal ${sig}` });
+      void perform(sys, log, { kind: "power", action: what, delayMs: 0, reason: `signal ${sig}` });
     });
   }
   sys.startReaper((pid) => logEvent(log, "init.reap", { pid }, undefined, "debug"));
@@ -141,6 +136,6 @@ export async function superviseInit(sys: InitSystem, log: Logger, options: InitO
     else logEvent(log, "agent.fatal", { code: err.code, exitCode: err.exitCode, ...err.details }, err.message, "fatal");
   }
   const action = decideAction(outcome, options);
-  await act(action);
+  await perform(sys, log, action);
   return { outcome, action };
 }

@@ -122,6 +122,19 @@ describe("init supervisor", () => {
     await done;
   });
 
+  test("a signal during the reboot delay acts at once instead of waiting for the delay", async () => {
+    const sys = fakeSystem();
+    sys.sleep = () => new Promise(() => {});
+    const { log } = capture();
+    void superviseInit(sys, log, { ...OPTS, rebootDelayMs: 60_000 }, async () => {
+      throw new AgentError("net_timeout", "no RA");
+    });
+    await Bun.sleep(5);
+    expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual([]);
+    sys.signals.get("SIGUSR2")?.();
+    expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual(["power poweroff"]);
+  });
+
   test("when reboot(2) fails PID 1 logs it at fatal and stays up", async () => {
     const sys = fakeSystem({ powerErr: 1 });
     const { log, lines } = capture();
