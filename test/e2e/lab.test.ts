@@ -106,6 +106,27 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG off rebo
   });
 });
 
+describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens the debug shell", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({
+      debug: true,
+      expect: "reboot",
+      extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
+      // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
+      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)); exit\n" },
+    });
+  }, HOOK_MS);
+
+  test("the shell runs on the console as root, and leaving it reboots", () => {
+    expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "usage" });
+    expect(ev(r, "init.shell")[0]).toMatchObject({ reason: "fatal error: usage" });
+    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42$/.test(l.text))).toBe(true);
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
+    expect(r.outcome).toBe("reboot");
+  });
+});
+
 describe.skipIf(missing.length > 0 || !NETWORK_BUILT)("QEMU lab: no RA on the segment", () => {
   let r: LabResult;
   beforeAll(async () => {

@@ -24,6 +24,8 @@ export interface LabRun extends LabOptions {
   readonly live: boolean;
   readonly dir: string;
   readonly servers: (env: LabServerEnv) => LabServer[];
+  /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
+  readonly consoleInput?: { readonly after: RegExp; readonly text: string };
 }
 
 export interface LabResult {
@@ -175,8 +177,9 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     const argv = qemuArgv(run, names);
     writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
     const qStart = performance.now();
-    // With the debug shell the console is interactive: the terminal's input goes to the guest.
-    const qemu = Bun.spawn(inNs(argv), { stdin: run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
+    // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
+    const qemu = Bun.spawn(inNs(argv), { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
+    let typed = false;
     cleanups.push(() => stop(qemu.pid));
     say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
     const lines: ConsoleLine[] = [];
@@ -186,6 +189,11 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       const out = `${stamp(ms)} ${text}\n`;
       appendFileSync(consolePath, out);
       if (run.live) process.stdout.write(out);
+      if (run.consoleInput && !typed && run.consoleInput.after.test(text) && qemu.stdin && typeof qemu.stdin !== "number") {
+        typed = true;
+        qemu.stdin.write(run.consoleInput.text);
+        void qemu.stdin.flush();
+      }
     };
     const pump = (async () => {
       const dec = new TextDecoder();
