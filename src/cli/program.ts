@@ -8,12 +8,14 @@ import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { registerConfig } from "./config.ts";
 import type { Context } from "./context.ts";
+import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
+import { registerToken } from "./token.ts";
 import { registerVersion } from "./version.ts";
 
 export type Registrar = (program: Command, ctx: Context) => void;
 
-export const REGISTRARS: readonly Registrar[] = [registerRun, registerConfig, registerVersion];
+export const REGISTRARS: readonly Registrar[] = [registerRun, registerConfig, registerVersion, registerToken, registerReach];
 
 export function buildProgram(ctx: Context, registrars: readonly Registrar[] = REGISTRARS): Command {
   const program = new Command("metal-hammer")

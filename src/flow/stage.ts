@@ -2,11 +2,14 @@ import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
 import type { Logger } from "../log/logger.ts";
 import type { SecretSet } from "../log/redact.ts";
+import type { Services } from "./services.ts";
 import type { FlowState } from "./state.ts";
 
 export interface FlowDeps {
   readonly log: Logger;
   readonly secrets: SecretSet;
+  /** I/O for the stages after bring-up (flow/services.ts); defaults are the real ones. */
+  readonly services?: Partial<Services>;
 }
 
 export interface Stage {

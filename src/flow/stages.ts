@@ -3,5 +3,9 @@
  * yet is listed as notBuilt() so the flow stops there with exit code 3.
  */
 import { notBuilt, type Stage } from "./stage.ts";
+import { apiStage } from "./stage-api.ts";
+import { bootStage } from "./stage-boot.ts";
+import { handoffStage } from "./stage-handoff.ts";
+import { imageStage } from "./stage-image.ts";
 
-export const STAGES: readonly Stage[] = [notBuilt("network", "IPv6 bring-up: SLAAC, DAD, RA DNS")];
+export const STAGES: readonly Stage[] = [notBuilt("network", "IPv6 bring-up: SLAAC, DAD, RA DNS"), bootStage, apiStage, imageStage, handoffStage];

@@ -2,6 +2,8 @@
  * What the stages of the boot flow hand to each other. Each stage fills its part;
  * the hand-off writes the whole as /run/metal/handoff.json.
  */
+import type { MachineToken } from "../boot/machine-token.ts";
+
 export interface InterfaceSummary {
   readonly name: string;
   readonly mac: string;
@@ -19,8 +21,42 @@ export interface NetworkSummary {
   readonly timingsMs: Readonly<Record<string, number>>;
 }
 
+/** What metal-boot gave (stage "boot"). The token itself stays in `token` (never printed). */
+export interface BootSummary {
+  readonly uuid: string;
+  readonly uuidSource: string;
+  readonly partition: string;
+  readonly metalBootUrl: string;
+  readonly apiserverUrl: URL;
+  readonly imageCacheUrl: URL;
+  readonly imagePath: string | undefined;
+  readonly ntpServers: readonly string[];
+  readonly token: MachineToken;
+  readonly tokenFile: string;
+  readonly latencyMs: number;
+  readonly address: string | undefined;
+}
+
+/** The apiserver answered with our token (stage "api"). */
+export interface ApiSummary {
+  readonly latencyMs: number;
+  readonly address: string | undefined;
+}
+
+/** The image cache answered (stage "image"). */
+export interface ImageSummary {
+  readonly url: string;
+  readonly size: number | undefined;
+  readonly checksum: string | undefined;
+  readonly latencyMs: number;
+  readonly address: string | undefined;
+}
+
 export interface FlowState {
   network?: NetworkSummary;
+  boot?: BootSummary;
+  api?: ApiSummary;
+  image?: ImageSummary;
   /** Milliseconds since the flow began, per finished stage. */
   readonly stageTimesMs: Record<string, number>;
 }

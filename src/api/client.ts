@@ -1,0 +1,119 @@
+/**
+ * A small Connect-protocol client (JSON codec) over the agent's HttpClient: unary
+ * calls and server streaming. Every call carries the machine token as a Bearer
+ * credential; answers are validated by the method's zod schema.
+ */
+import type { z } from "zod";
+import { AgentError } from "../errors.ts";
+import type { HttpClient, HttpRequest } from "../http/client.ts";
+import { parseAnswer, validateAnswer } from "../http/answer.ts";
+import { connectError, parseConnectError } from "./connect-error.ts";
+import { EnvelopeError, EnvelopeReader, FLAG_END_STREAM, encodeEnvelope } from "./envelope.ts";
+
+export interface UnaryResult<T> {
+  readonly message: T;
+  readonly latencyMs: number;
+  readonly address: string | undefined;
+  readonly attempts: number;
+}
+
+export interface CallOptions {
+  /** Sent as Connect-Timeout-Ms and used as the header timeout. */
+  readonly timeoutMs?: number;
+}
+
+export class ConnectClient {
+  readonly #http: HttpClient;
+  readonly #base: URL;
+  readonly #token: string;
+
+  constructor(http: HttpClient, base: URL, token: string) {
+    this.#http = http;
+    this.#base = new URL(base.href.endsWith("/") ? base.href : `${base.href}/`);
+    this.#token = token;
+  }
+
+  /** <base>/<package.Service>/<Method> */
+  procedureUrl(procedure: string): URL {
+    return new URL(procedure, this.#base);
+  }
+
+  #headers(contentType: string, opts: CallOptions): Record<string, string> {
+    return {
+      "content-type": contentType,
+      "connect-protocol-version": "1",
+      authorization: `Bearer ${this.#token}`,
+      ...(opts.timeoutMs !== undefined ? { "connect-timeout-ms": String(opts.timeoutMs) } : {}),
+    };
+  }
+
+  async unary<S extends z.ZodType>(procedure: string, request: unknown, schema: S, opts: CallOptions = {}): Promise<UnaryResult<z.output<S>>> {
+    const what = `apiserver ${procedure}`;
+    const res = await this.#http.request({
+      method: "POST",
+      url: this.procedureUrl(procedure),
+      what,
+      headers: this.#headers("application/json", opts),
+      body: JSON.stringify(request),
+      ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}),
+    });
+    if (res.status !== 200) {
+      const { code, message } = parseConnectError(res.status, res.body);
+      throw connectError(what, code, message, { status: res.status, attempts: res.attempts });
+    }
+    const message = parseAnswer(res.body, schema, `${what} answer`);
+    return { message, latencyMs: res.latencyMs, address: res.address, attempts: res.attempts };
+  }
+
+  /** Server streaming: yields each validated message; the end-of-stream error (if any) is thrown. */
+  async *serverStream<S extends z.ZodType>(procedure: string, request: unknown, schema: S, opts: CallOptions = {}): AsyncGenerator<z.output<S>, void, undefined> {
+    const what = `apiserver ${procedure} (stream)`;
+    const req: HttpRequest = {
+      method: "POST",
+      url: this.procedureUrl(procedure),
+      what,
+      headers: this.#headers("application/connect+json", opts),
+      body: encodeEnvelope(0, new TextEncoder().encode(JSON.stringify(request))),
+      // A Wait stream may be idle for hours: no body timeout.
+      bodyTimeoutMs: 0,
+      ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}),
+    };
+    const res = await this.#http.stream(req);
+    if (res.status !== 200) {
+      const chunks: Uint8Array[] = [];
+      for await (const c of res.body) chunks.push(c);
+      const { code, message } = parseConnectError(res.status, Buffer.concat(chunks));
+      throw connectError(what, code, message, { status: res.status });
+    }
+    const reader = new EnvelopeReader();
+    try {
+      for await (const chunk of res.body) {
+        for (const env of reader.push(chunk)) {
+          const raw = decodeJson(env.data, what);
+          if (env.flags & FLAG_END_STREAM) {
+            const end = raw as { error?: unknown } | null;
+            if (end && typeof end === "object" && end.error !== undefined) {
+              const { code, message } = parseConnectError(200, end.error);
+              throw connectError(what, code, message);
+            }
+          } else {
+            yield validateAnswer(raw, schema, `${what} message`);
+          }
+        }
+      }
+      reader.finish();
+    } catch (e) {
+      if (e instanceof AgentError) throw e;
+      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, {});
+      throw this.#http.bodyError(e, req);
+    }
+  }
+}
+
+function decodeJson(data: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    throw new AgentError("bad_answer", `${what}: an envelope does not hold valid JSON (${data.byteLength} bytes)`, {});
+  }
+}

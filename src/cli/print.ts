@@ -1,0 +1,18 @@
+import type { Context } from "./context.ts";
+
+/** A record as one JSON line, or as aligned `key  value` lines; output passes the secret scrub. */
+export function printRecord(ctx: Context, view: Record<string, unknown>, json: boolean): void {
+  if (json) {
+    ctx.io.out(ctx.secrets.scrub(JSON.stringify(view)) + "\n");
+    return;
+  }
+  const width = Math.max(...Object.keys(view).map((k) => k.length));
+  for (const [k, v] of Object.entries(view)) ctx.io.out(ctx.secrets.scrub(`${k.padEnd(width)}  ${typeof v === "string" ? v : JSON.stringify(v)}`) + "\n");
+}
+
+/** Rows as an aligned table with a header line. */
+export function printTable(ctx: Context, columns: readonly string[], rows: readonly (readonly string[])[]): void {
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  ctx.io.out(ctx.secrets.scrub([line(columns), ...rows.map(line)].join("\n")) + "\n");
+}

@@ -1,0 +1,42 @@
+/**
+ * The hand-off contract, /run/metal/handoff.json (docs/handoff.md): everything the
+ * next stage needs to go on where the agent stopped. Pure: built from the flow state.
+ * Never holds the token itself, only the path of the 0600 token file.
+ */
+import { z } from "zod";
+
+export const HANDOFF_FILE = "/run/metal/handoff.json";
+export const HANDOFF_VERSION = 1;
+
+export const HandoffInterface = z.object({
+  name: z.string(),
+  mac: z.string(),
+  state: z.string(),
+  addresses: z.array(z.string()),
+  defaultRouters: z.array(z.string()),
+});
+
+export const HandoffDocument = z.object({
+  version: z.literal(HANDOFF_VERSION),
+  writtenAt: z.string(),
+  uuid: z.string(),
+  uuidSource: z.string(),
+  partition: z.string(),
+  network: z
+    .object({
+      interfaces: z.array(HandoffInterface),
+      dns: z.object({ servers: z.array(z.string()), search: z.array(z.string()) }),
+      timingsMs: z.record(z.string(), z.number()),
+    })
+    .nullable(),
+  metalBootUrl: z.string(),
+  apiserverUrl: z.string(),
+  imageCacheUrl: z.string(),
+  imageUrl: z.string().nullable(),
+  ntpServers: z.array(z.string()),
+  tokenFile: z.string(),
+  tokenExpiresAt: z.string().nullable(),
+  timings: z.object({ stagesMs: z.record(z.string(), z.number()) }),
+});
+
+export type HandoffDocument = z.output<typeof HandoffDocument>;

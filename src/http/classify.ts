@@ -1,0 +1,96 @@
+/**
+ * Turns what undici/Bun throw into the agent's error codes, and says which failures
+ * are worth a retry. Pure: looks only at error codes along the `cause` chain.
+ * Retryable: connect-level failures (refused, unreachable, reset, connect timeout,
+ * temporary DNS failure). Not retryable: TLS verification (a retry cannot fix a wrong
+ * CA, and a storm of handshakes helps nobody), unknown host names, header/body timeouts.
+ */
+import { AgentError } from "../errors.ts";
+
+const CONNECT_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "ENETDOWN",
+  "ETIMEDOUT",
+  "EADDRNOTAVAIL",
+  "EPIPE",
+  "EAI_AGAIN",
+  "ConnectionRefused",
+  "ConnectionClosed",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
+
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_NONAME", "EAI_FAIL", "DNSException"]);
+
+function isTlsCode(code: string): boolean {
+  return /CERT|SSL|TLS|SIGNATURE|ISSUER|HOSTNAME|ALTNAME|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET/i.test(code);
+}
+
+/** The first error code found along the cause chain (depth-bounded). */
+export function errorCode(e: unknown): string | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 6 && cur && typeof cur === "object"; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function deepMessage(e: unknown): string {
+  let cur: unknown = e;
+  let msg = "";
+  for (let i = 0; i < 6 && cur && typeof cur === "object"; i++) {
+    const m = (cur as { message?: unknown }).message;
+    if (typeof m === "string" && m !== "" && !msg.includes(m)) msg = msg ? `${msg}: ${m}` : m;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return msg || String(e);
+}
+
+export type FailureKind = "connect" | "tls" | "dns" | "timeout" | "other";
+
+export function failureKind(e: unknown): FailureKind {
+  const code = errorCode(e);
+  if (code === undefined) return "other";
+  if (CONNECT_CODES.has(code)) return "connect";
+  if (TIMEOUT_CODES.has(code)) return "timeout";
+  if (DNS_CODES.has(code)) return "dns";
+  if (isTlsCode(code)) return "tls";
+  return "other";
+}
+
+/** Retries fix only connect-level failures (and retryable statuses, handled by the caller). */
+export function isRetryableFailure(e: unknown): boolean {
+  if (e instanceof AgentError) return e.details.retryable === true;
+  return failureKind(e) === "connect";
+}
+
+/** The AgentError for a request that failed before an answer (what = "metal-boot config", ...). */
+export function transportError(e: unknown, what: string, url: URL, extra: { attempts: number; trust?: string }): AgentError {
+  if (e instanceof AgentError) return e;
+  const code = errorCode(e) ?? "unknown";
+  const target = `${what} (${url.origin})`;
+  const details = { url: url.href, errorCode: code, attempts: extra.attempts };
+  switch (failureKind(e)) {
+    case "tls":
+      return new AgentError("tls", `${target}: TLS verification failed: ${deepMessage(e)} [${code}]; trusted CAs: ${extra.trust ?? "system"}`, details, { cause: e });
+    case "dns":
+      return new AgentError("unreachable", `${target}: cannot resolve host ${url.hostname} [${code}] (DNS servers from /etc/resolv.conf)`, details, { cause: e });
+    case "timeout":
+      return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}]`, details, { cause: e });
+    case "connect":
+      return new AgentError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, details, { cause: e });
+    default:
+      return new AgentError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, details, { cause: e });
+  }
+}
+
+/** HTTP statuses worth a retry: the gateway/overload family. */
+export const RETRYABLE_STATUS = new Set([502, 503, 504]);

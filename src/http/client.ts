@@ -1,0 +1,261 @@
+/**
+ * The agent's one HTTP client: a single undici Agent (connection pool) for every
+ * server the agent talks to. IPv6 literals and host names (resolved by the runtime
+ * through /etc/resolv.conf, which the network stage writes; see docs/apiserver.md),
+ * connect/header/body timeouts, TLS verified against the CA bundle plus CAs added at
+ * run time (the one metal-boot hands out), plain http only when allowed explicitly.
+ *
+ * undici is imported as "undici/index.js": a bare "undici" resolves to Bun's built-in
+ * stand-in, which ignores `dispatcher` (and so the CA, timeouts and lookup).
+ */
+import { readFileSync } from "node:fs";
+import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
+import { AgentError } from "../errors.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
+import { redactUrl } from "../log/redact.ts";
+import { RETRYABLE_STATUS, isRetryableFailure, transportError } from "./classify.ts";
+import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
+
+export interface HttpOptions {
+  /** PEM bundle file (Config.caBundle, METAL_CA). */
+  readonly caBundle: string;
+  readonly allowHttp: boolean;
+  readonly log: Logger;
+  readonly connectTimeoutMs?: number;
+  readonly headersTimeoutMs?: number;
+  readonly bodyTimeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  readonly retryEnv?: RetryEnv;
+}
+
+export interface HttpRequest {
+  readonly method: "GET" | "HEAD" | "POST";
+  readonly url: URL;
+  /** What this request is for, in words ("metal-boot config"): starts every error message and log line. */
+  readonly what: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  /** Largest body accepted (default 4 MiB). */
+  readonly maxBytes?: number;
+  readonly headersTimeoutMs?: number;
+  readonly bodyTimeoutMs?: number;
+  /** false: one attempt only. */
+  readonly retry?: RetryPolicy | false;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+  /** From the start of the first attempt to the end of the body. */
+  readonly latencyMs: number;
+  readonly attempts: number;
+  /** The server address the connection went to (undefined when reused before we saw it). */
+  readonly address: string | undefined;
+}
+
+export interface HttpStream {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: AsyncIterable<Uint8Array>;
+  readonly address: string | undefined;
+  /** Time to the answer's headers. */
+  readonly latencyMs: number;
+}
+
+const DEFAULT_MAX_BYTES = 4 << 20;
+
+/** host:port with IPv6 brackets removed (URL.hostname keeps them, undici's connector does not). */
+const originKey = (host: string, port: string) => `${host.replace(/^\[(.*)\]$/, "$1").toLowerCase()}|${port}`;
+
+function flatHeaders(h: Dispatcher.ResponseData["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+export class HttpClient {
+  readonly #opts: HttpOptions;
+  readonly #extraCas: string[] = [];
+  readonly #extraNames: string[] = [];
+  #connector: buildConnector.connector | undefined;
+  #plain: buildConnector.connector | undefined;
+  readonly #addresses = new Map<string, string>();
+  readonly #agent: Agent;
+
+  constructor(opts: HttpOptions) {
+    this.#opts = opts;
+    this.#agent = new Agent({
+      connect: (o, cb) => this.#connect(o, cb),
+      headersTimeout: opts.headersTimeoutMs ?? 15_000,
+      bodyTimeout: opts.bodyTimeoutMs ?? 30_000,
+      keepAliveTimeout: 10_000,
+    });
+  }
+
+  /** Trusts one more CA (PEM) for every later connection; `name` says where it came from. */
+  addCa(pem: string, name: string): void {
+    this.#extraCas.push(pem);
+    this.#extraNames.push(name);
+    this.#connector = undefined;
+  }
+
+  /** Which CAs are trusted, in words (for TLS error messages). */
+  get trust(): string {
+    return [`${this.#opts.caBundle} (METAL_CA)`, ...this.#extraNames].join(" + ");
+  }
+
+  #buildConnector(): buildConnector.connector {
+    if (this.#connector) return this.#connector;
+    let bundle: string;
+    try {
+      bundle = readFileSync(this.#opts.caBundle, "utf8");
+    } catch (e) {
+      throw new AgentError("tls", `cannot read the CA bundle ${this.#opts.caBundle} (METAL_CA): ${(e as Error).message}`, { path: this.#opts.caBundle });
+    }
+    this.#connector = buildConnector({ ca: [bundle, ...this.#extraCas], timeout: this.#opts.connectTimeoutMs ?? 5_000, rejectUnauthorized: true });
+    return this.#connector;
+  }
+
+  #connect(o: buildConnector.Options, cb: buildConnector.Callback): void {
+    let base: buildConnector.connector;
+    try {
+      // Plain http (allowed explicitly) needs no CA bundle.
+      base = o.protocol === "http:" ? (this.#plain ??= buildConnector({ timeout: this.#opts.connectTimeoutMs ?? 5_000 })) : this.#buildConnector();
+    } catch (e) {
+      cb(e as Error, null);
+      return;
+    }
+    base(o, (err, socket) => {
+      if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
+      if (err) cb(err, null);
+      else cb(null, socket!);
+    });
+  }
+
+  #address(url: URL): string | undefined {
+    return this.#addresses.get(originKey(url.hostname, url.port || (url.protocol === "https:" ? "443" : "80")));
+  }
+
+  #checkScheme(req: HttpRequest): void {
+    const p = req.url.protocol;
+    if (p === "https:") return;
+    if (p === "http:" && this.#opts.allowHttp) return;
+    const why = p === "http:" ? "plain http is refused unless METAL_ALLOW_HTTP=1 is on the kernel cmdline" : "only https:// (and http:// with METAL_ALLOW_HTTP=1) is supported";
+    throw new AgentError("usage", `${req.what}: ${redactUrl(req.url)}: ${why}`, { url: redactUrl(req.url) });
+  }
+
+  #undiciOptions(req: HttpRequest): Dispatcher.RequestOptions {
+    return {
+      origin: req.url.origin,
+      path: req.url.pathname + req.url.search,
+      method: req.method,
+      headers: { "user-agent": "metal-hammer", ...req.headers },
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      ...(req.headersTimeoutMs !== undefined ? { headersTimeout: req.headersTimeoutMs } : {}),
+      ...(req.bodyTimeoutMs !== undefined ? { bodyTimeout: req.bodyTimeoutMs } : {}),
+    };
+  }
+
+  async #readBody(body: AsyncIterable<Uint8Array>, req: HttpRequest): Promise<Uint8Array> {
+    const max = req.maxBytes ?? DEFAULT_MAX_BYTES;
+    const chunks: Uint8Array[] = [];
+    let n = 0;
+    for await (const c of body) {
+      n += c.byteLength;
+      if (n > max) throw new AgentError("bad_answer", `${req.what}: answer larger than ${max} bytes from ${redactUrl(req.url)}`, { url: redactUrl(req.url) });
+      chunks.push(c);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  #retryLogger(req: HttpRequest) {
+    return (info: { attempt: number; attempts: number; delayMs: number; error: unknown }) => {
+      const e = info.error;
+      const why = e instanceof RetryableStatus ? `status ${e.status}` : e instanceof Error ? ((e as { code?: string }).code ?? e.message) : String(e);
+      logEvent(
+        this.#opts.log,
+        "http.retry",
+        { what: req.what, url: redactUrl(req.url), attempt: info.attempt, attempts: info.attempts, delayMs: info.delayMs, reason: why },
+        `${req.what}: attempt ${info.attempt}/${info.attempts} failed (${why}); next attempt in ${info.delayMs} ms`,
+        "warn",
+      );
+    };
+  }
+
+  /** One request with retries for connect failures and 502/503/504; the body is read whole (bounded). */
+  async request(req: HttpRequest): Promise<HttpResponse> {
+    this.#checkScheme(req);
+    const policy = req.retry === false ? { ...DEFAULT_RETRY, attempts: 1 } : (req.retry ?? this.#opts.retry ?? DEFAULT_RETRY);
+    const t0 = performance.now();
+    let attempts = 0;
+    let last: HttpResponse | undefined;
+    try {
+      return await withRetry(
+        async (attempt) => {
+          attempts = attempt;
+          const r = await this.#agent.request(this.#undiciOptions(req));
+          const body = req.method === "HEAD" ? new Uint8Array() : await this.#readBody(r.body, req);
+          if (req.method === "HEAD") await r.body.dump();
+          const res: HttpResponse = {
+            status: r.statusCode,
+            headers: flatHeaders(r.headers),
+            body,
+            latencyMs: Math.round(performance.now() - t0),
+            attempts: attempt,
+            address: this.#address(req.url),
+          };
+          if (RETRYABLE_STATUS.has(r.statusCode)) {
+            last = res;
+            throw new RetryableStatus(r.statusCode);
+          }
+          return res;
+        },
+        policy,
+        { isRetryable: (e) => e instanceof RetryableStatus || isRetryableFailure(e), onRetry: this.#retryLogger(req) },
+        this.#opts.retryEnv ?? realRetryEnv,
+      );
+    } catch (e) {
+      // Out of retries on a 502/503/504: the caller reads the last answer (it may carry a connect error body).
+      if (e instanceof RetryableStatus && last) return last;
+      throw transportError(e, req.what, req.url, { attempts, trust: this.trust });
+    }
+  }
+
+  /** Opens a request and hands back the body as a stream (no retries once headers arrived). */
+  async stream(req: HttpRequest): Promise<HttpStream> {
+    this.#checkScheme(req);
+    const t0 = performance.now();
+    let attempts = 0;
+    const policy = req.retry === false ? { ...DEFAULT_RETRY, attempts: 1 } : (req.retry ?? this.#opts.retry ?? DEFAULT_RETRY);
+    try {
+      const r = await withRetry(
+        async (attempt) => {
+          attempts = attempt;
+          return await this.#agent.request(this.#undiciOptions(req));
+        },
+        policy,
+        { isRetryable: isRetryableFailure, onRetry: this.#retryLogger(req) },
+        this.#opts.retryEnv ?? realRetryEnv,
+      );
+      return { status: r.statusCode, headers: flatHeaders(r.headers), body: r.body, address: this.#address(req.url), latencyMs: Math.round(performance.now() - t0) };
+    } catch (e) {
+      throw transportError(e, req.what, req.url, { attempts, trust: this.trust });
+    }
+  }
+
+  /** Wraps an error met while reading a streamed body. */
+  bodyError(e: unknown, req: HttpRequest): AgentError {
+    return transportError(e, req.what, req.url, { attempts: 1, trust: this.trust });
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+}
+
+class RetryableStatus extends Error {
+  constructor(readonly status: number) {
+    super(`status ${status}`);
+  }
+}

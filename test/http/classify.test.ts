@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { failureKind, isRetryableFailure, transportError } from "../../src/http/classify.ts";
+import { AgentError } from "../../src/errors.ts";
+
+const err = (code: string, message = code, cause?: unknown) => Object.assign(new Error(message), { code }, cause ? { cause } : {});
+const url = new URL("https://[fd00::1]:8443/config/x");
+
+describe("classify", () => {
+  test("connect-level failures are retryable", () => {
+    for (const c of ["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT", "ECONNRESET", "EAI_AGAIN"]) {
+      expect(failureKind(err(c))).toBe("connect");
+      expect(isRetryableFailure(err(c))).toBe(true);
+    }
+  });
+
+  test("TLS failures, unknown names and header timeouts are not retried", () => {
+    for (const c of ["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "ERR_TLS_CERT_ALTNAME_INVALID", "CERT_HAS_EXPIRED", "ENOTFOUND", "UND_ERR_HEADERS_TIMEOUT"]) {
+      expect(isRetryableFailure(err(c))).toBe(false);
+    }
+  });
+
+  test("a code deeper in the cause chain is found", () => {
+    expect(failureKind(new Error("fetch failed", { cause: err("ECONNREFUSED") }))).toBe("connect");
+  });
+
+  test("a TLS failure becomes exit code 22 naming the server and the trusted CAs", () => {
+    const e = transportError(err("UNABLE_TO_VERIFY_LEAF_SIGNATURE", "unable to verify the first certificate"), "metal-boot config", url, { attempts: 1, trust: "/ca.pem (METAL_CA)" });
+    expect(e.code).toBe("tls");
+    expect(e.exitCode).toBe(22);
+    expect(e.message).toBe("metal-boot config (https://[fd00::1]:8443): TLS verification failed: unable to verify the first certificate [UNABLE_TO_VERIFY_LEAF_SIGNATURE]; trusted CAs: /ca.pem (METAL_CA)");
+  });
+
+  test("connect failures become unreachable (23) with the attempt count", () => {
+    const e = transportError(err("ECONNREFUSED", "connect ECONNREFUSED"), "apiserver X", url, { attempts: 4 });
+    expect(e.code).toBe("unreachable");
+    expect(e.exitCode).toBe(23);
+    expect(e.message).toContain("after 4 attempt(s)");
+  });
+
+  test("an AgentError passes through unchanged", () => {
+    const a = new AgentError("auth", "no");
+    expect(transportError(a, "x", url, { attempts: 1 })).toBe(a);
+  });
+});

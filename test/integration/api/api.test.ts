@@ -1,0 +1,340 @@
+/**
+ * The agent against the stand-ins over IPv6: metal-boot, apiserver and image cache
+ * on the host end of a veth, the agent in a netns on the other end (root only).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startStandins, type Standins } from "../../lab/standins/standins.ts";
+import { REPO, runAgent, transcript } from "./agent.ts";
+import { canRunNetns, createLink, type Link } from "./netns.ts";
+
+const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
+const skip = canRunNetns();
+
+let link: Link;
+let st: Standins;
+let dir: string;
+let binary: string | undefined;
+
+beforeAll(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), "mha-api-"));
+  link = await createLink();
+  st = await startStandins({
+    stateDir: join(dir, "standins"),
+    listen: { boot: { host: link.hostAddr, port: 0 }, api: { host: link.hostAddr, port: 0 }, images: { host: link.hostAddr, port: 0 } },
+    names: [link.name, "dns.mha.test"],
+    machines: [{ uuid: UUID, partition: "fra-equ01" }],
+    logFile: join(dir, "standins", "requests.jsonl"),
+  });
+});
+
+afterAll(async () => {
+  if (skip) return;
+  try {
+    // No token issued during the whole suite may appear in anything the agent printed or the stand-ins logged.
+    const everything = transcript.join("\n") + readFileSync(join(dir, "standins", "requests.jsonl"), "utf8");
+    const leaked = st.tokens.issued.filter((t) => everything.includes(t) || everything.includes(t.split(".")[2] ?? t));
+    expect(st.tokens.issued.length).toBeGreaterThan(0);
+    expect(leaked).toEqual([]);
+  } finally {
+    await st?.stop();
+    link?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const original = () => ({ api: st.urls.api, images: `${st.urls.images}/` });
+beforeEach(() => {
+  if (skip) return;
+  for (const f of Object.values(st.faults)) f.clear();
+  st.metalBoot.override = undefined;
+  st.metalBoot.apiserverUrl = original().api;
+  st.metalBoot.imageCacheUrl = original().images;
+  st.calls.length = 0;
+  st.log.entries.length = 0;
+});
+
+function cmdline(extra = "", bootUrl = `${st.urls.boot}/`): string {
+  return `console=ttyS0 METAL_BOOT_URL=${bootUrl} METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} ${extra}`.trim();
+}
+
+function runDir(): string {
+  return mkdtempSync(join(dir, "run-"));
+}
+
+const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);
+
+describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  test("happy path: run from boot to exec hand-off; the next stage gets the 0600 file and the same PID", async () => {
+    const run = runDir();
+    const next = join(dir, "next-stage.sh");
+    const out = join(run, "next.out");
+    writeFileSync(next, `#!/bin/sh\n{ echo "pid=$$"; echo "file=$METAL_HANDOFF_FILE"; stat -c 'mode=%a' "$METAL_HANDOFF_FILE"; } > "$NEXT_OUT"\ncat "$METAL_HANDOFF_FILE" > "$NEXT_OUT.json"\n`);
+    chmodSync(next, 0o755);
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { env: { NEXT_OUT: out } });
+    expect(r.err).not.toContain("metal-hammer:");
+    expect(r.code).toBe(0);
+    const seen = Object.fromEntries(readFileSync(out, "utf8").trim().split("\n").map((l) => l.split("=")));
+    expect(seen.file).toBe(join(run, "handoff.json"));
+    expect(seen.mode).toBe("600");
+    // execve, not a child: the next stage runs with the agent's PID.
+    expect(Number(seen.pid)).toBe(Number(events(r.logs, "agent.start")[0]?.pid));
+    expect(events(r.logs, "handoff.exec").length).toBe(1);
+
+    const doc = JSON.parse(readFileSync(`${out}.json`, "utf8"));
+    expect(doc).toMatchObject({ version: 1, uuid: UUID, uuidSource: "cmdline", partition: "fra-equ01", apiserverUrl: `${st.urls.api}/`, imageCacheUrl: `${st.urls.images}/`, tokenFile: join(run, "token"), network: null });
+    expect(doc.imageUrl).toBe(`${st.urls.images}/debian/12/img.tar.lz4`);
+    expect(Object.keys(doc.timings.stagesMs)).toEqual(["boot", "api", "image"]);
+    expect(statSync(join(run, "token")).mode & 0o777).toBe(0o600);
+    const token = readFileSync(join(run, "token"), "utf8");
+    expect(st.tokens.verify(token)).toBe(UUID);
+
+    // The apiserver saw our boot report with the token, from the machine's IPv6 address.
+    expect(st.calls.map((c) => [c.procedure, c.uuid])).toEqual([["metalstack.infra.v2.EventService/Send", UUID]]);
+    const apiReqs = st.log.of("api").filter((e) => e.path.startsWith("/metalstack"));
+    expect(apiReqs.at(-1)?.headers["connect-protocol-version"]).toBe("1");
+    expect(apiReqs.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(new Set(st.log.entries.slice(-5).map((e) => e.source))).toEqual(new Set([link.machineAddr]));
+    expect(events(r.logs, "boot.config")[0]).toMatchObject({ address: link.hostAddr, tokenSubject: UUID, caFromMetalBoot: true });
+  });
+
+  test("builtin hand-off: handoff.json written 0600, then not_built (exit 3) saying so", async () => {
+    const run = runDir();
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()]);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain("built-in provisioning flow (register, wait, install) is not built yet");
+    expect(statSync(join(run, "handoff.json")).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8")).uuid).toBe(UUID);
+  });
+
+  test("a CA that did not sign metal-boot: TLS error (exit 22) at once, no retries", async () => {
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline().replace(st.bootCa.certFile, st.apiCa.certFile)]);
+    expect(r.code).toBe(22);
+    expect(r.err).toMatch(/metal-hammer: metal-boot config \(https:\/\/\[fd00:6d68:[0-9a-f]+::1\]:\d+\): TLS verification failed: .*; trusted CAs: .*api-ca\.pem \(METAL_CA\)/);
+    expect(events(r.logs, "http.retry")).toEqual([]);
+    expect(r.ms).toBeLessThan(5_000);
+  });
+
+  test("the apiserver is trusted only through the CA metal-boot hands out", async () => {
+    st.metalBoot.ca = undefined;
+    try {
+      const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()]);
+      expect(r.code).toBe(22);
+      expect(r.err).toContain("apiserver metalstack.infra.v2.EventService/Send");
+    } finally {
+      st.metalBoot.ca = st.apiCa.pem;
+    }
+  });
+
+  test("the apiserver refuses the token (401): auth error, exit 21", async () => {
+    st.faults.api.set({ status: 401 });
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()]);
+    expect(r.code).toBe(21);
+    expect(r.err).toContain("unauthenticated: stand-in fault: token refused (the machine token was refused)");
+    expect(events(r.logs, "http.retry")).toEqual([]);
+  });
+
+  test("503 twice, then 200: succeeds after two logged retries", async () => {
+    st.faults.api.set({ status: 503, count: 2 });
+    // trace level: the token scan at the end covers the most verbose logs too.
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")]);
+    expect(r.code).toBe(3); // the flow went on to the hand-off (builtin is not built)
+    const retries = events(r.logs, "http.retry");
+    expect(retries.map((l) => [l.what, l.attempt, l.reason])).toEqual([
+      ["apiserver metalstack.infra.v2.EventService/Send", 1, "status 503"],
+      ["apiserver metalstack.infra.v2.EventService/Send", 2, "status 503"],
+    ]);
+    for (const l of retries) expect(String(l.msg)).toMatch(/next attempt in \d+ ms$/);
+    expect(st.log.of("api").filter((e) => e.path.endsWith("/Send")).map((e) => e.status)).toEqual([503, 503, 200]);
+  });
+
+  test("apiserver down: bounded retries, then unreachable (exit 23) naming it", async () => {
+    st.metalBoot.apiserverUrl = `https://[${link.hostAddr}]:9`; // nothing listens there
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { timeoutMs: 90_000 });
+    expect(r.code).toBe(23);
+    expect(r.err).toMatch(/apiserver metalstack\.infra\.v2\.EventService\/Send \(https:\/\/\[[0-9a-f:]+\]:9\): cannot connect after 6 attempt\(s\)/);
+    expect(events(r.logs, "http.retry").length).toBe(5);
+    expect(r.ms).toBeLessThan(30_000);
+  });
+
+  test("unknown uuid at metal-boot: exit 20, the message names the uuid", async () => {
+    const r = await runAgent(link.ns, ["token", "--uuid", "11111111-2222-3333-4444-555555555555", "--cmdline", cmdline()]);
+    expect(r.code).toBe(20);
+    expect(r.err).toContain("metal-boot does not know this machine");
+    expect(r.err).toContain("11111111-2222-3333-4444-555555555555");
+  });
+
+  test("a metal-boot answer that misses a field: bad_answer (exit 24) naming the field", async () => {
+    st.metalBoot.override = () => ({ partition: "p", token: "x".repeat(40), apiserverUrl: "https://[fd00::1]/" });
+    const r = await runAgent(link.ns, ["token", "--cmdline", cmdline()]);
+    expect(r.code).toBe(24);
+    expect(r.err).toContain("field imageCacheUrl");
+  });
+
+  test("token --json shows subject and expiry, never the token", async () => {
+    const r = await runAgent(link.ns, ["token", "--json", "--cmdline", cmdline()]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.out);
+    expect(v.token).toMatchObject({ kind: "jwt", subject: UUID, issuer: "metal-boot-standin" });
+    expect(Date.parse(v.token.expiresAt)).toBeGreaterThan(Date.now());
+    expect(v.address).toBe(link.hostAddr);
+  });
+
+  test("reach --json: all three servers ok, with the address used and latency", async () => {
+    const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.out);
+    expect(v.ok).toBe(true);
+    expect(v.targets.map((t: { target: string; ok: boolean; address: string }) => [t.target, t.ok, t.address])).toEqual([
+      ["metal-boot", true, link.hostAddr],
+      ["apiserver", true, link.hostAddr],
+      ["image-cache", true, link.hostAddr],
+    ]);
+    expect(v.targets[2].detail).toContain(`${st.image.byteLength} bytes, sha256:`);
+  });
+
+  test("a slow apiserver: still ok, and the latency shown is the real one", async () => {
+    st.faults.api.set({ slowMs: 1200 });
+    const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline()]);
+    expect(r.code).toBe(0);
+    const [boot, api] = JSON.parse(r.out).targets;
+    expect(api.latencyMs).toBeGreaterThanOrEqual(1200);
+    expect(boot.latencyMs).toBeLessThan(1200);
+  });
+
+  test("host names resolve in the netns and match the certificates' SAN", async () => {
+    const port = (u: string) => new URL(u).port;
+    st.metalBoot.apiserverUrl = `https://${link.name}:${port(st.urls.api)}`;
+    st.metalBoot.imageCacheUrl = `https://${link.name}:${port(st.urls.images)}/`;
+    const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline("", `https://${link.name}:${port(st.urls.boot)}/`)]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).targets.map((t: { address: string }) => t.address)).toEqual([link.hostAddr, link.hostAddr, link.hostAddr]);
+  });
+
+  test("host names resolve through the resolv.conf in the netns (DNS stand-in, AAAA)", async () => {
+    const { startDns } = await import("../../lab/standins/dns.ts");
+    const name = "dns.mha.test";
+    const dns = await startDns(link.hostAddr, 53, new Map([[name, link.hostAddr]]));
+    const resolv = `/etc/netns/${link.ns}/resolv.conf`;
+    writeFileSync(resolv, `nameserver ${link.hostAddr}\n`);
+    try {
+      const port = (u: string) => new URL(u).port;
+      st.metalBoot.apiserverUrl = `https://${name}:${port(st.urls.api)}`;
+      const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline("", `https://${name}:${port(st.urls.boot)}/`)]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).targets.map((t: { ok: boolean }) => t.ok)).toEqual([true, true, true]);
+      expect(dns.queries).toContain(`${name}/28`);
+    } finally {
+      writeFileSync(resolv, "");
+      await dns.stop();
+    }
+  });
+
+  test("image cache: .md5 is used when there is no .sha256", async () => {
+    st.faults.images.set({ hideSha256: true });
+    const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).targets[2].detail).toContain("md5:");
+  });
+
+  test("image cache faults: truncated and corrupted images, persistent 503 (exit 30 each)", async () => {
+    for (const [fault, text] of [
+      [{ truncate: true }, /truncated|broke off/],
+      [{ corrupt: true }, /is corrupted: sha256 [0-9a-f]{64}, expected [0-9a-f]{64}/],
+      [{ status: 503 }, /answered 503 after 3 attempt\(s\)/],
+    ] as const) {
+      st.faults.images.set(fault);
+      const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+      expect(r.code).toBe(30);
+      const img = JSON.parse(r.out).targets[2];
+      expect(img.ok).toBe(false);
+      expect(img.error).toMatch(text);
+    }
+  });
+
+  test("plain http is refused unless METAL_ALLOW_HTTP=1", async () => {
+    st.metalBoot.imageCacheUrl = `http://[${link.hostAddr}]:9/`;
+    const r = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline()]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out).targets[2].error).toContain("plain http is refused unless METAL_ALLOW_HTTP=1");
+  });
+
+  test("the compiled binary (Makefile flags) verifies the custom CA and execs the next stage", async () => {
+    binary = join(dir, "metal-hammer");
+    // The flags of the Makefile's dist/metal-hammer rule.
+    const b = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", "--bytecode", "--format=esm", "--target=bun-linux-x64-baseline", `--compile-executable-path=${join(REPO, "node_modules/@oven/bun-linux-x64-baseline/bin/bun")}`, "src/main.ts", "--outfile", binary], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+    expect(b.exitCode).toBe(0);
+    expect(existsSync(binary)).toBe(true);
+    const ok = await runAgent(link.ns, ["reach", "--json", "--cmdline", cmdline()], { binary });
+    expect(ok.code).toBe(0);
+    const bad = await runAgent(link.ns, ["token", "--cmdline", cmdline().replace(st.bootCa.certFile, st.apiCa.certFile)], { binary });
+    expect(bad.code).toBe(22);
+    // execve through bun:ffi works in the compiled binary as well.
+    const run = runDir();
+    const next = join(run, "next.sh");
+    writeFileSync(next, `#!/bin/sh\necho "handoff=$METAL_HANDOFF_FILE pid=$$"\n`);
+    chmodSync(next, 0o755);
+    const ex = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { binary });
+    expect(ex.code).toBe(0);
+    expect(ex.out.trim()).toBe(`handoff=${join(run, "handoff.json")} pid=${events(ex.logs, "agent.start")[0]?.pid}`);
+  }, 120_000);
+});
+
+describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the stand-in", () => {
+  const client = async () => {
+    const { HttpClient } = await import("../../../src/http/client.ts");
+    const { ConnectClient } = await import("../../../src/api/client.ts");
+    const { silentLogger } = await import("../../../src/log/logger.ts");
+    const http = new HttpClient({ caBundle: st.apiCa.certFile, allowHttp: false, log: silentLogger(), retry: { attempts: 1, baseMs: 1, capMs: 1, totalMs: 1 } });
+    return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };
+  };
+  const collect = async (fault: Record<string, unknown>) => {
+    const { WaitResponse, BOOT_SERVICE } = await import("../../../src/api/messages.ts");
+    st.faults.api.set(fault);
+    const { http, api } = await client();
+    const got: unknown[] = [];
+    try {
+      for await (const m of api.serverStream(`${BOOT_SERVICE}/Wait`, { uuid: UUID }, WaitResponse)) got.push(m);
+      return { got, error: undefined };
+    } catch (e) {
+      return { got, error: e as { code: string; message: string } };
+    } finally {
+      await http.close();
+    }
+  };
+
+  test("an allocation message, then a clean end of stream", async () => {
+    const r = await collect({});
+    expect(r.error).toBeUndefined();
+    expect(r.got).toEqual([{ allocation: { uuid: UUID, hostname: "standin" } }]);
+    const wait = st.log.of("api").at(-1);
+    expect(wait?.headers["content-type"]).toBe("application/connect+json");
+  });
+
+  test("an error in the end-of-stream message becomes the mapped error", async () => {
+    const r = await collect({ streamError: "permission_denied" });
+    expect(r.got.length).toBe(1);
+    expect(r.error?.code).toBe("auth");
+    expect(r.error?.message).toContain("permission_denied: stand-in fault");
+  });
+
+  test("a stream cut inside an envelope is a bad_answer", async () => {
+    const r = await collect({ streamTruncate: true });
+    expect(r.got).toEqual([]);
+    expect(r.error?.code).toBe("bad_answer");
+    expect(r.error?.message).toContain("stream truncated");
+  });
+});
+
+describe.skipIf(skip !== undefined)("exec hand-off errors", () => {
+  test("a next stage that is not executable: handoff error (31) before the hand-off file is written", async () => {
+    const run = runDir();
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${join(dir, "no-such-stage")}`)]);
+    expect(r.code).toBe(31);
+    expect(r.err).toContain(`METAL_HANDOFF=exec:${join(dir, "no-such-stage")}: not an executable file (ENOENT)`);
+    expect(existsSync(join(run, "handoff.json"))).toBe(false);
+  });
+});

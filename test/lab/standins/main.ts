@@ -1,0 +1,71 @@
+/**
+ * The stand-ins as one process, for `make lab` (run inside the lab's namespace):
+ *
+ *   bun test/lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
+ *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
+ *     [--machine UUID[,PARTITION]]... [--dns [addr]:53]
+ *
+ * --listen is metal-boot; the apiserver and image cache default to the same address
+ * on the next two ports. --dns also answers AAAA queries for every --name with the
+ * metal-boot address (point the RA's RDNSS there). Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
+ * until SIGTERM/SIGINT.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startDns } from "./dns.ts";
+import { startStandins, type Listen } from "./standins.ts";
+
+function parseListen(text: string, flag: string): Listen {
+  const m = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:\s]+):(\d+)$/.exec(text);
+  if (!m) throw new Error(`${flag} ${JSON.stringify(text)}: expected [ipv6]:port or host:port`);
+  return { host: m[1] ?? "", port: Number(m[2]) };
+}
+
+const { values } = parseArgs({
+  options: {
+    listen: { type: "string" },
+    api: { type: "string" },
+    images: { type: "string" },
+    "state-dir": { type: "string" },
+    name: { type: "string", multiple: true },
+    "advertise-name": { type: "string" },
+    machine: { type: "string", multiple: true },
+    dns: { type: "string" },
+  },
+});
+if (!values.listen || !values["state-dir"]) {
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port]\n");
+  process.exit(2);
+}
+const boot = parseListen(values.listen, "--listen");
+const stateDir = values["state-dir"];
+const machines = (values.machine ?? ["00000000-0000-0000-0000-0000000000aa"]).map((m) => {
+  const [uuid = "", partition = "lab"] = m.split(",");
+  return { uuid: uuid.toLowerCase(), partition };
+});
+const s = await startStandins({
+  stateDir,
+  listen: {
+    boot,
+    api: values.api ? parseListen(values.api, "--api") : { host: boot.host, port: boot.port === 0 ? 0 : boot.port + 1 },
+    images: values.images ? parseListen(values.images, "--images") : { host: boot.host, port: boot.port === 0 ? 0 : boot.port + 2 },
+  },
+  names: values.name ?? [],
+  ...(values["advertise-name"] ? { advertiseName: values["advertise-name"] } : {}),
+  machines,
+  logFile: join(stateDir, "requests.jsonl"),
+});
+const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
+const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
+const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
+writeFileSync(join(stateDir, "standins.json"), JSON.stringify(info, null, 2) + "\n");
+process.stdout.write(JSON.stringify(info) + "\n");
+const stop = async () => {
+  await s.stop();
+  await dns?.stop();
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
