@@ -56,10 +56,11 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(r.lines.some((l) => /Kernel panic/.test(l.text))).toBe(false);
   });
 
-  test("nothing the lab created is left behind: netns gone, QEMU/radvd of this run gone", () => {
+  test("nothing the lab created is left behind: netns gone, QEMU, radvd and the stand-ins of this run gone", () => {
     expect(netnsList()).not.toContain(r.names.netns);
     expect(processAlive(r.names.taps[0] as string)).toBe(false);
     expect(processAlive(`${r.dir}/radvd.conf`)).toBe(false);
+    expect(processAlive(`${r.dir}/standins`)).toBe(false);
   });
 
   test.skipIf(!NETWORK_BUILT)("SLAAC gave an address in the advertised /64 and DAD completed", () => {
@@ -77,14 +78,22 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(dns?.search).toEqual([DNS_SEARCH]);
   });
 
-  test.skipIf(!NETWORK_BUILT)("the flow ran past the network stage and ended as the flow's own end, not a fatal error", () => {
+  test.skipIf(!NETWORK_BUILT)("after the network, each stage reached its lab server from the SLAAC address, and no stage failed", () => {
     expect(ev(r, "agent.fatal")).toHaveLength(0);
     const stages = ev(r, "agent.stage").map((s) => s.stage);
     expect(stages[0]).toBe("network");
-    // Each stage after the network talks to a lab server: its requests must come from the SLAAC address.
-    if (stages.length > 1) {
-      const all = Object.values(r.serverLogs).join("");
-      expect(all).toContain(`${segmentPrefix(0)}${EUI64}`.replace("::", ":"));
+    const requests = (r.serverLogs.standins ?? "")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { server: string; source: string | null; status: number; path: string });
+    const guest = `${segmentPrefix(0)}${EUI64}`.replace("::", ":");
+    // Only servers of stages that ran: the switch ACLs of MEP-20 allow nothing else, and neither does the lab.
+    for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"]] as const) {
+      if (!stages.includes(stage)) continue;
+      const mine = requests.filter((q) => q.server === server);
+      expect(mine.length).toBeGreaterThan(0);
+      for (const q of mine) expect(q.source?.replace(/^::ffff:/, "")).toBe(guest);
+      expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
     }
   });
 });
@@ -114,14 +123,14 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens
       expect: "reboot",
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
       // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
-      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)); exit\n" },
+      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem); exit\n" },
     });
   }, HOOK_MS);
 
-  test("the shell runs on the console as root, and leaving it reboots", () => {
+  test("the shell runs on the console as root (and sees the lab CA the overlay archive added), and leaving it reboots", () => {
     expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "usage" });
     expect(ev(r, "init.shell")[0]).toMatchObject({ reason: "fatal error: usage" });
-    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42$/.test(l.text))).toBe(true);
+    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1$/.test(l.text))).toBe(true);
     expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
     expect(r.outcome).toBe("reboot");
   });

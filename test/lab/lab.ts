@@ -11,10 +11,12 @@
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
 import { labNames, qemuArgv, radvdConf, segmentPrefix, SERVICE_ADDR, DNS_ADDR, type LabNames, type LabOptions } from "./plan.ts";
-import { labServers, type LabServer, type LabServerEnv } from "./servers.ts";
+import { overlayCpio } from "./overlay.ts";
+import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
 
 export interface LabRun extends LabOptions {
@@ -61,7 +63,7 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     expect: "poweroff",
     live: true,
     dir: `.lab/mhl-${id}`,
-    servers: labServers,
+    servers: SERVER_SETS.standins,
     ...over,
   };
 }
@@ -103,7 +105,8 @@ async function stop(pid: number, graceMs = 2000): Promise<void> {
 export async function runLab(run: LabRun): Promise<LabResult> {
   const names = labNames(run);
   const { netns } = names;
-  const dir = run.dir;
+  // Absolute: servers run with other working directories (the stand-ins' openssl runs in its PKI folder).
+  const dir = resolve(run.dir);
   mkdirSync(`${dir}/servers`, { recursive: true });
   const consolePath = `${dir}/console.log`;
   writeFileSync(consolePath, "");
@@ -159,11 +162,14 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }, 5000);
     } else say("no radvd: no router advertisements on the segment");
 
-    for (const srv of run.servers({ addr: SERVICE_ADDR, dir })) {
+    const servers = run.servers({ addr: SERVICE_ADDR, dir });
+    const guestFiles: GuestFile[] = [];
+    const serverCmdline: string[] = [];
+    for (const srv of servers) {
       const log = `${dir}/servers/${srv.name}.log`;
       const p = Bun.spawn(inNs(srv.argv), { stdout: Bun.file(log), stderr: "inherit" });
       cleanups.push(() => stop(p.pid));
-      say(`waiting up to 10 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
+      say(`waiting up to 20 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
       await waitFor(`${srv.name} listening on ${srv.port}`, () => {
         if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
         try {
@@ -171,10 +177,22 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         } catch {
           return false;
         }
-      }, 10_000);
+      }, 20_000);
+      const g = srv.guest?.();
+      if (g) {
+        guestFiles.push(...g.files);
+        serverCmdline.push(...g.cmdline);
+      }
     }
 
-    const argv = qemuArgv(run, names);
+    // Files the servers give the guest (the lab CA) go in a small archive in front of the initramfs.
+    let initrd = run.initrd;
+    if (guestFiles.length > 0) {
+      initrd = `${dir}/initrd`;
+      writeFileSync(initrd, overlayCpio(guestFiles));
+      appendFileSync(initrd, readFileSync(run.initrd));
+    }
+    const argv = qemuArgv({ ...run, initrd, serverCmdline }, names);
     writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
     const qStart = performance.now();
     // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
@@ -218,12 +236,16 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     const outcome = classifyEnd(lines, timedOut);
     const durationMs = Math.round(performance.now() - t0);
     const serverLogs: Record<string, string> = {};
-    for (const srv of run.servers({ addr: SERVICE_ADDR, dir })) {
-      try {
-        serverLogs[srv.name] = readFileSync(`${dir}/servers/${srv.name}.log`, "utf8");
-      } catch {
-        serverLogs[srv.name] = "";
-      }
+    for (const srv of servers) {
+      serverLogs[srv.name] = srv.logs
+        .map((f) => {
+          try {
+            return readFileSync(f, "utf8");
+          } catch {
+            return "";
+          }
+        })
+        .join("");
     }
     const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, durationMs };
     writeFileSync(`${dir}/result.json`, JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n");
@@ -254,6 +276,7 @@ async function main(): Promise<number> {
       memory: { type: "string", default: "1024" },
       firmware: { type: "string", default: "seabios" },
       cmdline: { type: "string", multiple: true, default: [] },
+      servers: { type: "string", default: "standins" },
     },
     strict: true,
   });
@@ -267,6 +290,7 @@ async function main(): Promise<number> {
   if (!(OUTCOMES as readonly string[]).includes(v.expect as string)) return usage(`--expect ${v.expect}: expected one of ${OUTCOMES.join(", ")}`);
   if (!["poweroff", "reboot", "halt", "shell"].includes(v.done as string)) return usage(`--done ${v.done}: expected poweroff, reboot, halt or shell`);
   if (v.firmware !== "seabios" && v.firmware !== "qboot") return usage(`--firmware ${v.firmware}: expected seabios or qboot`);
+  if (!((v.servers as string) in SERVER_SETS)) return usage(`--servers ${v.servers}: expected one of ${Object.keys(SERVER_SETS).join(", ")}`);
   const mem = Number(v.memory);
   if (!Number.isInteger(mem) || mem < 256 || mem > 16384) return usage(`--memory ${v.memory}: expected MiB in 256..16384`);
   const timeout = Number(v.timeout);
@@ -282,6 +306,7 @@ async function main(): Promise<number> {
     timeoutMs: timeout * 1000,
     expect: v.expect as Outcome,
     memoryMiB: mem,
+    servers: SERVER_SETS[v.servers as ServerSet],
     firmware: v.firmware,
     extraCmdline: (v.cmdline as string[]).flatMap((c) => c.split(/\s+/).filter((w) => w !== "")),
     ...(v.kernel ? { kernel: v.kernel } : {}),

@@ -23,6 +23,8 @@ export interface LabOptions {
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
   readonly netTimeout: string;
   readonly rebootDelay: string;
+  /** Words from the lab servers (CA path, URLs), after the defaults. */
+  readonly serverCmdline?: readonly string[];
   /** Extra cmdline words, appended last (they win). */
   readonly extraCmdline: readonly string[];
 }
@@ -35,7 +37,9 @@ export const segmentPrefix = (nic: number): string => `fd6d:686c:0:${nic + 1}::`
 export const SERVICE_ADDR = "fd6d:686c:0:ffff::1";
 export const DNS_ADDR = "fd6d:686c:0:ffff::53";
 export const DNS_SEARCH = "lab.metal";
-export const METAL_BOOT_PORT = 8080;
+export const METAL_BOOT_PORT = 8443;
+/** The machine the lab boots (METAL_UUID) and the stand-in metal-boot knows. */
+export const LAB_UUID = "00000000-6d68-6c00-0000-000000000001";
 
 export interface LabNames {
   readonly netns: string;
@@ -78,14 +82,14 @@ export function guestCmdline(o: LabOptions): string {
     "panic=-1",
     "quiet",
     "METAL_LOG_FORMAT=json",
-    `METAL_BOOT_URL=http://[${SERVICE_ADDR}]:${METAL_BOOT_PORT}`,
-    "METAL_ALLOW_HTTP=1",
+    `METAL_BOOT_URL=https://[${SERVICE_ADDR}]:${METAL_BOOT_PORT}`,
     `METAL_DONE=${o.done}`,
     `METAL_REBOOT_DELAY=${o.rebootDelay}`,
     `METAL_NET_TIMEOUT=${o.netTimeout}`,
-    "METAL_UUID=00000000-6d68-6c00-0000-000000000001",
+    `METAL_UUID=${LAB_UUID}`,
     ...(o.fast ? ["METAL_NET_FAST=1"] : []),
     ...(o.debug ? ["DEBUG=1"] : []),
+    ...(o.serverCmdline ?? []),
     ...o.extraCmdline,
   ];
   return words.join(" ");
