@@ -151,6 +151,22 @@ describe.skipIf(missing.length > 0 || !NETWORK_BUILT)("QEMU lab: no RA on the se
   });
 });
 
+describe.skipIf(missing.length > 0 || !NETWORK_BUILT)("QEMU lab: two NICs, one /64 per port, METAL_NET_POLICY=all", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({ nics: 2, extraCmdline: ["METAL_NET_POLICY=all"] });
+  }, HOOK_MS);
+
+  test("each NIC gets the address of its own segment before the network counts as ready", () => {
+    const dad = ev(r, "net.dad.done");
+    expect(dad.map((d) => d.address).sort()).toEqual([`fd6d:686c:0:1:${EUI64}/64`, "fd6d:686c:0:2:5054:ff:fe6d:6802/64"]);
+    const ready = ev(r, "net.ready")[0];
+    expect(ready?.interfaces).toHaveLength(2);
+    for (const d of dad) expect(d.ms).toBeLessThanOrEqual(ready?.ms ?? 0);
+    expect(r.outcome).toBe("poweroff");
+  });
+});
+
 describe.skipIf(missing.length > 0)("QEMU lab: e1000 NIC", () => {
   let r: LabResult;
   beforeAll(async () => {
