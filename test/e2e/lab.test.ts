@@ -61,6 +61,8 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(processAlive(r.names.taps[0] as string)).toBe(false);
     expect(processAlive(`${r.dir}/radvd.conf`)).toBe(false);
     expect(processAlive(`${r.dir}/standins`)).toBe(false);
+    expect(existsSync(`${r.dir}/initrd`)).toBe(false);
+    expect(existsSync(`${r.dir}/console.log`)).toBe(true);
   });
 
   test.skipIf(!NETWORK_BUILT)("SLAAC gave an address in the advertised /64 and DAD completed", () => {

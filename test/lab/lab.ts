@@ -10,7 +10,7 @@
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
@@ -188,9 +188,12 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     // Files the servers give the guest (the lab CA) go in a small archive in front of the initramfs.
     let initrd = run.initrd;
     if (guestFiles.length > 0) {
-      initrd = `${dir}/initrd`;
-      writeFileSync(initrd, overlayCpio(guestFiles));
-      appendFileSync(initrd, readFileSync(run.initrd));
+      const combined = `${dir}/initrd`;
+      initrd = combined;
+      // A copy of the whole initramfs: removed after the run (the logs stay).
+      cleanups.push(() => rmSync(combined, { force: true }));
+      writeFileSync(combined, overlayCpio(guestFiles));
+      appendFileSync(combined, readFileSync(run.initrd));
     }
     const argv = qemuArgv({ ...run, initrd, serverCmdline }, names);
     writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
