@@ -30,6 +30,13 @@ export interface LabRun extends LabOptions {
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
 }
 
+export class LabInterrupted extends Error {
+  override readonly name = "LabInterrupted";
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`interrupted by ${signal}; everything the lab started is stopped and removed`);
+  }
+}
+
 export interface LabResult {
   readonly outcome: Outcome;
   readonly exitCode: number;
@@ -116,9 +123,16 @@ export async function runLab(run: LabRun): Promise<LabResult> {
   };
   const t0 = performance.now();
   let removeSignalHandlers = (): void => {};
+  let interrupted: NodeJS.Signals | undefined;
+  let qemuPid: number | undefined;
   try {
-    // Interrupted (Ctrl-C, CI timeout): clean up, then leave with the conventional code.
+    // Interrupted (Ctrl-C, CI timeout): with QEMU running, stop it and let the run unwind
+    // (the finally below cleans up); before that, clean up here. Either way exit 130/143.
     const onSignal = (sig: NodeJS.Signals): void => {
+      if (interrupted) return;
+      interrupted = sig;
+      say(`${sig}: stopping`);
+      if (qemuPid !== undefined) return void stop(qemuPid, 1000);
       void (async () => {
         for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});
         process.exit(sig === "SIGINT" ? 130 : 143);
@@ -201,6 +215,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
     const qemu = Bun.spawn(inNs(argv), { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
     let typed = false;
+    qemuPid = qemu.pid;
     cleanups.push(() => stop(qemu.pid));
     say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
     const lines: ConsoleLine[] = [];
@@ -234,6 +249,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     const qemuExit = await qemu.exited;
     clearTimeout(timer);
     await pump;
+    if (interrupted) throw new LabInterrupted(interrupted);
     const stderr = await new Response(qemu.stderr).text();
     if (stderr.trim() !== "") writeFileSync(`${dir}/qemu.stderr`, stderr);
     const outcome = classifyEnd(lines, timedOut);
@@ -324,6 +340,6 @@ if (import.meta.main) {
     process.exit(await main());
   } catch (e) {
     process.stderr.write(`lab: ${(e as Error).message}\n`);
-    process.exit(1);
+    process.exit(e instanceof LabInterrupted ? (e.signal === "SIGINT" ? 130 : 143) : 1);
   }
 }
