@@ -39,7 +39,7 @@ dist/metal-hammer: $(SRC) node_modules/.package-lock.json
 	$(BUN) build --compile --minify --bytecode --format=esm --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
-		src/main.ts --outfile $@
+		src/main.ts src/netlink/event-worker.ts --outfile $@
 
 build: dist/metal-hammer
 

@@ -3,6 +3,8 @@
  * the process's secret set and a logger factory. Tests pass their own to capture
  * output; main.ts passes the real process.
  */
+import { readdir, stat } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { SecretSet } from "../log/redact.ts";
 import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
 
@@ -12,6 +14,11 @@ export interface Io {
   /** Diagnostics and, by default, log lines. */
   err(text: string): void;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * The files below a directory (recursively, paths relative to it), or undefined when
+   * `path` is not a directory. Optional: commands that take directories check for it.
+   */
+  listFiles?(path: string): Promise<string[] | undefined>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether the log destination is a terminal (chooses the text log format). */
   readonly errIsTTY: boolean;
@@ -43,6 +50,12 @@ export function processIo(): Io {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
     readFile: async (p) => new Uint8Array(await Bun.file(p).arrayBuffer()),
+    listFiles: async (p) => {
+      const st = await stat(p).catch(() => undefined);
+      if (!st?.isDirectory()) return undefined;
+      const entries = await readdir(p, { recursive: true, withFileTypes: true });
+      return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => relative(p, join(e.parentPath, e.name)));
+    },
     env: process.env,
     errIsTTY: Boolean(process.stderr.isTTY),
   };

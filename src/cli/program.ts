@@ -7,7 +7,9 @@ import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { registerConfig } from "./config.ts";
+import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
+import { registerKconfig } from "./kconfig.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
 import { registerToken } from "./token.ts";
@@ -15,7 +17,15 @@ import { registerVersion } from "./version.ts";
 
 export type Registrar = (program: Command, ctx: Context) => void;
 
-export const REGISTRARS: readonly Registrar[] = [registerRun, registerConfig, registerVersion, registerToken, registerReach];
+export const REGISTRARS: readonly Registrar[] = [
+  registerRun,
+  registerConfig,
+  registerNet,
+  registerToken,
+  registerReach,
+  registerKconfig,
+  registerVersion,
+];
 
 export function buildProgram(ctx: Context, registrars: readonly Registrar[] = REGISTRARS): Command {
   const program = new Command("metal-hammer")

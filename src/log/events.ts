@@ -22,6 +22,7 @@ export const EVENTS = {
   "net.link.up": "administrative link-up requested",
   "net.link.carrier": "carrier detected",
   "net.link.down": "carrier lost",
+  "net.link.nocarrier": "no carrier within the carrier timeout: the interface is given up (reported, not waited on)",
   "net.ll.ready": "link-local address usable (DAD done)",
   "net.ra.seen": "a router advertisement was seen",
   "net.addr.tentative": "a global address is tentative (DAD running)",

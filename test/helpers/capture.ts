@@ -18,6 +18,12 @@ export function captureContext(files: Record<string, string | Uint8Array> = {}, 
       if (f === undefined) throw new Error(`ENOENT: no such file or directory, open '${p}'`);
       return typeof f === "string" ? new TextEncoder().encode(f) : f;
     },
+    // A directory is any path that is a prefix of file paths in `files`.
+    listFiles: async (dir) => {
+      const prefix = dir.endsWith("/") ? dir : dir + "/";
+      const below = Object.keys(files).filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+      return below.length > 0 ? below : undefined;
+    },
     env,
     errIsTTY: false,
   };

@@ -1,0 +1,145 @@
+/**
+ * `net`: IPv6 bring-up for the debug shell. `net up` runs the same code as the
+ * network stage; `net status` shows links, addresses, routes and DNS; `net watch`
+ * streams netlink events.
+ */
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { parseNicList } from "../config/params.ts";
+import { parseDuration } from "../config/duration.ts";
+import { AgentError } from "../errors.ts";
+import { bringUp } from "../net/bringup.ts";
+import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
+import { watch } from "../net/watch.ts";
+import { NetlinkSocket } from "../netlink/socket.ts";
+import type { Context } from "./context.ts";
+
+const DEFAULT_RESOLV = "/etc/resolv.conf";
+
+/** VmHWM of this process (peak resident set), for benches. */
+function peakRssKiB(): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function duration(flag: string, v: string): number {
+  const ms = parseDuration(v);
+  if (ms === undefined || ms <= 0) throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected a duration like 30s, 500ms or 2m`, { flag });
+  return ms;
+}
+
+function selectors(v: string | undefined) {
+  if (v === undefined) return [];
+  const list = parseNicList(v);
+  if (!list) throw new AgentError("usage", `--interfaces ${JSON.stringify(v)}: expected a comma-separated list of interface names or MACs`, {});
+  return list;
+}
+
+interface UpOpts {
+  interfaces?: string;
+  policy: string;
+  timeout: string;
+  fast?: boolean;
+  solicit?: boolean;
+  resolvConf: string;
+  needDns?: boolean;
+  carrierTimeout: string;
+  json?: boolean;
+  logLevel: string;
+}
+
+export function registerNet(program: Command, ctx: Context): void {
+  const net = program.command("net").description("IPv6 bring-up over rtnetlink: SLAAC, DAD, RA DNS");
+
+  net
+    .command("up")
+    .description("bring the selected interfaces up and wait until the network is ready (address, default route, DNS)")
+    .option("--interfaces <list>", "names or MACs, comma-separated (default: all physical NICs)")
+    .option("--policy <any|all>", "ready when any / all interfaces are ready", "any")
+    .option("--timeout <duration>", "bound for readiness", "60s")
+    .option("--fast", "fast-ND profile: no RS delay, optimistic DAD, 100 ms DAD probes (DAD kept)")
+    .option("--solicit", "send our own router solicitation from :: at link-up (default with --fast)")
+    .option("--no-solicit", "never send our own router solicitation")
+    .option("--resolv-conf <path>", "where RA DNS is written", DEFAULT_RESOLV)
+    .option("--need-dns", "readiness also needs a DNS server from the RA")
+    .option("--carrier-timeout <duration>", "give an interface up after this long without carrier", "10s")
+    .option("--json", "print the result as JSON")
+    .option("--log-level <level>", "log level", "info")
+    .action(async (o: UpOpts) => {
+      if (o.policy !== "any" && o.policy !== "all") throw new AgentError("usage", `--policy ${JSON.stringify(o.policy)}: expected any or all`, {});
+      const log = ctx.logger(o.logLevel as "info");
+      const r = await bringUp({
+        selectors: selectors(o.interfaces),
+        policy: o.policy,
+        timeoutMs: duration("--timeout", o.timeout),
+        fast: o.fast === true,
+        ...(o.solicit !== undefined ? { solicit: o.solicit } : {}),
+        resolvConf: o.resolvConf,
+        dnsNeeded: o.needDns === true,
+        carrierGraceMs: duration("--carrier-timeout", o.carrierTimeout),
+        log,
+      });
+      if (o.json) {
+        ctx.io.out(JSON.stringify({ ready: r.ready, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
+        return;
+      }
+      ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);
+      for (const i of r.summary.interfaces) ctx.io.out(`  ${i.name} ${i.mac} ${i.state} ${i.addresses.join(" ") || "-"} via ${i.defaultRouters.join(" ") || "-"}\n`);
+      ctx.io.out(`  dns ${r.summary.dns.servers.join(" ") || "-"} search ${r.summary.dns.search.join(" ") || "-"}\n`);
+    });
+
+  net
+    .command("status")
+    .description("links, carrier, MAC, addresses with flags and lifetimes, default routes, DNS")
+    .option("--resolv-conf <path>", "resolv.conf to read DNS from", DEFAULT_RESOLV)
+    .option("--json", "print JSON")
+    .action(async (o: { resolvConf: string; json?: boolean }) => {
+      const rq = NetlinkSocket.open();
+      let bodies;
+      try {
+        bodies = [...rq.dumpLinks(), ...rq.dumpAddrs(), ...rq.dumpRoutes()];
+      } finally {
+        rq.close();
+      }
+      let dns = { servers: [] as string[], search: [] as string[] } as ReturnType<typeof parseResolvConf>;
+      try {
+        dns = parseResolvConf(new TextDecoder().decode(await ctx.io.readFile(o.resolvConf)));
+      } catch {
+        /* no resolv.conf: DNS (none) */
+      }
+      const view = statusView(bodies, dns);
+      ctx.io.out(o.json ? JSON.stringify(view) + "\n" : renderStatus(view));
+    });
+
+  net
+    .command("watch")
+    .description("live netlink event stream for the selected interfaces (Ctrl-C ends)")
+    .option("--interfaces <list>", "names or MACs, comma-separated (default: all physical NICs)")
+    .option("--duration <duration>", "stop after this long")
+    .option("--resolv-conf <path>", "also keep RA DNS in this file while watching")
+    .option("--json", "one JSON object per line")
+    .action(async (o: { interfaces?: string; duration?: string; resolvConf?: string; json?: boolean }) => {
+      let onSig = () => {};
+      const stop = new Promise<void>((resolve) => (onSig = resolve));
+      process.once("SIGINT", onSig);
+      process.once("SIGTERM", onSig);
+      try {
+        await watch({
+          selectors: selectors(o.interfaces),
+          durationMs: o.duration !== undefined ? duration("--duration", o.duration) : undefined,
+          resolvConf: o.resolvConf,
+          json: o.json === true,
+          log: ctx.logger("info"),
+          out: (l) => ctx.io.out(l),
+          stop,
+        });
+      } finally {
+        process.off("SIGINT", onSig);
+        process.off("SIGTERM", onSig);
+      }
+    });
+}

@@ -1,0 +1,145 @@
+/**
+ * Network-namespace labs for root tests and benches: unique names under the `mhn`
+ * prefix, veth pairs with fixed MACs, radvd in the router namespace with a config
+ * from test/fixtures/radvd/, and a cleanup that removes everything even after a
+ * failure (deleting a namespace deletes its veths; radvd is killed by PID).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ipaddr from "ipaddr.js";
+
+export const isRoot = process.getuid?.() === 0;
+export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
+
+export function sh(...argv: string[]): string {
+  const r = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${argv.join(" ")} -> exit ${r.exitCode}: ${r.stderr.toString().trim()}`);
+  return r.stdout.toString();
+}
+export const nsx = (ns: string, ...argv: string[]): string => sh("ip", "netns", "exec", ns, ...argv);
+
+/** Polls pred every 20 ms until true or ms elapsed; throws with `what` (never a fixed sleep). */
+export async function waitFor(pred: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = performance.now() + ms;
+  for (;;) {
+    if (await pred()) return;
+    if (performance.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await Bun.sleep(20);
+  }
+}
+
+export const suffix = (): string => Math.random().toString(16).slice(2, 6);
+
+/** EUI-64 SLAAC address for a MAC in a /64 prefix ("2001:db8:1::"). */
+export function eui64(prefix: string, mac: string): string {
+  const p = ipaddr.IPv6.parse(prefix).toByteArray().slice(0, 8);
+  const b = mac.split(":").map((x) => parseInt(x, 16));
+  const id = [(b[0] ?? 0) ^ 2, b[1] ?? 0, b[2] ?? 0, 0xff, 0xfe, b[3] ?? 0, b[4] ?? 0, b[5] ?? 0];
+  return ipaddr.fromByteArray([...p, ...id]).toString();
+}
+
+export interface Link {
+  /** Agent-side interface name (in the agent namespace). */
+  readonly agentIf: string;
+  /** Router-side name (in the router namespace). */
+  readonly routerIf: string;
+  readonly mac: string;
+  readonly routerNs: string;
+}
+
+export class Lab {
+  readonly id = suffix();
+  readonly agentNs = `mhn-${this.id}-a`;
+  readonly dir = mkdtempSync(join(tmpdir(), `mhn-${this.id}-`));
+  readonly links: Link[] = [];
+  private readonly namespaces: string[] = [];
+  private readonly pids: number[] = [];
+  private readonly radvdPids = new Map<string, { pid: number; conf: string }>();
+
+  constructor() {
+    this.addNs(this.agentNs);
+  }
+
+  private addNs(ns: string): void {
+    sh("ip", "netns", "add", ns);
+    this.namespaces.push(ns);
+    nsx(ns, "ip", "link", "set", "lo", "up");
+  }
+
+  /** A veth pair: agent side `mhn<id>a<n>` (fixed MAC) in the agent netns, router side in its own netns. */
+  addLink(opts: { mac?: string } = {}): Link {
+    const n = this.links.length;
+    const routerNs = `mhn-${this.id}-r${n}`;
+    this.addNs(routerNs);
+    const agentIf = `mhn${this.id}a${n}`;
+    const routerIf = `mhn${this.id}r${n}`;
+    const mac = opts.mac ?? `02:00:00:00:aa:0${n + 1}`;
+    sh("ip", "link", "add", agentIf, "netns", this.agentNs, "address", mac, "type", "veth", "peer", "name", routerIf, "netns", routerNs);
+    nsx(routerNs, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
+    nsx(routerNs, "sysctl", "-qw", `net.ipv6.conf.${routerIf}.accept_dad=0`);
+    nsx(routerNs, "ip", "link", "set", routerIf, "up");
+    const link = { agentIf, routerIf, mac, routerNs };
+    this.links.push(link);
+    return link;
+  }
+
+  /** Starts radvd in the link's router netns with a fixture config (@IF@ replaced); returns its PID. */
+  private radvdConf(link: Link, fixture: string): string {
+    const text = readFileSync(join(import.meta.dir, "../fixtures/radvd", fixture), "utf8").replaceAll("@IF@", link.routerIf);
+    const conf = join(this.dir, `${link.routerIf}.conf`);
+    writeFileSync(conf, text);
+    return conf;
+  }
+
+  /** Rewrites the link's radvd config from another fixture and reloads it (SIGHUP). */
+  reloadRadvd(link: Link, fixture: string): void {
+    const r = this.radvdPids.get(link.routerIf);
+    if (!r) throw new Error(`no radvd on ${link.routerIf}`);
+    this.radvdConf(link, fixture);
+    process.kill(r.pid, "SIGHUP");
+  }
+
+  /** The router side's link-local address (the default gateway the agent should learn). */
+  routerLinkLocal(link: Link): string {
+    const j = JSON.parse(nsx(link.routerNs, "ip", "-6", "-j", "addr", "show", "dev", link.routerIf, "scope", "link")) as { addr_info: { local: string }[] }[];
+    const a = j[0]?.addr_info[0]?.local;
+    if (!a) throw new Error(`no link-local on ${link.routerIf}`);
+    return a;
+  }
+
+  async radvd(link: Link, fixture: string): Promise<number> {
+    const conf = this.radvdConf(link, fixture);
+    const pidfile = join(this.dir, `${link.routerIf}.pid`);
+    const p = Bun.spawn(["ip", "netns", "exec", link.routerNs, "radvd", "-C", conf, "-p", pidfile, "-n", "-m", "stderr"], { stdout: "ignore", stderr: "pipe" });
+    this.pids.push(p.pid);
+    await waitFor(() => {
+      try {
+        return readFileSync(pidfile, "utf8").trim() !== "";
+      } catch {
+        return p.exitCode !== null;
+      }
+    }, 5000, `radvd pidfile ${pidfile}`);
+    if (p.exitCode !== null) throw new Error(`radvd exited ${p.exitCode}: ${await new Response(p.stderr).text()}`);
+    this.radvdPids.set(link.routerIf, { pid: p.pid, conf });
+    return p.pid;
+  }
+
+  kill(pid: number): void {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+  }
+
+  cleanup(): void {
+    for (const pid of this.pids) this.kill(pid);
+    for (const ns of this.namespaces.reverse()) Bun.spawnSync(["ip", "netns", "del", ns]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export function writeFile(path: string, text: string): void {
+  writeFileSync(path, text);
+}

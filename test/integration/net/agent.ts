@@ -1,0 +1,62 @@
+/**
+ * Runs the agent as a subprocess in the lab's agent namespace
+ * (`ip netns exec <ns> bun src/main.ts net ...`) and collects its output: exit
+ * code, stdout (JSON when asked), and the JSON log lines from stderr.
+ */
+import { join } from "node:path";
+import type { Lab } from "../../helpers/netns.ts";
+
+export const MAIN = join(import.meta.dir, "../../../src/main.ts");
+
+export interface AgentRun {
+  readonly pid: number;
+  /** Log records so far (parsed JSON lines of stderr). */
+  readonly logs: Record<string, unknown>[];
+  readonly stderr: () => string;
+  readonly stdout: () => string;
+  readonly done: Promise<{ code: number; stdout: string; stderr: string; logs: Record<string, unknown>[]; ms: number }>;
+  kill(): void;
+}
+
+export function startAgent(lab: Lab, args: string[]): AgentRun {
+  const t0 = performance.now();
+  const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, MAIN, "net", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, METAL_LOG_FORMAT: "json" } });
+  const logs: Record<string, unknown>[] = [];
+  let err = "";
+  const readErr = (async () => {
+    const dec = new TextDecoder();
+    let buf = "";
+    for await (const chunk of p.stderr) {
+      const s = dec.decode(chunk, { stream: true });
+      err += s;
+      buf += s;
+      let i: number;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          logs.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          /* the final error line is plain text */
+        }
+      }
+    }
+  })();
+  let out = "";
+  const readOut = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of p.stdout) out += dec.decode(chunk, { stream: true });
+  })();
+  const done = (async () => {
+    await readOut;
+    const stdout = out;
+    const code = await p.exited;
+    await readErr;
+    return { code, stdout, stderr: err, logs, ms: performance.now() - t0 };
+  })();
+  return { pid: p.pid, logs, stderr: () => err, stdout: () => out, done, kill: () => p.kill() };
+}
+
+export const runAgent = (lab: Lab, args: string[]) => startAgent(lab, args).done;
+
+export const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);

@@ -1,0 +1,41 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { InterfaceMachine } from "../../src/net/machine.ts";
+import { collectDns, renderResolvConf } from "../../src/net/resolv.ts";
+import { writeResolvConf } from "../../src/net/resolv-file.ts";
+import { dnssl, rdnss } from "./feed.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mhn-resolv-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("resolv.conf from RA DNS", () => {
+  test("servers and search domains of all interfaces, de-duplicated, link-local servers with their zone", () => {
+    const a = new InterfaceMachine(2, "eth0", "", 0);
+    const b = new InterfaceMachine(3, "eth1", "", 0);
+    a.apply(rdnss(["2001:db8::53", "fe80::53"], 30), 0);
+    a.apply(dnssl(["lab.example"], 30), 0);
+    b.apply(rdnss(["2001:db8::53", "2001:db8::54"], 30, { ifindex: 3 }), 0);
+    expect(collectDns([a, b])).toEqual({ servers: ["2001:db8::53", "fe80::53%eth0", "2001:db8::54"], search: ["lab.example"] });
+    expect(renderResolvConf(collectDns([a, b]))).toBe(
+      "# written by metal-hammer from router advertisements (RDNSS/DNSSL)\nnameserver 2001:db8::53\nnameserver fe80::53%eth0\nnameserver 2001:db8::54\nsearch lab.example\n",
+    );
+  });
+
+  test("written atomically and only when it changes", () => {
+    const p = join(dir, "resolv.conf");
+    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toBe(true);
+    const ino = statSync(p).ino;
+    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toBe(false);
+    expect(statSync(p).ino).toBe(ino);
+    expect(writeResolvConf(p, "nameserver 2001:db8::54\n")).toBe(true);
+    expect(statSync(p).ino).not.toBe(ino); // a new file renamed over the old one
+    expect(readFileSync(p, "utf8")).toBe("nameserver 2001:db8::54\n");
+    expect(readdirSync(dir)).toEqual(["resolv.conf"]); // no temp file left
+  });
+
+  test("an unwritable path is an error naming it", () => {
+    expect(() => writeResolvConf(join(dir, "missing/dir/resolv.conf"), "x\n")).toThrow(/cannot write .*missing\/dir\/resolv.conf/);
+  });
+});
