@@ -3,7 +3,7 @@
  * QEMU start -> kernel start (derived from the kernel's own clock at power-off) ->
  * /init hand-off (the agent's first console line) -> network ready -> last agent step
  * -> power-off; medians over N boots. Builds build/bench/initramfs.<compression>.
- *   bun bench/boot.ts [--runs 3] [--compress lz4,zstd,gzip,none] [--memory 1024] [--firmware seabios|qboot] [--nic virtio]
+ *   bun bench/boot.ts [--runs 3] [--compress lz4,zstd,gzip,none] [--memory 1024] [--firmware seabios|qboot] [--nic virtio] [--fast]
  * Targets (docs/lab.md): <= 8 s QEMU start to /init under TCG; <= 50 MB initramfs.
  */
 import { statSync } from "node:fs";
@@ -16,6 +16,7 @@ const { values: v } = parseArgs({
     compress: { type: "string", default: "lz4,zstd,gzip,none" },
     memory: { type: "string", default: "1024" },
     firmware: { type: "string", default: "seabios" },
+    fast: { type: "boolean", default: false },
     nic: { type: "string", default: "virtio" },
     kernel: { type: "string", default: "build/lab/vmlinux-6.1.0-57-amd64" },
     kver: { type: "string", default: "6.1.0-57-amd64" },
@@ -50,7 +51,7 @@ for (const comp of comps) {
   if (b.exitCode !== 0) throw new Error(`initramfs build (${comp}) failed: ${b.stderr.toString()}`);
   const row: Row = { comp, sizeMiB: statSync(out).size / 1048576, buildS: (performance.now() - t0) / 1000, kernel: [], init: [], net: [], last: [], end: [], outcomes: [] };
   for (let i = 0; i < runs; i++) {
-    const r = await runLab(defaultRun({ kernel: v.kernel as string, initrd: out, live: false, memoryMiB: Number(v.memory), firmware: v.firmware as "seabios" | "qboot", nicModel: v.nic as "virtio" | "e1000", timeoutMs: 180_000 }));
+    const r = await runLab(defaultRun({ kernel: v.kernel as string, initrd: out, live: false, memoryMiB: Number(v.memory), firmware: v.firmware as "seabios" | "qboot", fast: Boolean(v.fast), nicModel: v.nic as "virtio" | "e1000", timeoutMs: 180_000 }));
     const at = (ev: string): number => r.records.find((x) => x.event === ev)?.ms ?? NaN;
     const endLine = r.lines.findLast((l) => /reboot: (Power down|Restarting)/.test(l.text));
     const kernelUptime = endLine ? Number(/\[\s*(\d+\.\d+)\]/.exec(endLine.text)?.[1]) * 1000 : NaN;
@@ -65,7 +66,7 @@ for (const comp of comps) {
 }
 
 const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
-console.log(`QEMU lab boot (TCG, -cpu max, ${v.memory} MiB, ${v.firmware}, ${v.nic}), median of ${runs}, seconds since QEMU start; load average ${load}`);
+console.log(`QEMU lab boot (TCG, -cpu max, ${v.memory} MiB, ${v.firmware}, ${v.nic}${v.fast ? ", METAL_NET_FAST=1" : ""}), median of ${runs}, seconds since QEMU start; load average ${load}`);
 console.log(["compress", "size MiB", "build s", "kernel", "/init", "net ready", "last step", "power-off", "outcomes"].map((h) => h.padStart(10)).join(" "));
 for (const r of rows) {
   console.log(
