@@ -123,14 +123,15 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens
       expect: "reboot",
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
       // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
-      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem); exit\n" },
+      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); exit\n" },
     });
   }, HOOK_MS);
 
-  test("the shell runs on the console as root (and sees the lab CA the overlay archive added), and leaving it reboots", () => {
+  test("the shell runs on the console as root, sees PID 1's mounts and the lab CA from the overlay, and leaving it reboots", () => {
     expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "usage" });
     expect(ev(r, "init.shell")[0]).toMatchObject({ reason: "fatal error: usage" });
-    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1$/.test(l.text))).toBe(true);
+    // proc (by the /init shim), then sys, dev, dev/pts, run and tmp by PID 1: six mounts.
+    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1 mounts-6$/.test(l.text))).toBe(true);
     expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
     expect(r.outcome).toBe("reboot");
   });
