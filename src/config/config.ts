@@ -26,6 +26,8 @@ export interface Config {
   readonly handoff: Handoff;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
+  readonly done: "poweroff" | "reboot" | "halt" | "shell";
+  readonly rebootDelayMs: number;
   readonly console: string | undefined;
   /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
   readonly ignored: Readonly<Record<string, string | null>>;
@@ -89,6 +91,8 @@ export function configFromCmdline(text: string): Config {
     handoff: v.METAL_HANDOFF,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
+    done: v.METAL_DONE,
+    rebootDelayMs: v.METAL_REBOOT_DELAY,
     console: v.console,
     ignored,
     initArgs,
@@ -111,6 +115,8 @@ export function configToJson(c: Config): Record<string, unknown> {
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
     logLevel: c.logLevel,
     debug: c.debug,
+    done: c.done,
+    rebootDelayMs: c.rebootDelayMs,
     console: c.console ?? null,
     ignored: c.ignored,
     initArgs: c.initArgs,

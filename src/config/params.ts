@@ -185,6 +185,16 @@ export const PARAMS = {
     default: "0",
     doc: "debug: verbose logs, and on a fatal error drop to a shell instead of rebooting",
   },
+  METAL_DONE: {
+    schema: enumOf(["poweroff", "reboot", "halt", "shell"], "reboot"),
+    default: "reboot",
+    doc: "as PID 1, what to do when the flow ends (finished, or stopped at a stage not built yet): `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
+  },
+  METAL_REBOOT_DELAY: {
+    schema: duration(30_000, 0, 3_600_000),
+    default: "30s",
+    doc: "as PID 1, after a fatal error (DEBUG off): wait this long, then reboot",
+  },
   console: {
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",

@@ -1,0 +1,94 @@
+/** The real InitSystem: Linux syscalls via libc.ts, busybox for insmod and the shell. */
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import * as libc from "./libc.ts";
+import { BUSYBOX } from "./paths.ts";
+import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
+import type { InitSystem } from "./system.ts";
+
+const ERRNO_BY_CODE: Readonly<Record<string, number>> = { EPERM: 1, ENOENT: 2, EACCES: 13, EEXIST: 17, ENOTDIR: 20, EROFS: 30 };
+const codeToErrno = (e: unknown): number => ERRNO_BY_CODE[(e as { code?: string }).code ?? ""] ?? 5;
+
+const SHELL_ENV = { PATH: "/bin:/sbin:/usr/bin:/usr/sbin", HOME: "/root", TERM: "linux", PS1: "metal-hammer debug # " };
+
+export function linuxSystem(): InitSystem {
+  /** Children Bun waits for itself; the reaper leaves them alone. */
+  const tracked = new Set<number>();
+  const spawnTracked = async (argv: string[], opts: { inherit: boolean }): Promise<number> => {
+    const p = Bun.spawn(argv, { stdio: opts.inherit ? ["inherit", "inherit", "inherit"] : ["ignore", "inherit", "inherit"], env: SHELL_ENV });
+    tracked.add(p.pid);
+    try {
+      return await p.exited;
+    } finally {
+      tracked.delete(p.pid);
+    }
+  };
+  return {
+    readText: async (path) => {
+      try {
+        return readFileSync(path, "utf8");
+      } catch {
+        return undefined;
+      }
+    },
+    mkdir: (path, mode) => {
+      try {
+        mkdirSync(path, { recursive: true, mode });
+        return 0;
+      } catch (e) {
+        return codeToErrno(e);
+      }
+    },
+    mount: (m) => libc.mount(m.source, m.target, m.fstype, m.flags, m.data),
+    stdioOpen: () => {
+      try {
+        for (const fd of [0, 1, 2]) fstatSync(fd);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    attachConsole: () => libc.attachStdio("/dev/console"),
+    finitModule: (path) => {
+      let fd: number;
+      try {
+        fd = openSync(path, "r");
+      } catch (e) {
+        return codeToErrno(e);
+      }
+      try {
+        return libc.finitModule(fd);
+      } finally {
+        closeSync(fd);
+      }
+    },
+    insmod: (path) => spawnTracked([BUSYBOX, "insmod", path], { inherit: false }),
+    power: (action) => {
+      libc.sync();
+      return libc.reboot(action === "poweroff" ? libc.RB_POWER_OFF : action === "halt" ? libc.RB_HALT_SYSTEM : libc.RB_AUTOBOOT);
+    },
+    disableCad: () => void libc.reboot(libc.RB_DISABLE_CAD),
+    // setsid + cttyhack: a new session whose controlling tty is the real console device, so job control and ^C work.
+    shell: () => spawnTracked([BUSYBOX, "setsid", BUSYBOX, "cttyhack", BUSYBOX, "sh"], { inherit: true }),
+    onSignal: (name, handler) => void process.on(name as NodeJS.Signals, handler),
+    startReaper: (onReap) => {
+      const sweep = (): void => {
+        const procs: ProcStat[] = [];
+        for (const d of readdirSync("/proc")) {
+          if (!/^\d+$/.test(d)) continue;
+          try {
+            const s = parseProcStat(readFileSync(`/proc/${d}/stat`, "utf8"));
+            if (s) procs.push(s);
+          } catch {
+            // gone between readdir and read
+          }
+        }
+        for (const pid of zombiesToReap(procs, process.pid, tracked)) if (libc.waitpidNoHang(pid) === pid) onReap(pid);
+      };
+      // A periodic sweep (not a wait): it also keeps PID 1's event loop alive.
+      const timer = setInterval(sweep, 1000);
+      return () => clearInterval(timer);
+    },
+    sleep: (ms) => Bun.sleep(ms),
+    now: () => performance.now(),
+  };
+}

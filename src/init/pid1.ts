@@ -1,0 +1,40 @@
+/**
+ * Entry for PID 1 (main.ts calls it when process.pid === 1): reads the policy
+ * parameters leniently, runs the supervisor with the boot flow, and parks the
+ * process forever if even the power action failed. Uncaught errors go through the
+ * same policy as a fatal flow error.
+ */
+import { readFileSync } from "node:fs";
+import type { Context } from "../cli/context.ts";
+import { runAgent } from "../cli/run.ts";
+import { decodeCmdlineBytes } from "../config/cmdline.ts";
+import { toAgentError } from "../errors.ts";
+import { logEvent } from "../log/logger.ts";
+import { initOptionsFromCmdline } from "./init-options.ts";
+import { linuxSystem } from "./linux-system.ts";
+import { decideAction } from "./policy.ts";
+import { perform, superviseInit } from "./supervisor.ts";
+
+export async function runPid1(ctx: Context): Promise<never> {
+  let text = "";
+  try {
+    text = decodeCmdlineBytes(readFileSync("/proc/cmdline"));
+  } catch {
+    // /proc not mounted (no shim): defaults apply, the supervisor mounts it.
+  }
+  const { options, problems } = initOptionsFromCmdline(text);
+  const log = ctx.logger(options.debug ? "debug" : "info");
+  logEvent(log, "init.options", { ...options, problems }, "metal-hammer is PID 1");
+  const sys = linuxSystem();
+  const onCrash = (e: unknown): void => {
+    const err = toAgentError(e);
+    logEvent(log, "agent.fatal", { code: err.code, exitCode: err.exitCode }, err.message, "fatal");
+    void perform(sys, log, decideAction({ kind: "error", code: err.code, message: err.message }, options));
+  };
+  process.on("uncaughtException", onCrash);
+  process.on("unhandledRejection", onCrash);
+  await superviseInit(sys, log, options, () => runAgent(ctx, { cmdline: text }));
+  // Only reached when reboot(2) failed: PID 1 must not exit.
+  setInterval(() => {}, 1 << 30);
+  return new Promise<never>(() => {});
+}

@@ -1,0 +1,34 @@
+/**
+ * What PID 1 does to the machine, behind one interface: the supervisor (supervisor.ts)
+ * only decides, this adapter acts. Tests pass a fake that records calls.
+ */
+import type { Mount } from "./mounts.ts";
+import type { PowerAction } from "./policy.ts";
+
+export interface InitSystem {
+  /** File text, or undefined when it cannot be read. */
+  readText(path: string): Promise<string | undefined>;
+  /** Creates a directory (and parents) if missing; returns 0 or an errno. */
+  mkdir(path: string, mode: number): number;
+  /** mount(2); 0 or an errno. */
+  mount(m: Mount): number;
+  /** Whether fds 0, 1 and 2 are open. */
+  stdioOpen(): boolean;
+  /** Opens the console onto fds 0-2; 0 or an errno. */
+  attachConsole(): number;
+  /** finit_module(2) on the file; 0 or an errno. */
+  finitModule(path: string): number;
+  /** `busybox insmod <path>`; its exit code. */
+  insmod(path: string): Promise<number>;
+  /** reboot(2) with the action (after sync); returns an errno only if it failed. */
+  power(action: PowerAction): number;
+  /** Disables Ctrl-Alt-Del rebooting at once, so the kernel sends SIGINT to PID 1 instead. */
+  disableCad(): void;
+  /** The debug shell on the console; resolves with its exit code. */
+  shell(): Promise<number>;
+  onSignal(name: string, handler: () => void): void;
+  /** Starts reaping orphaned zombies; returns a stop function. */
+  startReaper(onReap: (pid: number) => void): () => void;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+}

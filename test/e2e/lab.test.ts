@@ -1,0 +1,192 @@
+/**
+ * End to end: the QEMU lab boots the Debian kernel with our initramfs, the agent as
+ * PID 1, against radvd in a network namespace, and the assertions read the serial
+ * console (and the lab servers' logs). Needs root, /dev/net/tun, QEMU and the built
+ * artifacts (`make test` builds them first).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
+import { DNS_ADDR, DNS_SEARCH, segmentPrefix } from "../lab/plan.ts";
+
+const KERNEL = "build/lab/vmlinux-6.1.0-57-amd64";
+const INITRD = "build/initramfs/initramfs-6.1.0-57-amd64.cpio.lz4";
+const missing = [
+  process.getuid?.() === 0 ? undefined : "root",
+  existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
+  Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
+  Bun.which("radvd") ? undefined : "radvd",
+  existsSync(KERNEL) ? undefined : `${KERNEL} (make lab-kernel)`,
+  existsSync(INITRD) ? undefined : `${INITRD} (make initramfs)`,
+].filter((m) => m !== undefined);
+if (missing.length > 0) console.warn(`e2e lab skipped: missing ${missing.join(", ")}`);
+
+const BOOT_BOUND_MS = 150_000;
+const HOOK_MS = BOOT_BOUND_MS + 30_000;
+
+const boot = (over: Parameters<typeof defaultRun>[0]) => runLab(defaultRun({ kernel: KERNEL, initrd: INITRD, live: false, timeoutMs: BOOT_BOUND_MS, ...over }));
+const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
+const last = (r: LabResult) => r.records.at(-1);
+const netnsList = (): string => Bun.spawnSync(["ip", "netns", "list"]).stdout.toString();
+const processAlive = (pattern: string): boolean => Bun.spawnSync(["pgrep", "-f", pattern]).exitCode === 0;
+/** The modified EUI-64 SLAAC address for the lab's first NIC MAC 52:54:00:6d:68:01. */
+const EUI64 = "5054:ff:fe6d:6801";
+
+describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({});
+  }, HOOK_MS);
+
+  test("the agent ran as PID 1 from the initramfs and loaded the NIC modules", () => {
+    expect(ev(r, "init.options")).toHaveLength(1);
+    expect(ev(r, "agent.start")[0]).toMatchObject({ pid: 1, mode: "l3" });
+    const loaded = ev(r, "init.module").map((m) => m.module);
+    expect(loaded.slice(0, 8)).toEqual(["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "failover", "net_failover", "virtio_net"]);
+    expect(r.records.some((x) => Number(x.level) >= 50 && x.event === "init.module")).toBe(false);
+  });
+
+  test("the VM powered off cleanly as the flow's last step", () => {
+    expect(r.outcome).toBe("poweroff");
+    expect(r.exitCode).toBe(0);
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "poweroff" });
+    expect(r.lines.at(-1)?.text).toMatch(/reboot: Power down/);
+    expect(r.lines.some((l) => /Kernel panic/.test(l.text))).toBe(false);
+  });
+
+  test("nothing the lab created is left behind: netns gone, QEMU, radvd and the stand-ins of this run gone", () => {
+    expect(netnsList()).not.toContain(r.names.netns);
+    expect(processAlive(r.names.taps[0] as string)).toBe(false);
+    expect(processAlive(`${r.dir}/radvd.conf`)).toBe(false);
+    expect(processAlive(`${r.dir}/standins`)).toBe(false);
+    expect(existsSync(`${r.dir}/initrd`)).toBe(false);
+    expect(existsSync(`${r.dir}/console.log`)).toBe(true);
+  });
+
+  test("SLAAC gave an address in the advertised /64 and DAD completed", () => {
+    const dad = ev(r, "net.dad.done");
+    expect(dad.map((d) => d.address)).toContain(`${segmentPrefix(0)}${EUI64}/64`.replace("::", ":"));
+    const tentative = ev(r, "net.addr.tentative")[0];
+    if (tentative) expect(tentative.ms).toBeLessThanOrEqual(dad[0]?.ms ?? 0);
+    expect(ev(r, "net.route.default")).toHaveLength(1);
+    expect(ev(r, "net.ready")).toHaveLength(1);
+  });
+
+  test("DNS servers and search list came from the RA (RDNSS, DNSSL)", () => {
+    const dns = ev(r, "net.dns").at(-1);
+    expect(dns?.servers).toEqual([DNS_ADDR]);
+    expect(dns?.search).toEqual([DNS_SEARCH]);
+  });
+
+  test("after the network, each stage reached its lab server from the SLAAC address, and no stage failed", () => {
+    expect(ev(r, "agent.fatal")).toHaveLength(0);
+    const stages = ev(r, "agent.stage").map((s) => s.stage);
+    expect(stages[0]).toBe("network");
+    const requests = (r.serverLogs.standins ?? "")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { server: string; source: string | null; status: number; path: string });
+    const guest = `${segmentPrefix(0)}${EUI64}`.replace("::", ":");
+    // Only servers of stages that ran: the switch ACLs of MEP-20 allow nothing else, and neither does the lab.
+    for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"]] as const) {
+      if (!stages.includes(stage)) continue;
+      const mine = requests.filter((q) => q.server === server);
+      expect(mine.length).toBeGreaterThan(0);
+      for (const q of mine) expect(q.source?.replace(/^::ffff:/, "")).toBe(guest);
+      expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
+    }
+  });
+});
+
+describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG off reboots", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    // Not a valid metal-boot URL: the agent must not exit (kernel panic) but reboot after the delay.
+    r = await boot({ expect: "reboot", rebootDelay: "1s", extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"] });
+  }, HOOK_MS);
+
+  test("the agent reports the error with its code, waits the delay and reboots; QEMU exits (-no-reboot)", () => {
+    expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "usage", exitCode: 2 });
+    expect(ev(r, "init.reboot")[0]).toMatchObject({ action: "reboot", delayMs: 1000, reason: "fatal error: usage" });
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", msg: "reboot now" });
+    expect(r.outcome).toBe("reboot");
+    expect(r.exitCode).toBe(0);
+    expect(r.lines.some((l) => /Kernel panic/.test(l.text))).toBe(false);
+  });
+});
+
+describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens the debug shell", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({
+      debug: true,
+      expect: "reboot",
+      extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
+      // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
+      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); exit\n" },
+    });
+  }, HOOK_MS);
+
+  test("the shell runs on the console as root, sees PID 1's mounts and the lab CA from the overlay, and leaving it reboots", () => {
+    expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "usage" });
+    expect(ev(r, "init.shell")[0]).toMatchObject({ reason: "fatal error: usage" });
+    // proc (by the /init shim), then sys, dev, dev/pts, run and tmp by PID 1: six mounts.
+    expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1 mounts-6$/.test(l.text))).toBe(true);
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
+    expect(r.outcome).toBe("reboot");
+  });
+});
+
+describe.skipIf(missing.length > 0)("QEMU lab: no RA on the segment", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({ ra: false, netTimeout: "5s", expect: "reboot" });
+  }, HOOK_MS);
+
+  test("the agent reports the network timeout and (debug off) reboots, which the lab observes", () => {
+    expect(ev(r, "net.timeout")).toHaveLength(1);
+    expect(ev(r, "net.ra.seen")).toHaveLength(0);
+    expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "net_timeout", exitCode: 11 });
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot" });
+    expect(r.outcome).toBe("reboot");
+  });
+});
+
+describe.skipIf(missing.length > 0)("QEMU lab: two NICs, one /64 per port, METAL_NET_POLICY=all", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({ nics: 2, extraCmdline: ["METAL_NET_POLICY=all"] });
+  }, HOOK_MS);
+
+  test("each NIC gets the address of its own segment before the network counts as ready", () => {
+    const dad = ev(r, "net.dad.done");
+    expect(dad.map((d) => d.address).sort()).toEqual([`fd6d:686c:0:1:${EUI64}/64`, "fd6d:686c:0:2:5054:ff:fe6d:6802/64"]);
+    const ready = ev(r, "net.ready")[0];
+    expect(ready?.interfaces).toHaveLength(2);
+    for (const d of dad) expect(d.ms).toBeLessThanOrEqual(ready?.ms ?? 0);
+    expect(r.outcome).toBe("poweroff");
+  });
+});
+
+describe.skipIf(missing.length > 0)("QEMU lab: e1000 NIC", () => {
+  let r: LabResult;
+  beforeAll(async () => {
+    r = await boot({ nicModel: "e1000" });
+  }, HOOK_MS);
+
+  test("the e1000 driver loads and the run ends in a clean power-off", () => {
+    expect(ev(r, "init.module").map((m) => m.module)).toContain("e1000");
+    expect(r.outcome).toBe("poweroff");
+  });
+
+  test("the e1000 interface gets its SLAAC address too", () => {
+    expect(ev(r, "net.dad.done").map((d) => d.address)).toContain(`${segmentPrefix(0)}${EUI64}/64`.replace("::", ":"));
+  });
+});
+
+afterAll(() => {
+  // Belt and braces: the lab removes its own namespaces; this only reports a leak.
+  const leaked = netnsList().split("\n").filter((l) => /^mhl-/.test(l));
+  if (leaked.length > 0) console.warn(`e2e lab: namespaces still present: ${leaked.join(", ")}`);
+});
+

@@ -1,0 +1,144 @@
+import { describe, expect, test } from "bun:test";
+import { AgentError } from "../../src/errors.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { SecretSet } from "../../src/log/redact.ts";
+import type { Mount } from "../../src/init/mounts.ts";
+import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
+import { superviseInit } from "../../src/init/supervisor.ts";
+import type { InitSystem } from "../../src/init/system.ts";
+
+const KVER = "6.1.0-57-amd64";
+const DIR = `/lib/modules/${KVER}`;
+
+interface Fake extends InitSystem {
+  calls: string[];
+  signals: Map<string, () => void>;
+}
+
+function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) => number; insmod?: number; powerErr?: number } = {}): Fake {
+  const files: Record<string, string> = {
+    "/proc/self/mounts": "proc /proc proc rw 0 0\n",
+    "/proc/sys/kernel/osrelease": `${KVER}\n`,
+    [`${DIR}/modules.dep`]: "kernel/virtio_ring.ko:\nkernel/virtio.ko: kernel/virtio_ring.ko\nkernel/virtio_net.ko: kernel/virtio.ko kernel/virtio_ring.ko\n",
+    [`${DIR}/modules.load`]: "virtio_net\n",
+    ...over.files,
+  };
+  const calls: string[] = [];
+  const signals = new Map<string, () => void>();
+  return {
+    calls,
+    signals,
+    readText: async (p) => files[p],
+    mkdir: () => 0,
+    mount: (m: Mount) => (calls.push(`mount ${m.fstype} ${m.target}`), 0),
+    stdioOpen: () => true,
+    attachConsole: () => (calls.push("console"), 0),
+    finitModule: (p) => (calls.push(`finit ${p.slice(DIR.length + 1)}`), over.finit?.(p) ?? 0),
+    insmod: async (p) => (calls.push(`insmod ${p.slice(DIR.length + 1)}`), over.insmod ?? 0),
+    power: (a: PowerAction) => (calls.push(`power ${a}`), over.powerErr ?? 0),
+    disableCad: () => void calls.push("cad off"),
+    shell: async () => (calls.push("shell"), 0),
+    onSignal: (n, h) => void signals.set(n, h),
+    startReaper: () => (calls.push("reaper"), () => {}),
+    sleep: async (ms) => void calls.push(`sleep ${ms}`),
+    now: () => 0,
+  };
+}
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({ level: "debug", format: "json", write: (l) => void lines.push(JSON.parse(l)), secrets: new SecretSet() });
+  return { log, events: () => lines.map((l) => l.event), lines };
+}
+
+const OPTS: InitOptions = { debug: false, done: "poweroff", rebootDelayMs: 1000 };
+
+describe("init supervisor", () => {
+  test("mounts what is missing, loads modules in dependency order, runs the flow, then powers off", async () => {
+    const sys = fakeSystem();
+    const { log } = capture();
+    let flowRan = false;
+    const r = await superviseInit(sys, log, OPTS, async () => {
+      flowRan = true;
+    });
+    expect(flowRan).toBe(true);
+    expect(r.outcome).toEqual({ kind: "done" });
+    expect(sys.calls).toEqual([
+      "mount sysfs /sys", "mount devtmpfs /dev", "mount devpts /dev/pts", "mount tmpfs /run", "mount tmpfs /tmp",
+      "cad off", "reaper",
+      "finit kernel/virtio_ring.ko", "finit kernel/virtio.ko", "finit kernel/virtio_net.ko",
+      "power poweroff",
+    ]);
+  });
+
+  test("a fatal flow error is logged with its code and reboots after the delay", async () => {
+    const sys = fakeSystem();
+    const { log, lines } = capture();
+    const r = await superviseInit(sys, log, OPTS, async () => {
+      throw new AgentError("net_timeout", "no router advertisement on eth0 within 5s");
+    });
+    expect(r.action).toEqual({ kind: "power", action: "reboot", delayMs: 1000, reason: "fatal error: net_timeout" });
+    expect(sys.calls.slice(-2)).toEqual(["sleep 1000", "power reboot"]);
+    expect(lines.find((l) => l.event === "agent.fatal")).toMatchObject({ code: "net_timeout", exitCode: 11, msg: "no router advertisement on eth0 within 5s" });
+    expect(lines.at(-1)).toMatchObject({ event: "init.reboot", action: "reboot", msg: "reboot now" });
+  });
+
+  test("with DEBUG a fatal error opens the shell, and leaving it reboots", async () => {
+    const sys = fakeSystem();
+    await superviseInit(sys, capture().log, { ...OPTS, debug: true }, async () => {
+      throw new Error("boom");
+    });
+    expect(sys.calls.slice(-2)).toEqual(["shell", "power reboot"]);
+  });
+
+  test("a module finit_module refuses is retried with busybox insmod; one that fails both is logged and skipped", async () => {
+    const sys = fakeSystem({ finit: (p) => (p.endsWith("virtio.ko") ? 8 : 0), insmod: 1 });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls).toContain("insmod kernel/virtio.ko");
+    expect(sys.calls).toContain("finit kernel/virtio_net.ko");
+    expect(lines.find((l) => l.event === "init.module" && l.module === "virtio")).toMatchObject({ finitError: "ENOEXEC", insmodExit: 1, level: 50 });
+  });
+
+  test("an image without modules for the running kernel loads none and says why", async () => {
+    const sys = fakeSystem({ files: { "/proc/sys/kernel/osrelease": "6.18.0-other\n" } });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls.some((c) => c.startsWith("finit"))).toBe(false);
+    expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no module list for kernel 6.18.0-other/);
+  });
+
+  test("SIGUSR2 powers off, SIGHUP is ignored", async () => {
+    const sys = fakeSystem();
+    const { log } = capture();
+    let release = (): void => {};
+    const done = superviseInit(sys, log, OPTS, () => new Promise<void>((r) => (release = r)));
+    await Bun.sleep(5);
+    sys.signals.get("SIGHUP")?.();
+    sys.signals.get("SIGUSR2")?.();
+    await Bun.sleep(5);
+    expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual(["power poweroff"]);
+    release();
+    await done;
+  });
+
+  test("a signal during the reboot delay acts at once instead of waiting for the delay", async () => {
+    const sys = fakeSystem();
+    sys.sleep = () => new Promise(() => {});
+    const { log } = capture();
+    void superviseInit(sys, log, { ...OPTS, rebootDelayMs: 60_000 }, async () => {
+      throw new AgentError("net_timeout", "no RA");
+    });
+    await Bun.sleep(5);
+    expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual([]);
+    sys.signals.get("SIGUSR2")?.();
+    expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual(["power poweroff"]);
+  });
+
+  test("when reboot(2) fails PID 1 logs it at fatal and stays up", async () => {
+    const sys = fakeSystem({ powerErr: 1 });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(lines.at(-1)).toMatchObject({ event: "init.reboot", error: "EPERM", level: 60 });
+  });
+});

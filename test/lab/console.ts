@@ -1,0 +1,77 @@
+/**
+ * The serial console as the lab reads it: lines with their time since QEMU started,
+ * the agent's JSON log records among them, and how the run ended. Pure.
+ */
+export interface ConsoleLine {
+  /** Milliseconds since QEMU was started. */
+  readonly ms: number;
+  readonly text: string;
+}
+
+/** Splits a stream into lines; returns the complete lines and the unfinished rest. */
+export function splitLines(pending: string, chunk: string): { lines: string[]; rest: string } {
+  const parts = (pending + chunk).split("\n");
+  const rest = parts.pop() as string;
+  return { lines: parts.map(cleanLine), rest };
+}
+
+/** Drops carriage returns and terminal escape sequences (SeaBIOS clears the screen). */
+export function cleanLine(s: string): string {
+  return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\x1bc/g, "").replace(/[\r\x00-\x08\x0b-\x1f]/g, "");
+}
+
+export const stamp = (ms: number): string => `[${(ms / 1000).toFixed(3).padStart(8)}]`;
+
+export type AgentRecord = Record<string, unknown> & { event?: string; msg?: string; level?: number };
+
+/** The agent's JSON log record on a console line (the kernel may print in between: take from the first "{"). */
+export function agentRecord(text: string): AgentRecord | undefined {
+  const i = text.indexOf('{"level":');
+  if (i < 0) return undefined;
+  try {
+    return JSON.parse(text.slice(i)) as AgentRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export const records = (lines: readonly ConsoleLine[]): (AgentRecord & { ms: number })[] =>
+  lines.flatMap((l) => {
+    const r = agentRecord(l.text);
+    return r ? [{ ...r, ms: l.ms }] : [];
+  });
+
+export type Outcome = "poweroff" | "reboot" | "halt" | "panic" | "timeout" | "crashed";
+
+/**
+ * How the run ended, from the kernel's last words (kernel/reboot.c prints them at
+ * KERN_EMERG, visible even with `quiet`) and whether the bound passed first.
+ */
+export function classifyEnd(lines: readonly ConsoleLine[], timedOut: boolean): Outcome {
+  if (timedOut) return "timeout";
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const t = (lines[i] as ConsoleLine).text;
+    if (/Kernel panic - not syncing/.test(t)) return "panic";
+    if (/reboot: Power down/.test(t)) return "poweroff";
+    if (/reboot: Restarting system/.test(t)) return "reboot";
+    if (/reboot: System halted/.test(t)) return "halt";
+  }
+  return "crashed";
+}
+
+/** The lab's exit code: 0 when the run ended as expected, else one code per outcome. */
+export const OUTCOME_EXIT: Readonly<Record<Outcome, number>> = { poweroff: 10, reboot: 11, halt: 12, panic: 13, timeout: 14, crashed: 15 };
+
+export function labExitCode(outcome: Outcome, expected: Outcome): number {
+  return outcome === expected ? 0 : OUTCOME_EXIT[outcome];
+}
+
+/** Port numbers in LISTEN state in a /proc/<pid>/net/tcp6 table (the server's own netns). */
+export function listeningPorts(tcp6: string): Set<number> {
+  const out = new Set<number>();
+  for (const line of tcp6.split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length > 3 && f[3] === "0A") out.add(parseInt((f[1] as string).split(":")[1] as string, 16));
+  }
+  return out;
+}

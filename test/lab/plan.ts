@@ -1,0 +1,118 @@
+/**
+ * The lab as data: names, addresses, radvd's config, the guest's cmdline and QEMU's
+ * argv, all derived from the options and a random suffix. Pure, so the wiring is
+ * unit-tested without root (test/lab/unit/).
+ */
+export type NicModel = "virtio" | "e1000";
+
+export interface LabOptions {
+  /** Unique suffix for every name the lab creates (hex). */
+  readonly id: string;
+  readonly nics: number;
+  readonly nicModel: NicModel;
+  /** Start radvd (false: the "no RA on the segment" case). */
+  readonly ra: boolean;
+  readonly fast: boolean;
+  readonly debug: boolean;
+  readonly kernel: string;
+  readonly initrd: string;
+  readonly memoryMiB: number;
+  /** SeaBIOS (QEMU's default) or qboot, a minimal firmware made for direct kernel boot. */
+  readonly firmware: "seabios" | "qboot";
+  /** What the agent does when its flow ends (METAL_DONE). */
+  readonly done: "poweroff" | "reboot" | "halt" | "shell";
+  readonly netTimeout: string;
+  readonly rebootDelay: string;
+  /** Words from the lab servers (CA path, URLs), after the defaults. */
+  readonly serverCmdline?: readonly string[];
+  /** Extra cmdline words, appended last (they win). */
+  readonly extraCmdline: readonly string[];
+}
+
+export const LAB_PREFIX = "mhl";
+export const QBOOT_ROM = "/usr/share/qemu/qboot.rom";
+
+/** ULA prefixes inside the lab's own netns: one /64 per NIC ("per switch port"), services on lo. */
+export const segmentPrefix = (nic: number): string => `fd6d:686c:0:${nic + 1}::`;
+export const SERVICE_ADDR = "fd6d:686c:0:ffff::1";
+export const DNS_ADDR = "fd6d:686c:0:ffff::53";
+export const DNS_SEARCH = "lab.metal";
+export const METAL_BOOT_PORT = 8443;
+/** The machine the lab boots (METAL_UUID) and the stand-in metal-boot knows. */
+export const LAB_UUID = "00000000-6d68-6c00-0000-000000000001";
+
+export interface LabNames {
+  readonly netns: string;
+  readonly taps: readonly string[];
+}
+
+export function labNames(o: Pick<LabOptions, "id" | "nics">): LabNames {
+  if (!/^[0-9a-f]{1,8}$/.test(o.id)) throw new Error(`lab id ${JSON.stringify(o.id)}: expected 1-8 hex digits`);
+  // IFNAMSIZ: 15 characters at most ("mhl" + 8 + "t" + digit = 13).
+  return { netns: `${LAB_PREFIX}-${o.id}`, taps: Array.from({ length: o.nics }, (_, i) => `${LAB_PREFIX}${o.id}t${i}`) };
+}
+
+export const guestMac = (nic: number): string => `52:54:00:6d:68:${(nic + 1).toString(16).padStart(2, "0")}`;
+
+export function radvdConf(taps: readonly string[]): string {
+  return taps
+    .map(
+      (tap, i) => `interface ${tap} {
+  AdvSendAdvert on;
+  MinRtrAdvInterval 3;
+  MaxRtrAdvInterval 10;
+  AdvDefaultLifetime 600;
+  prefix ${segmentPrefix(i)}/64 {
+    AdvOnLink on;
+    AdvAutonomous on;
+  };
+  RDNSS ${DNS_ADDR} {
+  };
+  DNSSL ${DNS_SEARCH} {
+  };
+};
+`,
+    )
+    .join("");
+}
+
+export function guestCmdline(o: LabOptions): string {
+  const words = [
+    "console=ttyS0,115200",
+    "panic=-1",
+    "quiet",
+    "METAL_LOG_FORMAT=json",
+    `METAL_BOOT_URL=https://[${SERVICE_ADDR}]:${METAL_BOOT_PORT}`,
+    `METAL_DONE=${o.done}`,
+    `METAL_REBOOT_DELAY=${o.rebootDelay}`,
+    `METAL_NET_TIMEOUT=${o.netTimeout}`,
+    `METAL_UUID=${LAB_UUID}`,
+    ...(o.fast ? ["METAL_NET_FAST=1"] : []),
+    ...(o.debug ? ["DEBUG=1"] : []),
+    ...(o.serverCmdline ?? []),
+    ...o.extraCmdline,
+  ];
+  return words.join(" ");
+}
+
+export function qemuArgv(o: LabOptions, names: LabNames): string[] {
+  const nicArgs = names.taps.flatMap((tap, i) => [
+    "-netdev", `tap,id=n${i},ifname=${tap},script=no,downscript=no`,
+    "-device", `${o.nicModel === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${guestMac(i)},romfile=`,
+  ]);
+  return [
+    "qemu-system-x86_64",
+    "-M", "q35",
+    "-cpu", "max",
+    "-smp", "1",
+    "-m", String(o.memoryMiB),
+    ...(o.firmware === "qboot" ? ["-bios", QBOOT_ROM] : []),
+    "-nodefaults", "-no-user-config", "-display", "none",
+    "-no-reboot",
+    "-serial", "stdio",
+    "-kernel", o.kernel,
+    "-initrd", o.initrd,
+    "-append", guestCmdline(o),
+    ...nicArgs,
+  ];
+}

@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import { agentRecord, classifyEnd, cleanLine, labExitCode, listeningPorts, splitLines } from "../console.ts";
+
+const lines = (...t: string[]) => t.map((text, i) => ({ ms: i, text }));
+
+describe("lab console", () => {
+  test("lines are split across chunks and cleaned of CR and escape sequences", () => {
+    const a = splitLines("", "\x1bc\x1b[?7l\x1b[2JSeaBIOS\r\nhal");
+    expect(a).toEqual({ lines: ["SeaBIOS"], rest: "hal" });
+    expect(splitLines(a.rest, "lo\n")).toEqual({ lines: ["hallo"], rest: "" });
+    expect(cleanLine("a\x00b\x07c\td")).toBe("abc\td");
+  });
+
+  test("an agent record is found even when the kernel printed before it on the line", () => {
+    expect(agentRecord('[ 1.0] x {"level":30,"event":"agent.start","pid":1}')).toEqual({ level: 30, event: "agent.start", pid: 1 });
+    expect(agentRecord('{"level":30,"event":')).toBeUndefined();
+    expect(agentRecord("[    9.3] reboot: Power down")).toBeUndefined();
+  });
+
+  test("the end is read from the kernel's last words; the bound wins over everything", () => {
+    expect(classifyEnd(lines("x", "[    9.349917] reboot: Power down"), false)).toBe("poweroff");
+    expect(classifyEnd(lines("[ 3.1] reboot: Restarting system"), false)).toBe("reboot");
+    expect(classifyEnd(lines("[ 3.1] Kernel panic - not syncing: Attempted to kill init!", "[ 3.2] ---[ end Kernel panic"), false)).toBe("panic");
+    expect(classifyEnd(lines("[ 3.1] reboot: Power down"), true)).toBe("timeout");
+    expect(classifyEnd(lines("qemu: could not open tap"), false)).toBe("crashed");
+  });
+
+  test("exit code: 0 when the run ended as expected, one code per other outcome", () => {
+    expect(labExitCode("reboot", "reboot")).toBe(0);
+    expect(labExitCode("reboot", "poweroff")).toBe(11);
+    expect(labExitCode("timeout", "poweroff")).toBe(14);
+  });
+
+  test("listening ports come from /proc/<pid>/net/tcp6 LISTEN rows only", () => {
+    const tcp6 = `  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 6D686CFD00000000FFFF000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0000000000000000 100 0 0 10 0
+   1: 6D686CFD00000000FFFF000001000000:0050 6D686CFD00000000FFFF000002000000:C350 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0000000000000000 100 0 0 10 0
+`;
+    expect([...listeningPorts(tcp6)]).toEqual([8080]);
+  });
+});

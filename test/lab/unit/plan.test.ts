@@ -1,0 +1,46 @@
+import { describe, expect, test } from "bun:test";
+import { guestCmdline, guestMac, labNames, qemuArgv, radvdConf } from "../plan.ts";
+import { defaultRun } from "../lab.ts";
+
+describe("lab plan", () => {
+  test("names carry the mhl prefix and the run's id, and fit IFNAMSIZ", () => {
+    const n = labNames({ id: "abcdef12", nics: 2 });
+    expect(n).toEqual({ netns: "mhl-abcdef12", taps: ["mhlabcdef12t0", "mhlabcdef12t1"] });
+    for (const t of n.taps) expect(t.length).toBeLessThanOrEqual(15);
+    expect(() => labNames({ id: "../x", nics: 1 })).toThrow(/expected 1-8 hex digits/);
+  });
+
+  test("radvd advertises one /64 per tap with RDNSS and DNSSL", () => {
+    expect(radvdConf(["t0", "t1"])).toContain("interface t1 {");
+    expect(radvdConf(["t0"])).toBe(`interface t0 {
+  AdvSendAdvert on;
+  MinRtrAdvInterval 3;
+  MaxRtrAdvInterval 10;
+  AdvDefaultLifetime 600;
+  prefix fd6d:686c:0:1::/64 {
+    AdvOnLink on;
+    AdvAutonomous on;
+  };
+  RDNSS fd6d:686c:0:ffff::53 {
+  };
+  DNSSL lab.metal {
+  };
+};
+`);
+  });
+
+  test("the guest cmdline asks for JSON logs, power-off when done, and carries the options", () => {
+    const c = guestCmdline(defaultRun({ id: "1", fast: true, debug: true, extraCmdline: ["METAL_NICS=eth0"] }));
+    expect(c.split(" ")).toEqual(expect.arrayContaining(["console=ttyS0,115200", "METAL_LOG_FORMAT=json", "METAL_DONE=poweroff", "METAL_NET_FAST=1", "DEBUG=1"]));
+    expect(c.endsWith("METAL_NICS=eth0")).toBe(true);
+  });
+
+  test("QEMU: TCG-safe CPU, no reboot, serial on stdio, one tap NIC per tap with an empty ROM", () => {
+    const run = defaultRun({ id: "2", nics: 2, nicModel: "e1000" });
+    const argv = qemuArgv(run, labNames(run));
+    expect(argv.slice(argv.indexOf("-cpu"), argv.indexOf("-cpu") + 2)).toEqual(["-cpu", "max"]);
+    expect(argv).toContain("-no-reboot");
+    expect(argv.filter((a) => a.startsWith("e1000,"))).toEqual([`e1000,netdev=n0,mac=${guestMac(0)},romfile=`, `e1000,netdev=n1,mac=${guestMac(1)},romfile=`]);
+    expect(argv).toContain("tap,id=n1,ifname=mhl2t1,script=no,downscript=no");
+  });
+});
