@@ -13,6 +13,18 @@ LAB_BOOT_URL := http://[fd00:b007::1]:8080/boot.ipxe
 # What the lab chain-loads; the lab's initramfs once it exists, else the marker initrd.
 CHAIN_INITRD ?= $(CHAIN_BUILD)/marker-initrd-v1.img
 
+# make lab's boot path (mk/lab.mk): chain (default) or direct.
+BOOT ?= chain
+ifeq ($(filter $(BOOT),chain direct),)
+$(error BOOT=$(BOOT): expected chain or direct)
+endif
+
+# `make lab` (BOOT=chain) boots the agent initramfs through the chain: the lab's knobs
+# become the agent's cmdline, and the https stand-ins run unless SERVERS is not standins.
+CHAIN_AGENT_ENV = LAB_NIC='$(NIC)' LAB_TIMEOUT='$(TIMEOUT)' LAB_MEM='$(MEM)' \
+	LAB_STANDINS=$(if $(filter standins,$(SERVERS)),1,0) \
+	LAB_CMDLINE='METAL_LOG_FORMAT=json METAL_DONE=$(if $(filter 1,$(DEBUG)),shell,$(EXPECT)) METAL_NET_TIMEOUT=$(NET_TIMEOUT) $(if $(filter 1,$(FAST)),METAL_NET_FAST=1) $(if $(filter 1,$(DEBUG)),DEBUG=1) $(CMDLINE)'
+
 .PHONY: iso lab-chain test-chain bench-chain chain-marker
 
 # Rebuilt every time (BOOT_URL and ISO_* may change; it takes under a second).
@@ -36,7 +48,8 @@ $(CHAIN_BUILD)/marker-initrd-%.img: test/lab/ipxe/mk-marker-initrd.sh test/lab/i
 chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
 
 lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
-	$(BUN) test/lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(notdir $(basename $(CHAIN_INITRD)))
+	$(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
+	$(BUN) test/lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps
 	$(BUN) test --timeout 300000 test/e2e/chain.test.ts
