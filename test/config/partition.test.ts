@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline } from "../../src/config/config.ts";
-import { AgentError } from "../../src/errors.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";
 
@@ -14,14 +14,8 @@ describe("METAL_PARTITION", () => {
   });
 
   test.each(["", "Fra", "-fra", "fra_equ", "a".repeat(64)])("rejects %p with a usage error naming the parameter", (v) => {
-    let err: unknown;
-    try {
-      configFromCmdline(`${BOOT} METAL_PARTITION=${v}`);
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(AgentError);
-    expect((err as AgentError).code).toBe("usage");
-    expect((err as AgentError).message).toStartWith("METAL_PARTITION=");
+    const err = agentErrorOf(() => configFromCmdline(`${BOOT} METAL_PARTITION=${v}`));
+    expect(err.code).toBe("usage");
+    expect(err.message).toStartWith("METAL_PARTITION=");
   });
 });

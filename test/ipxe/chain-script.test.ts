@@ -1,18 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { CHAIN_DEFAULTS, CHAIN_MESSAGES, renderChainScript, validateBootUrl, type ChainOptions } from "../../ipxe/chain-script.ts";
-import { AgentError } from "../../src/errors.ts";
+import type { AgentError } from "../../src/errors.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const OPTS: ChainOptions = { bootUrl: "http://[2001:db8::b007]:8080/boot.ipxe", ...CHAIN_DEFAULTS };
 
 function usageOf(f: () => unknown): AgentError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(AgentError);
-    expect((e as AgentError).code).toBe("usage");
-    return e as AgentError;
-  }
-  throw new Error("expected a usage error");
+  const e = agentErrorOf(f);
+  expect(e.code).toBe("usage");
+  return e;
 }
 
 describe("renderChainScript", () => {
