@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import { REPO, runAgent, transcript } from "./agent.ts";
+import { everythingPrinted, leakedTokens, REPO, runAgent } from "./agent.ts";
 import { canRunNetns, createLink, type Link } from "./netns.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
@@ -35,10 +35,9 @@ afterAll(async () => {
   if (skip) return;
   try {
     // No token issued during the whole suite may appear in anything the agent printed or the stand-ins logged.
-    const everything = transcript.join("\n") + readFileSync(join(dir, "standins", "requests.jsonl"), "utf8");
-    const leaked = st.tokens.issued.filter((t) => everything.includes(t) || everything.includes(t.split(".")[2] ?? t));
+    const everything = everythingPrinted(join(dir, "standins", "requests.jsonl"));
     expect(st.tokens.issued.length).toBeGreaterThan(0);
-    expect(leaked).toEqual([]);
+    expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
   } finally {
     await st?.stop();
     link?.cleanup();

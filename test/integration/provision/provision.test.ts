@@ -6,11 +6,11 @@
  * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import { runAgent, transcript } from "../api/agent.ts";
+import { everythingPrinted, leakedTokens, runAgent } from "../api/agent.ts";
 import { canRunNetns, createLink, type Link } from "../api/netns.ts";
 import { waitFor } from "../api/wait.ts";
 
@@ -40,10 +40,9 @@ beforeAll(async () => {
 afterAll(async () => {
   if (skip) return;
   try {
-    const everything = transcript.join("\n") + readFileSync(join(dir, "standins", "requests.jsonl"), "utf8");
-    const leaked = st.tokens.issued.filter((t) => everything.includes(t) || everything.includes(t.split(".")[2] ?? t));
+    const everything = everythingPrinted(join(dir, "standins", "requests.jsonl"));
     expect(st.tokens.issued.length).toBeGreaterThan(0);
-    expect(leaked).toEqual([]);
+    expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
     expect(everything).not.toContain(CONSOLE_PASSWORD);
   } finally {
     await st?.stop();
