@@ -6,8 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import { everythingPrinted, leakedTokens, REPO, runAgent } from "./agent.ts";
+import type { Standins } from "../../lab/standins/standins.ts";
+import { REPO, runAgent } from "./agent.ts";
+import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createLink, type Link } from "./netns.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
@@ -22,22 +23,14 @@ beforeAll(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "mha-api-"));
   link = await createLink();
-  st = await startStandins({
-    stateDir: join(dir, "standins"),
-    listen: { boot: { host: link.hostAddr, port: 0 }, api: { host: link.hostAddr, port: 0 }, images: { host: link.hostAddr, port: 0 } },
-    names: [link.name, "dns.mha.test"],
-    machines: [{ uuid: UUID, partition: "fra-equ01" }],
-    logFile: join(dir, "standins", "requests.jsonl"),
-  });
+  st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }], [link.name, "dns.mha.test"]);
 });
 
 afterAll(async () => {
   if (skip) return;
   try {
     // No token issued during the whole suite may appear in anything the agent printed or the stand-ins logged.
-    const everything = everythingPrinted(join(dir, "standins", "requests.jsonl"));
-    expect(st.tokens.issued.length).toBeGreaterThan(0);
-    expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
+    expectNothingLeaked(st, dir);
   } finally {
     await st?.stop();
     link?.cleanup();

@@ -9,9 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import { everythingPrinted, leakedTokens, runAgent } from "../api/agent.ts";
+import type { Standins } from "../../lab/standins/standins.ts";
+import { runAgent } from "../api/agent.ts";
 import { canRunNetns, createLink, type Link } from "../api/netns.ts";
+import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
 import { waitFor } from "../api/wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
@@ -28,22 +29,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mhp-prov-"));
   link = await createLink("mhp");
   machineMac = JSON.parse(Bun.spawnSync(["ip", "-n", link.ns, "-j", "link", "show", link.machineIf], { stdout: "pipe" }).stdout.toString())[0].address;
-  st = await startStandins({
-    stateDir: join(dir, "standins"),
-    listen: { boot: { host: link.hostAddr, port: 0 }, api: { host: link.hostAddr, port: 0 }, images: { host: link.hostAddr, port: 0 } },
-    names: [link.name],
-    machines: [{ uuid: UUID, partition: "fra-equ01" }],
-    logFile: join(dir, "standins", "requests.jsonl"),
-  });
+  st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }]);
 });
 
 afterAll(async () => {
   if (skip) return;
   try {
-    const everything = everythingPrinted(join(dir, "standins", "requests.jsonl"));
-    expect(st.tokens.issued.length).toBeGreaterThan(0);
-    expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
-    expect(everything).not.toContain(CONSOLE_PASSWORD);
+    // Neither a token nor the allocation's console password appears in anything printed or logged.
+    expectNothingLeaked(st, dir, [CONSOLE_PASSWORD]);
   } finally {
     await st?.stop();
     link?.cleanup();
