@@ -276,6 +276,11 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     const ex = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { binary });
     expect(ex.code).toBe(0);
     expect(ex.out.trim()).toBe(`handoff=${join(run, "handoff.json")} pid=${events(ex.logs, "agent.start")[0]?.pid}`);
+    // The built-in flow in the compiled binary: inventory (systeminformation's memory module, sysfs), Register, Wait.
+    const builtin = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { binary });
+    expect(builtin.code).toBe(3);
+    expect(builtin.err).toContain('the next step "install image" is not built yet');
+    expect(Number((st.machines.registered.get(UUID)?.hardware as { memory: string }).memory)).toBeGreaterThan(0);
   }, 120_000);
 });
 
