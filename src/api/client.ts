@@ -22,6 +22,8 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** Aborts the call (streams: also while waiting for the next message). */
   readonly signal?: AbortSignal;
+  /** Bound for the answer's headers without sending Connect-Timeout-Ms (0 = none); `timeoutMs` wins. */
+  readonly headersTimeoutMs?: number;
   /** false: open the stream once, no transport retries (the caller reconnects itself). */
   readonly retry?: false;
 }
@@ -82,6 +84,7 @@ export class ConnectClient {
       bodyTimeoutMs: 0,
       ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       ...(opts.retry === false ? { retry: false as const } : {}),
+      ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}),
       ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}),
     };
     const res = await this.#http.stream(req);

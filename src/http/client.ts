@@ -249,7 +249,7 @@ export class HttpClient {
 
   /** Wraps an error met while reading a streamed body. */
   bodyError(e: unknown, req: HttpRequest): AgentError {
-    return transportError(e, req.what, req.url, { attempts: 1, trust: this.trust });
+    return transportError(e, req.what, req.url, { attempts: 1, trust: this.trust, phase: "body" });
   }
 
   async close(): Promise<void> {

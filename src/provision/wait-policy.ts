@@ -10,6 +10,11 @@
  * - A stream that stayed open for `healthyMs` counts as having worked: the next break
  *   starts the backoff from the beginning again (a server restart after hours of
  *   waiting reconnects fast).
+ * - One stream lives at most `streamMs` (or what is left of the bound): then it is
+ *   closed and reopened. A server may hold back even the answer's headers until it has
+ *   a message (the stand-in, served by Bun, does), so silence cannot tell a waiting
+ *   server from a dead connection; recycling the stream bounds how long a dead one
+ *   goes unnoticed without a timeout that would fire on a healthy wait.
  */
 import type { AgentError } from "../errors.ts";
 
@@ -19,9 +24,10 @@ export interface WaitPolicy {
   readonly capMs: number;
   readonly minMs: number;
   readonly healthyMs: number;
+  readonly streamMs: number;
 }
 
-export const WAIT_BACKOFF = { baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000 } as const;
+export const WAIT_BACKOFF = { baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000, streamMs: 600_000 } as const;
 
 export type WaitDecision =
   | { readonly kind: "reconnect"; readonly reconnect: number; readonly delayMs: number }
@@ -56,9 +62,10 @@ export class WaitTracker {
     return nowMs >= this.deadlineMs;
   }
 
-  /** A stream was opened (the first one, or a reconnect). */
-  opened(nowMs: number): void {
+  /** A stream was opened (the first one, or a reconnect); returns how long it may live. */
+  opened(nowMs: number): number {
     this.#openedAt = nowMs;
+    return Math.max(0, Math.min(this.#p.streamMs, this.deadlineMs - nowMs));
   }
 
   /** The stream ended or failed without an allocation: reconnect after a delay, or time out. */

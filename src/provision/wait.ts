@@ -2,8 +2,9 @@
  * BootService/Wait until an allocation arrives: the imperative shell around
  * WaitTracker (wait-policy.ts). Messages without an allocation are keepalives; a
  * stream that ends or breaks is reopened after a jittered delay (one warn line
- * each); the whole wait is bounded (METAL_WAIT_TIMEOUT) and an idle stream is
- * aborted at the deadline.
+ * each); a stream older than its lifetime is closed and reopened (one info line);
+ * the whole wait is bounded (METAL_WAIT_TIMEOUT) and an idle stream is aborted at
+ * the deadline.
  */
 import type { ConnectClient } from "../api/client.ts";
 import { BOOT_SERVICE, WaitResponse } from "../api/messages.ts";
@@ -50,10 +51,13 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
   logEvent(log, "provision.wait", { uuid, timeoutMs: policy.timeoutMs }, `waiting for an allocation of ${uuid} (${WAIT}, up to ${bound})`);
   try {
     for (;;) {
-      tracker.opened(env.now());
+      const lifetime = new AbortController();
+      const lifeTimer = setTimeout(() => lifetime.abort(), tracker.opened(env.now()));
+      const signal = AbortSignal.any([deadline.signal, lifetime.signal]);
       let reason: string;
       try {
-        for await (const m of api.serverStream(WAIT, { uuid }, WaitResponse, { signal: deadline.signal, retry: false })) {
+        // No headers timeout: the server may send headers only with its first message; the stream's lifetime bounds it.
+        for await (const m of api.serverStream(WAIT, { uuid }, WaitResponse, { signal, retry: false, headersTimeoutMs: 0 })) {
           if (m.allocation && Object.keys(m.allocation).length > 0) {
             return { allocation: m.allocation, waitedMs: Math.round(tracker.waitedMs(env.now())), reconnects: tracker.reconnects };
           }
@@ -62,14 +66,20 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
         reason = "the stream ended without an allocation";
       } catch (e) {
         if (deadline.signal.aborted || tracker.expired(env.now())) break;
-        const err = toAgentError(e);
-        if (!isWaitRetryable(err)) throw err;
-        reason = err.message;
+        if (lifetime.signal.aborted) {
+          reason = `no allocation within the stream's lifetime of ${formatDuration(policy.streamMs)}; reopening it`;
+        } else {
+          const err = toAgentError(e);
+          if (!isWaitRetryable(err)) throw err;
+          reason = err.message;
+        }
+      } finally {
+        clearTimeout(lifeTimer);
       }
       if (deadline.signal.aborted) break;
       const d = tracker.broke(env.now(), env.random());
       if (d.kind === "timeout") break;
-      logEvent(log, "provision.wait.reconnect", { uuid, reconnect: d.reconnect, delayMs: d.delayMs, reason }, `${WAIT}: ${reason}; reconnect ${d.reconnect} in ${d.delayMs} ms`, "warn");
+      logEvent(log, "provision.wait.reconnect", { uuid, reconnect: d.reconnect, delayMs: d.delayMs, reason }, `${WAIT}: ${reason}; reconnect ${d.reconnect} in ${d.delayMs} ms`, lifetime.signal.aborted ? "info" : "warn");
       await env.sleep(d.delayMs, deadline.signal);
       if (deadline.signal.aborted) break;
     }

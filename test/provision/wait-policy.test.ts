@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { AgentError } from "../../src/errors.ts";
 import { isWaitRetryable, WaitTracker } from "../../src/provision/wait-policy.ts";
 
-const P = { timeoutMs: 60_000, baseMs: 1_000, capMs: 8_000, minMs: 100, healthyMs: 30_000 };
+const P = { timeoutMs: 60_000, baseMs: 1_000, capMs: 8_000, minMs: 100, healthyMs: 30_000, streamMs: 20_000 };
 
 describe("WaitTracker (fake clock)", () => {
   test("consecutive breaks back off exponentially with full jitter, capped", () => {
@@ -31,6 +31,13 @@ describe("WaitTracker (fake clock)", () => {
     t.broke(1_000, 0.999);
     t.opened(3_000);
     expect(t.broke(3_000 + 30_000, 0.999)).toEqual({ kind: "reconnect", reconnect: 3, delayMs: 999 });
+  });
+
+  test("a stream may live streamMs, or what is left of the bound when that is less", () => {
+    const t = new WaitTracker(P, 0);
+    expect(t.opened(0)).toBe(20_000);
+    expect(t.opened(50_000)).toBe(10_000);
+    expect(t.opened(70_000)).toBe(0);
   });
 
   test("a reconnect whose delay would end after the deadline is a timeout with the time waited", () => {

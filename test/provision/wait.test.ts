@@ -37,7 +37,7 @@ function logs() {
   return { lines, log: createLogger({ level: "debug", format: "json", write: (l) => void lines.push(JSON.parse(l)), secrets: new SecretSet() }) };
 }
 
-const POLICY = { timeoutMs: 3_600_000, baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000 };
+const POLICY = { timeoutMs: 3_600_000, baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000, streamMs: 600_000 };
 
 describe("waitForAllocation", () => {
   test("keepalives are skipped; the first message with an allocation ends the wait", async () => {
@@ -84,6 +84,16 @@ describe("waitForAllocation", () => {
     expect(err.exitCode).toBe(26);
     expect(err.message).toMatch(/^no allocation for u1 within METAL_WAIT_TIMEOUT=10s \(metalstack\.infra\.v2\.BootService\/Wait, \d+ reconnect\(s\)\); the machine is registered but not allocated$/);
     expect(lines.at(-1)?.event).toBe("provision.wait.timeout");
+  });
+
+  test("a silent stream is closed after its lifetime and reopened (info line, not a warning)", async () => {
+    const { api, opened } = fakeApi([{ messages: [], end: "hang" }, { messages: [{ allocation: { hostname: "m1" } }] }]);
+    const { lines, log } = logs();
+    const r = await waitForAllocation(api, "u1", { ...POLICY, streamMs: 150 }, log, fakeEnv());
+    expect(opened()).toBe(2);
+    expect(r.reconnects).toBe(1);
+    const rec = lines.filter((l) => l.event === "provision.wait.reconnect");
+    expect(rec.map((l) => [l.level, l.reason])).toEqual([[30, "no allocation within the stream's lifetime of 150ms; reopening it"]]);
   });
 
   test("an idle stream is aborted at the deadline (real timer, 300 ms bound)", async () => {

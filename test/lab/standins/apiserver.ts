@@ -60,9 +60,17 @@ function waitStream(o: ApiserverOptions, uuid: string, f: { streamError?: string
         c.close();
         return;
       }
+      let sent = 0;
+      const send = (v: unknown) => {
+        sent += 1;
+        c.enqueue(envelope(0, v));
+      };
       wait = {
         uuid,
-        send: (v) => c.enqueue(envelope(0, v)),
+        get sent() {
+          return sent;
+        },
+        send,
         end: () => {
           done();
           c.enqueue(end());
@@ -74,7 +82,7 @@ function waitStream(o: ApiserverOptions, uuid: string, f: { streamError?: string
         },
       };
       o.machines.open.add(wait);
-      if (o.machines.keepaliveMs > 0) ticker = setInterval(() => c.enqueue(envelope(0, {})), o.machines.keepaliveMs);
+      if (o.machines.keepaliveMs > 0) ticker = setInterval(() => send({}), o.machines.keepaliveMs);
     },
     cancel: done,
   });

@@ -8,6 +8,8 @@
  */
 export interface OpenWait {
   readonly uuid: string;
+  /** Messages sent on this stream so far (keepalives included). */
+  readonly sent: number;
   send(value: unknown): void;
   end(): void;
   cut(): void;
