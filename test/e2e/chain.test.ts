@@ -6,7 +6,7 @@
  * marker initrd (test/lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
@@ -25,6 +25,8 @@ if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
 const AGENT_INITRD = join(ROOT_DIR, "build/initramfs", `initramfs-${KERNEL?.replace(/^\/boot\/vmlinuz-/, "")}.cpio.lz4`);
 const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
+/** With the provisioning stages the agent waits for an allocation: the test then allocates it. */
+const PROVISION_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-wait.ts"));
 const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
@@ -256,6 +258,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         await lab.setUp();
         lab.startMachines();
         const m = lab.machines[0] as RunningMachine;
+        if (PROVISION_BUILT) await lab.allocateWhenWaiting(m, AGENT_UUID, { hostname: "chain-e2e", image: { id: "debian-12" } }, BOOT_TIMEOUT_MS);
         await awaitExit(m, BOOT_TIMEOUT_MS);
         await lab.stopCaptures();
         const addr = eui64Address(m0.prefix, m0.mac);
@@ -276,13 +279,19 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         if (NETWORK_BUILT) {
           expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
           // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
-          const calls = readFileSync(lab.standinsLog, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { server: string; path: string; source: string; status: number });
+          // (the test's own /_standin/ control call is not the agent's)
+          const calls = lab.standinRequests().filter((c) => !c.path.startsWith("/_standin/"));
           expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
           expect(calls.filter((c) => c.source !== addr)).toEqual([]);
           // Then the apiserver, then the image cache, with what metal-boot handed out.
           expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
           expect(calls.filter((c) => c.status >= 400)).toEqual([]);
           expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
+          if (PROVISION_BUILT) {
+            // Register (with the partition) and Wait, then the allocation the test handed out.
+            expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
+            expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "chain-e2e" });
+          }
         }
         expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
       } finally {

@@ -11,7 +11,7 @@
  * Everything is named mhc-<random> / mhct<random><n>, and stop() removes it all
  * (processes by PID, then the namespace, which takes the taps with it).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "./partitions.ts";
@@ -165,6 +165,32 @@ export class ChainLab {
     await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
     this.caCpio = join(this.dir, "metal-ca.cpio");
     await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+  }
+
+  /** The stand-ins' requests so far (parsed lines of their log; none before they run). */
+  standinRequests(): { server: string; method: string; path: string; source: string; status: number }[] {
+    if (!existsSync(this.standinsLog)) return [];
+    return readFileSync(this.standinsLog, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as { server: string; method: string; path: string; source: string; status: number });
+  }
+
+  /**
+   * Plays the operator: once machine `m` logs that it waits for its allocation
+   * (`provision.wait` on its console; bounded by `ms`), allocates it (POST
+   * /_standin/allocate from inside the namespace, trusting the stand-ins' api CA).
+   * The stand-ins log a streaming Wait only when it ends, so the console is the signal.
+   */
+  async allocateWhenWaiting(m: RunningMachine, uuid: string, allocation: Record<string, unknown>, ms: number): Promise<void> {
+    await waitFor(`${m.name} to wait for its allocation ("provision.wait" on its console)`, () => {
+      if (m.qemu.exitCode !== null) throw new Error(`${m.name} exited before waiting for an allocation`);
+      return m.qemu.text().includes('"event":"provision.wait"');
+    }, ms);
+    const url = `https://[${STANDINS_ADDR}]:${STANDINS_PORT + 1}/_standin/allocate`;
+    const ca = join(this.dir, "standins", "pki", "api-ca.pem");
+    const code = `const r = await fetch(${JSON.stringify(url)}, { method: "POST", body: ${JSON.stringify(JSON.stringify({ uuid, allocation }))}, tls: { ca: await Bun.file(${JSON.stringify(ca)}).text() } }); if (!r.ok) { console.error(await r.text()); process.exit(1); }`;
+    await run(this.nsExec([BUN, "-e", code]));
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */

@@ -8,7 +8,8 @@
  * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
  *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir, LAB_NIC=virtio|e1000,
  *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with
- *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot.
+ *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot; the
+ *      machine is allocated as soon as it waits for it (LAB_ALLOCATE=0: it keeps waiting).
  */
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
@@ -57,6 +58,13 @@ try {
   lab.startMachines();
   const m = lab.machines[0];
   if (!m) throw new Error("no machine started");
+  if (env.LAB_STANDINS === "1" && env.LAB_ALLOCATE !== "0") {
+    const timeoutMs = Number(env.LAB_TIMEOUT || 300) * 1000;
+    lab
+      .allocateWhenWaiting(m, uuid, { hostname: "chain-lab", image: { id: "debian-12" } }, timeoutMs)
+      .then(() => console.error("\nlab: allocated the machine (hostname chain-lab)"))
+      .catch((e: unknown) => console.error(`\nlab: no allocation: ${e instanceof Error ? e.message : String(e)}`));
+  }
   let shown = 0;
   const timer = setInterval(() => {
     const text = m.qemu.chunks.slice(shown).map((c) => c.text).join("");
