@@ -20,6 +20,12 @@ export interface UnaryResult<T> {
 export interface CallOptions {
   /** Sent as Connect-Timeout-Ms and used as the header timeout. */
   readonly timeoutMs?: number;
+  /** Aborts the call (streams: also while waiting for the next message). */
+  readonly signal?: AbortSignal;
+  /** Bound for the answer's headers without sending Connect-Timeout-Ms (0 = none); `timeoutMs` wins. */
+  readonly headersTimeoutMs?: number;
+  /** false: open the stream once, no transport retries (the caller reconnects itself). */
+  readonly retry?: false;
 }
 
 export class ConnectClient {
@@ -76,6 +82,9 @@ export class ConnectClient {
       body: encodeEnvelope(0, new TextEncoder().encode(JSON.stringify(request))),
       // A Wait stream may be idle for hours: no body timeout.
       bodyTimeoutMs: 0,
+      ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+      ...(opts.retry === false ? { retry: false as const } : {}),
+      ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}),
       ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}),
     };
     const res = await this.#http.stream(req);

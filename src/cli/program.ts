@@ -9,6 +9,7 @@ import { EXIT_CODES } from "../exit-codes.ts";
 import { registerConfig } from "./config.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
+import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
@@ -23,6 +24,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerNet,
   registerToken,
   registerReach,
+  registerInventory,
   registerKconfig,
   registerVersion,
 ];

@@ -22,6 +22,8 @@ export interface Config {
   readonly allowHttp: boolean;
   readonly uuid: string | undefined;
   readonly handoff: Handoff;
+  /** METAL_WAIT_TIMEOUT: bound for BootService/Wait in the built-in flow. */
+  readonly waitTimeoutMs: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -86,6 +88,7 @@ export function configFromCmdline(text: string): Config {
     allowHttp: v.METAL_ALLOW_HTTP || mode === "pxe",
     uuid: v.METAL_UUID?.toLowerCase(),
     handoff: v.METAL_HANDOFF,
+    waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -109,6 +112,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     allowHttp: c.allowHttp,
     uuid: c.uuid ?? null,
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
+    waitTimeoutMs: c.waitTimeoutMs,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

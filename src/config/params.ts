@@ -170,6 +170,11 @@ export const PARAMS = {
     default: "builtin",
     doc: "after bring-up: `builtin` provisioning flow, or `exec:/path` of another next stage",
   },
+  METAL_WAIT_TIMEOUT: {
+    schema: duration(86_400_000, 1_000, 7 * 86_400_000),
+    default: "24h",
+    doc: "builtin flow: bound for waiting for an allocation (BootService/Wait, reconnects included), e.g. `30m`, `24h`",
+  },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",

@@ -1,7 +1,8 @@
 /**
  * The boot flow, stage by stage (stages.ts): network bring-up, config and token from
- * metal-boot, apiserver, image cache, hand-off. A stage not built yet ends the flow
- * with `not_built`.
+ * metal-boot, apiserver, image cache, hand-off, then (METAL_HANDOFF=builtin) the
+ * provisioning flow: register, wait for an allocation, install. A stage not built
+ * yet ends the flow with `not_built`; a stage whose `when` does not hold is skipped.
  */
 import type { Config } from "../config/config.ts";
 import { logEvent } from "../log/logger.ts";
@@ -13,6 +14,7 @@ export async function runFlow(config: Config, deps: FlowDeps, stages: readonly S
   const state: FlowState = { stageTimesMs: {} };
   const t0 = performance.now();
   for (const stage of stages) {
+    if (stage.when && !stage.when(config)) continue;
     logEvent(deps.log, "agent.stage", { stage: stage.name }, stage.describe);
     await stage.run(config, deps, state);
     state.stageTimesMs[stage.name] = Math.round(performance.now() - t0);

@@ -8,12 +8,15 @@ import { HANDOFF_FILE } from "../handoff/document.ts";
 import { TOKEN_FILE } from "../boot/token.ts";
 import { SYSFS_ROOT } from "../boot/uuid.ts";
 import { HttpClient } from "../http/client.ts";
+import { PROC_ROOT } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import type { FlowDeps } from "./stage.ts";
 
 export interface Services {
   readonly http: HttpClient;
   readonly sysRoot: string;
+  /** procfs root (inventory: /proc/cpuinfo). */
+  readonly procRoot: string;
   readonly tokenFile: string;
   readonly handoffFile: string;
   readonly readFile: (path: string) => Promise<Uint8Array>;
@@ -30,6 +33,7 @@ export function services(config: Config, deps: FlowDeps): Services {
   const s: Services = {
     http: given.http ?? new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log: deps.log }),
     sysRoot: given.sysRoot ?? SYSFS_ROOT,
+    procRoot: given.procRoot ?? PROC_ROOT,
     tokenFile: given.tokenFile ?? TOKEN_FILE,
     handoffFile: given.handoffFile ?? HANDOFF_FILE,
     readFile: given.readFile ?? (async (p) => new Uint8Array(await Bun.file(p).arrayBuffer())),

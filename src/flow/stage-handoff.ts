@@ -1,9 +1,9 @@
 /**
  * Stage "handoff": writes /run/metal/handoff.json (0600, atomic), then continues per
  * METAL_HANDOFF: exec:/path replaces the agent with the next stage (METAL_HANDOFF_FILE
- * in its environment); builtin would run the provisioning flow, which is not built yet.
+ * in its environment); builtin goes on with the provisioning stages (register, wait,
+ * install) that follow this one.
  */
-import { AgentError } from "../errors.ts";
 import { buildHandoff } from "../handoff/build.ts";
 import { checkExecutable, handoffEnv } from "../handoff/exec.ts";
 import { writePrivateFile } from "../fs/private-file.ts";
@@ -22,9 +22,7 @@ export const handoffStage: Stage = {
     const doc = buildHandoff(state, boot, new Date());
     await writePrivateFile(s.handoffFile, JSON.stringify(doc, null, 2) + "\n", "hand-off file");
     logEvent(deps.log, "handoff.write", { path: s.handoffFile, mode: "0600", next: config.handoff.kind === "exec" ? `exec:${config.handoff.path}` : "builtin" });
-    if (config.handoff.kind === "builtin") {
-      throw new AgentError("not_built", `hand-off: ${s.handoffFile} is written, but the built-in provisioning flow (register, wait, install) is not built yet; use METAL_HANDOFF=exec:/path to continue with another next stage`, { handoffFile: s.handoffFile });
-    }
+    if (config.handoff.kind === "builtin") return;
     logEvent(deps.log, "handoff.exec", { path: config.handoff.path, handoffFile: s.handoffFile });
     await s.http.close();
     s.exec(config.handoff.path, [], handoffEnv(s.env, s.handoffFile));

@@ -15,6 +15,8 @@ export interface FlowDeps {
 export interface Stage {
   readonly name: string;
   readonly describe: string;
+  /** Runs only when this holds (default: always); e.g. the built-in provisioning stages only with METAL_HANDOFF=builtin. */
+  readonly when?: (config: Config) => boolean;
   run(config: Config, deps: FlowDeps, state: FlowState): Promise<void>;
 }
 

@@ -52,11 +52,21 @@ export interface ImageSummary {
   readonly address: string | undefined;
 }
 
+/** BootService/Register answered (stage "register"). */
+export interface RegistrationSummary {
+  readonly uuid: string;
+  readonly size: string;
+  readonly partition: string;
+}
+
 export interface FlowState {
   network?: NetworkSummary;
   boot?: BootSummary;
   api?: ApiSummary;
   image?: ImageSummary;
+  registration?: RegistrationSummary;
+  /** The allocation from BootService/Wait (stage "wait"), as the apiserver sent it. */
+  allocation?: Readonly<Record<string, unknown>>;
   /** Milliseconds since the flow began, per finished stage. */
   readonly stageTimesMs: Record<string, number>;
 }

@@ -73,7 +73,7 @@ export function isRetryableFailure(e: unknown): boolean {
 }
 
 /** The AgentError for a request that failed before an answer (what = "metal-boot config", ...). */
-export function transportError(e: unknown, what: string, url: URL, extra: { attempts: number; trust?: string }): AgentError {
+export function transportError(e: unknown, what: string, url: URL, extra: { attempts: number; trust?: string; phase?: "body" }): AgentError {
   if (e instanceof AgentError) return e;
   const code = errorCode(e) ?? "unknown";
   const target = `${what} (${url.origin})`;
@@ -86,6 +86,8 @@ export function transportError(e: unknown, what: string, url: URL, extra: { atte
     case "timeout":
       return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}]`, details, { cause: e });
     case "connect":
+      // A reset or close while the answer streams is not a failure to connect.
+      if (extra.phase === "body") return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, details, { cause: e });
       return new AgentError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, details, { cause: e });
     default:
       return new AgentError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, details, { cause: e });

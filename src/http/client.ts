@@ -41,6 +41,8 @@ export interface HttpRequest {
   readonly bodyTimeoutMs?: number;
   /** false: one attempt only. */
   readonly retry?: RetryPolicy | false;
+  /** Aborts the request, also while its body streams (a bounded wait on an idle stream). */
+  readonly signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -154,6 +156,7 @@ export class HttpClient {
       ...(req.body !== undefined ? { body: req.body } : {}),
       ...(req.headersTimeoutMs !== undefined ? { headersTimeout: req.headersTimeoutMs } : {}),
       ...(req.bodyTimeoutMs !== undefined ? { bodyTimeout: req.bodyTimeoutMs } : {}),
+      ...(req.signal !== undefined ? { signal: req.signal } : {}),
     };
   }
 
@@ -246,7 +249,7 @@ export class HttpClient {
 
   /** Wraps an error met while reading a streamed body. */
   bodyError(e: unknown, req: HttpRequest): AgentError {
-    return transportError(e, req.what, req.url, { attempts: 1, trust: this.trust });
+    return transportError(e, req.what, req.url, { attempts: 1, trust: this.trust, phase: "body" });
   }
 
   async close(): Promise<void> {

@@ -38,6 +38,14 @@ export const EVENTS = {
   "image.probe": "the image cache was probed",
   "handoff.write": "the hand-off file was written",
   "handoff.exec": "the next stage is exec'd",
+  "provision.inventory": "the hardware inventory for Register was collected (counts, notes)",
+  "provision.event": "a provisioning event was sent (EventService/Send: Preparing, Registering, Waiting)",
+  "provision.register": "the machine registered (BootService/Register answered uuid, size, partition)",
+  "provision.wait": "waiting for an allocation (BootService/Wait), with the bound",
+  "provision.wait.keepalive": "a Wait message without an allocation (keepalive)",
+  "provision.wait.reconnect": "the Wait stream broke; reconnecting after a jittered delay",
+  "provision.wait.timeout": "no allocation within METAL_WAIT_TIMEOUT",
+  "provision.allocation": "an allocation arrived (logged with secrets redacted)",
   "kconfig.check": "kernel config check result",
 } as const;
 

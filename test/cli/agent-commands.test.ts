@@ -22,7 +22,7 @@ describe("token, reach and run options", () => {
   test("run --from an unknown stage lists the stages", async () => {
     const c = captureContext();
     expect(await runCli(["run", "--cmdline", CL, "--from", "nope"], c.ctx)).toBe(2);
-    expect(c.err()).toBe('metal-hammer: --from "nope": expected one of network, boot, api, image, handoff\n');
+    expect(c.err()).toBe('metal-hammer: --from "nope": expected one of network, boot, api, image, handoff, register, wait, install\n');
   });
 
   test("without a uuid anywhere, token says where it looked (exit 20)", async () => {

@@ -37,6 +37,12 @@ describe("classify", () => {
     expect(e.message).toContain("after 4 attempt(s)");
   });
 
+  test("a reset while the answer streams says the connection broke, not that it could not connect", () => {
+    const e = transportError(err("ECONNRESET", "read ECONNRESET"), "apiserver Wait (stream)", url, { attempts: 1, phase: "body" });
+    expect(e.code).toBe("unreachable");
+    expect(e.message).toBe("apiserver Wait (stream) (https://[fd00::1]:8443): the connection broke while the answer streamed: read ECONNRESET [ECONNRESET]");
+  });
+
   test("an AgentError passes through unchanged", () => {
     const a = new AgentError("auth", "no");
     expect(transportError(a, "x", url, { attempts: 1 })).toBe(a);

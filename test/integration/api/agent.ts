@@ -1,4 +1,5 @@
 /** Runs the agent (source or compiled binary) inside the test netns, bounded, and keeps every byte it printed. */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const REPO = join(import.meta.dir, "../../..");
@@ -33,4 +34,14 @@ export async function runAgent(ns: string, args: readonly string[], opts: { env?
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { code, out, err, ms: Math.round(performance.now() - t0), logs };
+}
+
+/** Everything any agent printed in this process plus a stand-in request log file (for secret scans). */
+export function everythingPrinted(requestLog: string): string {
+  return transcript.join("\n") + readFileSync(requestLog, "utf8");
+}
+
+/** The tokens among `issued` that appear in `text`, whole or by their signature. */
+export function leakedTokens(issued: readonly string[], text: string): string[] {
+  return issued.filter((t) => text.includes(t) || text.includes(t.split(".")[2] ?? t));
 }

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import { REPO, runAgent, transcript } from "./agent.ts";
+import type { Standins } from "../../lab/standins/standins.ts";
+import { REPO, runAgent } from "./agent.ts";
+import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createLink, type Link } from "./netns.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
@@ -22,23 +23,14 @@ beforeAll(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "mha-api-"));
   link = await createLink();
-  st = await startStandins({
-    stateDir: join(dir, "standins"),
-    listen: { boot: { host: link.hostAddr, port: 0 }, api: { host: link.hostAddr, port: 0 }, images: { host: link.hostAddr, port: 0 } },
-    names: [link.name, "dns.mha.test"],
-    machines: [{ uuid: UUID, partition: "fra-equ01" }],
-    logFile: join(dir, "standins", "requests.jsonl"),
-  });
+  st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }], [link.name, "dns.mha.test"]);
 });
 
 afterAll(async () => {
   if (skip) return;
   try {
     // No token issued during the whole suite may appear in anything the agent printed or the stand-ins logged.
-    const everything = transcript.join("\n") + readFileSync(join(dir, "standins", "requests.jsonl"), "utf8");
-    const leaked = st.tokens.issued.filter((t) => everything.includes(t) || everything.includes(t.split(".")[2] ?? t));
-    expect(st.tokens.issued.length).toBeGreaterThan(0);
-    expect(leaked).toEqual([]);
+    expectNothingLeaked(st, dir);
   } finally {
     await st?.stop();
     link?.cleanup();
@@ -55,6 +47,9 @@ beforeEach(() => {
   st.metalBoot.imageCacheUrl = original().images;
   st.calls.length = 0;
   st.log.entries.length = 0;
+  // Allocated up front: a builtin run goes through register and wait to the install step (not built).
+  st.machines.reset();
+  st.machines.allocate(UUID, { uuid: UUID, hostname: "standin" });
 });
 
 function cmdline(extra = "", bootUrl = `${st.urls.boot}/`): string {
@@ -101,11 +96,11 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(events(r.logs, "boot.config")[0]).toMatchObject({ address: link.hostAddr, tokenSubject: UUID, caFromMetalBoot: true });
   });
 
-  test("builtin hand-off: handoff.json written 0600, then not_built (exit 3) saying so", async () => {
+  test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the install step (not_built, exit 3)", async () => {
     const run = runDir();
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()]);
     expect(r.code).toBe(3);
-    expect(r.err).toContain("built-in provisioning flow (register, wait, install) is not built yet");
+    expect(r.err).toContain(`${UUID} is allocated, but the next step "install image" is not built yet`);
     expect(statSync(join(run, "handoff.json")).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8")).uuid).toBe(UUID);
   });
@@ -141,14 +136,15 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     st.faults.api.set({ status: 503, count: 2 });
     // trace level: the token scan at the end covers the most verbose logs too.
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")]);
-    expect(r.code).toBe(3); // the flow went on to the hand-off (builtin is not built)
+    expect(r.code).toBe(3); // the flow went on through the hand-off to the install step (not built)
     const retries = events(r.logs, "http.retry");
     expect(retries.map((l) => [l.what, l.attempt, l.reason])).toEqual([
       ["apiserver metalstack.infra.v2.EventService/Send", 1, "status 503"],
       ["apiserver metalstack.infra.v2.EventService/Send", 2, "status 503"],
     ]);
     for (const l of retries) expect(String(l.msg)).toMatch(/next attempt in \d+ ms$/);
-    expect(st.log.of("api").filter((e) => e.path.endsWith("/Send")).map((e) => e.status)).toEqual([503, 503, 200]);
+    // Alive (after two 503s), then Preparing, Registering and Waiting of the built-in flow.
+    expect(st.log.of("api").filter((e) => e.path.endsWith("/Send")).map((e) => e.status)).toEqual([503, 503, 200, 200, 200, 200]);
   });
 
   test("apiserver down: bounded retries, then unreachable (exit 23) naming it", async () => {
@@ -280,6 +276,11 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     const ex = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { binary });
     expect(ex.code).toBe(0);
     expect(ex.out.trim()).toBe(`handoff=${join(run, "handoff.json")} pid=${events(ex.logs, "agent.start")[0]?.pid}`);
+    // The built-in flow in the compiled binary: inventory (systeminformation's memory module, sysfs), Register, Wait.
+    const builtin = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { binary });
+    expect(builtin.code).toBe(3);
+    expect(builtin.err).toContain('the next step "install image" is not built yet');
+    expect(Number((st.machines.registered.get(UUID)?.hardware as { memory: string }).memory)).toBeGreaterThan(0);
   }, 120_000);
 });
 

@@ -11,6 +11,8 @@ import { waitFor } from "./wait.ts";
 export interface Link {
   readonly ns: string;
   readonly hostIf: string;
+  /** The veth end inside the netns (the machine's NIC). */
+  readonly machineIf: string;
   readonly hostAddr: string;
   readonly machineAddr: string;
   /** Host name of the stand-ins inside the netns (via /etc/netns/<ns>/hosts). */
@@ -30,15 +32,16 @@ export const canRunNetns = (): string | undefined => {
   return undefined;
 };
 
-export async function createLink(): Promise<Link> {
+/** `prefix`: the suite's namespace prefix (names stay unique across suites run side by side). */
+export async function createLink(prefix = "mha"): Promise<Link> {
   // 4 hex digits without a leading zero, so the addresses below are already in canonical form.
   const sfx = (0x1000 + Math.floor(Math.random() * 0xefff)).toString(16);
-  const ns = `mha-api-${sfx}`;
-  const hostIf = `mha-h${sfx}`;
-  const nsIf = `mha-m${sfx}`;
+  const ns = `${prefix}-api-${sfx}`;
+  const hostIf = `${prefix}-h${sfx}`;
+  const nsIf = `${prefix}-m${sfx}`;
   const hostAddr = `fd00:6d68:${sfx}::1`;
   const machineAddr = `fd00:6d68:${sfx}::2`;
-  const name = "standins.mha.test";
+  const name = `standins.${prefix}.test`;
   const etc = `/etc/netns/${ns}`;
   const cleanup = () => {
     Bun.spawnSync(["ip", "link", "del", hostIf], { stdout: "ignore", stderr: "ignore" });
@@ -64,5 +67,5 @@ export async function createLink(): Promise<Link> {
     cleanup();
     throw e;
   }
-  return { ns, hostIf, hostAddr, machineAddr, name, cleanup };
+  return { ns, hostIf, machineIf: nsIf, hostAddr, machineAddr, name, cleanup };
 }

@@ -2,9 +2,12 @@
  * apiserver stand-in speaking the Connect protocol (JSON): checks Content-Type,
  * Connect-Protocol-Version and the Bearer token, records every call, and can be told
  * to answer 401, 503 or slowly. Implements the BootService and EventService methods
- * the machine uses (docs/apiserver.md).
+ * the machine uses (docs/apiserver.md): Register records the hardware (machines.ts);
+ * Wait streams nothing until the machine is allocated (POST /_standin/allocate),
+ * then the allocation and the end of the stream.
  */
 import type { FaultBox } from "./faults.ts";
+import type { MachineBook, OpenWait } from "./machines.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 export interface ApiCall {
@@ -30,6 +33,59 @@ export interface ApiserverOptions {
   readonly tokens: TokenIssuer;
   readonly faults: FaultBox;
   readonly calls: ApiCall[];
+  readonly machines: MachineBook;
+}
+
+/** A Wait answer: the allocation at once when there is one, else an open stream fed by MachineBook. */
+function waitStream(o: ApiserverOptions, uuid: string, f: { streamError?: string; streamTruncate?: boolean }): ReadableStream<Uint8Array> {
+  const end = () => (f.streamError ? envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }) : envelope(2, {}));
+  let wait: OpenWait | undefined;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const done = () => {
+    if (ticker) clearInterval(ticker);
+    if (wait) o.machines.open.delete(wait);
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      const allocation = o.machines.allocations.get(uuid);
+      if (f.streamTruncate) {
+        const first = envelope(0, allocation ? { allocation } : {});
+        c.enqueue(first.slice(0, first.byteLength - 3));
+        c.close();
+        return;
+      }
+      if (allocation || f.streamError) {
+        if (allocation) c.enqueue(envelope(0, { allocation }));
+        c.enqueue(end());
+        c.close();
+        return;
+      }
+      let sent = 0;
+      const send = (v: unknown) => {
+        sent += 1;
+        c.enqueue(envelope(0, v));
+      };
+      wait = {
+        uuid,
+        get sent() {
+          return sent;
+        },
+        send,
+        end: () => {
+          done();
+          c.enqueue(end());
+          c.close();
+        },
+        cut: () => {
+          done();
+          c.error(new Error("stand-in: Wait stream cut"));
+        },
+      };
+      o.machines.open.add(wait);
+      if (o.machines.keepaliveMs > 0) ticker = setInterval(() => send({}), o.machines.keepaliveMs);
+    },
+    cancel: done,
+  });
 }
 
 export function apiserverHandler(o: ApiserverOptions) {
@@ -70,17 +126,16 @@ export function apiserverHandler(o: ApiserverOptions) {
       case "Booting":
         return own(r.uuid) ? Response.json({}) : connectError("permission_denied", "token is for another machine");
       case "Register":
-        return own(r.uuid) ? Response.json({ uuid, size: "v1-small-x86", partition: r.partition }) : connectError("permission_denied", "token is for another machine");
+        if (!own(r.uuid)) return connectError("permission_denied", "token is for another machine");
+        o.machines.registered.set(uuid, r);
+        return Response.json({ uuid, size: o.machines.size, partition: r.partition });
       case "InstallationSucceeded":
         return Response.json({});
       case "SuperUserPassword":
         return Response.json({ featureDisabled: true });
-      case "Wait": {
-        const first = envelope(0, { allocation: { uuid, hostname: "standin" } });
-        const end = f.streamError ? envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }) : envelope(2, {});
-        const body = f.streamTruncate ? first.slice(0, first.byteLength - 3) : new Uint8Array([...first, ...end]);
-        return new Response(body, { headers: { "content-type": "application/connect+json" } });
-      }
+      case "Wait":
+        if (!own(r.uuid)) return connectError("permission_denied", "token is for another machine");
+        return new Response(waitStream(o, uuid, f), { headers: { "content-type": "application/connect+json" } });
       default:
         return connectError("unimplemented", `${procedure} is not implemented by the stand-in`);
     }

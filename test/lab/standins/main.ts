@@ -7,7 +7,9 @@
  *
  * --listen is metal-boot; the apiserver and image cache default to the same address
  * on the next two ports. --dns also answers AAAA queries for every --name with the
- * metal-boot address (point the RA's RDNSS there). Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * metal-boot address (point the RA's RDNSS there). The apiserver's Wait streams nothing until
+ * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
+ * control endpoints). Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */

@@ -3,12 +3,15 @@
  * servers. PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
  * it via METAL_CA); the "api" CA signs the apiserver and is handed out by metal-boot,
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
- * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls.
+ * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
+ * apiserver also POST /_standin/allocate ({uuid, allocation}), /_standin/wait-break
+ * (cut the open Wait streams) and /_standin/keepalive ({ms}), GET /_standin/machines.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { apiserverHandler, type ApiCall } from "./apiserver.ts";
 import { FaultBox, type Fault } from "./faults.ts";
+import { MachineBook } from "./machines.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
 import { metalBootHandler, type Machine, type MetalBootOptions } from "./metal-boot.ts";
 import { makeCa, makeServerCert, type Ca } from "./pki.ts";
@@ -40,6 +43,8 @@ export interface Standins {
   readonly apiCa: Ca;
   readonly faults: Readonly<Record<Role, FaultBox>>;
   readonly calls: ApiCall[];
+  /** The apiserver's machines: registrations, allocations, open Wait streams. */
+  readonly machines: MachineBook;
   readonly log: RequestLog;
   readonly tokens: TokenIssuer;
   readonly image: Uint8Array;
@@ -65,6 +70,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const log = new RequestLog(o.logFile);
   const tokens = new TokenIssuer();
   const calls: ApiCall[] = [];
+  const book = new MachineBook();
   const image = makeImage();
   const machines = new Map(o.machines.map((m) => [m.uuid, m]));
 
@@ -72,7 +78,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const metalBoot: MetalBootOptions = { machines, tokens, apiserverUrl: "", imageCacheUrl: "", imagePath: IMAGE_PATH, ca: apiCa.pem, faults: faults.boot };
   const handlers: Record<Role, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),
-    api: apiserverHandler({ tokens, faults: faults.api, calls }),
+    api: apiserverHandler({ tokens, faults: faults.api, calls, machines: book }),
     images: imageCacheHandler({ faults: faults.images, image }),
   };
   const servers = ROLES.map((role) =>
@@ -85,9 +91,13 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
         const path = new URL(req.url).pathname;
         let res: Response;
         const body = req.method === "POST" ? await req.clone().text() : "";
+        // A Wait stream may stay open for hours (the lab): no idle timeout for it.
+        if (path.endsWith("/Wait")) server.timeout(req, 0);
         if (path === "/_standin/fault" && req.method === "POST") {
           faults[role].set((await req.json()) as Fault);
           res = Response.json({ ok: true });
+        } else if (role === "api" && path.startsWith("/_standin/") && path !== "/_standin/calls") {
+          res = await apiControl(book, path, req);
         } else if (path === "/_standin/calls") {
           res = Response.json({ calls, requests: log.entries.map(({ headers: _h, body: _b, ...e }) => e) });
         } else {
@@ -109,6 +119,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     apiCa,
     faults,
     calls,
+    machines: book,
     log,
     tokens,
     image,
@@ -118,4 +129,24 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
       await Promise.all(servers.map((s) => s.stop(true)));
     },
   };
+}
+
+/** The apiserver's control endpoints (the lab and tests set allocations and cut streams). */
+async function apiControl(book: MachineBook, path: string, req: Request): Promise<Response> {
+  if (path === "/_standin/machines" && req.method === "GET") {
+    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid) });
+  }
+  if (req.method !== "POST") return Response.json({ error: "POST expected" }, { status: 405 });
+  const v = (await req.json().catch(() => ({}))) as Record<string, unknown>;
+  if (path === "/_standin/allocate") {
+    if (typeof v.uuid !== "string" || !v.allocation || typeof v.allocation !== "object") return Response.json({ error: "expected {uuid, allocation}" }, { status: 400 });
+    book.allocate(v.uuid, v.allocation as Record<string, unknown>);
+    return Response.json({ ok: true });
+  }
+  if (path === "/_standin/wait-break") return Response.json({ ok: true, cut: book.breakWaits() });
+  if (path === "/_standin/keepalive") {
+    book.keepaliveMs = Number(v.ms) || 0;
+    return Response.json({ ok: true, keepaliveMs: book.keepaliveMs });
+  }
+  return Response.json({ error: `no control endpoint ${path}` }, { status: 404 });
 }

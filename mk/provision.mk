@@ -1,0 +1,15 @@
+# Built-in provisioning flow: inventory, register, wait (docs/provisioning.md).
+.PHONY: test-provision test-provision-integration bench-inventory
+
+PROVISION_UNIT_TESTS := test/inventory test/provision
+
+test-provision: deps-npm
+	$(BUN) test $(PROVISION_UNIT_TESTS)
+
+# Root only: the agent in a netns against the stand-ins. RUNS=3 repeats the suite.
+RUNS ?= 1
+test-provision-integration: deps
+	@for i in $$(seq $(RUNS)); do echo "provision integration run $$i/$(RUNS)"; $(BUN) test --timeout 120000 test/integration/provision || exit 1; done
+
+bench-inventory: deps-npm
+	$(BUN) bench/inventory.ts 5

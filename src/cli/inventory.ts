@@ -1,0 +1,36 @@
+/**
+ * `metal-hammer inventory [--json]`: the hardware the built-in flow registers
+ * (BootService/Register's hardware and bios), read from /proc and /sys. A debug
+ * shell command: it talks to no server.
+ */
+import type { Command } from "commander";
+import { collectInventory, PROC_ROOT } from "../inventory/collect.ts";
+import type { Context } from "./context.ts";
+import { printTable } from "./print.ts";
+
+const gib = (bytes: string) => `${(Number(bytes) / 2 ** 30).toFixed(1)} GiB`;
+
+export function registerInventory(program: Command, ctx: Context): void {
+  program
+    .command("inventory")
+    .description("show the hardware the machine registers with (memory, disks, NICs, CPUs, GPUs, BIOS)")
+    .option("--json", "print the Register request's hardware and bios as JSON")
+    .option("--sysfs <dir>", "sysfs root", "/sys")
+    .option("--proc <dir>", "procfs root", PROC_ROOT)
+    .action(async (opts: { json?: boolean; sysfs: string; proc: string }) => {
+      const inv = await collectInventory({ sysRoot: opts.sysfs, procRoot: opts.proc });
+      if (opts.json) {
+        ctx.io.out(JSON.stringify({ hardware: inv.hardware, bios: inv.bios ?? null, notes: inv.notes }) + "\n");
+        return;
+      }
+      const h = inv.hardware;
+      const rows: string[][] = [["memory", "", gib(h.memory), `${h.memory} bytes`]];
+      for (const c of h.cpus) rows.push(["cpu", c.vendor, c.model, `${c.cores} cores, ${c.threads} threads`]);
+      for (const d of h.disks) rows.push(["disk", d.name, gib(d.size), `${d.size} bytes`]);
+      for (const n of h.nics) rows.push(["nic", n.name, n.mac, [n.identifier, n.vendor, n.model, n.speed === "0" ? "speed unknown" : `${Number(n.speed) / 1e9} Gbit/s`].filter((s) => s !== "").join(", ")]);
+      for (const g of h.gpus) rows.push(["gpu", g.vendor, g.model, ""]);
+      if (inv.bios) rows.push(["bios", inv.bios.vendor, inv.bios.version, inv.bios.date]);
+      printTable(ctx, ["KIND", "NAME", "VALUE", "DETAIL"], rows);
+      for (const n of inv.notes) ctx.io.out(`note: ${n}\n`);
+    });
+}

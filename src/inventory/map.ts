@@ -1,0 +1,136 @@
+/**
+ * Raw facts -> the Register request's `hardware` and `bios` (metalstack.infra.v2,
+ * docs/provisioning.md). Pure: facts and the network stage's summary in, message
+ * parts out, plus notes on what was left out and why.
+ *
+ * - memory: MemTotal in bytes (systeminformation mem().total).
+ * - disks: /sys/block entries that are real disks (no loop, ram, zram, optical,
+ *   floppy, nbd, device-mapper, md), `/dev/<name>`, size in bytes.
+ * - nics: Ethernet interfaces (type 1) with a unicast, non-zero MAC; the network
+ *   stage's interfaces first, then physical ones, then virtual ones, each by name.
+ *   identifier = PCI address (empty for virtual ones), vendor = PCI vendor name,
+ *   model = PCI device id and driver, speed in bit/s (0 without link), neighbors
+ *   empty (LLDP is not built).
+ * - cpus: one per package from /proc/cpuinfo.
+ * - gpus: PCI 3D controllers (class 0x0302) and VGA controllers (0x0300) of GPU
+ *   vendors (NVIDIA, AMD): a BMC's on-board VGA (ASPEED, Matrox) is not a GPU.
+ * - bios: /sys/class/dmi/id/bios_*; omitted when DMI has none of them.
+ */
+import type { NetworkSummary } from "../flow/state.ts";
+import { parseCpuinfo } from "./cpuinfo.ts";
+import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
+import { pciVendorName } from "./pci-vendors.ts";
+
+export interface Nic {
+  readonly mac: string;
+  readonly name: string;
+  readonly identifier: string;
+  readonly vendor: string;
+  readonly model: string;
+  /** bit/s as a decimal string (protobuf JSON uint64). */
+  readonly speed: string;
+  readonly neighbors: readonly { mac: string; name?: string; identifier?: string; hostname?: string }[];
+}
+
+export interface Hardware {
+  readonly memory: string;
+  readonly disks: readonly { name: string; size: string }[];
+  readonly nics: readonly Nic[];
+  readonly cpus: readonly { vendor: string; model: string; cores: number; threads: number }[];
+  readonly gpus: readonly { vendor: string; model: string }[];
+}
+
+export interface Bios {
+  readonly version: string;
+  readonly vendor: string;
+  readonly date: string;
+}
+
+export interface Inventory {
+  readonly hardware: Hardware;
+  readonly bios: Bios | undefined;
+  /** What was left out or could not be read, in words (logged, shown by `inventory`). */
+  readonly notes: readonly string[];
+}
+
+const NOT_DISKS = /^(loop|ram|zram|sr|fd|nbd|dm-|md)\d*/;
+const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
+const PCI_ADDR = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+const GPU_VENDORS = new Set(["0x10de", "0x1002"]);
+
+const trim = (v: string | undefined) => (v ?? "").trim();
+
+/** The PCI address in a resolved device path (the nearest one to the device). */
+export function pciAddressOf(devicePath: string | undefined): string {
+  if (!devicePath) return "";
+  return devicePath.split("/").filter((p) => PCI_ADDR.test(p)).at(-1) ?? "";
+}
+
+function diskOf(b: BlockFacts): { name: string; size: string } | undefined {
+  if (NOT_DISKS.test(b.name)) return undefined;
+  const sectors = /^\d+$/.test(trim(b.sectors)) ? BigInt(trim(b.sectors)) : 0n;
+  if (sectors === 0n) return undefined;
+  return { name: `/dev/${b.name}`, size: String(sectors * 512n) };
+}
+
+function isUsableMac(mac: string): boolean {
+  if (!MAC.test(mac) || mac === "00:00:00:00:00:00") return false;
+  // The multicast bit of the first octet: never a NIC's own address.
+  return (Number.parseInt(mac.slice(0, 2), 16) & 1) === 0;
+}
+
+function nicOf(n: NetFacts): Nic | undefined {
+  const mac = trim(n.address).toLowerCase();
+  if (trim(n.type) !== "1" || !isUsableMac(mac)) return undefined;
+  const mbit = Number(trim(n.speed));
+  const model = [trim(n.deviceId).toLowerCase(), trim(n.driver)].filter((s) => s !== "").join(" ");
+  return {
+    mac,
+    name: n.name,
+    identifier: pciAddressOf(n.devicePath),
+    vendor: pciVendorName(n.vendorId),
+    model,
+    speed: Number.isInteger(mbit) && mbit > 0 ? String(BigInt(mbit) * 1_000_000n) : "0",
+    neighbors: [],
+  };
+}
+
+function isGpu(p: PciFacts): boolean {
+  const cls = trim(p.class).toLowerCase();
+  if (cls.startsWith("0x0302")) return true;
+  return cls.startsWith("0x0300") && GPU_VENDORS.has(trim(p.vendorId).toLowerCase());
+}
+
+export function toInventory(facts: RawFacts, network?: NetworkSummary | null): Inventory {
+  const notes: string[] = [];
+  const memory = facts.memTotalBytes !== undefined && Number.isFinite(facts.memTotalBytes) && facts.memTotalBytes > 0 ? String(Math.floor(facts.memTotalBytes)) : "0";
+  if (memory === "0") notes.push("memory: MemTotal could not be read (/proc/meminfo)");
+
+  const disks = facts.blocks.flatMap((b) => diskOf(b) ?? []).sort((a, b) => a.name.localeCompare(b.name));
+
+  const up = new Map((network?.interfaces ?? []).map((i, idx) => [i.name, idx]));
+  const physical = new Set(facts.nets.filter((n) => n.devicePath !== undefined).map((n) => n.name));
+  const rank = (name: string) => (up.has(name) ? 0 : physical.has(name) ? 1 : 2);
+  const nics = facts.nets
+    .flatMap((n) => nicOf(n) ?? [])
+    .sort((a, b) => rank(a.name) - rank(b.name) || (up.get(a.name) ?? 0) - (up.get(b.name) ?? 0) || a.name.localeCompare(b.name));
+  // An interface the network stage used but sysfs did not list (should not happen): keep what the stage knew.
+  for (const i of network?.interfaces ?? []) {
+    if (!nics.some((n) => n.name === i.name) && isUsableMac(i.mac.toLowerCase())) {
+      nics.unshift({ mac: i.mac.toLowerCase(), name: i.name, identifier: "", vendor: "", model: "", speed: "0", neighbors: [] });
+    }
+  }
+  if (nics.length === 0) notes.push("nics: no Ethernet interface with a MAC address in /sys/class/net");
+  notes.push("nics: neighbors are empty (LLDP discovery is not built)");
+
+  const cpus = parseCpuinfo(facts.cpuinfo);
+  if (cpus.length === 0) notes.push("cpus: /proc/cpuinfo lists no processor");
+
+  const gpus = facts.pci.filter(isGpu).map((p) => ({ vendor: pciVendorName(p.vendorId), model: trim(p.deviceId).toLowerCase() }));
+
+  const d = facts.dmi;
+  const bios = [d.biosVendor, d.biosVersion, d.biosDate].some((v) => trim(v) !== "") ? { version: trim(d.biosVersion), vendor: trim(d.biosVendor), date: trim(d.biosDate) } : undefined;
+  if (!bios) notes.push("bios: /sys/class/dmi/id has no bios_vendor/bios_version/bios_date (no DMI)");
+
+  return { hardware: { memory, disks, nics, cpus, gpus }, bios, notes };
+}

@@ -1,0 +1,40 @@
+/**
+ * What the log shows of an allocation (BootService/Wait). Pure. The allocation is
+ * large and may carry secrets: fields whose name says secret (passwords, tokens,
+ * keys) are redacted by redactFields, and user data (cloud-init, may embed anything)
+ * is replaced by its length. A few fields are lifted out for a one-line summary.
+ */
+import { REDACTED, redactFields } from "../log/redact.ts";
+
+const USERDATA = /^user_?data$/i;
+
+function dropUserdata(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== "object" || depth > 12) return v;
+  if (Array.isArray(v)) return v.map((x) => dropUserdata(x, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = USERDATA.test(k) ? `${REDACTED} (${typeof x === "string" ? x.length : JSON.stringify(x ?? null).length} chars)` : dropUserdata(x, depth + 1);
+  return out;
+}
+
+export function redactAllocation(allocation: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return redactFields(dropUserdata(allocation)) as Record<string, unknown>;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+export interface AllocationSummary {
+  readonly hostname: string | null;
+  readonly project: string | null;
+  readonly image: string | null;
+  readonly role: string | null;
+}
+
+export function summarizeAllocation(a: Readonly<Record<string, unknown>>): AllocationSummary {
+  const image = a.image;
+  return {
+    hostname: str(a.hostname),
+    project: str(a.project),
+    image: str(image) ?? (image && typeof image === "object" ? str((image as Record<string, unknown>).id) : null),
+    role: str(a.role),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * BootService/Wait until an allocation arrives: the imperative shell around
+ * WaitTracker (wait-policy.ts). Messages without an allocation are keepalives; a
+ * stream that ends or breaks is reopened after a jittered delay (one warn line
+ * each); a stream older than its lifetime is closed and reopened (one info line);
+ * the whole wait is bounded (METAL_WAIT_TIMEOUT) and an idle stream is aborted at
+ * the deadline.
+ */
+import type { ConnectClient } from "../api/client.ts";
+import { BOOT_SERVICE, WaitResponse } from "../api/messages.ts";
+import { formatDuration } from "../config/duration.ts";
+import { AgentError, toAgentError } from "../errors.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
+import { isWaitRetryable, WaitTracker, type WaitPolicy } from "./wait-policy.ts";
+
+export const WAIT = `${BOOT_SERVICE}/Wait`;
+
+export interface WaitEnv {
+  now(): number;
+  random(): number;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const realWaitEnv: WaitEnv = {
+  now: () => performance.now(),
+  random: Math.random,
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+export interface WaitResult {
+  readonly allocation: Record<string, unknown>;
+  readonly waitedMs: number;
+  readonly reconnects: number;
+}
+
+export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">, uuid: string, policy: WaitPolicy, log: Logger, env: WaitEnv = realWaitEnv): Promise<WaitResult> {
+  const tracker = new WaitTracker(policy, env.now());
+  const bound = formatDuration(policy.timeoutMs);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), policy.timeoutMs);
+  logEvent(log, "provision.wait", { uuid, timeoutMs: policy.timeoutMs }, `waiting for an allocation of ${uuid} (${WAIT}, up to ${bound})`);
+  try {
+    for (;;) {
+      const lifetime = new AbortController();
+      const lifeTimer = setTimeout(() => lifetime.abort(), tracker.opened(env.now()));
+      const signal = AbortSignal.any([deadline.signal, lifetime.signal]);
+      let reason: string;
+      try {
+        // No headers timeout: the server may send headers only with its first message; the stream's lifetime bounds it.
+        for await (const m of api.serverStream(WAIT, { uuid }, WaitResponse, { signal, retry: false, headersTimeoutMs: 0 })) {
+          if (m.allocation && Object.keys(m.allocation).length > 0) {
+            return { allocation: m.allocation, waitedMs: Math.round(tracker.waitedMs(env.now())), reconnects: tracker.reconnects };
+          }
+          logEvent(log, "provision.wait.keepalive", { uuid }, "Wait: keepalive (no allocation yet)", "debug");
+        }
+        reason = "the stream ended without an allocation";
+      } catch (e) {
+        if (deadline.signal.aborted || tracker.expired(env.now())) break;
+        if (lifetime.signal.aborted) {
+          reason = `no allocation within the stream's lifetime of ${formatDuration(policy.streamMs)}; reopening it`;
+        } else {
+          const err = toAgentError(e);
+          if (!isWaitRetryable(err)) throw err;
+          reason = err.message;
+        }
+      } finally {
+        clearTimeout(lifeTimer);
+      }
+      if (deadline.signal.aborted) break;
+      const d = tracker.broke(env.now(), env.random());
+      if (d.kind === "timeout") break;
+      logEvent(log, "provision.wait.reconnect", { uuid, reconnect: d.reconnect, delayMs: d.delayMs, reason }, `${WAIT}: ${reason}; reconnect ${d.reconnect} in ${d.delayMs} ms`, lifetime.signal.aborted ? "info" : "warn");
+      await env.sleep(d.delayMs, deadline.signal);
+      if (deadline.signal.aborted) break;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const waitedMs = Math.round(tracker.waitedMs(env.now()));
+  logEvent(log, "provision.wait.timeout", { uuid, timeoutMs: policy.timeoutMs, waitedMs, reconnects: tracker.reconnects }, undefined, "error");
+  throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); the machine is registered but not allocated`, { uuid, timeoutMs: policy.timeoutMs, reconnects: tracker.reconnects });
+}

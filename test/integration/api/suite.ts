@@ -1,0 +1,21 @@
+/** What the netns suites against the stand-ins share: the stand-ins on a link's host end, and the closing secret scan. */
+import { expect } from "bun:test";
+import { join } from "node:path";
+import { startStandins, type Standins } from "../../lab/standins/standins.ts";
+import type { Machine } from "../../lab/standins/metal-boot.ts";
+import { everythingPrinted, leakedTokens } from "./agent.ts";
+import type { Link } from "./netns.ts";
+
+/** The three stand-ins on the host end of `link` (ports picked by the kernel), state and request log under `dir/standins`. */
+export function standinsOn(link: Link, dir: string, machines: readonly Machine[], names: readonly string[] = [link.name]): Promise<Standins> {
+  const on = { host: link.hostAddr, port: 0 };
+  return startStandins({ stateDir: join(dir, "standins"), listen: { boot: on, api: on, images: on }, names, machines, logFile: join(dir, "standins", "requests.jsonl") });
+}
+
+/** Tokens were issued, and none of them (nor any of `secrets`) appears in anything the agents printed or the stand-ins logged. */
+export function expectNothingLeaked(st: Standins, dir: string, secrets: readonly string[] = []): void {
+  const everything = everythingPrinted(join(dir, "standins", "requests.jsonl"));
+  expect(st.tokens.issued.length).toBeGreaterThan(0);
+  expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
+  expect(secrets.filter((s) => everything.includes(s))).toEqual([]);
+}

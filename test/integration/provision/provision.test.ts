@@ -1,0 +1,165 @@
+/**
+ * The built-in provisioning flow against the stand-ins over IPv6 (root only): the
+ * agent in a netns runs `run --from boot` with METAL_HANDOFF=builtin, registers its
+ * hardware, waits for an allocation (BootService/Wait), and ends at the install step,
+ * which is not built (exit 3). Also: a Wait stream cut mid-way is reopened; no
+ * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Standins } from "../../lab/standins/standins.ts";
+import { runAgent } from "../api/agent.ts";
+import { canRunNetns, createLink, type Link } from "../api/netns.ts";
+import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
+import { waitFor } from "../api/wait.ts";
+
+const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
+const CONSOLE_PASSWORD = "mhp-console-secret-7f3a9c";
+const skip = canRunNetns();
+
+let link: Link;
+let st: Standins;
+let dir: string;
+let machineMac: string;
+
+beforeAll(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), "mhp-prov-"));
+  link = await createLink("mhp");
+  machineMac = JSON.parse(Bun.spawnSync(["ip", "-n", link.ns, "-j", "link", "show", link.machineIf], { stdout: "pipe" }).stdout.toString())[0].address;
+  st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }]);
+});
+
+afterAll(async () => {
+  if (skip) return;
+  try {
+    // Neither a token nor the allocation's console password appears in anything printed or logged.
+    expectNothingLeaked(st, dir, [CONSOLE_PASSWORD]);
+  } finally {
+    await st?.stop();
+    link?.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+beforeEach(() => {
+  if (skip) return;
+  for (const f of Object.values(st.faults)) f.clear();
+  st.machines.reset();
+  st.calls.length = 0;
+  st.log.entries.length = 0;
+});
+
+const cmdline = (extra = "") => `console=ttyS0 METAL_BOOT_URL=${st.urls.boot}/ METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} METAL_HANDOFF=builtin ${extra}`.trim();
+const runBuiltin = (extra = "", timeoutMs = 60_000) => runAgent(link.ns, ["run", "--from", "boot", "--run-dir", mkdtempSync(join(dir, "run-")), "--cmdline", cmdline(extra)], { timeoutMs });
+const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);
+const waitCalls = () => st.calls.filter((c) => c.procedure.endsWith("/Wait")).length;
+const waiting = () => waitFor(() => [...st.machines.open].some((w) => w.uuid === UUID), 30_000, `an open Wait stream of ${UUID} at the apiserver stand-in`);
+
+const ALLOCATION = {
+  uuid: UUID,
+  hostname: "worker-1",
+  project: "p-1",
+  image: { id: "debian-12.0.20251101" },
+  consolePassword: CONSOLE_PASSWORD,
+  userdata: `#cloud-config\nchpasswd: ${CONSOLE_PASSWORD}\n`,
+};
+
+describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a netns${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  test("registers the hardware, waits for the allocation, logs it redacted, and stops at install image (exit 3)", async () => {
+    const agent = runBuiltin();
+    await waiting();
+    // Registered before waiting: the machine's uuid and a plausible hardware.
+    const reg = st.machines.registered.get(UUID) as { uuid: string; partition: string; metalHammerVersion: string; hardware: { memory: string; nics: { mac: string; name: string }[]; cpus: { cores: number }[] } };
+    expect(reg).toMatchObject({ uuid: UUID, partition: "fra-equ01" });
+    expect(reg.metalHammerVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Number(reg.hardware.memory)).toBeGreaterThan(0);
+    expect(reg.hardware.nics).toContainEqual(expect.objectContaining({ mac: machineMac, name: link.machineIf }));
+    expect(reg.hardware.cpus.length).toBeGreaterThan(0);
+    expect(reg.hardware.cpus[0]?.cores).toBeGreaterThan(0);
+
+    st.machines.allocate(UUID, ALLOCATION);
+    const r = await agent;
+    expect(r.code).toBe(3);
+    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: ${UUID} is allocated, but the next step "install image" is not built yet`);
+    // The order of the calls and the provisioning events.
+    const sent = st.calls.map((c) => (c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1]));
+    expect(sent).toEqual(["Alive", "Preparing", "Registering", "Register", "Waiting", "Wait"]);
+    // The log says what it waits for, then shows the allocation with secrets redacted.
+    const w = events(r.logs, "provision.wait")[0];
+    expect(w?.msg).toBe(`waiting for an allocation of ${UUID} (metalstack.infra.v2.BootService/Wait, up to 24h)`);
+    const a = events(r.logs, "provision.allocation")[0];
+    expect(a).toMatchObject({ hostname: "worker-1", project: "p-1", image: "debian-12.0.20251101", reconnects: 0 });
+    expect(a?.allocation).toMatchObject({ consolePassword: "[redacted]", hostname: "worker-1" });
+    expect(String((a?.allocation as Record<string, unknown>).userdata)).toMatch(/^\[redacted\] \(\d+ chars\)$/);
+    expect(r.logs.map((l) => l.event).filter((e) => String(e).startsWith("provision."))).toEqual([
+      "provision.event",
+      "provision.inventory",
+      "provision.event",
+      "provision.register",
+      "provision.event",
+      "provision.wait",
+      "provision.allocation",
+    ]);
+  });
+
+  test("already allocated: Wait answers at once", async () => {
+    st.machines.allocate(UUID, { uuid: UUID, hostname: "early" });
+    const r = await runBuiltin();
+    expect(r.code).toBe(3);
+    expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "early", reconnects: 0 });
+    expect(waitCalls()).toBe(1);
+  });
+
+  test("a Wait stream cut mid-way is reopened (one warn line), then the allocation arrives", async () => {
+    // Keepalives make the stand-in send the answer's headers at once: the cut comes while the answer streams.
+    st.machines.keepaliveMs = 100;
+    const agent = runBuiltin();
+    await waitFor(() => [...st.machines.open].some((w) => w.uuid === UUID && w.sent >= 3), 30_000, "three keepalives on the open Wait stream");
+    expect(st.machines.breakWaits()).toBe(1);
+    await waitFor(() => waitCalls() === 2 && st.machines.open.size === 1, 30_000, "the agent to reopen the Wait stream");
+    st.machines.allocate(UUID, { uuid: UUID, hostname: "after-break" });
+    const r = await agent;
+    expect(r.code).toBe(3);
+    const rec = events(r.logs, "provision.wait.reconnect");
+    expect(rec.length).toBe(1);
+    expect(rec[0]).toMatchObject({ level: 40, reconnect: 1 });
+    expect(String(rec[0]?.msg)).toMatch(/^metalstack\.infra\.v2\.BootService\/Wait: apiserver metalstack\.infra\.v2\.BootService\/Wait \(stream\) \(https:\/\/\[[0-9a-f:]+\]:\d+\): the connection broke while the answer streamed: .+; reconnect 1 in \d+ ms$/);
+    expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "after-break", reconnects: 1 });
+  });
+
+  test("a Wait that ends with unavailable is reopened", async () => {
+    st.faults.api.set({ streamError: "unavailable" });
+    const agent = runBuiltin();
+    await waitFor(() => waitCalls() >= 2, 30_000, "a second Wait call");
+    st.faults.api.clear();
+    await waiting();
+    st.machines.allocate(UUID, { uuid: UUID, hostname: "after-unavailable" });
+    const r = await agent;
+    expect(r.code).toBe(3);
+    expect(String(events(r.logs, "provision.wait.reconnect")[0]?.reason)).toContain("unavailable: stand-in fault");
+  });
+
+  test("no allocation within METAL_WAIT_TIMEOUT: wait_timeout (exit 26) saying so, keepalives do not count", async () => {
+    st.machines.keepaliveMs = 200;
+    const r = await runBuiltin("METAL_WAIT_TIMEOUT=2s DEBUG=1");
+    expect(r.code).toBe(26);
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=2s (metalstack.infra.v2.BootService/Wait, 0 reconnect(s)); the machine is registered but not allocated`);
+    expect(events(r.logs, "provision.wait.keepalive").length).toBeGreaterThanOrEqual(3);
+    expect(events(r.logs, "provision.wait.timeout")[0]).toMatchObject({ timeoutMs: 2000, reconnects: 0 });
+    // Bounded: the wait took about 2 s, not more.
+    const w = events(r.logs, "provision.wait")[0];
+    const t = events(r.logs, "provision.wait.timeout")[0];
+    const waited = Date.parse(String(t?.time)) - Date.parse(String(w?.time));
+    expect(waited).toBeGreaterThanOrEqual(1_900);
+    expect(waited).toBeLessThan(4_000);
+  });
+
+  test("a malformed METAL_WAIT_TIMEOUT is a usage error (exit 2) naming it", async () => {
+    const r = await runBuiltin("METAL_WAIT_TIMEOUT=soon");
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('METAL_WAIT_TIMEOUT="soon": expected a duration like 90s or 2m');
+  });
+});
