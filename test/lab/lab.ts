@@ -26,6 +26,8 @@ export interface LabRun extends LabOptions {
   readonly live: boolean;
   readonly dir: string;
   readonly servers: (env: LabServerEnv) => LabServer[];
+  /** Allocate the lab machine on the stand-in apiserver before the boot (the flow's wait stage ends at once). */
+  readonly allocate: boolean;
   /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
 }
@@ -71,6 +73,7 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     live: true,
     dir: `.lab/mhl-${id}`,
     servers: SERVER_SETS.standins,
+    allocate: true,
     ...over,
   };
 }
@@ -176,7 +179,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }, 5000);
     } else say("no radvd: no router advertisements on the segment");
 
-    const servers = run.servers({ addr: SERVICE_ADDR, dir });
+    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -192,6 +195,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
           return false;
         }
       }, 20_000);
+      srv.afterReady?.(inNs);
       const g = srv.guest?.();
       if (g) {
         guestFiles.push(...g.files);
@@ -296,6 +300,7 @@ async function main(): Promise<number> {
       firmware: { type: "string", default: "seabios" },
       cmdline: { type: "string", multiple: true, default: [] },
       servers: { type: "string", default: "standins" },
+      "no-allocate": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -326,6 +331,7 @@ async function main(): Promise<number> {
     expect: v.expect as Outcome,
     memoryMiB: mem,
     servers: SERVER_SETS[v.servers as ServerSet],
+    allocate: !v["no-allocate"],
     firmware: v.firmware,
     extraCmdline: (v.cmdline as string[]).flatMap((c) => c.split(/\s+/).filter((w) => w !== "")),
     ...(v.kernel ? { kernel: v.kernel } : {}),
