@@ -219,6 +219,9 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
     const qemu = Bun.spawn(inNs(argv), { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
     let typed = false;
+    // A person at the debug shell needs the prompt as it comes, not at the next newline:
+    // the terminal gets QEMU's output raw; the file still gets stamped lines.
+    const interactive = run.live && run.debug && !run.consoleInput;
     qemuPid = qemu.pid;
     cleanups.push(() => stop(qemu.pid));
     say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
@@ -228,7 +231,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       lines.push({ ms, text });
       const out = `${stamp(ms)} ${text}\n`;
       appendFileSync(consolePath, out);
-      if (run.live) process.stdout.write(out);
+      if (run.live && !interactive) process.stdout.write(out);
       if (run.consoleInput && !typed && run.consoleInput.after.test(text) && qemu.stdin && typeof qemu.stdin !== "number") {
         typed = true;
         qemu.stdin.write(run.consoleInput.text);
@@ -239,6 +242,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       const dec = new TextDecoder();
       let rest = "";
       for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
+        if (interactive) process.stdout.write(chunk);
         const r = splitLines(rest, dec.decode(chunk, { stream: true }));
         rest = r.rest;
         r.lines.forEach(addLine);
