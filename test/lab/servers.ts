@@ -50,6 +50,8 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         "--machine", `${LAB_UUID},lab`,
         "--name", METAL_BOOT_NAME,
         "--dns", `[${DNS_ADDR}]:53`,
+        // The lab's operator: allocate the machine shortly after it registers.
+        "--allocate-after", "300",
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],
