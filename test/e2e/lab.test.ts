@@ -81,7 +81,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
   test("after the network, each stage reached its lab server from the SLAAC address, and no stage failed", () => {
     expect(ev(r, "agent.fatal")).toHaveLength(0);
     const stages = ev(r, "agent.stage").map((s) => s.stage);
-    expect(stages[0]).toBe("network");
+    expect(stages).toEqual(["network", "boot", "api", "image", "handoff", "register", "wait", "install"]);
     const requests = (r.serverLogs.standins ?? "")
       .split("\n")
       .filter((l) => l.startsWith("{"))
@@ -97,8 +97,13 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
       for (const q of mine) expect(q.source?.replace(/^::ffff:/, "")).toBe(guest);
       expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
     }
-    // The lab allocated the machine before the boot: the wait stage got it at once.
-    if (stages.includes("wait")) expect(ev(r, "provision.allocation")[0]).toMatchObject({ hostname: "lab-machine" });
+    // The built-in flow registered the machine, got the lab operator's allocation, and
+    // stopped at the first step not built yet.
+    const apiPaths = requests.filter((q) => q.server === "api").map((q) => q.path);
+    expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Register");
+    expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Wait");
+    expect(ev(r, "provision.allocation")).toHaveLength(1);
+    expect(ev(r, "agent.not_built")[0]).toMatchObject({ step: "install image" });
   });
 });
 

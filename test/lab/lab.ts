@@ -26,7 +26,7 @@ export interface LabRun extends LabOptions {
   readonly live: boolean;
   readonly dir: string;
   readonly servers: (env: LabServerEnv) => LabServer[];
-  /** Allocate the lab machine on the stand-in apiserver before the boot (the flow's wait stage ends at once). */
+  /** The stand-in apiserver allocates the lab machine 300 ms after it registers (false: the wait stage waits). */
   readonly allocate: boolean;
   /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
@@ -195,7 +195,6 @@ export async function runLab(run: LabRun): Promise<LabResult> {
           return false;
         }
       }, 20_000);
-      srv.afterReady?.(inNs);
       const g = srv.guest?.();
       if (g) {
         guestFiles.push(...g.files);

@@ -14,7 +14,7 @@ export interface LabServerEnv {
   readonly addr: string;
   /** Directory for this run's files (logs, keys). */
   readonly dir: string;
-  /** Allocate the lab machine on the stand-in apiserver before the boot (else its Wait stage waits). */
+  /** Have the stand-in apiserver allocate the lab machine after it registers (else its wait stage waits). */
   readonly allocate: boolean;
 }
 
@@ -33,8 +33,6 @@ export interface LabServer {
   readonly logs: readonly string[];
   /** Read once the server listens: files for the guest and cmdline words (they override the lab's defaults). */
   guest?(): { files: GuestFile[]; cmdline: string[] };
-  /** Runs once the server listens, before the boot; `inNs` wraps an argv to run inside the lab netns. */
-  afterReady?(inNs: (argv: readonly string[]) => string[]): void;
 }
 
 const BUN = process.execPath;
@@ -54,6 +52,8 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         "--machine", `${LAB_UUID},lab`,
         "--name", METAL_BOOT_NAME,
         "--dns", `[${DNS_ADDR}]:53`,
+        // The lab's operator: allocate the machine shortly after it registers (ALLOCATE=0: never).
+        ...(env.allocate ? ["--allocate-after", "300"] : []),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],
@@ -61,31 +61,10 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         files: [{ path: LAB_CA_PATH, data: new Uint8Array(readFileSync(`${state}/pki/boot-ca.pem`)) }],
         cmdline: [`METAL_CA=/${LAB_CA_PATH}`, `METAL_BOOT_URL=https://[${env.addr}]:${METAL_BOOT_PORT}`],
       }),
-      afterReady: (inNs) => {
-        if (!env.allocate) return;
-        // The apiserver stand-in listens on metal-boot's port + 1, signed by the "api" CA.
-        const r = Bun.spawnSync(inNs([BUN, "-e", ALLOCATE_SCRIPT]), {
-          env: {
-            ...process.env,
-            LAB_URL: `https://[${env.addr}]:${METAL_BOOT_PORT + 1}/_standin/allocate`,
-            LAB_BODY: JSON.stringify({ uuid: LAB_UUID, allocation: { uuid: LAB_UUID, hostname: "lab-machine", project: "lab" } }),
-            LAB_CA: `${state}/pki/api-ca.pem`,
-          },
-          stdout: "pipe",
-          stderr: "pipe",
-        });
-        if (r.exitCode !== 0) throw new Error(`allocating ${LAB_UUID} on the stand-in apiserver failed: ${r.stderr.toString().trim()}`);
-      },
     },
   ];
 }
 
-/** POSTs LAB_BODY to LAB_URL trusting LAB_CA; bounded by a 10 s abort. */
-const ALLOCATE_SCRIPT = `
-const e = process.env;
-const r = await fetch(e.LAB_URL, { method: "POST", body: e.LAB_BODY, headers: { "content-type": "application/json" }, tls: { ca: await Bun.file(e.LAB_CA).text() }, signal: AbortSignal.timeout(10000) });
-if (!r.ok) { console.error(r.status, await r.text()); process.exit(1); }
-`;
 
 /** PLACEHOLDER server: answers 503 and logs requests; for runs that need no real servers. */
 export function placeholderServers(env: LabServerEnv): LabServer[] {
