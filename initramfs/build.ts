@@ -6,14 +6,14 @@
  * dependencies. Writes <out> (compressed cpio newc), <out>.manifest (every entry)
  * and prints a size report. Same inputs, same bytes: see docs/initramfs.md.
  *
- *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 --out build/initramfs/x.cpio.lz4
+ *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] --out build/initramfs/x.cpio.lz4
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { cpioChunks } from "../src/initramfs/cpio.ts";
-import { COMPRESSORS, parseCompression } from "../src/initramfs/compress.ts";
+import { COMPRESSORS, parseCompression, parseLevel } from "../src/initramfs/compress.ts";
 import { readElfDeps } from "../src/initramfs/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "../src/initramfs/layout.ts";
 import { parseLdd, verifyClosure } from "../src/initramfs/ldd.ts";
@@ -29,6 +29,7 @@ const { values: opt } = parseArgs({
     busybox: { type: "string", default: "/bin/busybox" },
     ca: { type: "string", default: "/etc/ssl/certs/ca-certificates.crt" },
     compress: { type: "string", default: "lz4" },
+    level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
   },
@@ -60,6 +61,7 @@ const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
 async function main(): Promise<void> {
   const kver = opt.kver ?? fail("--kver is required (e.g. 6.1.0-57-amd64)");
   const compression = parseCompression(opt.compress as string);
+  const level = parseLevel(compression, opt.level);
   const out = opt.out ?? fail("--out is required");
   const modDir = opt["modules-dir"] ?? `/lib/modules/${kver}`;
   const listPath = opt.list ?? `initramfs/modules/${kver}.list`;
@@ -123,8 +125,8 @@ async function main(): Promise<void> {
   const rawSize = sizeOf(raw);
 
   const comp = COMPRESSORS[compression];
-  const proc = Bun.spawn(comp.argv(raw), { stdout: Bun.file(`${out}.tmp`), stderr: "pipe" });
-  if ((await proc.exited) !== 0) fail(`${comp.argv(raw).join(" ")} failed: ${await new Response(proc.stderr).text()}`);
+  const proc = Bun.spawn(comp.argv(raw, level), { stdout: Bun.file(`${out}.tmp`), stderr: "pipe" });
+  if ((await proc.exited) !== 0) fail(`${comp.argv(raw, level).join(" ")} failed: ${await new Response(proc.stderr).text()}`);
   rmSync(raw);
   renameSync(`${out}.tmp`, out);
 
@@ -135,14 +137,14 @@ async function main(): Promise<void> {
       return `${kind}  [${image.groups.get(e.path)}]`;
     })
     .join("\n");
-  await Bun.write(`${out}.manifest`, `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression}, mtime ${mtime}\n# modules (load order): ${plan.load.map((m) => m.name).join(" ")}\n${manifest}\n`);
+  await Bun.write(`${out}.manifest`, `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules (load order): ${plan.load.map((m) => m.name).join(" ")}\n${manifest}\n`);
 
   const groups = sizeByGroup(items);
   const lines = [
     `initramfs ${out}`,
     ...[...groups.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([g, n]) => `  ${g.padEnd(10)} ${mib(n).padStart(10)}`),
     `  ${"cpio".padEnd(10)} ${mib(rawSize).padStart(10)}  (${image.entries.length} entries)`,
-    `  ${compression.padEnd(10)} ${mib(sizeOf(out)).padStart(10)}  sha256 ${sha.slice(0, 16)}`,
+    `  ${compression.padEnd(10)} ${mib(sizeOf(out)).padStart(10)}  sha256 ${sha.slice(0, 16)} (level ${level})`,
     `  modules    ${plan.load.map((m) => m.name).join(" ")}${plan.builtin.length ? ` (built in: ${plan.builtin.join(" ")})` : ""}`,
     `  libs       ${libs.map((l) => l.path).join(" ")}`,
   ];

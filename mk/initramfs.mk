@@ -1,5 +1,5 @@
 # The metal-hammer initramfs (docs/initramfs.md).
-#   make initramfs [COMPRESS=lz4|zstd|gzip|none] [KVER=6.1.0-57-amd64]
+#   make initramfs [COMPRESS=lz4|zstd|gzip|none] [COMPRESS_LEVEL=n] [KVER=6.1.0-57-amd64]
 KVER ?= 6.1.0-57-amd64
 COMPRESS ?= lz4
 INITRAMFS_EXT_lz4 := .lz4
@@ -14,4 +14,4 @@ INITRAMFS_SRC := initramfs/build.ts $(wildcard src/initramfs/*.ts) src/init/modu
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) | deps-apt
-	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --compress $(COMPRESS) --out $@
+	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@

@@ -1,7 +1,7 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
 #   make lab [NIC=virtio|e1000] [NICS=1] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=poweroff|reboot] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
-#            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none]
+#            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
 #            [BOOT=chain|direct]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
@@ -18,7 +18,7 @@ VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \
 	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) --servers $(SERVERS) \
-	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) \
+	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(ALLOCATE)),--no-allocate) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
 .PHONY: lab lab-kernel bench-boot

@@ -1,7 +1,8 @@
 /**
  * The compressors the kernel can unpack an initramfs with (CONFIG_RD_LZ4/ZSTD/GZIP),
  * as command lines that give the same bytes for the same input: no names or
- * timestamps in the output (gzip -n), one thread (zstd), and lz4's legacy frame
+ * timestamps in the output (gzip -n), zstd's output does not depend on its thread
+ * count (checked: -T1, -T2 and -T0 give identical bytes), and lz4's legacy frame
  * format, the only lz4 format the kernel's initramfs unpacker reads.
  */
 export type Compression = "lz4" | "zstd" | "gzip" | "none";
@@ -10,20 +11,31 @@ export const COMPRESSIONS: readonly Compression[] = ["lz4", "zstd", "gzip", "non
 
 export interface Compressor {
   readonly ext: string;
+  /** Levels the tool accepts, and the default: lz4 -9 (fast to unpack), zstd -19 (the size target), gzip -9. */
+  readonly levels: readonly [min: number, max: number, dflt: number];
   /** argv that reads `input` and writes to stdout. */
-  argv(input: string): string[];
+  argv(input: string, level: number): string[];
   /** Kernel option needed to unpack it. */
   readonly kconfig: string | undefined;
 }
 
 export const COMPRESSORS: Readonly<Record<Compression, Compressor>> = {
-  lz4: { ext: ".lz4", argv: (i) => ["lz4", "-l", "-9", "-q", "-c", i], kconfig: "CONFIG_RD_LZ4" },
-  zstd: { ext: ".zst", argv: (i) => ["zstd", "-9", "-T1", "-q", "-c", i], kconfig: "CONFIG_RD_ZSTD" },
-  gzip: { ext: ".gz", argv: (i) => ["gzip", "-9", "-n", "-c", i], kconfig: "CONFIG_RD_GZIP" },
-  none: { ext: "", argv: (i) => ["cat", i], kconfig: undefined },
+  lz4: { ext: ".lz4", levels: [1, 12, 9], argv: (i, l) => ["lz4", "-l", `-${l}`, "-q", "-c", i], kconfig: "CONFIG_RD_LZ4" },
+  zstd: { ext: ".zst", levels: [1, 19, 19], argv: (i, l) => ["zstd", `-${l}`, "-T0", "-q", "-c", i], kconfig: "CONFIG_RD_ZSTD" },
+  gzip: { ext: ".gz", levels: [1, 9, 9], argv: (i, l) => ["gzip", `-${l}`, "-n", "-c", i], kconfig: "CONFIG_RD_GZIP" },
+  none: { ext: "", levels: [0, 0, 0], argv: (i) => ["cat", i], kconfig: undefined },
 };
 
 export function parseCompression(text: string): Compression {
   if ((COMPRESSIONS as readonly string[]).includes(text)) return text as Compression;
   throw new Error(`compression ${JSON.stringify(text)}: expected one of ${COMPRESSIONS.join(", ")}`);
+}
+
+/** The level to use: the compressor's default, or `text` when given and in range. */
+export function parseLevel(c: Compression, text: string | undefined): number {
+  const [min, max, dflt] = COMPRESSORS[c].levels;
+  if (text === undefined || text === "") return dflt;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`compression level ${JSON.stringify(text)} for ${c}: expected ${min}..${max}`);
+  return n;
 }

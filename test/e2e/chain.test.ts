@@ -25,7 +25,7 @@ if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
 const AGENT_INITRD = join(ROOT_DIR, "build/initramfs", `initramfs-${KERNEL?.replace(/^\/boot\/vmlinuz-/, "")}.cpio.lz4`);
 const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
-/** With the provisioning stages the agent waits for an allocation: the test then allocates it. */
+/** With the provisioning stages the agent registers and waits for an allocation (the stand-in gives one). */
 const PROVISION_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-wait.ts"));
 const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
@@ -252,13 +252,13 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         machines: [m0],
         memoryMb: 1024,
         bootServer: { partitions: [p] },
-        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }] },
+        // The stand-in apiserver allocates the machine 300 ms after it registers, as the lab's operator.
+        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }], allocateAfterMs: 300 },
       });
       try {
         await lab.setUp();
         lab.startMachines();
         const m = lab.machines[0] as RunningMachine;
-        if (PROVISION_BUILT) await lab.allocateWhenWaiting(m, AGENT_UUID, { hostname: "chain-e2e", image: { id: "debian-12" } }, BOOT_TIMEOUT_MS);
         await awaitExit(m, BOOT_TIMEOUT_MS);
         await lab.stopCaptures();
         const addr = eui64Address(m0.prefix, m0.mac);
@@ -279,8 +279,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         if (NETWORK_BUILT) {
           expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
           // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
-          // (the test's own /_standin/ control call is not the agent's)
-          const calls = lab.standinRequests().filter((c) => !c.path.startsWith("/_standin/"));
+          const calls = lab.standinRequests();
           expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
           expect(calls.filter((c) => c.source !== addr)).toEqual([]);
           // Then the apiserver, then the image cache, with what metal-boot handed out.
@@ -288,9 +287,9 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
           expect(calls.filter((c) => c.status >= 400)).toEqual([]);
           expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
           if (PROVISION_BUILT) {
-            // Register (with the partition) and Wait, then the allocation the test handed out.
+            // Register (with the partition) and Wait, then the stand-in's allocation (labAllocation: lab-<last 4 of uuid>).
             expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
-            expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "chain-e2e" });
+            expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
           }
         }
         expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);

@@ -81,20 +81,29 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
   test("after the network, each stage reached its lab server from the SLAAC address, and no stage failed", () => {
     expect(ev(r, "agent.fatal")).toHaveLength(0);
     const stages = ev(r, "agent.stage").map((s) => s.stage);
-    expect(stages[0]).toBe("network");
+    expect(stages).toEqual(["network", "boot", "api", "image", "handoff", "register", "wait", "install"]);
     const requests = (r.serverLogs.standins ?? "")
       .split("\n")
       .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as { server: string; source: string | null; status: number; path: string });
+      .map((l) => JSON.parse(l) as { server: string; source: string | null; status: number; path: string })
+      // The lab's own control calls (allocating the machine) come from inside the namespace.
+      .filter((q) => !q.path.startsWith("/_standin/"));
     const guest = `${segmentPrefix(0)}${EUI64}`.replace("::", ":");
     // Only servers of stages that ran: the switch ACLs of MEP-20 allow nothing else, and neither does the lab.
-    for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"]] as const) {
+    for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"], ["register", "api"], ["wait", "api"]] as const) {
       if (!stages.includes(stage)) continue;
       const mine = requests.filter((q) => q.server === server);
       expect(mine.length).toBeGreaterThan(0);
       for (const q of mine) expect(q.source?.replace(/^::ffff:/, "")).toBe(guest);
       expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
     }
+    // The built-in flow registered the machine, got the lab operator's allocation, and
+    // stopped at the first step not built yet.
+    const apiPaths = requests.filter((q) => q.server === "api").map((q) => q.path);
+    expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Register");
+    expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Wait");
+    expect(ev(r, "provision.allocation")).toHaveLength(1);
+    expect(ev(r, "agent.not_built")[0]).toMatchObject({ step: "install image" });
   });
 });
 

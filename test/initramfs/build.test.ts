@@ -18,8 +18,8 @@ const ready = existsSync(`/lib/modules/${KVER}/modules.dep`) && existsSync("/bin
 const dir = mkdtempSync(`${tmpdir()}/mhl-initramfs-`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function build(out: string, extra: string[] = []): { code: number; stdout: string; stderr: string } {
-  const r = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", "/usr/bin/true", "--kver", KVER, "--compress", "lz4", "--out", out, ...extra], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+function build(out: string, extra: string[] = [], compress = "lz4"): { code: number; stdout: string; stderr: string } {
+  const r = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", "/usr/bin/true", "--kver", KVER, "--compress", compress, "--out", out, ...extra], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
@@ -79,7 +79,16 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect(manifest).toMatch(/^# sha256 [0-9a-f]{64}$/m);
   });
 
+  test("zstd (multi-threaded) and gzip output are reproducible too", () => {
+    for (const c of ["zstd", "gzip"]) {
+      expect(build(`${dir}/r1.${c}`, ["--level", "3"], c).code).toBe(0);
+      expect(build(`${dir}/r2.${c}`, ["--level", "3"], c).code).toBe(0);
+      expect(Bun.hash(readFileSync(`${dir}/r1.${c}`))).toBe(Bun.hash(readFileSync(`${dir}/r2.${c}`)));
+    }
+  });
+
   test("bad inputs stop the build with a message naming them", () => {
+    expect(build(`${dir}/z`, ["--level", "30"], "zstd").stderr).toContain('compression level "30" for zstd: expected 1..19');
     expect(build(`${dir}/x`, ["--compress", "bzip2"]).stderr).toContain('compression "bzip2": expected one of lz4, zstd, gzip, none');
     const noList = build(`${dir}/y`, ["--list", "/nonexistent.list"]);
     expect(noList.code).toBe(2);

@@ -26,6 +26,8 @@ export interface LabRun extends LabOptions {
   readonly live: boolean;
   readonly dir: string;
   readonly servers: (env: LabServerEnv) => LabServer[];
+  /** The stand-in apiserver allocates the lab machine 300 ms after it registers (false: the wait stage waits). */
+  readonly allocate: boolean;
   /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
 }
@@ -71,6 +73,7 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     live: true,
     dir: `.lab/mhl-${id}`,
     servers: SERVER_SETS.standins,
+    allocate: true,
     ...over,
   };
 }
@@ -176,7 +179,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }, 5000);
     } else say("no radvd: no router advertisements on the segment");
 
-    const servers = run.servers({ addr: SERVICE_ADDR, dir });
+    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -215,6 +218,9 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
     const qemu = Bun.spawn(inNs(argv), { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
     let typed = false;
+    // A person at the debug shell needs the prompt as it comes, not at the next newline:
+    // the terminal gets QEMU's output raw; the file still gets stamped lines.
+    const interactive = run.live && run.debug && !run.consoleInput;
     qemuPid = qemu.pid;
     cleanups.push(() => stop(qemu.pid));
     say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
@@ -224,7 +230,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       lines.push({ ms, text });
       const out = `${stamp(ms)} ${text}\n`;
       appendFileSync(consolePath, out);
-      if (run.live) process.stdout.write(out);
+      if (run.live && !interactive) process.stdout.write(out);
       if (run.consoleInput && !typed && run.consoleInput.after.test(text) && qemu.stdin && typeof qemu.stdin !== "number") {
         typed = true;
         qemu.stdin.write(run.consoleInput.text);
@@ -235,6 +241,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       const dec = new TextDecoder();
       let rest = "";
       for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
+        if (interactive) process.stdout.write(chunk);
         const r = splitLines(rest, dec.decode(chunk, { stream: true }));
         rest = r.rest;
         r.lines.forEach(addLine);
@@ -296,6 +303,7 @@ async function main(): Promise<number> {
       firmware: { type: "string", default: "seabios" },
       cmdline: { type: "string", multiple: true, default: [] },
       servers: { type: "string", default: "standins" },
+      "no-allocate": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -326,6 +334,7 @@ async function main(): Promise<number> {
     expect: v.expect as Outcome,
     memoryMiB: mem,
     servers: SERVER_SETS[v.servers as ServerSet],
+    allocate: !v["no-allocate"],
     firmware: v.firmware,
     extraCmdline: (v.cmdline as string[]).flatMap((c) => c.split(/\s+/).filter((w) => w !== "")),
     ...(v.kernel ? { kernel: v.kernel } : {}),

@@ -14,6 +14,8 @@ export interface LabServerEnv {
   readonly addr: string;
   /** Directory for this run's files (logs, keys). */
   readonly dir: string;
+  /** Have the stand-in apiserver allocate the lab machine after it registers (else its wait stage waits). */
+  readonly allocate: boolean;
 }
 
 export interface GuestFile {
@@ -50,6 +52,8 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         "--machine", `${LAB_UUID},lab`,
         "--name", METAL_BOOT_NAME,
         "--dns", `[${DNS_ADDR}]:53`,
+        // The lab's operator: allocate the machine shortly after it registers (ALLOCATE=0: never).
+        ...(env.allocate ? ["--allocate-after", "300"] : []),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],
@@ -60,6 +64,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
     },
   ];
 }
+
 
 /** PLACEHOLDER server: answers 503 and logs requests; for runs that need no real servers. */
 export function placeholderServers(env: LabServerEnv): LabServer[] {

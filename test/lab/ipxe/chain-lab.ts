@@ -60,7 +60,11 @@ export interface ChainLabOptions {
    * (/etc/metal/ca.pem, METAL_CA on the cmdline), as metal-boot would hand out the
    * installation's CA. `machines`: the uuids the stand-in metal-boot knows, with partition.
    */
-  readonly standins?: { readonly machines: readonly { uuid: string; partition: string }[] };
+  readonly standins?: {
+    readonly machines: readonly { uuid: string; partition: string }[];
+    /** The stand-in apiserver allocates a machine this long after it registers (its --allocate-after); omit: Wait waits. */
+    readonly allocateAfterMs?: number;
+  };
   /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
   readonly nicModel?: "virtio" | "e1000";
   /**
@@ -153,6 +157,7 @@ export class ChainLab {
     const state = join(this.dir, "standins");
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     const p = this.spawn("standins", argv);
     const ready = await waitFor("the stand-ins to be ready", () => {
       if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
@@ -174,23 +179,6 @@ export class ChainLab {
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l) as { server: string; method: string; path: string; source: string; status: number });
-  }
-
-  /**
-   * Plays the operator: once machine `m` logs that it waits for its allocation
-   * (`provision.wait` on its console; bounded by `ms`), allocates it (POST
-   * /_standin/allocate from inside the namespace, trusting the stand-ins' api CA).
-   * The stand-ins log a streaming Wait only when it ends, so the console is the signal.
-   */
-  async allocateWhenWaiting(m: RunningMachine, uuid: string, allocation: Record<string, unknown>, ms: number): Promise<void> {
-    await waitFor(`${m.name} to wait for its allocation ("provision.wait" on its console)`, () => {
-      if (m.qemu.exitCode !== null) throw new Error(`${m.name} exited before waiting for an allocation`);
-      return m.qemu.text().includes('"event":"provision.wait"');
-    }, ms);
-    const url = `https://[${STANDINS_ADDR}]:${STANDINS_PORT + 1}/_standin/allocate`;
-    const ca = join(this.dir, "standins", "pki", "api-ca.pem");
-    const code = `const r = await fetch(${JSON.stringify(url)}, { method: "POST", body: ${JSON.stringify(JSON.stringify({ uuid, allocation }))}, tls: { ca: await Bun.file(${JSON.stringify(ca)}).text() } }); if (!r.ok) { console.error(await r.text()); process.exit(1); }`;
-    await run(this.nsExec([BUN, "-e", code]));
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */

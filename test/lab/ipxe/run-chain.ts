@@ -8,8 +8,8 @@
  * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
  *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir, LAB_NIC=virtio|e1000,
  *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with
- *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot; the
- *      machine is allocated as soon as it waits for it (LAB_ALLOCATE=0: it keeps waiting).
+ *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot; their
+ *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
  */
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
@@ -24,7 +24,9 @@ const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
 const lab = new ChainLab({
   iso,
   nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
-  ...(env.LAB_STANDINS === "1" ? { standins: { machines: [{ uuid, partition: "lab" }] } } : {}),
+  ...(env.LAB_STANDINS === "1"
+    ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }) } }
+    : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
   machines: [{ name: "lab", prefix, mac: env.LAB_MAC || "52:54:00:12:34:56" }],
   bootServer: {
@@ -58,13 +60,6 @@ try {
   lab.startMachines();
   const m = lab.machines[0];
   if (!m) throw new Error("no machine started");
-  if (env.LAB_STANDINS === "1" && env.LAB_ALLOCATE !== "0") {
-    const timeoutMs = Number(env.LAB_TIMEOUT || 300) * 1000;
-    lab
-      .allocateWhenWaiting(m, uuid, { hostname: "chain-lab", image: { id: "debian-12" } }, timeoutMs)
-      .then(() => console.error("\nlab: allocated the machine (hostname chain-lab)"))
-      .catch((e: unknown) => console.error(`\nlab: no allocation: ${e instanceof Error ? e.message : String(e)}`));
-  }
   let shown = 0;
   const timer = setInterval(() => {
     const text = m.qemu.chunks.slice(shown).map((c) => c.text).join("");

@@ -127,7 +127,7 @@ export function apiserverHandler(o: ApiserverOptions) {
         return own(r.uuid) ? Response.json({}) : connectError("permission_denied", "token is for another machine");
       case "Register":
         if (!own(r.uuid)) return connectError("permission_denied", "token is for another machine");
-        o.machines.registered.set(uuid, r);
+        o.machines.register(uuid, r);
         return Response.json({ uuid, size: o.machines.size, partition: r.partition });
       case "InstallationSucceeded":
         return Response.json({});

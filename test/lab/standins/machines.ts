@@ -23,6 +23,16 @@ export class MachineBook {
   keepaliveMs = 0;
   /** Size the Register answer names. */
   size = "v1-small-x86";
+  /** When set, every machine that registers is allocated this long afterwards (the lab's "operator"). */
+  allocateAfterMs: number | undefined;
+
+  /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
+  register(uuid: string, request: Record<string, unknown>): void {
+    this.registered.set(uuid, request);
+    const after = this.allocateAfterMs;
+    if (after === undefined || this.allocations.has(uuid)) return;
+    setTimeout(() => this.allocate(uuid, labAllocation(uuid)), after).unref();
+  }
 
   allocate(uuid: string, allocation: Record<string, unknown>): void {
     this.allocations.set(uuid, allocation);
@@ -45,5 +55,17 @@ export class MachineBook {
     this.allocations.clear();
     this.breakWaits();
     this.keepaliveMs = 0;
+    this.allocateAfterMs = undefined;
   }
+}
+
+/** The allocation the lab's operator gives every machine that registers. */
+export function labAllocation(uuid: string): Record<string, unknown> {
+  return {
+    uuid,
+    hostname: `lab-${uuid.slice(-4)}`,
+    project: "lab",
+    image: { id: "debian-12.0.20251101" },
+    consolePassword: "lab-console-password-not-a-secret-anywhere-else",
+  };
 }

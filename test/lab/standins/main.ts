@@ -3,13 +3,13 @@
  *
  *   bun test/lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
  *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
- *     [--machine UUID[,PARTITION]]... [--dns [addr]:53]
+ *     [--machine UUID[,PARTITION]]... [--dns [addr]:53] [--allocate-after MS]
  *
  * --listen is metal-boot; the apiserver and image cache default to the same address
  * on the next two ports. --dns also answers AAAA queries for every --name with the
  * metal-boot address (point the RA's RDNSS there). The apiserver's Wait streams nothing until
  * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
- * control endpoints). Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * control endpoints), or, with --allocate-after, MS after the machine registers. Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
@@ -35,10 +35,11 @@ const { values } = parseArgs({
     "advertise-name": { type: "string" },
     machine: { type: "string", multiple: true },
     dns: { type: "string" },
+    "allocate-after": { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -59,6 +60,11 @@ const s = await startStandins({
   machines,
   logFile: join(stateDir, "requests.jsonl"),
 });
+if (values["allocate-after"] !== undefined) {
+  const ms = Number(values["allocate-after"]);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`--allocate-after ${JSON.stringify(values["allocate-after"])}: expected milliseconds`);
+  s.machines.allocateAfterMs = ms;
+}
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
