@@ -71,7 +71,7 @@ try {
             ? { kind: "direct", kernel: KERNEL, initrd, append: cmdlineFor(part) }
             : { kind: "iso" };
       const nicModel = variant === "iso-e1000" ? "e1000" : "virtio";
-      const standins = env.STANDINS === "1" ? { standins: { machines: [{ uuid: BENCH_UUID, partition: "bench" }] } } : {};
+      const standins = env.STANDINS === "1" ? { standins: { machines: [{ uuid: BENCH_UUID, partition: "bench" }], allocateAfterMs: 300 } } : {};
       const lab = new ChainLab({ iso, boot, nicModel, memoryMb: 1024, ...standins, machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }], bootServer: { partitions: [part] } });
       try {
         await lab.setUp();
