@@ -46,8 +46,9 @@ build: dist/metal-hammer
 typecheck: deps-npm
 	$(TSC) --noEmit -p tsconfig.json
 
+# The tests that need no root (no namespaces, no QEMU).
 test-unit: deps-npm
-	$(BUN) test test/config test/log test/cli
+	$(BUN) test $(filter-out test/integration/ test/e2e/ test/lab/,$(sort $(wildcard test/*/)))
 
 # The README's test command: types, unit tests, then the root-only suites.
 test: deps typecheck build

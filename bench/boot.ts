@@ -9,6 +9,7 @@
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { defaultRun, runLab } from "../test/lab/lab.ts";
+import { KVER, LAB_KERNEL } from "../test/lab/kernel.ts";
 
 const { values: v } = parseArgs({
   options: {
@@ -18,8 +19,8 @@ const { values: v } = parseArgs({
     firmware: { type: "string", default: "seabios" },
     fast: { type: "boolean", default: false },
     nic: { type: "string", default: "virtio" },
-    kernel: { type: "string", default: "build/lab/vmlinux-6.1.0-57-amd64" },
-    kver: { type: "string", default: "6.1.0-57-amd64" },
+    kernel: { type: "string", default: LAB_KERNEL },
+    kver: { type: "string", default: KVER },
   },
 });
 const runs = Number(v.runs);

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
 import { DNS_ADDR, DNS_SEARCH, segmentPrefix } from "../lab/plan.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 
-const KERNEL = "build/lab/vmlinux-6.1.0-57-amd64";
-const INITRD = "build/initramfs/initramfs-6.1.0-57-amd64.cpio.lz4";
+const KERNEL = LAB_KERNEL;
+const INITRD = LAB_INITRD;
 const missing = [
   process.getuid?.() === 0 ? undefined : "root",
   existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",

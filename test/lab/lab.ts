@@ -18,6 +18,7 @@ import { labNames, qemuArgv, radvdConf, segmentPrefix, SERVICE_ADDR, DNS_ADDR, t
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
+import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;
@@ -60,8 +61,8 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     ra: true,
     fast: false,
     debug: false,
-    kernel: "build/lab/vmlinux-6.1.0-57-amd64",
-    initrd: "build/initramfs/initramfs-6.1.0-57-amd64.cpio.lz4",
+    kernel: LAB_KERNEL,
+    initrd: LAB_INITRD,
     memoryMiB: 1024,
     firmware: "seabios",
     done: "poweroff",
