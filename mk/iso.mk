@@ -6,7 +6,8 @@
 ISO_OUT ?= build/iso/metal-boot.iso
 # ldlinux.c32 is only a Recommends of isolinux.
 APT_PACKAGES += syslinux-common
-CHAIN_KERNEL ?= $(lastword $(sort $(wildcard /boot/vmlinuz-*)))
+# The kernel the initramfs is built for (KVER, mk/initramfs.mk), else the newest in /boot.
+CHAIN_KERNEL ?= $(if $(KVER),/boot/vmlinuz-$(KVER),$(lastword $(sort $(wildcard /boot/vmlinuz-*))))
 CHAIN_BUILD := build/chain
 # The ISO the lab boots: metal-boot's lab address, short retry bound.
 LAB_BOOT_URL := http://[fd00:b007::1]:8080/boot.ipxe
