@@ -2,6 +2,10 @@
 #   make lab [NIC=virtio|e1000] [NICS=1] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=poweroff|reboot] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
+#            [BOOT=chain|direct]
+# BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
+# bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
+# -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
 NIC ?= virtio
 NICS ?= 1
 TIMEOUT ?= 120
@@ -31,7 +35,11 @@ $(VMLINUX): /boot/vmlinuz-$(KVER) test/lab/vmlinux.ts | deps-npm
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 
 lab: deps $(VMLINUX) $(INITRAMFS)
+ifeq ($(BOOT),direct)
 	$(BUN) test/lab/lab.ts $(LAB_FLAGS)
+else
+	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
+endif
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
 test: $(VMLINUX) $(INITRAMFS)

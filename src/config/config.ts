@@ -14,6 +14,8 @@ export interface Config {
   readonly mode: "l3" | "pxe";
   /** Where `/config/<uuid>` is fetched from: METAL_BOOT_URL (l3) or PIXIE_API_URL's origin (pxe). */
   readonly metalBootUrl: URL;
+  /** METAL_PARTITION: the partition metal-boot served this boot for (from boot.ipxe's cmdline). */
+  readonly partition: string | undefined;
   readonly nics: readonly NicSelector[];
   readonly policy: "any" | "all";
   readonly netTimeoutMs: number;
@@ -80,6 +82,7 @@ export function configFromCmdline(text: string): Config {
   return {
     mode,
     metalBootUrl,
+    partition: v.METAL_PARTITION,
     nics: v.METAL_NICS,
     policy: v.METAL_NET_POLICY,
     netTimeoutMs: v.METAL_NET_TIMEOUT,
@@ -104,6 +107,7 @@ export function configToJson(c: Config): Record<string, unknown> {
   return {
     mode: c.mode,
     metalBootUrl: c.metalBootUrl.href,
+    partition: c.partition ?? null,
     nics: c.nics.map((n) => (n.kind === "mac" ? n.mac : n.name)),
     policy: c.policy,
     netTimeoutMs: c.netTimeoutMs,

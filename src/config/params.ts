@@ -130,6 +130,11 @@ export const PARAMS = {
     default: "(none; required in mode pxe)",
     doc: "legacy (mode pxe) pixiecore API URL, e.g. `http://[fd00::1]:8080/certs`; its origin serves `/config/<uuid>`",
   },
+  METAL_PARTITION: {
+    schema: optionalText("a partition id: lowercase letters, digits, dashes", /^[a-z0-9][a-z0-9-]{0,62}$/),
+    default: "(none)",
+    doc: "the partition metal-boot served this machine for (set by metal-boot's boot.ipxe; reported to the apiserver)",
+  },
   METAL_NICS: {
     schema: nicList,
     default: "(all physical NICs)",

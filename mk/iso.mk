@@ -1,0 +1,59 @@
+# Installation boot media (MEP-20) and the boot-chain lab. See docs/boot-chain.md.
+#   make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe   -> build/iso/metal-boot.iso
+#   make lab-chain         boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
+#   make test-chain        the chain's e2e suite (root)
+#   make bench-chain       phase timings of the chain
+ISO_OUT ?= build/iso/metal-boot.iso
+# ldlinux.c32 is only a Recommends of isolinux.
+APT_PACKAGES += syslinux-common
+# The kernel the initramfs is built for (KVER, mk/initramfs.mk), else the newest in /boot.
+CHAIN_KERNEL ?= $(if $(KVER),/boot/vmlinuz-$(KVER),$(lastword $(sort $(wildcard /boot/vmlinuz-*))))
+CHAIN_BUILD := build/chain
+# The ISO the lab boots: metal-boot's lab address, short retry bound.
+LAB_BOOT_URL := http://[fd00:b007::1]:8080/boot.ipxe
+# What the lab chain-loads; the lab's initramfs once it exists, else the marker initrd.
+CHAIN_INITRD ?= $(CHAIN_BUILD)/marker-initrd-v1.img
+
+# make lab's boot path (mk/lab.mk): chain (default) or direct.
+BOOT ?= chain
+ifeq ($(filter $(BOOT),chain direct),)
+$(error BOOT=$(BOOT): expected chain or direct)
+endif
+
+# `make lab` (BOOT=chain) boots the agent initramfs through the chain: the lab's knobs
+# become the agent's cmdline, and the https stand-ins run unless SERVERS is not standins.
+CHAIN_AGENT_ENV = LAB_NIC='$(NIC)' LAB_TIMEOUT='$(TIMEOUT)' LAB_MEM='$(MEM)' \
+	LAB_STANDINS=$(if $(filter standins,$(SERVERS)),1,0) LAB_ALLOCATE='$(ALLOCATE)' \
+	LAB_CMDLINE='METAL_LOG_FORMAT=json METAL_DONE=$(if $(filter 1,$(DEBUG)),shell,$(EXPECT)) METAL_NET_TIMEOUT=$(NET_TIMEOUT) $(if $(filter 1,$(FAST)),METAL_NET_FAST=1) $(if $(filter 1,$(DEBUG)),DEBUG=1) $(CMDLINE)'
+
+.PHONY: iso lab-chain test-chain bench-chain chain-marker
+
+# Rebuilt every time (BOOT_URL and ISO_* may change; it takes under a second).
+iso: deps-npm
+	@test -n "$(BOOT_URL)" || { echo "BOOT_URL: missing; expected e.g. make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe" >&2; exit 2; }
+	@mkdir -p $(dir $(ISO_OUT))
+	BOOT_URL='$(BOOT_URL)' ISO_NIC='$(ISO_NIC)' ISO_ATTEMPTS='$(ISO_ATTEMPTS)' ISO_RETRY_DELAY='$(ISO_RETRY_DELAY)' ISO_GIVE_UP='$(ISO_GIVE_UP)' \
+		$(BUN) ipxe/render-chain.ts $(ISO_OUT).ipxe
+	ipxe/mkiso.sh $(ISO_OUT).ipxe $(ISO_OUT)
+	@sha256sum $(ISO_OUT)
+
+$(CHAIN_BUILD)/lab.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh ipxe/isolinux.cfg | deps-npm
+	@mkdir -p $(@D)
+	BOOT_URL='$(LAB_BOOT_URL)' ISO_ATTEMPTS=3 ISO_RETRY_DELAY=1 $(BUN) ipxe/render-chain.ts $@.ipxe
+	ipxe/mkiso.sh $@.ipxe $@
+
+$(CHAIN_BUILD)/marker-initrd-%.img: test/lab/ipxe/mk-marker-initrd.sh test/lab/ipxe/marker/init
+	@mkdir -p $(@D)
+	test/lab/ipxe/mk-marker-initrd.sh $* $@
+
+chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
+
+lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
+	$(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
+	$(BUN) test/lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
+
+test-chain: deps
+	$(BUN) test --timeout 300000 test/e2e/chain.test.ts
+
+bench-chain: deps $(CHAIN_BUILD)/lab.iso chain-marker
+	$(BUN) bench/chain.ts

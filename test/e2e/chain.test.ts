@@ -1,0 +1,302 @@
+/**
+ * The whole MEP-20 boot chain in QEMU (root, TCG): installation ISO -> ISOLINUX ->
+ * Debian's iPXE -> SLAAC from radvd -> boot.ipxe from the boot-side metal-boot
+ * stand-in (partition by source prefix) -> Debian's bzImage + the partition's initrd
+ * over IPv6 -> /init reports back from its own SLAAC address. The initrd is the
+ * marker initrd (test/lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
+import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
+import { eui64Address } from "../lab/ipxe/eui64.ts";
+import { run, waitFor } from "../lab/ipxe/lab-process.ts";
+import type { Partition } from "../lab/ipxe/partitions.ts";
+
+const ROOT_DIR = join(import.meta.dir, "../..");
+const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
+const NEEDS = ["/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox"];
+const missing = NEEDS.filter((f) => !existsSync(f));
+const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps)` : "";
+if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
+
+/** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
+const AGENT_INITRD = join(ROOT_DIR, "build/initramfs", `initramfs-${KERNEL?.replace(/^\/boot\/vmlinuz-/, "")}.cpio.lz4`);
+const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
+/** With the provisioning stages the agent registers and waits for an allocation (the stand-in gives one). */
+const PROVISION_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-wait.ts"));
+const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
+if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
+
+/** The agent's JSON log records from a console (one JSON object a line). */
+function records(text: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    const i = line.indexOf('{"');
+    if (i < 0) continue;
+    try {
+      out.push(JSON.parse(line.slice(i)) as Record<string, unknown>);
+    } catch {
+      // kernel messages interleaved with a record: not one of ours
+    }
+  }
+  return out;
+}
+
+/** Attempts and first delay baked into the test ISO: the failure cases stay short. */
+const ATTEMPTS = 3;
+const BOOT_TIMEOUT_MS = 150_000;
+
+let work = "";
+/** Every lab this file started: afterAll tears down whatever a failed or timed-out test left. */
+const labs: ChainLab[] = [];
+const newLab = (...args: ConstructorParameters<typeof ChainLab>): ChainLab => {
+  const lab = new ChainLab(...args);
+  labs.push(lab);
+  return lab;
+};
+let iso = "";
+const initrd: Record<string, string> = {};
+
+const partition = (name: string, prefix: string, version: string): Partition => ({
+  name,
+  prefix,
+  kernel: KERNEL as string,
+  initrd: initrd[version] as string,
+  initrdVersion: version,
+  metalBootUrl: BOOT_SERVER_URL,
+  cmdline: "console=ttyS0,115200n8 panic=-1",
+  extraInitrds: [],
+});
+
+/** Console text with the firmware's 80-column wraps undone (iPXE lines wrap mid-word). */
+const flat = (m: RunningMachine): string => m.qemu.text().replaceAll("\n", "");
+
+async function awaitExit(m: RunningMachine, ms: number): Promise<number> {
+  return await waitFor(`${m.name} to power off or reboot`, () => (m.qemu.exitCode === null ? undefined : { code: m.qemu.exitCode }), ms).then((r) => r.code);
+}
+
+describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ipxe -> kernel + initrd", () => {
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "mhc-chain-e2e-"));
+    iso = join(work, "lab.iso");
+    const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: String(ATTEMPTS), ISO_RETRY_DELAY: "1" };
+    const render = Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), `${iso}.ipxe`], { env });
+    if (render.exitCode !== 0) throw new Error(`render-chain: ${render.stderr.toString()}`);
+    await run([join(ROOT_DIR, "ipxe/mkiso.sh"), `${iso}.ipxe`, iso]);
+    for (const v of ["v1", "v2"]) {
+      initrd[v] = join(work, `marker-${v}.img`);
+      await run([join(ROOT_DIR, "test/lab/ipxe/mk-marker-initrd.sh"), v, initrd[v] as string]);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const lab of labs) await lab.tearDown();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test(
+    "two machines on two partitions' prefixes are served different cmdlines and initrds, over SLAAC only",
+    async () => {
+      const machines: LabMachine[] = [
+        { name: "a", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:01" },
+        { name: "b", prefix: "2001:db8:b::/64", mac: "52:54:00:c4:b2:02" },
+      ];
+      const parts = [partition("lab-a", "2001:db8:a::/64", "v1"), partition("lab-b", "2001:db8:b::/64", "v2")];
+      const lab = newLab({ iso, machines, memoryMb: 384, bootServer: { partitions: parts } });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        for (const m of lab.machines) expect(await awaitExit(m, BOOT_TIMEOUT_MS)).toBe(0);
+        await lab.stopCaptures();
+        const log = lab.requests();
+        for (const [i, m] of lab.machines.entries()) {
+          const p = parts[i] as Partition;
+          const addr = eui64Address(m.prefix, m.mac);
+          const mine = log.filter((r) => r.src === addr);
+          // In order: boot.ipxe from the VM's SLAAC address, kernel, initrd, then /init's own call.
+          expect(mine.map((r) => `${r.status} ${r.path}`)).toEqual([
+            "200 /boot.ipxe",
+            `200 /p/${p.name}/vmlinuz`,
+            `200 /p/${p.name}/initrd-${p.initrdVersion}.img`,
+            `200 /lab/report?partition=${p.name}&initrd=${p.initrdVersion}&addr=${addr}`,
+          ]);
+          expect(mine[0]?.partition).toBe(p.name);
+          expect(mine[1]?.bytes).toBe(statSync(p.kernel).size);
+          expect(mine[2]?.bytes).toBe(statSync(p.initrd).size);
+          const console = m.qemu.text();
+          expect(console).toContain(`MHC-MARKER init uptime=`);
+          expect(console).toMatch(new RegExp(`MHC-MARKER init uptime=[0-9.]+ partition=${p.name} initrd=${p.initrdVersion}\\n`));
+          expect(console).toContain(`MHC-MARKER cmdline=METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
+          expect(console).toContain(`MHC-MARKER nic=eth0 addr=${addr}\n`);
+          expect(flat(m)).toContain(`net0 is ${addr} via router fe80::`);
+          // Zero DHCPv4/DHCPv6 on the segment; the capture did see the SLAAC exchange (RS 133, RA 134).
+          expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+          expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
+          expect(await lab.countPackets(m, "icmp6 and ip6[40] == 134")).toBeGreaterThan(0);
+        }
+        // Nobody else asked: every request came from one of the two machines.
+        const addrs = lab.machines.map((m) => eui64Address(m.prefix, m.mac));
+        expect(log.filter((r) => !addrs.includes(r.src))).toEqual([]);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    BOOT_TIMEOUT_MS + 60_000,
+  );
+
+  test(
+    "metal-boot down: iPXE says so on the console, retries with a growing delay, and gives up after the bound",
+    async () => {
+      const m0: LabMachine = { name: "down", prefix: "2001:db8:d::/64", mac: "52:54:00:c4:d0:03" };
+      const lab = newLab({ iso, machines: [m0] });
+      try {
+        await lab.setUp();
+        const t0 = Date.now();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        await awaitExit(m, 60_000);
+        const elapsed = Date.now() - t0;
+        await lab.stopCaptures();
+        const text = flat(m);
+        expect(text.split(CHAIN_MESSAGES.failedChain).length - 1).toBe(ATTEMPTS);
+        // The namespace answers the SYN with a reset: iPXE says "Connection reset".
+        expect(text).toContain("boot.ipxe... Connection reset");
+        expect(text).toContain(`${CHAIN_MESSAGES.retrying} 1 s`);
+        expect(text).toContain(`${CHAIN_MESSAGES.retrying} 2 s`);
+        expect(text).not.toContain(`${CHAIN_MESSAGES.retrying} 3 s`);
+        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
+        // Each attempt did get its address: the failure is the chain, not SLAAC.
+        expect(text.split(`net0 is ${eui64Address(m0.prefix, m0.mac)}`).length - 1).toBe(ATTEMPTS);
+        expect(elapsed).toBeLessThan(60_000);
+        expect(lab.requests()).toEqual([]);
+        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+      } finally {
+        await lab.tearDown();
+      }
+      // Nothing is left behind: the namespace (and its tap) is gone, every process it started has exited.
+      expect(await run(["ip", "netns", "list"])).not.toContain(lab.ns);
+      expect(lab.pids().filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
+    },
+    120_000,
+  );
+
+  test(
+    "no router advertisement: iPXE says it got no IPv6 address, never falls back to DHCP, and gives up after the bound",
+    async () => {
+      // Each attempt waits for iPXE's own configuration timeout (~16 s), so this script has 2 attempts.
+      const script = join(work, "no-ra.ipxe");
+      const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: "2", ISO_RETRY_DELAY: "1" };
+      expect(Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), script], { env }).exitCode).toBe(0);
+      const m0: LabMachine = { name: "no-ra", prefix: "2001:db8:f::/64", mac: "52:54:00:c4:f0:06", ra: false };
+      const lab = newLab({ iso, machines: [m0], boot: { kind: "lkrn", lkrn: "/usr/lib/ipxe/ipxe.lkrn", script }, bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        await awaitExit(m, 90_000);
+        await lab.stopCaptures();
+        const text = flat(m);
+        expect(text.split(`${CHAIN_MESSAGES.failedNet} on net0 (no router advertisement`).length - 1).toBe(2);
+        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after 2 attempts`);
+        expect(text).not.toContain(CHAIN_MESSAGES.failedChain);
+        expect(lab.requests()).toEqual([]);
+        // iPXE solicited (RS) and got nothing; it sent no DHCP instead.
+        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
+        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 134")).toBe(0);
+        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    120_000,
+  );
+
+  test(
+    "a machine whose prefix is no partition's is refused by metal-boot and gives up, bounded",
+    async () => {
+      const m0: LabMachine = { name: "stranger", prefix: "2001:db8:e::/64", mac: "52:54:00:c4:e0:04" };
+      const lab = newLab({ iso, machines: [m0], bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        await awaitExit(m, 60_000);
+        const addr = eui64Address(m0.prefix, m0.mac);
+        expect(lab.requests().map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual(Array(ATTEMPTS).fill(`403 /boot.ipxe ${addr}`));
+        const text = flat(m);
+        // iPXE reports HTTP 403 as "Operation not permitted".
+        expect(text).toContain("boot.ipxe... Operation not permitted");
+        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    120_000,
+  );
+
+  test.skipIf(!existsSync(AGENT_INITRD))(
+    "the metal-hammer initramfs boots through the chain as PID 1, finds metal-boot and its partition on the served cmdline, and calls the stand-ins from its SLAAC address",
+    async () => {
+      const m0: LabMachine = { name: "agent", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:05" };
+      const p: Partition = {
+        ...partition("lab-a", "2001:db8:a::/64", "v1"),
+        initrd: AGENT_INITRD,
+        initrdVersion: "agent",
+        cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_UUID=${AGENT_UUID}`,
+      };
+      const lab = newLab({
+        iso,
+        machines: [m0],
+        memoryMb: 1024,
+        bootServer: { partitions: [p] },
+        // The stand-in apiserver allocates the machine 300 ms after it registers, as the lab's operator.
+        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }], allocateAfterMs: 300 },
+      });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        await awaitExit(m, BOOT_TIMEOUT_MS);
+        await lab.stopCaptures();
+        const addr = eui64Address(m0.prefix, m0.mac);
+        const log = lab.requests();
+        // The boot side: script, kernel, the agent initrd, then the installation CA as a second initrd.
+        expect(log.map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual([
+          `200 /boot.ipxe ${addr}`,
+          `200 /p/lab-a/vmlinuz ${addr}`,
+          `200 /p/lab-a/initrd-agent.img ${addr}`,
+          `200 /p/lab-a/metal-ca.cpio ${addr}`,
+        ]);
+        expect(log[2]?.bytes).toBe(statSync(AGENT_INITRD).size);
+        const recs = records(m.qemu.text());
+        expect(recs.find((r) => r.event === "agent.start")).toMatchObject({ pid: 1, mode: "l3" });
+        expect(recs.find((r) => r.event === "agent.config")).toMatchObject({
+          config: { partition: "lab-a", metalBootUrl: `${STANDINS_URL}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
+        });
+        if (NETWORK_BUILT) {
+          expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
+          // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
+          const calls = lab.standinRequests();
+          expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
+          expect(calls.filter((c) => c.source !== addr)).toEqual([]);
+          // Then the apiserver, then the image cache, with what metal-boot handed out.
+          expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
+          expect(calls.filter((c) => c.status >= 400)).toEqual([]);
+          expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
+          if (PROVISION_BUILT) {
+            // Register (with the partition) and Wait, then the stand-in's allocation (labAllocation: lab-<last 4 of uuid>).
+            expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
+            expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
+          }
+        }
+        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    BOOT_TIMEOUT_MS + 60_000,
+  );
+});

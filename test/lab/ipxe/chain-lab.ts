@@ -1,0 +1,266 @@
+/**
+ * The chain lab: a network namespace standing in for the boot VRF. metal-boot's
+ * (anycast) address lives on the namespace's loopback; every machine gets its own tap
+ * (one switch port = one /64, as MEP-20 carves them) with radvd advertising that
+ * port's prefix; QEMU boots the installation ISO on it; tcpdump records each tap.
+ *
+ *   QEMU (ISO: ISOLINUX -> ipxe.lkrn + chain.ipxe) -- tap <prefix>::1/64, radvd --+
+ *                                                                                 +-- boot server [fd00:b007::1]:8080
+ *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
+ *
+ * Everything is named mhc-<random> / mhct<random><n>, and stop() removes it all
+ * (processes by PID, then the namespace, which takes the taps with it).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PartitionInput } from "./partitions.ts";
+import { routerAddress } from "./eui64.ts";
+import { Proc, run, waitFor } from "./lab-process.ts";
+import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
+
+export const BOOT_SERVER_ADDR = "fd00:b007::1";
+export const BOOT_SERVER_PORT = 8080;
+export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}`;
+/** The https stand-ins: metal-boot on STANDINS_PORT, apiserver and image cache on the next two ports. */
+export const STANDINS_ADDR = "fd00:b007::2";
+export const STANDINS_PORT = 8443;
+export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
+/** DNS server and search domain the RAs advertise (nothing listens there: the lab's URLs are literals). */
+export const LAB_DNS = "fd00:b007::53";
+export const LAB_DNS_SEARCH = "chain.lab";
+
+/** Where the CA lands in the machine's root file system. */
+export const CA_IN_INITRD = "/etc/metal/ca.pem";
+
+const HERE = import.meta.dir;
+const BUN = process.execPath;
+/** tcpdump filter for every DHCPv4 and DHCPv6 packet. */
+export const DHCP_FILTER = "udp port 67 or udp port 68 or udp port 546 or udp port 547";
+
+export interface LabMachine {
+  readonly name: string;
+  /** The /64 radvd advertises on this machine's port. */
+  readonly prefix: string;
+  readonly mac: string;
+  /** false: no router advertisements on this port (a port outside the boot VRF). */
+  readonly ra?: boolean;
+}
+
+export interface ChainLabOptions {
+  readonly iso: string;
+  readonly machines: readonly LabMachine[];
+  /** The boot server's configuration; omit to leave metal-boot down. */
+  readonly bootServer?: { readonly partitions: readonly PartitionInput[] };
+  readonly memoryMb?: number;
+  /**
+   * Also run the metal-boot/apiserver/image-cache stand-ins (test/lab/standins/, https)
+   * on STANDINS_ADDR and point every partition's agent at them: METAL_BOOT_URL becomes
+   * the stand-in's, and the stand-ins' boot CA goes to the machine as an extra initrd
+   * (/etc/metal/ca.pem, METAL_CA on the cmdline), as metal-boot would hand out the
+   * installation's CA. `machines`: the uuids the stand-in metal-boot knows, with partition.
+   */
+  readonly standins?: {
+    readonly machines: readonly { uuid: string; partition: string }[];
+    /** The stand-in apiserver allocates a machine this long after it registers (its --allocate-after); omit: Wait waits. */
+    readonly allocateAfterMs?: number;
+  };
+  /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
+  readonly nicModel?: "virtio" | "e1000";
+  /**
+   * How QEMU boots: the ISO (default); `lkrn`: Debian's ipxe.lkrn with the same chain
+   * script as -initrd (what the ISO does, minus SeaBIOS's CD boot and ISOLINUX);
+   * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
+   */
+  readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
+}
+
+export interface RunningMachine extends LabMachine {
+  readonly tap: string;
+  readonly pcap: string;
+  readonly qemu: Proc;
+  readonly started: number;
+}
+
+export class ChainLab {
+  readonly id = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
+  readonly ns = `mhc-${this.id}`;
+  readonly dir = mkdtempSync(join(tmpdir(), "mhc-chain-"));
+  readonly requestLog = join(this.dir, "requests.jsonl");
+  readonly machines: RunningMachine[] = [];
+  private readonly procs: Proc[] = [];
+  private nsCreated = false;
+
+  constructor(private readonly opts: ChainLabOptions) {}
+
+  private nsExec(argv: string[]): string[] {
+    return ["ip", "netns", "exec", this.ns, ...argv];
+  }
+
+  private spawn(name: string, argv: string[]): Proc {
+    const p = new Proc(name, this.nsExec(argv));
+    this.procs.push(p);
+    return p;
+  }
+
+  /** Brings up namespace, taps, radvd, tcpdump and (unless omitted) the boot server; does not start QEMU. */
+  async setUp(): Promise<void> {
+    await run(["ip", "netns", "add", this.ns]);
+    this.nsCreated = true;
+    await run(["ip", "-n", this.ns, "link", "set", "lo", "up"]);
+    await run(this.nsExec(["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
+    await run(["ip", "-n", this.ns, "addr", "add", `${BOOT_SERVER_ADDR}/128`, "dev", "lo"]);
+    const radvdConf: string[] = [];
+    const taps: string[] = [];
+    for (const [i, m] of this.opts.machines.entries()) {
+      const tap = `mhct${this.id}${i}`;
+      taps.push(tap);
+      await run(["ip", "-n", this.ns, "tuntap", "add", "dev", tap, "mode", "tap"]);
+      await run(["ip", "-n", this.ns, "link", "set", tap, "up"]);
+      await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(m.prefix)}/64`, "dev", tap, "nodad"]);
+      // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
+      if (m.ra !== false) {
+        radvdConf.push(
+          `interface ${tap} {`,
+          "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
+          `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
+          `  RDNSS ${LAB_DNS} { };`,
+          `  DNSSL ${LAB_DNS_SEARCH} { };`,
+          "};",
+        );
+      }
+    }
+    const conf = join(this.dir, "radvd.conf");
+    writeFileSync(conf, radvdConf.join("\n") + "\n");
+    const radvd = radvdConf.length > 0 ? this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]) : undefined;
+    for (const [i, tap] of taps.entries()) {
+      const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
+      await waitFor(`tcpdump listening on ${tap}`, () => /listening on/.test(t.text()), 10_000);
+      this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
+    }
+    if (radvd) {
+      await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
+      if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    }
+    if (this.opts.standins) await this.startStandins();
+    if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
+  readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
+  private caCpio: string | undefined;
+
+  private async startStandins(): Promise<void> {
+    const s = this.opts.standins;
+    if (!s) return;
+    await run(["ip", "-n", this.ns, "addr", "add", `${STANDINS_ADDR}/128`, "dev", "lo"]);
+    const state = join(this.dir, "standins");
+    const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
+    for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
+    const p = this.spawn("standins", argv);
+    const ready = await waitFor("the stand-ins to be ready", () => {
+      if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
+      const line = p.text().split("\n").find((l) => l.startsWith('{"ready":true'));
+      return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
+    }, 30_000);
+    // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
+    const root = join(this.dir, "ca-root");
+    await run(["mkdir", "-p", join(root, "etc/metal")]);
+    await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
+    this.caCpio = join(this.dir, "metal-ca.cpio");
+    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+  }
+
+  /** The stand-ins' requests so far (parsed lines of their log; none before they run). */
+  standinRequests(): { server: string; method: string; path: string; source: string; status: number }[] {
+    if (!existsSync(this.standinsLog)) return [];
+    return readFileSync(this.standinsLog, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as { server: string; method: string; path: string; source: string; status: number });
+  }
+
+  /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
+  private withStandins(p: PartitionInput): PartitionInput {
+    if (!this.caCpio) return p;
+    return {
+      ...p,
+      metalBootUrl: STANDINS_URL,
+      cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
+      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
+    };
+  }
+
+  private readonly pending: (LabMachine & { tap: string })[] = [];
+
+  async startBootServer(): Promise<void> {
+    if (!this.opts.bootServer) throw new Error("no boot server configuration");
+    const config = {
+      listen: { host: BOOT_SERVER_ADDR, port: BOOT_SERVER_PORT },
+      publicUrl: BOOT_SERVER_URL,
+      partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
+    };
+    const path = join(this.dir, "boot-server.json");
+    writeFileSync(path, JSON.stringify(config, null, 2));
+    const s = this.spawn("boot-server", [BUN, join(HERE, "boot-server.ts"), path, this.requestLog]);
+    await waitFor("the boot server to listen", () => /boot-server listening/.test(s.text()) || s.exitCode !== null, 15_000);
+    if (s.exitCode !== null) throw new Error(`boot server exited: ${s.text()}`);
+  }
+
+  /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
+  startMachines(): void {
+    for (const m of this.pending.splice(0)) {
+      const b = this.opts.boot ?? { kind: "iso" };
+      const boot =
+        b.kind === "lkrn"
+          ? ["-kernel", b.lkrn, "-initrd", b.script]
+          : b.kind === "direct"
+            ? ["-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append]
+            : ["-cdrom", this.opts.iso, "-boot", "d"];
+      const qemu = this.spawn(`qemu-${m.name}`, [
+        "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
+        "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
+        ...boot,
+        "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
+        "-device", `${this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci"},netdev=n0,mac=${m.mac},romfile=`,
+      ]);
+      this.machines.push({ ...m, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
+    }
+  }
+
+  /** PIDs of every process the lab started. */
+  pids(): number[] {
+    return this.procs.map((p) => p.pid);
+  }
+
+  requests(): RequestLogEntry[] {
+    try {
+      return parseRequestLog(readFileSync(this.requestLog, "utf8"));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw e;
+    }
+  }
+
+  /** Packets in a machine's capture matching a tcpdump filter (call after stopCaptures()). */
+  async countPackets(m: RunningMachine, filter: string): Promise<number> {
+    const out = await run(["tcpdump", "-r", m.pcap, "-n", filter]);
+    return out.split("\n").filter((l) => l.trim() !== "").length;
+  }
+
+  /** Ends the captures so their files are complete. */
+  async stopCaptures(): Promise<void> {
+    for (const p of this.procs.filter((p) => p.name.startsWith("tcpdump-"))) await p.stop();
+  }
+
+  /** Kills every process it started (by PID), removes the namespace and the work dir. Never throws. */
+  async tearDown(keepDir = false): Promise<void> {
+    for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
+    if (this.nsCreated) {
+      await run(["ip", "netns", "del", this.ns]).catch(() => undefined);
+      this.nsCreated = false;
+    }
+    if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,21 @@
+/** Addresses in a switch port's /64. Pure. */
+import ipaddr from "ipaddr.js";
+import { eui64 } from "../../helpers/netns.ts";
+
+/** The SLAAC address (RFC 4862 + RFC 4291 modified EUI-64) a MAC gets in a /64, both checked first. */
+export function eui64Address(prefix: string, mac: string): string {
+  const [net, len] = ipaddr.parseCIDR(prefix);
+  if (net.kind() !== "ipv6" || len !== 64) throw new Error(`${prefix}: expected an IPv6 /64 prefix`);
+  if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(mac)) {
+    throw new Error(`${mac}: expected a MAC like 52:54:00:12:34:56`);
+  }
+  return eui64(net.toString(), mac);
+}
+
+/** The router's own address on a port: the prefix's first address (<prefix>::1). */
+export function routerAddress(prefix: string): string {
+  const [net, len] = ipaddr.parseCIDR(prefix);
+  if (net.kind() !== "ipv6" || len !== 64) throw new Error(`${prefix}: expected an IPv6 /64 (one per switch port)`);
+  const b = net.toByteArray().slice(0, 8).concat([0, 0, 0, 0, 0, 0, 0, 1]);
+  return ipaddr.fromByteArray(b).toString();
+}

@@ -1,0 +1,79 @@
+/**
+ * `make lab-chain` (and `make lab BOOT=chain`): boots one QEMU machine through the whole
+ * chain (ISO -> iPXE SLAAC -> boot.ipxe -> kernel + initrd) and streams its console.
+ * Exits with QEMU's exit code when the machine powers off (or 124 after LAB_TIMEOUT s);
+ * Ctrl-C tears everything down.
+ *
+ *   bun test/lab/ipxe/run-chain.ts <iso> <kernel> <initrd> [initrd-version]
+ * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
+ *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir, LAB_NIC=virtio|e1000,
+ *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with
+ *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot; their
+ *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
+ */
+import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
+
+const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
+if (!iso || !kernel || !initrd) {
+  console.error("usage: run-chain.ts <iso> <kernel> <initrd> [initrd-version]");
+  process.exit(2);
+}
+const env = process.env;
+const prefix = env.LAB_PREFIX || "2001:db8:a::/64";
+const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
+const lab = new ChainLab({
+  iso,
+  nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
+  ...(env.LAB_STANDINS === "1"
+    ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }) } }
+    : {}),
+  memoryMb: Number(env.LAB_MEM || 1024),
+  machines: [{ name: "lab", prefix, mac: env.LAB_MAC || "52:54:00:12:34:56" }],
+  bootServer: {
+    partitions: [
+      {
+        name: "lab",
+        prefix,
+        kernel,
+        initrd,
+        initrdVersion: version,
+        metalBootUrl: env.LAB_METAL_BOOT_URL || BOOT_SERVER_URL,
+        cmdline: `console=ttyS0,115200n8 panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
+      },
+    ],
+  },
+});
+let done = false;
+const finish = async (code: number): Promise<never> => {
+  if (!done) {
+    done = true;
+    await lab.tearDown(env.LAB_KEEP === "1");
+    if (env.LAB_KEEP === "1") console.error(`lab: kept ${lab.dir}`);
+  }
+  process.exit(code);
+};
+process.on("SIGINT", () => void finish(130));
+process.on("SIGTERM", () => void finish(143));
+try {
+  console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${BOOT_SERVER_URL}`);
+  await lab.setUp();
+  lab.startMachines();
+  const m = lab.machines[0];
+  if (!m) throw new Error("no machine started");
+  let shown = 0;
+  const timer = setInterval(() => {
+    const text = m.qemu.chunks.slice(shown).map((c) => c.text).join("");
+    shown = m.qemu.chunks.length;
+    if (text) process.stdout.write(text);
+  }, 100);
+  const timeoutS = Number(env.LAB_TIMEOUT || 300);
+  const code = await Promise.race([m.qemu.exited, Bun.sleep(timeoutS * 1000).then(() => 124)]);
+  clearInterval(timer);
+  process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
+  console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
+  for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  await finish(code);
+} catch (e) {
+  console.error(`lab: ${e instanceof Error ? e.message : String(e)}`);
+  await finish(1);
+}
