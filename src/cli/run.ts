@@ -16,6 +16,7 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   const log = ctx.logger(config.logLevel);
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
+  for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
   await runFlow(config, { log, secrets: ctx.secrets, services: agentServices(ctx, opts) }, STAGES.slice(start));
 }
 

@@ -31,6 +31,8 @@ export interface Config {
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
   readonly rebootDelayMs: number;
   readonly console: string | undefined;
+  /** Settings that work but are likely a mistake, one line each (logged at start as agent.config.warning). */
+  readonly warnings: readonly string[];
   /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
   readonly ignored: Readonly<Record<string, string | null>>;
   /** Words after `--`. */
@@ -80,6 +82,7 @@ export function configFromCmdline(text: string): Config {
   for (const [k, val] of params) if (!(k in PARAMS)) ignored[k] = val;
 
   return {
+    warnings: configWarnings(mode, params),
     mode,
     metalBootUrl,
     partition: v.METAL_PARTITION,
@@ -125,4 +128,18 @@ export function configToJson(c: Config): Record<string, unknown> {
     ignored: c.ignored,
     initArgs: c.initArgs,
   };
+}
+
+/**
+ * Kernel parameters that fight the agent in l3 mode: `ip=` (other than off/none) makes
+ * the kernel's IPv4 autoconfig bring every NIC up and wait for DHCP before /init runs,
+ * before the agent has written its IPv6 sysctls (kernel-config/README.md).
+ */
+export function configWarnings(mode: "l3" | "pxe", params: ReadonlyMap<string, string | null>): string[] {
+  const warnings: string[] = [];
+  const ip = params.get("ip");
+  if (mode === "l3" && params.has("ip") && ip !== "off" && ip !== "none") {
+    warnings.push(`ip=${showValue(ip ?? null)}: the kernel's IPv4 autoconfiguration runs before the agent in METAL_MODE=l3 (brings NICs up before the IPv6 sysctls, waits for DHCP); expected no ip= or ip=off`);
+  }
+  return warnings;
 }

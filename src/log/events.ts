@@ -6,6 +6,7 @@
 export const EVENTS = {
   "agent.start": "the agent started (version, mode, PID)",
   "agent.config": "the validated configuration (secrets redacted)",
+  "agent.config.warning": "a setting that works but is likely a mistake (e.g. ip= in METAL_MODE=l3)",
   "agent.stage": "a stage of the boot flow begins",
   "agent.fatal": "a fatal error ended the flow (code, exit code, message)",
   "agent.not_built": "the flow reached a stage that is not built yet",

@@ -61,15 +61,17 @@ describe("metal-hammer CLI", () => {
     expect(v.bun).toBe(Bun.version);
   });
 
-  test("run logs start and config as JSON and stops at the first stage that cannot go on", async () => {
+  test("run logs start, config and config warnings as JSON, and stops when no NIC matches", async () => {
     // METAL_NICS names no existing interface: the network stage stops at selection and
     // touches nothing on the machine running the tests (no sysctl, no link change).
-    const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ METAL_NICS=mhn-none0 secret_thing=abcdefgh" });
+    const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ METAL_NICS=mhn-none0 ip=dhcp secret_thing=abcdefgh" });
     const code = await runCli(["run"], c.ctx);
     const lines = c.err().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.event).slice(0, 3)).toEqual(["agent.start", "agent.config", "agent.stage"]);
-    expect([EXIT_CODES.no_interface.exit as number, EXIT_CODES.not_built.exit]).toContain(code);
+    expect(lines.map((l) => l.event).slice(0, 4)).toEqual(["agent.start", "agent.config", "agent.config.warning", "agent.stage"]);
+    expect(lines[2].level).toBe(40);
+    expect(lines[2].msg).toStartWith('ip="dhcp": ');
+    expect(code).toBe(EXIT_CODES.no_interface.exit);
+    expect(c.err()).toContain("mhn-none0");
     expect(lines[1].config.ignored.secret_thing).toBe("[redacted]");
-    if (code === EXIT_CODES.not_built.exit) expect(c.err()).toContain("is not built yet");
   });
 });

@@ -116,4 +116,13 @@ describe("configFromCmdline", () => {
   test("the last duplicate wins for agent parameters too", () => {
     expect(configFromCmdline(`${BOOT} METAL_NET_POLICY=all METAL_NET_POLICY=any`).policy).toBe("any");
   });
+
+  test("ip= in l3 mode is a warning naming the value; ip=off and pxe mode are not", () => {
+    expect(configFromCmdline(`${BOOT} ip=dhcp`).warnings).toEqual([
+      'ip="dhcp": the kernel\'s IPv4 autoconfiguration runs before the agent in METAL_MODE=l3 (brings NICs up before the IPv6 sysctls, waits for DHCP); expected no ip= or ip=off',
+    ]);
+    expect(configFromCmdline(`${BOOT} ip=off`).warnings).toEqual([]);
+    expect(configFromCmdline(BOOT).warnings).toEqual([]);
+    expect(configFromCmdline("METAL_MODE=pxe ip=dhcp PIXIE_API_URL=http://[fd00::1]:8080/certs").warnings).toEqual([]);
+  });
 });
