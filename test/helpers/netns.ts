@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
+import { waitUntil as waitFor } from "../lab/wait.ts";
 
 export const isRoot = process.getuid?.() === 0;
 export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
@@ -19,15 +20,8 @@ export function sh(...argv: string[]): string {
 }
 export const nsx = (ns: string, ...argv: string[]): string => sh("ip", "netns", "exec", ns, ...argv);
 
-/** Polls pred every 20 ms until true or ms elapsed; throws with `what` (never a fixed sleep). */
-export async function waitFor(pred: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = performance.now() + ms;
-  for (;;) {
-    if (await pred()) return;
-    if (performance.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await Bun.sleep(20);
-  }
-}
+/** Polls pred (about every 20 ms) until true or ms elapsed; throws with `what` (never a fixed sleep). */
+export { waitFor };
 
 export const suffix = (): string => Math.random().toString(16).slice(2, 6);
 

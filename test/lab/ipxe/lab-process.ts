@@ -69,16 +69,7 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, "");
 }
 
-/** Polls `pred` every 50 ms until it is truthy or `ms` passed; throws naming what it waited for. */
-export async function waitFor<T>(what: string, pred: () => T | undefined | false | Promise<T | undefined | false>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await pred();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
+export { waitFor } from "../wait.ts";
 
 /** Runs a command to completion; throws with its stderr when it fails. */
 export async function run(argv: string[]): Promise<string> {
