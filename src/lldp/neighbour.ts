@@ -1,0 +1,40 @@
+/**
+ * What an LLDP frame received on one of our NICs says about the switch port at the
+ * other end (IEEE 802.1AB). Produced by src/lldp/ (decoder + receiver); consumed by
+ * Register, which maps it as metal-hammer does
+ * (../shared/reference/metal-hammer/cmd/network/interfaces.go: Mac = port id,
+ * Identifier = port id, Name = port description, Hostname = system name).
+ */
+export interface LldpNeighbour {
+  /** Our interface the frame arrived on. */
+  readonly interface: string;
+  readonly chassisId: string;
+  /** IEEE 802.1AB chassis ID subtype (4 = MAC address, 7 = locally assigned, ...). */
+  readonly chassisIdSubtype: number;
+  readonly portId: string;
+  /** IEEE 802.1AB port ID subtype (3 = MAC address, 5 = interface name, 7 = locally assigned, ...). */
+  readonly portIdSubtype: number;
+  readonly portDescription: string;
+  readonly systemName: string;
+  readonly ttlSeconds: number;
+  readonly managementAddresses: readonly string[];
+}
+
+/** One NIC to listen (and announce) on. */
+export interface LldpInterface {
+  readonly name: string;
+  readonly ifindex: number;
+  readonly mac: string;
+}
+
+/** A running LLDP receiver/announcer over the given NICs (src/lldp/session.ts). */
+export interface LldpSession {
+  /** Neighbours seen so far, by our interface name; expired ones (TTL) are dropped. */
+  neighbours(): ReadonlyMap<string, readonly LldpNeighbour[]>;
+  /**
+   * Resolves once neighbours with `count` distinct system names are seen, or when
+   * `timeoutMs` passes (then with what was seen: the caller decides).
+   */
+  waitForSwitches(count: number, timeoutMs: number, signal?: AbortSignal): Promise<ReadonlyMap<string, readonly LldpNeighbour[]>>;
+  close(): Promise<void>;
+}
