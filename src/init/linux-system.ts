@@ -1,6 +1,6 @@
-/** The real InitSystem: Linux syscalls via libc.ts, busybox for insmod and the shell. */
+/** The real InitSystem: Linux syscalls via src/sys/syscalls.ts, busybox for insmod and the shell. */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
-import * as libc from "./libc.ts";
+import * as libc from "../sys/syscalls.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem } from "./system.ts";

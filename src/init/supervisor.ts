@@ -6,7 +6,7 @@
  */
 import { AgentError, toAgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
-import { errnoName } from "./libc.ts";
+import { errnoName } from "../sys/errno.ts";
 import { parseModuleList, parseModulesDep, planModuleLoad } from "./modules-dep.ts";
 import { MOUNT_PLAN, parseMounts, pendingMounts } from "./mounts.ts";
 import { MODULE_LIST_NAME, MODULES_ROOT } from "./paths.ts";

@@ -5,8 +5,8 @@
  * down); it is opened, used once and closed.
  */
 import { AF_PACKET } from "../netlink/constants.ts";
-import { errnoName } from "../netlink/errno.ts";
-import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../netlink/libc.ts";
+import { errnoName } from "../sys/errno.ts";
+import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../sys/libc.ts";
 import { ALL_ROUTERS_MAC, routerSolicitationPacket } from "./rs-frame.ts";
 
 const ETH_P_IPV6 = 0x86dd;

@@ -6,7 +6,7 @@
  */
 import { AgentError } from "../errors.ts";
 import * as K from "./constants.ts";
-import { errnoName } from "./errno.ts";
+import { errnoName } from "../sys/errno.ts";
 import { decodeMessages, type Message } from "./message.ts";
 import { NetlinkSocket } from "./socket.ts";
 import type { WorkerOut } from "./event-worker.ts";

@@ -5,8 +5,8 @@
  * polls. ENOBUFS (the kernel dropped events) is posted as "overrun": the owner
  * re-dumps. This file is an extra entry point of `bun build --compile`.
  */
-import { EAGAIN, EINTR, ENOBUFS } from "./errno.ts";
-import { libc, pollOnce, MSG_DONTWAIT } from "./libc.ts";
+import { EAGAIN, EINTR, ENOBUFS } from "../sys/errno.ts";
+import { libc, pollOnce, MSG_DONTWAIT } from "../sys/libc.ts";
 
 export type WorkerIn = { readonly fd: number; readonly stop: SharedArrayBuffer };
 export type WorkerOut =

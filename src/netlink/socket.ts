@@ -7,10 +7,10 @@
  */
 import { AgentError } from "../errors.ts";
 import * as K from "./constants.ts";
-import { errnoName, EAGAIN, EINTR } from "./errno.ts";
+import { errnoName, EAGAIN, EINTR } from "../sys/errno.ts";
 import { decodeMessages, type Body, type Message } from "./message.ts";
 import { dumpAddrsRequest, dumpLinksRequest, dumpRoutesRequest, setLinkUpRequest } from "./request.ts";
-import { int32, libc, pollOnce, MSG_DONTWAIT, SOCK_CLOEXEC, SOCK_NONBLOCK, SOCK_RAW, SOL_SOCKET, SO_RCVBUF, SO_RCVBUFFORCE, type Libc } from "./libc.ts";
+import { int32, libc, pollOnce, MSG_DONTWAIT, SOCK_CLOEXEC, SOCK_NONBLOCK, SOCK_RAW, SOL_SOCKET, SO_RCVBUF, SO_RCVBUFFORCE, type Libc } from "../sys/libc.ts";
 
 export class NetlinkError extends AgentError {
   constructor(

@@ -1,15 +1,28 @@
-/** Linux errno numbers the agent meets on netlink and sysctl paths, by name. */
+/** Linux errno numbers (x86-64/generic) the agent meets, by name: the one table. */
 export const ERRNO_NAMES: Readonly<Record<number, string>> = {
   1: "EPERM",
   2: "ENOENT",
   4: "EINTR",
+  5: "EIO",
+  7: "E2BIG",
+  8: "ENOEXEC",
+  9: "EBADF",
+  10: "ECHILD",
   11: "EAGAIN",
   12: "ENOMEM",
   13: "EACCES",
   16: "EBUSY",
   17: "EEXIST",
+  18: "EXDEV",
   19: "ENODEV",
+  20: "ENOTDIR",
+  21: "EISDIR",
   22: "EINVAL",
+  26: "ETXTBSY",
+  30: "EROFS",
+  36: "ENAMETOOLONG",
+  40: "ELOOP",
+  61: "ENODATA",
   93: "EPROTONOSUPPORT",
   95: "EOPNOTSUPP",
   97: "EAFNOSUPPORT",
@@ -18,10 +31,13 @@ export const ERRNO_NAMES: Readonly<Record<number, string>> = {
   100: "ENETDOWN",
   105: "ENOBUFS",
   110: "ETIMEDOUT",
+  129: "EKEYREJECTED",
 };
 export const ENOENT = 2;
 export const EINTR = 4;
 export const EAGAIN = 11;
+export const EBUSY = 16;
+export const EXDEV = 18;
 export const ENODEV = 19;
 export const ENOBUFS = 105;
 

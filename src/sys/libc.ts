@@ -1,14 +1,17 @@
 /**
- * The few libc calls the agent needs, over bun:ffi. Each thread (main, Worker)
- * dlopens its own handle. `ssize_t` returns are declared i32 (i64 yields BigInt);
- * errno is read with __errno_location() right after a failing call, same thread.
+ * The one libc binding (bun:ffi over glibc): every system call the agent makes that
+ * Bun does not offer. Opened on first use, once per thread (main, Worker), so
+ * importing this file costs nothing. `ssize_t` returns are declared i32 (i64 yields
+ * BigInt); errno is read with __errno_location() right after a failing call, on the
+ * same thread.
  */
 import { dlopen, read, FFIType } from "bun:ffi";
 
-const { i32, u32, u64, ptr } = FFIType;
+const { i32, i64, u32, u64, ptr } = FFIType;
 
-export function openLibc() {
+function openLibc() {
   const lib = dlopen("libc.so.6", {
+    // sockets (netlink, AF_PACKET)
     socket: { args: [i32, i32, i32], returns: i32 },
     bind: { args: [i32, ptr, u32], returns: i32 },
     setsockopt: { args: [i32, i32, i32, ptr, u32], returns: i32 },
@@ -17,6 +20,15 @@ export function openLibc() {
     recv: { args: [i32, ptr, u64, i32], returns: i32 },
     poll: { args: [ptr, u64, i32], returns: i32 },
     close: { args: [i32], returns: i32 },
+    // PID 1 (init) and the hand-off
+    mount: { args: [ptr, ptr, ptr, u64, ptr], returns: i32 },
+    syscall: { args: [i64, i32, ptr, i32], returns: i32 },
+    reboot: { args: [i32], returns: i32 },
+    sync: { args: [], returns: FFIType.void },
+    waitpid: { args: [i32, ptr, i32], returns: i32 },
+    open: { args: [ptr, i32], returns: i32 },
+    dup2: { args: [i32, i32], returns: i32 },
+    execve: { args: [ptr, ptr, ptr], returns: i32 },
     __errno_location: { args: [], returns: ptr },
   });
   const f = lib.symbols;
@@ -31,6 +43,13 @@ export function openLibc() {
 
 export type Libc = ReturnType<typeof openLibc>;
 
+let shared: Libc | undefined;
+/** One handle per thread. */
+export function libc(): Libc {
+  shared ??= openLibc();
+  return shared;
+}
+
 export const SOCK_RAW = 3;
 export const SOCK_DGRAM = 2;
 export const SOCK_NONBLOCK = 0o4000;
@@ -42,18 +61,17 @@ export const SO_RCVBUFFORCE = 33;
 export const MSG_DONTWAIT = 0x40;
 export const POLLIN = 0x1;
 
-let shared: Libc | undefined;
-/** One handle per thread. */
-export function libc(): Libc {
-  shared ??= openLibc();
-  return shared;
-}
-
 export function int32(v: number): Uint8Array {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setInt32(0, v, true);
   return b;
 }
+
+/** NUL-terminated C string. */
+export const cstr = (s: string): Buffer => Buffer.from(s + "\0");
+
+/** 0 for rc >= 0, else errno (same thread, right after the call). */
+export const result = (rc: number): number => (rc < 0 ? libc().errno() : 0);
 
 /** struct pollfd { int fd; short events; short revents; } for one fd. */
 export function pollOnce(c: Libc, fd: number, timeoutMs: number): { ready: boolean; errno: number } {
