@@ -13,6 +13,7 @@ export const EXIT_CODES = {
   dad_failed: { exit: 12, meaning: "duplicate address detection failed (address already in use on the link)" },
   netlink: { exit: 13, meaning: "rtnetlink or sysctl operation failed" },
   no_carrier: { exit: 14, meaning: "no selected interface has carrier" },
+  dns_write: { exit: 15, meaning: "DNS is required (--need-dns, or a metal-boot URL with a host name) but resolv.conf could not be written" },
   metal_boot: { exit: 20, meaning: "metal-boot did not give a usable config/token (unknown machine, bad answer)" },
   auth: { exit: 21, meaning: "authentication refused (401/403, unauthenticated, permission_denied)" },
   tls: { exit: 22, meaning: "TLS failure (certificate not trusted, wrong name, handshake)" },

@@ -12,6 +12,7 @@ import { bringUp } from "../net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
 import { watch } from "../net/watch.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
+import type { LogLevel } from "../log/logger.ts";
 import type { Context } from "./context.ts";
 
 const DEFAULT_RESOLV = "/etc/resolv.conf";
@@ -32,6 +33,14 @@ function duration(flag: string, v: string): number {
   return ms;
 }
 
+/** An enumerated option: anything else is a usage error (exit 2) naming the flag and the choices. */
+export function oneOf<T extends string>(flag: string, v: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(v)) return v as T;
+  throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected ${allowed.slice(0, -1).join(", ")}${allowed.length > 1 ? " or " : ""}${allowed[allowed.length - 1]}`, { flag });
+}
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const satisfies readonly LogLevel[];
+
 function selectors(v: string | undefined) {
   if (v === undefined) return [];
   const list = parseNicList(v);
@@ -45,11 +54,13 @@ interface UpOpts {
   timeout: string;
   fast?: boolean;
   solicit?: boolean;
+  rsDelay?: boolean;
   resolvConf: string;
   needDns?: boolean;
   carrierTimeout: string;
   json?: boolean;
   logLevel: string;
+  record?: string;
 }
 
 export function registerNet(program: Command, ctx: Context): void {
@@ -62,29 +73,33 @@ export function registerNet(program: Command, ctx: Context): void {
     .option("--policy <any|all>", "ready when any / all interfaces are ready", "any")
     .option("--timeout <duration>", "bound for readiness", "60s")
     .option("--fast", "fast-ND profile: no RS delay, optimistic DAD, 100 ms DAD probes (DAD kept)")
-    .option("--solicit", "send our own router solicitation from :: at link-up (default with --fast)")
+    .option("--rs-delay", "keep the kernel's random 0-1 s delay before DAD and the first RS (RFC 4861/4862; segments shared by many hosts); implies --no-solicit unless --solicit")
+    .option("--solicit", "send our own router solicitation from :: at link-up (the default unless --rs-delay)")
     .option("--no-solicit", "never send our own router solicitation")
     .option("--resolv-conf <path>", "where RA DNS is written", DEFAULT_RESOLV)
     .option("--need-dns", "readiness also needs a DNS server from the RA")
     .option("--carrier-timeout <duration>", "give an interface up after this long without carrier", "10s")
     .option("--json", "print the result as JSON")
-    .option("--log-level <level>", "log level", "info")
+    .option("--record <file>", "write every input of the bring-up reducer to this file as JSON lines (replayed by the unit tests)")
+    .option("--log-level <level>", `log level (${LOG_LEVELS.join(", ")})`, "info")
     .action(async (o: UpOpts) => {
-      if (o.policy !== "any" && o.policy !== "all") throw new AgentError("usage", `--policy ${JSON.stringify(o.policy)}: expected any or all`, {});
-      const log = ctx.logger(o.logLevel as "info");
-      const r = await bringUp({
+      // Every value is checked before anything is touched.
+      const level = oneOf("--log-level", o.logLevel, LOG_LEVELS);
+      const opts = {
         selectors: selectors(o.interfaces),
-        policy: o.policy,
+        policy: oneOf("--policy", o.policy, ["any", "all"] as const),
         timeoutMs: duration("--timeout", o.timeout),
         fast: o.fast === true,
         ...(o.solicit !== undefined ? { solicit: o.solicit } : {}),
+        rsDelay: o.rsDelay === true,
         resolvConf: o.resolvConf,
         dnsNeeded: o.needDns === true,
         carrierGraceMs: duration("--carrier-timeout", o.carrierTimeout),
-        log,
-      });
+        ...(o.record !== undefined ? { record: o.record } : {}),
+      };
+      const r = await bringUp({ ...opts, log: ctx.logger(level) });
       if (o.json) {
-        ctx.io.out(JSON.stringify({ ready: r.ready, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
+        ctx.io.out(JSON.stringify({ ready: r.ready, startedAt: performance.timeOrigin, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
         return;
       }
       ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);

@@ -20,6 +20,8 @@ export interface Config {
   readonly policy: "any" | "all";
   readonly netTimeoutMs: number;
   readonly fast: boolean;
+  /** METAL_NET_RS_DELAY: keep the RFC's random RS/DAD delay (shared segments). */
+  readonly rsDelay: boolean;
   readonly caBundle: string;
   readonly allowHttp: boolean;
   readonly uuid: string | undefined;
@@ -90,6 +92,7 @@ export function configFromCmdline(text: string): Config {
     policy: v.METAL_NET_POLICY,
     netTimeoutMs: v.METAL_NET_TIMEOUT,
     fast: v.METAL_NET_FAST,
+    rsDelay: v.METAL_NET_RS_DELAY,
     caBundle: v.METAL_CA ?? "/etc/ssl/certs/ca-certificates.crt",
     allowHttp: v.METAL_ALLOW_HTTP || mode === "pxe",
     uuid: v.METAL_UUID?.toLowerCase(),
@@ -115,6 +118,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     policy: c.policy,
     netTimeoutMs: c.netTimeoutMs,
     fast: c.fast,
+    rsDelay: c.rsDelay,
     caBundle: c.caBundle,
     allowHttp: c.allowHttp,
     uuid: c.uuid ?? null,

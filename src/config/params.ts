@@ -155,6 +155,11 @@ export const PARAMS = {
     default: "0",
     doc: "fast-ND profile: no RS delay, optimistic DAD, short retransmit timer; DAD is kept",
   },
+  METAL_NET_RS_DELAY: {
+    schema: boolFlag(false),
+    default: "0",
+    doc: "keep the kernel's random 0-1 s delay before DAD and the first router solicitation (RFC 4861/4862; for a segment shared by many hosts). Default: delay 0 and our own RS at link-up (one machine per /64)",
+  },
   METAL_CA: {
     schema: optionalText("an absolute path to a PEM bundle", /^\/\S*$/),
     default: "/etc/ssl/certs/ca-certificates.crt",

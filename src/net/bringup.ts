@@ -1,24 +1,25 @@
 /**
- * The imperative shell of IPv6 bring-up: joins the event groups, selects the
- * interfaces, writes sysctls, sets links up, then feeds every event to the pure
- * per-interface machines until the readiness policy says ready or fail. Used by
- * `net up` and the network stage alike.
+ * IPv6 bring-up for `net up` and the network stage: subscribes to the events
+ * first, selects the interfaces, writes their sysctls, then runs the one loop
+ * (loop.ts) over the reducer (reducer.ts), which sets the links up and decides
+ * until ready or fail.
  */
+import { appendFileSync, writeFileSync } from "node:fs";
 import type { NicSelector } from "../config/params.ts";
 import { AgentError } from "../errors.ts";
 import type { NetworkSummary } from "../flow/state.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
-import * as K from "../netlink/constants.ts";
 import { EventSource } from "../netlink/event-source.ts";
-import type { Body, Message } from "../netlink/message.ts";
+import type { Body } from "../netlink/message.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
-import { InterfaceMachine, type Emit } from "./machine.ts";
-import { deadReason, evaluate, type Policy } from "./readiness.ts";
-import { collectDns, renderResolvConf } from "./resolv.ts";
-import { writeResolvConf } from "./resolv-file.ts";
-import { sendRouterSolicitation } from "./rs-send.ts";
+import { clock, runLoop } from "./loop.ts";
+import type { InterfaceMachine } from "./machine.ts";
+import type { Policy } from "./readiness.ts";
+import { initialState, type CoreOptions, type Input } from "./reducer.ts";
+import { encodeLine } from "./record.ts";
+import { collectDns } from "./resolv.ts";
 import { selectInterfaces, unmatchedSelectors, type LinkFacts } from "./select.ts";
-import { applyInterfaceSysctls } from "./sysctl.ts";
+import { applyInterfaceSysctls, type SysctlProfile } from "./sysctl.ts";
 import { sysfsHasDevice } from "./sysfs.ts";
 
 export interface BringupOptions {
@@ -26,12 +27,20 @@ export interface BringupOptions {
   readonly policy: Policy;
   readonly timeoutMs: number;
   readonly fast: boolean;
-  /** Send our own RS from :: at operstate UP (FIELD-NOTES §8); default: on in the fast profile. */
+  /** Send our own RS from :: at operstate UP (FIELD-NOTES §8); default: on unless rsDelay. */
   readonly solicit?: boolean;
+  /**
+   * Keep the kernel's random router_solicitation_delay (RFC 4861/4862, for segments
+   * shared by many hosts; METAL_NET_RS_DELAY=1). Default false: the delay is set to 0
+   * on the selected interfaces and our own RS goes out at link-up.
+   */
+  readonly rsDelay?: boolean;
   /** Where RA DNS goes; undefined = nowhere. */
   readonly resolvConf: string | undefined;
   readonly dnsNeeded: boolean;
   readonly carrierGraceMs?: number;
+  /** Append every reducer input to this file as JSON lines (record.ts), for replay in tests. */
+  readonly record?: string;
   readonly sysfsRoot?: string;
   readonly procSysRoot?: string;
   readonly log: Logger;
@@ -44,9 +53,6 @@ export interface BringupResult {
   readonly readyAt: number;
   readonly ready: readonly string[];
 }
-
-const clock = () => performance.timeOrigin + performance.now();
-const TICK_MS = 200;
 
 export function linkFacts(bodies: readonly Body[]): LinkFacts[] {
   return bodies.flatMap((b) => (b.kind === "link" && b.name ? [{ ifindex: b.ifindex, name: b.name, mac: b.mac ?? "", flags: b.flags, kind: b.linkKind }] : []));
@@ -69,8 +75,8 @@ export function summarize(machines: readonly InterfaceMachine[], dnsNeeded: bool
   };
 }
 
-/** Selects and prepares the interfaces (sysctls); shared by `net up`, `net watch` and the stage. */
-export function prepare(rq: NetlinkSocket, opts: Pick<BringupOptions, "selectors" | "fast" | "sysfsRoot" | "procSysRoot" | "log">, writeSysctls: boolean): readonly LinkFacts[] {
+/** Selects the interfaces (logged as net.select); shared by `net up`, `net watch` and the stage. */
+export function selectLinks(rq: NetlinkSocket, opts: Pick<BringupOptions, "selectors" | "sysfsRoot" | "log">): readonly LinkFacts[] {
   const links = linkFacts(rq.dumpLinks());
   const { selected, skipped } = selectInterfaces(links, opts.selectors, sysfsHasDevice(opts.sysfsRoot));
   const missing = unmatchedSelectors(links, opts.selectors).map((s) => (s.kind === "name" ? s.name : s.mac));
@@ -80,148 +86,42 @@ export function prepare(rq: NetlinkSocket, opts: Pick<BringupOptions, "selectors
     const want = opts.selectors.length > 0 ? `METAL_NICS ${opts.selectors.map((s) => (s.kind === "name" ? s.name : s.mac)).join(",")}` : "a physical NIC (device link in sysfs)";
     throw new AgentError("no_interface", `no network interface matches ${want}; present: ${seen || "none"}`, { present: links.map((l) => l.name) });
   }
-  if (writeSysctls) {
-    const root = opts.procSysRoot ?? "/proc/sys";
-    for (const name of ["default", ...selected.map((l) => l.name)]) {
-      const writes = applyInterfaceSysctls(root, name, opts.fast);
-      logEvent(opts.log, "net.sysctl", { ifname: name, fast: opts.fast, writes }, undefined, "debug");
-    }
-  }
   return selected;
+}
+
+/** The sysctls of one interface (or "default"), logged at debug. */
+function writeSysctls(opts: BringupOptions, profile: SysctlProfile, name: string): void {
+  const writes = applyInterfaceSysctls(opts.procSysRoot ?? "/proc/sys", name, profile);
+  logEvent(opts.log, "net.sysctl", { ifname: name, ...profile, writes }, undefined, "debug");
 }
 
 export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
   const { log } = opts;
-  const solicit = opts.solicit ?? opts.fast;
-  const grace = Math.min(opts.carrierGraceMs ?? 10_000, opts.timeoutMs);
-  let machines: InterfaceMachine[] = [];
-  const pending: { msgs: readonly Message[]; t: number }[] = [];
-  let onMessages = (msgs: readonly Message[], t: number) => void pending.push({ msgs, t });
-  let onOverrun = (_t: number) => {};
-  let early: AgentError | undefined;
-  let onFailed: (e: AgentError) => void = (e) => {
-    early ??= e;
-  };
-  const src = await EventSource.start({ messages: (m, t) => onMessages(m, t), overrun: (t) => onOverrun(t), failed: (e) => onFailed(e) });
+  const rsDelay = opts.rsDelay === true;
+  const solicit = opts.solicit ?? !rsDelay;
+  const profile: SysctlProfile = { fast: opts.fast, noRsDelay: !rsDelay };
+  // Subscribe first: from here on the kernel queues every event for us.
+  const src = EventSource.subscribe();
   let rq: NetlinkSocket | undefined;
-  let tick: ReturnType<typeof setInterval> | undefined;
-  const rsTimers: ReturnType<typeof setTimeout>[] = [];
   try {
     rq = NetlinkSocket.open();
-    const r = rq;
-    const selected = prepare(r, opts, true);
+    const selected = selectLinks(rq, opts);
+    for (const name of ["default", ...selected.map((l) => l.name)]) writeSysctls(opts, profile, name);
     const t0 = clock();
-    machines = selected.map((l) => new InterfaceMachine(l.ifindex, l.name, l.mac, t0));
-    const emit = (es: readonly Emit[]) => {
-      for (const e of es) logEvent(log, e.event, { ...e.fields, ms: Math.round((e.t - t0) * 10) / 10 }, undefined, e.level);
-    };
-    let lastDns = "";
-    const afterEvents = () => {
-      for (const m of machines) {
-        if (!m.wantAddrDump) continue;
-        m.wantAddrDump = false;
-        const t = clock();
-        for (const b of r.dumpAddrs()) emit(m.apply(b, t));
-      }
-      // Only RA DNS is written, and only once some RA carried it (never an empty file at start).
-      if (opts.resolvConf && machines.some((m) => m.milestones.has("net.dns"))) {
-        const text = renderResolvConf(collectDns(machines));
-        if (text !== lastDns) {
-          lastDns = text;
-          if (writeResolvConf(opts.resolvConf, text)) log.debug({ path: opts.resolvConf }, "resolv.conf written");
-        }
-      }
-    };
-    const solicited = new Set<number>();
-    const feed = (msgs: readonly Message[], t: number) => {
-      for (const { body } of msgs) {
-        for (const m of machines) {
-          const wasOper = m.operUp;
-          emit(m.apply(body, t));
-          if (solicit && m.operUp && !wasOper && !m.raSeen && !solicited.has(m.ifindex)) {
-            solicited.add(m.ifindex);
-            const send = (attempt: number) => {
-              const err = sendRouterSolicitation(m.ifindex);
-              log.debug({ ifname: m.name, attempt, err }, "router solicitation from :: sent");
-            };
-            send(1);
-            rsTimers.push(setTimeout(() => !m.raSeen && send(2), 250 + Math.random() * 100));
-          }
-        }
-      }
-    };
-    const resync = () => {
-      const t = clock();
-      for (const m of machines) m.resetForResync();
-      feed([...r.dumpLinks(), ...r.dumpAddrs(), ...r.dumpRoutes()].map((body) => ({ header: { len: 0, type: 0, flags: 0, seq: 0, pid: 0 }, body })), t);
-      afterEvents();
-    };
-    // Initial state (links may already be up), then anything that arrived meanwhile.
-    resync();
-    for (const p of pending.splice(0)) feed(p.msgs, p.t);
-
-    for (const m of machines) {
-      if (m.adminUp) continue;
-      r.setLinkUp(m.ifindex, m.name);
-    }
-    log.info({ interfaces: machines.map((m) => m.name), policy: opts.policy, timeoutMs: opts.timeoutMs, fast: opts.fast, dnsNeeded: opts.dnsNeeded }, "waiting for a usable global address, a default route and DNS (router advertisement)");
-
-    const deadline = t0 + opts.timeoutMs;
-    const readyAt = await new Promise<number>((resolve, reject) => {
-      let settled = false;
-      const givenUp = new Set<number>();
-      const check = () => {
-        if (settled) return;
-        const input = { policy: opts.policy, dnsNeeded: opts.dnsNeeded, now: clock(), deadline, carrierGraceMs: grace };
-        for (const m of machines) {
-          const dead = deadReason(m, input) === "carrier";
-          if (dead && !givenUp.has(m.ifindex)) logEvent(log, "net.link.nocarrier", { ifname: m.name, ms: Math.round(input.now - t0) }, m.explain(opts.dnsNeeded, input.now), "warn");
-          if (dead) givenUp.add(m.ifindex);
-          else givenUp.delete(m.ifindex);
-        }
-        const v = evaluate(machines, input);
-        if (v.kind !== "wait") settled = true;
-        if (v.kind === "ready") {
-          const t = clock();
-          logEvent(log, "net.ready", { interfaces: v.ready.map((m) => m.name), policy: opts.policy, ms: Math.round((t - t0) * 10) / 10 });
-          resolve(t);
-        } else if (v.kind === "fail") {
-          logEvent(log, "net.timeout", { code: v.code, reasons: v.reasons }, v.message, "error");
-          reject(new AgentError(v.code, v.message, { reasons: v.reasons }));
-        }
-      };
-      onMessages = (msgs, t) => {
-        try {
-          feed(msgs, t);
-          afterEvents();
-          check();
-        } catch (e) {
-          reject(e);
-        }
-      };
-      onOverrun = () => {
-        log.warn("netlink event buffer overrun (ENOBUFS): re-dumping links, addresses and routes");
-        try {
-          resync();
-          check();
-        } catch (e) {
-          reject(e);
-        }
-      };
-      onFailed = reject;
-      if (early) return reject(early);
-      tick = setInterval(() => {
-        const t = clock();
-        for (const m of machines) emit(m.tick(t));
-        afterEvents();
-        check();
-      }, TICK_MS);
-      check();
+    const state = initialState(selected, t0);
+    const options: CoreOptions = { mode: "up", policy: opts.policy, dnsNeeded: opts.dnsNeeded, solicit, resolvConf: opts.resolvConf, deadline: t0 + opts.timeoutMs, carrierGraceMs: Math.min(opts.carrierGraceMs ?? 10_000, opts.timeoutMs) };
+    const rec = opts.record;
+    if (rec) writeFileSync(rec, encodeLine({ options, selected, t0 }));
+    const { verdict, linkUpAt } = await runLoop(src, state, options, {
+      rq,
+      log,
+      prepareLink: (name) => writeSysctls(opts, profile, name),
+      ...(rec ? { record: (input: Input) => appendFileSync(rec, encodeLine(input)) } : {}),
     });
-    return { summary: summarize(machines, opts.dnsNeeded, t0), linkUpAt: t0, readyAt, ready: machines.filter((m) => m.step(opts.dnsNeeded) === "ready").map((m) => m.name) };
+    if (verdict.kind === "fail") throw new AgentError(verdict.code, verdict.message, { reasons: verdict.reasons });
+    if (verdict.kind !== "ready") throw new AgentError("internal", `bring-up ended without a verdict (${verdict.kind})`);
+    return { summary: summarize(state.machines, opts.dnsNeeded, t0), linkUpAt: linkUpAt ?? t0, readyAt: verdict.t, ready: verdict.ready };
   } finally {
-    if (tick) clearInterval(tick);
-    for (const t of rsTimers) clearTimeout(t);
     rq?.close();
     await src.stop();
   }

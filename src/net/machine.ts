@@ -33,9 +33,29 @@ export interface AddrState {
 }
 
 /** Where an interface is: the first milestone not (currently) reached. */
-export type Step = "admin" | "carrier" | "ra" | "prefix" | "address" | "dad" | "route" | "dns" | "ready" | "failed";
+export type Step = "gone" | "admin" | "carrier" | "ra" | "prefix" | "address" | "dad" | "route" | "dns" | "ready" | "failed";
 
 const INFINITE = 0xffffffff;
+/**
+ * RA DNS kept per interface: resolv.conf honours 3 nameservers and 6 search domains
+ * (glibc MAXNS, MAXDNSRCH), so more are never useful. When the list is full, a new
+ * entry replaces the one that expires first, unless the new one expires sooner still.
+ */
+export const MAX_DNS_SERVERS = 3;
+export const MAX_DNS_SEARCH = 6;
+
+/** Adds or refreshes `key` in a bounded map of expiry times. */
+function keepBounded(m: Map<string, number>, key: string, expiry: number, max: number): void {
+  if (m.has(key) || m.size < max) {
+    m.set(key, expiry);
+    return;
+  }
+  let first: string | undefined;
+  for (const [k, e] of m) if (first === undefined || e < (m.get(first) ?? Infinity)) first = k;
+  if (first === undefined || (m.get(first) ?? Infinity) > expiry) return;
+  m.delete(first);
+  m.set(key, expiry);
+}
 const USABLE_MASK = K.IFA_F_TENTATIVE | K.IFA_F_DADFAILED;
 
 export class InterfaceMachine {
@@ -58,6 +78,8 @@ export class InterfaceMachine {
   readonly milestones = new Map<EventName, number>();
   /** Set when the shell should dump addresses (an RA came: the tentative address is not announced). */
   wantAddrDump = false;
+  /** The kernel deleted the link (RTM_DELLINK); a link re-created with the same name gets a new machine. */
+  gone = false;
 
   constructor(
     readonly ifindex: number,
@@ -79,7 +101,7 @@ export class InterfaceMachine {
     const out: Emit[] = [];
     switch (b.kind) {
       case "link":
-        if (b.ifindex === this.ifindex && b.family !== K.AF_INET6) this.onLink(b, t, out);
+        if (b.ifindex === this.ifindex && b.family !== K.AF_INET6) (b.op === "del" ? this.onGone(t, out) : this.onLink(b, t, out));
         break;
       case "addr":
         if (b.ifindex === this.ifindex && b.family === K.AF_INET6) this.onAddr(b, t, out);
@@ -115,6 +137,18 @@ export class InterfaceMachine {
       out.push({ event: "net.link.down", t, fields: { ifname: this.name }, level: "warn" });
     }
     this.carrier = carrier;
+  }
+
+  /** The link was deleted: no carrier from now on, nothing of it is left. */
+  onGone(t: number, out: Emit[] = []): Emit[] {
+    if (this.gone) return out;
+    this.gone = true;
+    this.adminUp = this.carrier = this.operUp = false;
+    this.carrierLostAt = t;
+    this.addrs.clear();
+    this.routers.clear();
+    out.push({ event: "net.link.gone", t, fields: { ifname: this.name, ifindex: this.ifindex }, level: "warn" });
+    return out;
   }
 
   private onAddr(b: AddrMsg, t: number, out: Emit[]): void {
@@ -174,8 +208,8 @@ export class InterfaceMachine {
     const before = this.dnsKey();
     for (const o of b.options) {
       const expiry = (lifetime: number) => (lifetime === INFINITE ? Infinity : t + lifetime * 1000);
-      if (isRdnss(o)) for (const s of o.servers) o.lifetime === 0 ? this.dnsServers.delete(s) : this.dnsServers.set(s, expiry(o.lifetime));
-      else if (isDnssl(o)) for (const d of o.domains) o.lifetime === 0 ? this.dnsSearch.delete(d) : this.dnsSearch.set(d, expiry(o.lifetime));
+      if (isRdnss(o)) for (const s of o.servers) o.lifetime === 0 ? this.dnsServers.delete(s) : keepBounded(this.dnsServers, s, expiry(o.lifetime), MAX_DNS_SERVERS);
+      else if (isDnssl(o)) for (const d of o.domains) o.lifetime === 0 ? this.dnsSearch.delete(d) : keepBounded(this.dnsSearch, d, expiry(o.lifetime), MAX_DNS_SEARCH);
     }
     this.dnsChanged(before, t, out);
   }
@@ -221,6 +255,7 @@ export class InterfaceMachine {
 
   step(dnsNeeded: boolean): Step {
     if (this.failed) return "failed";
+    if (this.gone) return "gone";
     if (!this.adminUp) return "admin";
     if (!this.carrier) return "carrier";
     const usable = this.globalUsable().length > 0;
@@ -242,6 +277,8 @@ export class InterfaceMachine {
     switch (this.step(dnsNeeded)) {
       case "failed":
         return `${n}: duplicate address ${this.failed?.address} (DAD failed)`;
+      case "gone":
+        return `${n}: interface disappeared (deleted and not re-created; ${s}s since start)`;
       case "admin":
         return `${n}: link did not come up (administratively down)`;
       case "carrier":

@@ -3,7 +3,8 @@
  * and the time and says wait, ready, or fail (with the exit-code family and one
  * line per interface saying where it is stuck).
  *   any: ready as soon as one interface is ready; fails early only when none can
- *        become ready any more (all DAD-failed or without carrier past the grace).
+ *        become ready any more (all DAD-failed, or without carrier or deleted for
+ *        longer than the grace: a deleted interface may be re-created meanwhile).
  *   all: ready when every interface is; fails early as soon as one cannot be.
  */
 import type { ErrorCode } from "../errors.ts";
@@ -25,8 +26,9 @@ export type Verdict =
   | { readonly kind: "ready"; readonly ready: readonly InterfaceMachine[] }
   | { readonly kind: "fail"; readonly code: ErrorCode; readonly message: string; readonly reasons: readonly string[] };
 
-export function deadReason(m: InterfaceMachine, i: ReadinessInput): "dad" | "carrier" | undefined {
+export function deadReason(m: InterfaceMachine, i: ReadinessInput): "dad" | "gone" | "carrier" | undefined {
   if (m.failed) return "dad";
+  if (m.gone && m.carrierLostAt !== undefined && i.now - m.carrierLostAt >= i.carrierGraceMs) return "gone";
   if (!m.carrier && m.carrierLostAt !== undefined && i.now - m.carrierLostAt >= i.carrierGraceMs) return "carrier";
   return undefined;
 }
@@ -42,9 +44,11 @@ export function evaluate(machines: readonly InterfaceMachine[], i: ReadinessInpu
   const considered = i.policy === "all" && !timedOut ? dead : machines;
   const code: ErrorCode = considered.some((m) => m.failed)
     ? "dad_failed"
-    : hopeless && considered.every((m) => deadReason(m, i) === "carrier")
-      ? "no_carrier"
-      : "net_timeout";
+    : hopeless && considered.every((m) => deadReason(m, i) === "gone")
+      ? "no_interface"
+      : hopeless && considered.every((m) => deadReason(m, i) !== undefined)
+        ? "no_carrier"
+        : "net_timeout";
   const head = timedOut ? `network not ready after ${Math.round((i.now - (machines[0]?.startedAt ?? i.now)) / 1000)}s (policy ${i.policy})` : `network cannot become ready (policy ${i.policy})`;
   return { kind: "fail", code, message: `${head}: ${reasons.join("; ")}`, reasons };
 }

@@ -33,6 +33,17 @@ export function acceptRaEntry(ifname: string, forwardingOff: boolean): SysctlEnt
     : { path: conf(ifname, "accept_ra"), value: 2, mode: "set", why: "accept router advertisements although forwarding stays on" };
 }
 
+/**
+ * The default in l3 mode on the selected interfaces (not conf/default): no random
+ * 0..1 s delay before DAD and the first RS. RFC 4862 5.4.2 asks for that delay to
+ * spread many hosts starting at once on one link; MEP-20 puts one machine on each
+ * switch port's /64, where it only costs time (docs/network.md). METAL_NET_RS_DELAY=1
+ * (`net up --rs-delay`) keeps the kernel's delay for shared segments.
+ */
+export function noRsDelayPlan(ifname: string): SysctlEntry[] {
+  return [{ path: conf(ifname, "router_solicitation_delay"), value: 0, mode: "set", why: "one machine per /64 (MEP-20): no random 0-1 s delay before DAD and the first RS" }];
+}
+
 /** The opt-in fast profile (METAL_NET_FAST / --fast). DAD is kept (dad_transmits >= 1). */
 export function fastPlan(ifname: string): SysctlEntry[] {
   return [

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors.ts";
-import { acceptRaEntry, basePlan, fastPlan, type SysctlEntry } from "./sysctl-plan.ts";
+import { acceptRaEntry, basePlan, fastPlan, noRsDelayPlan, type SysctlEntry } from "./sysctl-plan.ts";
 
 export interface SysctlWrite {
   readonly path: string;
@@ -34,8 +34,16 @@ export function applyEntry(root: string, e: SysctlEntry): SysctlWrite | undefine
   return { path: e.path, from: cur, to: e.value };
 }
 
+export interface SysctlProfile {
+  /** The fast profile (METAL_NET_FAST). */
+  readonly fast: boolean;
+  /** router_solicitation_delay=0 (the default in l3 mode; off with METAL_NET_RS_DELAY=1). */
+  readonly noRsDelay: boolean;
+}
+
 /** Everything for one interface name ("default" for conf/default), in order. */
-export function applyInterfaceSysctls(root: string, ifname: string, fast: boolean): SysctlWrite[] {
+export function applyInterfaceSysctls(root: string, ifname: string, profile: SysctlProfile): SysctlWrite[] {
+  const { fast } = profile;
   const out: SysctlWrite[] = [];
   const push = (w: SysctlWrite | undefined) => void (w && out.push(w));
   let forwardingOff = true;
@@ -50,6 +58,7 @@ export function applyInterfaceSysctls(root: string, ifname: string, fast: boolea
     } else push(applyEntry(root, e));
   }
   push(applyEntry(root, acceptRaEntry(ifname, forwardingOff)));
+  if (profile.noRsDelay && !fast && ifname !== "default") for (const e of noRsDelayPlan(ifname)) push(applyEntry(root, e));
   if (fast) {
     for (const e of fastPlan(ifname)) {
       // neigh/default exists too; a missing knob (kernel without optimistic DAD) is skipped, not fatal.

@@ -1,19 +1,20 @@
 /**
  * `net watch`: the live event stream for the selected interfaces (no sysctl, no
- * link change), each decoded message as one line plus the machines' milestones;
- * with a resolv.conf path it also keeps RA DNS there (lifetimes, removal).
+ * link change), each decoded message as one line plus the milestones, through the
+ * same loop and reducer as bring-up (subscribed before the first dump); with a
+ * resolv.conf path it also keeps RA DNS there (lifetimes, removal). Ends on time
+ * (--duration) or on Ctrl-C, whatever the event rate.
  */
+import type { NicSelector } from "../config/params.ts";
 import type { Logger } from "../log/logger.ts";
 import * as K from "../netlink/constants.ts";
 import { EventSource } from "../netlink/event-source.ts";
 import type { Body } from "../netlink/message.ts";
 import { isDnssl, isRdnss } from "../netlink/ndopt.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
-import type { NicSelector } from "../config/params.ts";
-import { prepare } from "./bringup.ts";
-import { InterfaceMachine } from "./machine.ts";
-import { collectDns, renderResolvConf } from "./resolv.ts";
-import { writeResolvConf } from "./resolv-file.ts";
+import { selectLinks } from "./bringup.ts";
+import { clock, runLoop } from "./loop.ts";
+import { initialState, type LogRecord } from "./reducer.ts";
 import { flagNames } from "./status.ts";
 
 export interface WatchOptions {
@@ -47,51 +48,42 @@ export function describeBody(b: Body, name: (i: number) => string): string | und
 }
 
 export async function watch(opts: WatchOptions): Promise<void> {
-  const rq = NetlinkSocket.open();
-  let src: EventSource | undefined;
+  const src = EventSource.subscribe();
+  let rq: NetlinkSocket | undefined;
   try {
-    const selected = prepare(rq, { selectors: opts.selectors, fast: false, log: opts.log }, false);
-    const t0 = performance.timeOrigin + performance.now();
-    const machines = selected.map((l) => new InterfaceMachine(l.ifindex, l.name, l.mac, t0));
-    const byIndex = new Map(machines.map((m) => [m.ifindex, m]));
-    const name = (i: number) => byIndex.get(i)?.name ?? `#${i}`;
+    rq = NetlinkSocket.open();
+    const selected = selectLinks(rq, { selectors: opts.selectors, log: opts.log });
+    const t0 = clock();
+    const state = initialState(selected, t0);
+    const name = (i: number) => state.machines.find((m) => m.ifindex === i)?.name ?? `#${i}`;
     const print = (t: number, text: string, obj: Record<string, unknown>) =>
       opts.out(opts.json ? JSON.stringify({ t: new Date(t).toISOString(), ...obj }) + "\n" : `${new Date(t).toISOString().slice(11, 23)} ${text}\n`);
-    let lastDns = "";
-    const dns = () => {
-      if (!opts.resolvConf || !machines.some((m) => m.milestones.has("net.dns"))) return;
-      const text = renderResolvConf(collectDns(machines));
-      if (text !== lastDns) {
-        lastDns = text;
-        writeResolvConf(opts.resolvConf, text);
-      }
+    const printRecord = (r: LogRecord) => {
+      const t = t0 + (typeof r.fields.ms === "number" ? r.fields.ms : 0);
+      print(t, `${r.event} ${JSON.stringify(r.fields)}`, { event: r.event, ...r.fields });
     };
-    const onBody = (b: Body, t: number) => {
-      const idx = b.kind === "route" ? b.oif : "ifindex" in b ? b.ifindex : undefined;
-      if (idx === undefined || !byIndex.has(idx)) return;
-      const d = describeBody(b, name);
-      if (d) print(t, d, { message: d });
-      for (const m of machines) for (const e of m.apply(b, t)) print(e.t, `${e.event} ${JSON.stringify(e.fields)}`, { event: e.event, ...e.fields });
-    };
-    for (const b of [...rq.dumpLinks(), ...rq.dumpAddrs(), ...rq.dumpRoutes()]) for (const m of machines) m.apply(b, t0);
-    src = await EventSource.start({
-      messages: (msgs, t) => {
-        for (const m of msgs) onBody(m.body, t);
-        dns();
+    opts.log.info({ interfaces: selected.map((l) => l.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
+    await runLoop(
+      src,
+      state,
+      { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: opts.resolvConf, deadline: opts.durationMs !== undefined ? t0 + opts.durationMs : Infinity, carrierGraceMs: Infinity },
+      {
+        rq,
+        log: opts.log,
+        stop: opts.stop,
+        onLog: (r) => (r.level === "debug" ? undefined : printRecord(r)),
+        onOutput: (input, out) => {
+          // The initial dump is state, not news: only events are printed.
+          if (input.kind !== "events") return;
+          for (const b of out.relevant) {
+            const d = describeBody(b, name);
+            if (d) print(input.t, d, { message: d });
+          }
+        },
       },
-      overrun: (t) => print(t, "overrun (ENOBUFS): events were lost", { event: "overrun" }),
-      failed: (e) => opts.log.error({ err: e.message }, "netlink event reader failed"),
-    });
-    opts.log.info({ interfaces: machines.map((m) => m.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
-    const tick = setInterval(() => {
-      const t = performance.timeOrigin + performance.now();
-      for (const m of machines) for (const e of m.tick(t)) print(e.t, `${e.event} ${JSON.stringify(e.fields)}`, { event: e.event, ...e.fields });
-      dns();
-    }, 200);
-    await Promise.race([opts.stop, ...(opts.durationMs !== undefined ? [Bun.sleep(opts.durationMs)] : [])]);
-    clearInterval(tick);
+    );
   } finally {
-    rq.close();
-    await src?.stop();
+    rq?.close();
+    await src.stop();
   }
 }

@@ -1,13 +1,16 @@
 /**
- * The event socket: joined to the IPv6 bring-up groups before any link goes up,
- * read by a Worker (event-worker.ts) so the main thread never blocks. Delivers
- * decoded messages with their receive time, and "overrun" when the kernel dropped
- * events (ENOBUFS) so the owner re-dumps.
+ * The event socket as an async iterable. `subscribe()` opens the socket and joins
+ * the IPv6 bring-up groups synchronously, so from its return on the kernel queues
+ * every event for us (subscribe first, then dump: nothing falls in between). A
+ * Worker (event-worker.ts) reads it with poll() so the main thread never blocks; it
+ * starts in the background (off the path to the first link-up) and must report
+ * ready within a bound. Yields decoded message bodies with their receive time, and
+ * "overrun" when the kernel dropped events (ENOBUFS) so the owner re-dumps.
  */
 import { AgentError } from "../errors.ts";
-import * as K from "./constants.ts";
 import { errnoName } from "../sys/errno.ts";
-import { decodeMessages, type Message } from "./message.ts";
+import * as K from "./constants.ts";
+import { decodeMessages, type Body } from "./message.ts";
 import { NetlinkSocket } from "./socket.ts";
 import type { WorkerOut } from "./event-worker.ts";
 
@@ -22,63 +25,98 @@ export function workerSpec(): string {
   return import.meta.url.startsWith("file:///$bunfs/") ? "./netlink/event-worker.ts" : new URL("./event-worker.ts", import.meta.url).href;
 }
 
-export interface EventSink {
-  messages(msgs: readonly Message[], t: number): void;
-  overrun(t: number): void;
-  failed(err: AgentError): void;
+export type SourceEvent = { readonly kind: "events"; readonly t: number; readonly bodies: readonly Body[] } | { readonly kind: "overrun"; readonly t: number };
+
+export interface SubscribeOptions {
+  readonly groups?: readonly number[];
+  /** Bound for the Worker to start reading. */
+  readonly startTimeoutMs?: number;
+  /** SO_RCVBUFFORCE bytes. */
+  readonly rcvbuf?: number;
 }
 
-export class EventSource {
+export class EventSource implements AsyncIterable<SourceEvent> {
   private readonly worker: Worker;
   private readonly stopFlag = new SharedArrayBuffer(4);
+  private readonly queue: SourceEvent[] = [];
+  private waiter: ((r: IteratorResult<SourceEvent>) => void) | undefined;
+  private rejecter: ((e: AgentError) => void) | undefined;
+  private error: AgentError | undefined;
   private stopped = false;
+  private readonly startTimer: ReturnType<typeof setTimeout>;
 
   private constructor(
     private readonly sock: NetlinkSocket,
-    sink: EventSink,
-    onReady: () => void,
+    startTimeoutMs: number,
   ) {
+    this.startTimer = setTimeout(() => this.fail(new AgentError("netlink", `netlink event reader (Worker) did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
     this.worker = new Worker(workerSpec());
-    this.worker.onerror = (e) => sink.failed(new AgentError("netlink", `netlink event reader (Worker) failed: ${e.message}`));
+    this.worker.onerror = (e) => this.fail(new AgentError("netlink", `netlink event reader (Worker) failed: ${e.message}`));
     this.worker.onmessage = (e: MessageEvent<WorkerOut>) => {
       const m = e.data;
-      if (m.kind === "ready") onReady();
+      if (m.kind === "ready") clearTimeout(this.startTimer);
       else if (m.kind === "data") {
         try {
-          sink.messages(decodeMessages(new Uint8Array(m.bytes)), m.t);
+          this.push({ kind: "events", t: m.t, bodies: decodeMessages(new Uint8Array(m.bytes)).map((x) => x.body) });
         } catch (err) {
-          sink.failed(new AgentError("netlink", `malformed netlink event: ${(err as Error).message}`));
+          this.fail(new AgentError("netlink", `malformed netlink event: ${(err as Error).message}`));
         }
-      } else if (m.kind === "overrun") sink.overrun(m.t);
-      else if (m.kind === "error") sink.failed(new AgentError("netlink", `netlink event socket ${m.what}: ${errnoName(m.errno)}`, { errno: m.errno }));
+      } else if (m.kind === "overrun") this.push({ kind: "overrun", t: m.t });
+      else if (m.kind === "error") this.fail(new AgentError("netlink", `netlink event socket ${m.what}: ${errnoName(m.errno)}`, { errno: m.errno }));
     };
     this.worker.postMessage({ fd: sock.fd, stop: this.stopFlag });
   }
 
-  /** Opens, joins the groups and resolves once the Worker is polling (bounded). */
-  static async start(sink: EventSink, groups: readonly number[] = BRINGUP_GROUPS, timeoutMs = 5000, rcvbuf = 4 << 20): Promise<EventSource> {
-    const sock = NetlinkSocket.open({ groups, rcvbuf });
-    let src: EventSource | undefined;
+  /** Joined to the groups when this returns; the Worker starts reading in the background. */
+  static subscribe(opts: SubscribeOptions = {}): EventSource {
+    const sock = NetlinkSocket.open({ groups: opts.groups ?? BRINGUP_GROUPS, rcvbuf: opts.rcvbuf ?? 4 << 20 });
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new AgentError("netlink", `netlink event reader did not start within ${timeoutMs} ms`)), timeoutMs);
-        src = new EventSource(sock, sink, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      return new EventSource(sock, opts.startTimeoutMs ?? 5000);
     } catch (e) {
-      if (src) await src.stop();
-      else sock.close();
+      sock.close();
       throw e;
     }
-    return src as unknown as EventSource;
+  }
+
+  private push(e: SourceEvent): void {
+    if (this.stopped) return;
+    const w = this.waiter;
+    if (w) {
+      this.waiter = this.rejecter = undefined;
+      w({ value: e, done: false });
+    } else this.queue.push(e);
+  }
+
+  private fail(e: AgentError): void {
+    clearTimeout(this.startTimer);
+    this.error ??= e;
+    const r = this.rejecter;
+    this.waiter = this.rejecter = undefined;
+    r?.(e);
+  }
+
+  next(): Promise<IteratorResult<SourceEvent>> {
+    const e = this.queue.shift();
+    if (e) return Promise.resolve({ value: e, done: false });
+    if (this.error) return Promise.reject(this.error);
+    if (this.stopped) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = resolve;
+      this.rejecter = reject;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SourceEvent> {
+    return { next: () => this.next(), return: async () => (await this.stop(), { value: undefined, done: true }) };
   }
 
   /** Stops the Worker between polls (<= ~100 ms), then closes the socket. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    clearTimeout(this.startTimer);
+    this.waiter?.({ value: undefined, done: true });
+    this.waiter = this.rejecter = undefined;
     Atomics.store(new Int32Array(this.stopFlag), 0, 1);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 500);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InterfaceMachine } from "../../src/net/machine.ts";
@@ -25,17 +25,30 @@ describe("resolv.conf from RA DNS", () => {
 
   test("written atomically and only when it changes", () => {
     const p = join(dir, "resolv.conf");
-    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toBe(true);
+    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toEqual({ ok: true, how: "replaced" });
     const ino = statSync(p).ino;
-    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toBe(false);
+    expect(writeResolvConf(p, "nameserver 2001:db8::53\n")).toEqual({ ok: true, how: "unchanged" });
     expect(statSync(p).ino).toBe(ino);
-    expect(writeResolvConf(p, "nameserver 2001:db8::54\n")).toBe(true);
+    expect(writeResolvConf(p, "nameserver 2001:db8::54\n")).toEqual({ ok: true, how: "replaced" });
     expect(statSync(p).ino).not.toBe(ino); // a new file renamed over the old one
     expect(readFileSync(p, "utf8")).toBe("nameserver 2001:db8::54\n");
     expect(readdirSync(dir)).toEqual(["resolv.conf"]); // no temp file left
   });
 
-  test("an unwritable path is an error naming it", () => {
-    expect(() => writeResolvConf(join(dir, "missing/dir/resolv.conf"), "x\n")).toThrow(/cannot write .*missing\/dir\/resolv.conf/);
+  test("an unwritable path is a failed outcome naming it (never thrown)", () => {
+    const r = writeResolvConf(join(dir, "missing/dir/resolv.conf"), "x\n");
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toMatch(/cannot write .*missing\/dir\/resolv.conf: ENOENT/);
+  });
+
+  test("a symlink (systemd-resolved) is left alone and the outcome names its target", () => {
+    const target = join(dir, "stub-resolv.conf");
+    writeFileSync(target, "nameserver 127.0.0.53\n");
+    const p = join(dir, "linked-resolv.conf");
+    symlinkSync(target, p);
+    const r = writeResolvConf(p, "nameserver 2001:db8::53\n");
+    expect(r).toEqual({ ok: false, reason: `${p} is a symlink to ${target} (another resolver manages it): left alone; --resolv-conf ${target} writes there` });
+    expect(lstatSync(p).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe("nameserver 127.0.0.53\n");
   });
 });
