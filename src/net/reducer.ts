@@ -128,7 +128,8 @@ export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
   const effects: Effect[] = [];
   const relevant: Body[] = [];
   const t = input.t;
-  if (s.settled) return { logs, effects, relevant, verdict: s.settled, wakeAt: Infinity };
+  // Settled, except for the outcome of the resolv.conf write that the deciding input caused.
+  if (s.settled && !(input.kind === "dns-written" && s.settled.kind === "ready")) return { logs, effects, relevant, verdict: s.settled, wakeAt: Infinity };
 
   /** Rate-limits repeated lines per event and interface; the rest pass through. */
   const log = (r: LogRecord) => {
@@ -205,11 +206,11 @@ export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
       break;
     case "tick":
       for (const m of s.machines) emit(m.tick(t));
-      for (const m of s.machines) {
-        const due = s.solicited.get(m.ifindex);
+      for (const [ifindex, due] of s.solicited) {
         if (due === undefined || due > t) continue;
-        s.solicited.set(m.ifindex, undefined);
-        if (!m.raSeen && !m.gone) effects.push({ kind: "solicit", ifindex: m.ifindex, name: m.name, attempt: 2 });
+        s.solicited.set(ifindex, undefined);
+        const m = s.machines.find((x) => x.ifindex === ifindex);
+        if (m && !m.raSeen && !m.gone) effects.push({ kind: "solicit", ifindex, name: m.name, attempt: 2 });
       }
       break;
     case "dns-written": {
@@ -222,6 +223,9 @@ export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
           const message = `DNS is required (--need-dns) but resolv.conf was not written: ${r.reason}`;
           s.settled = { kind: "fail", code: "dns_write", message, reasons: [message] };
         }
+      }
+      if (s.settled) return { logs, effects, relevant, verdict: s.settled, wakeAt: Infinity };
+      {
       }
       break;
     }
@@ -259,7 +263,8 @@ export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
 
   const verdict = s.settled ?? decide(s, o, t, log);
   if (verdict.kind !== "wait") s.settled = verdict;
-  return { logs, effects, relevant, verdict, wakeAt: verdict.kind === "wait" ? wakeAt : Infinity };
+  // Never in the past: the loop would spin instead of reading events.
+  return { logs, effects, relevant, verdict, wakeAt: verdict.kind === "wait" ? Math.max(wakeAt, t + 1) : Infinity };
 }
 
 function decide(s: CoreState, o: CoreOptions, t: number, log: (r: LogRecord) => void): Verdict {

@@ -69,13 +69,38 @@ export class Lab {
     const agentIf = `mhn${this.id}a${n}`;
     const routerIf = `mhn${this.id}r${n}`;
     const mac = opts.mac ?? `02:00:00:00:aa:0${n + 1}`;
-    sh("ip", "link", "add", agentIf, "netns", this.agentNs, "address", mac, "type", "veth", "peer", "name", routerIf, "netns", routerNs);
-    nsx(routerNs, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
-    nsx(routerNs, "sysctl", "-qw", `net.ipv6.conf.${routerIf}.accept_dad=0`);
-    nsx(routerNs, "ip", "link", "set", routerIf, "up");
     const link = { agentIf, routerIf, mac, routerNs };
+    this.vethPair(link);
+    nsx(routerNs, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
     this.links.push(link);
     return link;
+  }
+
+  private vethPair(link: Link): void {
+    sh("ip", "link", "add", link.agentIf, "netns", this.agentNs, "address", link.mac, "type", "veth", "peer", "name", link.routerIf, "netns", link.routerNs);
+    nsx(link.routerNs, "sysctl", "-qw", `net.ipv6.conf.${link.routerIf}.accept_dad=0`);
+    nsx(link.routerNs, "ip", "link", "set", link.routerIf, "up");
+  }
+
+  /** Deletes the link's veth pair (both ends go); radvd on it is stopped. */
+  deleteLink(link: Link): void {
+    const r = this.radvdPids.get(link.routerIf);
+    if (r) this.kill(r.pid);
+    nsx(this.agentNs, "ip", "link", "del", link.agentIf);
+  }
+
+  /** The same pair again (same names and MAC, a new ifindex), with radvd restarted on it from `fixture`. */
+  async recreateLink(link: Link, fixture: string): Promise<number> {
+    this.vethPair(link);
+    return await this.radvd(link, fixture);
+  }
+
+  /** The agent-side ifindex of a link (changes when the link is re-created). */
+  ifindex(link: Link): number {
+    const j = JSON.parse(nsx(this.agentNs, "ip", "-j", "link", "show", "dev", link.agentIf)) as { ifindex: number }[];
+    const i = j[0]?.ifindex;
+    if (i === undefined) throw new Error(`no ${link.agentIf} in ${this.agentNs}`);
+    return i;
   }
 
   /** Starts radvd in the link's router netns with a fixture config (@IF@ replaced); returns its PID. */
@@ -104,7 +129,8 @@ export class Lab {
 
   async radvd(link: Link, fixture: string): Promise<number> {
     const conf = this.radvdConf(link, fixture);
-    const pidfile = join(this.dir, `${link.routerIf}.pid`);
+    // A fresh pid file per start: a radvd being stopped may still hold (and then remove) the old one.
+    const pidfile = join(this.dir, `${link.routerIf}.${this.pids.length}.pid`);
     const p = Bun.spawn(["ip", "netns", "exec", link.routerNs, "radvd", "-C", conf, "-p", pidfile, "-n", "-m", "stderr"], { stdout: "ignore", stderr: "pipe" });
     this.pids.push(p.pid);
     await waitFor(() => {
