@@ -21,7 +21,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../test/lab/ipxe/chain-lab.ts";
-import { run, waitFor } from "../test/lab/ipxe/lab-process.ts";
+import { run } from "../test/lab/ipxe/lab-process.ts";
+import { waitFor } from "../test/lab/wait.ts";
 import { cmdlineFor, type Partition } from "../test/lab/ipxe/partitions.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -79,7 +80,7 @@ try {
         const m = lab.machines[0];
         if (!m) throw new Error("no machine");
         // The marker cannot report over e1000 (no driver in it) but still powers off.
-        await waitFor(`${variant} run ${i + 1} to power off`, () => m.qemu.exitCode !== null, 180_000);
+        await waitFor(() => m.qemu.exitCode !== null, 180_000, `${variant} run ${i + 1} to power off`);
         const t0 = m.started;
         const rel = (t: number | undefined) => (t === undefined ? undefined : t - t0);
         const req = (p: RegExp) => lab.requests().find((e) => p.test(e.path));

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
 import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
 import { eui64Address } from "../lab/ipxe/eui64.ts";
-import { run, waitFor } from "../lab/ipxe/lab-process.ts";
+import { run } from "../lab/ipxe/lab-process.ts";
+import { waitFor } from "../lab/wait.ts";
 import type { Partition } from "../lab/ipxe/partitions.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
@@ -75,7 +76,7 @@ const partition = (name: string, prefix: string, version: string): Partition => 
 const flat = (m: RunningMachine): string => m.qemu.text().replaceAll("\n", "");
 
 async function awaitExit(m: RunningMachine, ms: number): Promise<number> {
-  return await waitFor(`${m.name} to power off or reboot`, () => (m.qemu.exitCode === null ? undefined : { code: m.qemu.exitCode }), ms).then((r) => r.code);
+  return await waitFor(() => (m.qemu.exitCode === null ? undefined : { code: m.qemu.exitCode }), ms, `${m.name} to power off or reboot`).then((r) => r.code);
 }
 
 describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ipxe -> kernel + initrd", () => {

@@ -1,14 +1,17 @@
 /**
- * Network-namespace labs for root tests and benches: unique names under the `mhn`
- * prefix, veth pairs with fixed MACs, radvd in the router namespace with a config
- * from test/fixtures/radvd/, and a cleanup that removes everything even after a
- * failure (deleting a namespace deletes its veths; radvd is killed by PID).
+ * The one network-namespace harness of the root tests and benches:
+ *   - Lab: unique names under the `mhn` prefix, veth pairs with fixed MACs, radvd in
+ *     the router namespace with a config from test/fixtures/radvd/ (bring-up tests);
+ *   - createHostLink: one veth between the test's own namespace (stand-ins) and a
+ *     fresh namespace for the agent, static addresses (api and provision suites).
+ * Both clean up everything even after a failure (deleting a namespace deletes its
+ * veths; processes are killed by PID).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
-import { waitUntil as waitFor } from "../lab/wait.ts";
+import { waitFor } from "../lab/wait.ts";
 
 export const isRoot = process.getuid?.() === 0;
 export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
@@ -20,8 +23,6 @@ export function sh(...argv: string[]): string {
 }
 export const nsx = (ns: string, ...argv: string[]): string => sh("ip", "netns", "exec", ns, ...argv);
 
-/** Polls pred (about every 20 ms) until true or ms elapsed; throws with `what` (never a fixed sleep). */
-export { waitFor };
 
 export const suffix = (): string => Math.random().toString(16).slice(2, 6);
 
@@ -162,4 +163,67 @@ export class Lab {
 
 export function writeFile(path: string, text: string): void {
   writeFileSync(path, text);
+}
+
+/** Why the host-link suites cannot run here, or undefined. */
+export const canRunNetns = (): string | undefined => {
+  if (!isRoot) return "needs root (network namespaces)";
+  if (Bun.spawnSync(["ip", "-V"], { stdout: "pipe", stderr: "pipe" }).exitCode !== 0) return "needs iproute2";
+  if (Bun.spawnSync(["openssl", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode !== 0) return "needs openssl";
+  return undefined;
+};
+
+/** A two-ended IPv6 link: the host end carries the stand-ins, the other end sits in a fresh netns where the agent runs. */
+export interface HostLink {
+  readonly ns: string;
+  readonly hostIf: string;
+  /** The veth end inside the netns (the machine's NIC). */
+  readonly machineIf: string;
+  readonly hostAddr: string;
+  readonly machineAddr: string;
+  /** Host name of the stand-ins inside the netns (via /etc/netns/<ns>/hosts). */
+  readonly name: string;
+  cleanup(): void;
+}
+
+/**
+ * `prefix`: the suite's namespace prefix (names stay unique across suites run side by
+ * side). Addresses with nodad; a hosts file and an empty resolv.conf for the netns
+ * (`ip netns exec` bind-mounts /etc/netns/<ns>/*), removed in cleanup().
+ */
+export async function createHostLink(prefix = "mha"): Promise<HostLink> {
+  // 4 hex digits without a leading zero, so the addresses below are already in canonical form.
+  const sfx = (0x1000 + Math.floor(Math.random() * 0xefff)).toString(16);
+  const ns = `${prefix}-api-${sfx}`;
+  const hostIf = `${prefix}-h${sfx}`;
+  const nsIf = `${prefix}-m${sfx}`;
+  const hostAddr = `fd00:6d68:${sfx}::1`;
+  const machineAddr = `fd00:6d68:${sfx}::2`;
+  const name = `standins.${prefix}.test`;
+  const etc = `/etc/netns/${ns}`;
+  const cleanup = () => {
+    Bun.spawnSync(["ip", "link", "del", hostIf], { stdout: "ignore", stderr: "ignore" });
+    Bun.spawnSync(["ip", "netns", "del", ns], { stdout: "ignore", stderr: "ignore" });
+    rmSync(etc, { recursive: true, force: true });
+  };
+  try {
+    sh("ip", "netns", "add", ns);
+    sh("ip", "link", "add", hostIf, "type", "veth", "peer", "name", nsIf, "netns", ns);
+    sh("ip", "addr", "add", `${hostAddr}/64`, "dev", hostIf, "nodad");
+    sh("ip", "link", "set", hostIf, "up");
+    sh("ip", "-n", ns, "link", "set", "lo", "up");
+    sh("ip", "-n", ns, "addr", "add", `${machineAddr}/64`, "dev", nsIf, "nodad");
+    sh("ip", "-n", ns, "link", "set", nsIf, "up");
+    mkdirSync(etc, { recursive: true });
+    writeFileSync(`${etc}/hosts`, `127.0.0.1 localhost\n::1 localhost\n${hostAddr} ${name}\n`);
+    // An empty resolv.conf: nothing in the netns may ask the machine's real DNS servers.
+    writeFileSync(`${etc}/resolv.conf`, "");
+    // nodad: the addresses are usable at once; wait for carrier on both ends.
+    const up = (...args: string[]) => /state UP/.test(Bun.spawnSync(["ip", ...args], { stdout: "pipe" }).stdout.toString());
+    await waitFor(() => up("link", "show", hostIf) && up("-n", ns, "link", "show", nsIf), 10_000, `carrier on ${hostIf} and ${ns}/${nsIf}`);
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+  return { ns, hostIf, machineIf: nsIf, hostAddr, machineAddr, name, cleanup };
 }

@@ -58,19 +58,19 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
     const p = startPid1("METAL_BOOT_URL=ftp://nowhere METAL_REBOOT_DELAY=60s");
     const killer = setTimeout(() => p.kill("SIGKILL"), 40_000);
     try {
-      const agent = await waitFor("the agent's host PID", () => childOf(p.pid), 10_000);
+      const agent = await waitFor(() => childOf(p.pid), 10_000, "the agent's host PID");
       const mounts = await waitFor(
-        "PID 1's mounts",
         () => {
           const m = readFileSync(`/proc/${agent}/mounts`, "utf8");
           return /^tmpfs \/tmp tmpfs/m.test(m) ? m : undefined;
         },
         15_000,
+        "PID 1's mounts",
       );
       // (sys, dev and dev/pts come mounted from the host here; in the VM PID 1 mounts them: the e2e lab shows it.)
       for (const want of [/^sysfs \/sys sysfs/m, /^devtmpfs \/dev devtmpfs/m, /^devpts \/dev\/pts devpts/m, /^tmpfs \/run tmpfs rw,nosuid,nodev/m, /^tmpfs \/tmp tmpfs rw,nosuid,nodev/m]) expect(mounts).toMatch(want);
       // SIGUSR2 once the agent is in its reboot delay (the fatal error has been logged).
-      await waitFor("PID 1 to enter the reboot delay", async () => (readFileSync(`/proc/${agent}/stat`, "utf8").split(" ")[2] === "S" ? true : undefined), 10_000);
+      await waitFor(async () => (readFileSync(`/proc/${agent}/stat`, "utf8").split(" ")[2] === "S" ? true : undefined), 10_000, "PID 1 to enter the reboot delay");
       await Bun.sleep(300);
       process.kill(agent, "SIGUSR2");
       const code = await p.exited;

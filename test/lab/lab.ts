@@ -103,7 +103,7 @@ async function stop(pid: number, graceMs = 2000): Promise<void> {
     return;
   }
   try {
-    await waitFor(`PID ${pid} to exit`, () => !alive(pid), graceMs);
+    await waitFor(() => !alive(pid), graceMs, `PID ${pid} to exit`);
   } catch {
     try {
       process.kill(pid, "SIGKILL");
@@ -170,14 +170,14 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       });
       cleanups.push(() => stop(radvd.pid));
       say(`waiting up to 5 s for radvd (PID ${radvd.pid}) to write its pid file`);
-      await waitFor("radvd's pid file", () => {
+      await waitFor(() => {
         if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}: ${readFileSync(`${dir}/radvd.log`, "utf8").trim()}`);
         try {
           return readFileSync(`${dir}/radvd.pid`, "utf8").trim() !== "";
         } catch {
           return false;
         }
-      }, 5000);
+      }, 5000, "radvd's pid file");
     } else say("no radvd: no router advertisements on the segment");
 
     const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate });
@@ -188,14 +188,14 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       const p = Bun.spawn(inNs(srv.argv), { stdout: Bun.file(log), stderr: "inherit" });
       cleanups.push(() => stop(p.pid));
       say(`waiting up to 20 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
-      await waitFor(`${srv.name} listening on ${srv.port}`, () => {
+      await waitFor(() => {
         if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
         try {
           return listeningPorts(readFileSync(`/proc/${p.pid}/net/tcp6`, "utf8")).has(srv.port);
         } catch {
           return false;
         }
-      }, 20_000);
+      }, 20_000, `${srv.name} listening on ${srv.port}`);
       const g = srv.guest?.();
       if (g) {
         guestFiles.push(...g.files);

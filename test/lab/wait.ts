@@ -1,8 +1,10 @@
 /**
- * Bounded polling with jitter: every wait in the tests goes through here. The probe
- * answers the value waited for, or undefined/null/false for "not yet".
+ * The one bounded wait of the tests, benches and the lab: polls `probe` with jitter
+ * until it answers a value (anything but undefined/null/false), which is returned, or
+ * `timeoutMs` passed; the error says what was waited for. Never a fixed sleep.
+ *   await waitFor(() => fileExists(p), 5000, `pid file ${p}`)
  */
-export async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, stepMs = 50): Promise<T> {
+export async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string, stepMs = 50): Promise<T> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -10,9 +12,4 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | null
     if (performance.now() >= end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await Bun.sleep(stepMs * (0.75 + Math.random() / 2));
   }
-}
-
-/** The same wait for a yes/no condition, in the (pred, ms, what) order the namespace suites use. */
-export async function waitUntil(pred: () => boolean | Promise<boolean>, ms: number, what: string, stepMs = 20): Promise<void> {
-  await waitFor(what, pred, ms, stepMs);
 }

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import type { Standins } from "../../lab/standins/standins.ts";
 import { REPO, runAgent } from "./agent.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
-import { canRunNetns, createLink, type Link } from "./netns.ts";
+import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
 const skip = canRunNetns();
 
-let link: Link;
+let link: HostLink;
 let st: Standins;
 let dir: string;
 let binary: string | undefined;
@@ -22,7 +22,7 @@ let binary: string | undefined;
 beforeAll(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "mha-api-"));
-  link = await createLink();
+  link = await createHostLink();
   st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }], [link.name, "dns.mha.test"]);
 });
 

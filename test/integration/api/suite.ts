@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { startStandins, type Standins } from "../../lab/standins/standins.ts";
 import type { Machine } from "../../lab/standins/metal-boot.ts";
 import { everythingPrinted, leakedTokens } from "./agent.ts";
-import type { Link } from "./netns.ts";
+import type { HostLink } from "../../helpers/netns.ts";
 
 /** The three stand-ins on the host end of `link` (ports picked by the kernel), state and request log under `dir/standins`. */
-export function standinsOn(link: Link, dir: string, machines: readonly Machine[], names: readonly string[] = [link.name]): Promise<Standins> {
+export function standinsOn(link: HostLink, dir: string, machines: readonly Machine[], names: readonly string[] = [link.name]): Promise<Standins> {
   const on = { host: link.hostAddr, port: 0 };
   return startStandins({ stateDir: join(dir, "standins"), listen: { boot: on, api: on, images: on }, names, machines, logFile: join(dir, "standins", "requests.jsonl") });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { nsx, waitFor } from "../../helpers/netns.ts";
+import { nsx } from "../../helpers/netns.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { events, runAgent, startAgent } from "./agent.ts";
 import { holdAgentAddressOnRouter, SKIP, withLab } from "./lab.ts";
 

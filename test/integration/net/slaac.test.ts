@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { eui64, nsx, waitFor } from "../../helpers/netns.ts";
+import { eui64, nsx } from "../../helpers/netns.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { events, runAgent, startAgent } from "./agent.ts";
 import { PREFIX, SKIP, withLab } from "./lab.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { waitFor } from "../../helpers/netns.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { events, MAIN } from "./agent.ts";
 import { SKIP, withLab } from "./lab.ts";
 

@@ -11,15 +11,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Standins } from "../../lab/standins/standins.ts";
 import { runAgent } from "../api/agent.ts";
-import { canRunNetns, createLink, type Link } from "../api/netns.ts";
+import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
-import { waitFor } from "../api/wait.ts";
+import { waitFor } from "../../lab/wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
 const CONSOLE_PASSWORD = "mhp-console-secret-7f3a9c";
 const skip = canRunNetns();
 
-let link: Link;
+let link: HostLink;
 let st: Standins;
 let dir: string;
 let machineMac: string;
@@ -27,7 +27,7 @@ let machineMac: string;
 beforeAll(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "mhp-prov-"));
-  link = await createLink("mhp");
+  link = await createHostLink("mhp");
   machineMac = JSON.parse(Bun.spawnSync(["ip", "-n", link.ns, "-j", "link", "show", link.machineIf], { stdout: "pipe" }).stdout.toString())[0].address;
   st = await standinsOn(link, dir, [{ uuid: UUID, partition: "fra-equ01" }]);
 });

@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "./partitions.ts";
 import { routerAddress } from "./eui64.ts";
-import { Proc, run, waitFor } from "./lab-process.ts";
+import { waitFor } from "../wait.ts";
+import { Proc, run } from "./lab-process.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -135,11 +136,11 @@ export class ChainLab {
     const radvd = radvdConf.length > 0 ? this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]) : undefined;
     for (const [i, tap] of taps.entries()) {
       const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
-      await waitFor(`tcpdump listening on ${tap}`, () => /listening on/.test(t.text()), 10_000);
+      await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
       this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
     if (radvd) {
-      await waitFor("radvd started", () => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000);
+      await waitFor(() => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000, "radvd started");
       if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
     }
     if (this.opts.standins) await this.startStandins();
@@ -159,11 +160,11 @@ export class ChainLab {
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     const p = this.spawn("standins", argv);
-    const ready = await waitFor("the stand-ins to be ready", () => {
+    const ready = await waitFor(() => {
       if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
       const line = p.text().split("\n").find((l) => l.startsWith('{"ready":true'));
       return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
-    }, 30_000);
+    }, 30_000, "the stand-ins to be ready");
     // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
     const root = join(this.dir, "ca-root");
     await run(["mkdir", "-p", join(root, "etc/metal")]);
@@ -204,7 +205,7 @@ export class ChainLab {
     const path = join(this.dir, "boot-server.json");
     writeFileSync(path, JSON.stringify(config, null, 2));
     const s = this.spawn("boot-server", [BUN, join(HERE, "boot-server.ts"), path, this.requestLog]);
-    await waitFor("the boot server to listen", () => /boot-server listening/.test(s.text()) || s.exitCode !== null, 15_000);
+    await waitFor(() => /boot-server listening/.test(s.text()) || s.exitCode !== null, 15_000, "the boot server to listen");
     if (s.exitCode !== null) throw new Error(`boot server exited: ${s.text()}`);
   }
 

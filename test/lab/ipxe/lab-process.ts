@@ -69,7 +69,6 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, "");
 }
 
-export { waitFor } from "../wait.ts";
 
 /** Runs a command to completion; throws with its stderr when it fails. */
 export async function run(argv: string[]): Promise<string> {
