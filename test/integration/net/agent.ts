@@ -18,9 +18,10 @@ export interface AgentRun {
   kill(): void;
 }
 
-export function startAgent(lab: Lab, args: string[]): AgentRun {
+/** `wrap`: argv put before the agent inside the namespace (e.g. a shell that bind-mounts a file first). */
+export function startAgent(lab: Lab, args: string[], wrap: readonly string[] = []): AgentRun {
   const t0 = performance.now();
-  const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, MAIN, "net", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, METAL_LOG_FORMAT: "json" } });
+  const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...wrap, process.execPath, MAIN, "net", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, METAL_LOG_FORMAT: "json" } });
   const logs: Record<string, unknown>[] = [];
   let err = "";
   const readErr = (async () => {
@@ -57,6 +58,6 @@ export function startAgent(lab: Lab, args: string[]): AgentRun {
   return { pid: p.pid, logs, stderr: () => err, stdout: () => out, done, kill: () => p.kill() };
 }
 
-export const runAgent = (lab: Lab, args: string[]) => startAgent(lab, args).done;
+export const runAgent = (lab: Lab, args: string[], wrap: readonly string[] = []) => startAgent(lab, args, wrap).done;
 
 export const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);
