@@ -99,7 +99,7 @@ export function registerNet(program: Command, ctx: Context): void {
       };
       const r = await bringUp({ ...opts, log: ctx.logger(level) });
       if (o.json) {
-        ctx.io.out(JSON.stringify({ ready: r.ready, startedAt: performance.timeOrigin, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
+        ctx.io.out(JSON.stringify({ ready: r.ready, startedAt: performance.timeOrigin, startup: r.startup, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
         return;
       }
       ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);

@@ -52,6 +52,8 @@ export interface BringupResult {
   readonly linkUpAt: number;
   readonly readyAt: number;
   readonly ready: readonly string[];
+  /** Epoch ms of the steps before link-up: bring-up entered, events subscribed, links selected, sysctls written. */
+  readonly startup: { readonly entered: number; readonly subscribed: number; readonly selected: number; readonly sysctls: number };
 }
 
 export function linkFacts(bodies: readonly Body[]): LinkFacts[] {
@@ -100,12 +102,15 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
   const rsDelay = opts.rsDelay === true;
   const solicit = opts.solicit ?? !rsDelay;
   const profile: SysctlProfile = { fast: opts.fast, noRsDelay: !rsDelay };
+  const entered = clock();
   // Subscribe first: from here on the kernel queues every event for us.
   const src = EventSource.subscribe();
+  const subscribed = clock();
   let rq: NetlinkSocket | undefined;
   try {
     rq = NetlinkSocket.open();
     const selected = selectLinks(rq, opts);
+    const selectedAt = clock();
     for (const name of ["default", ...selected.map((l) => l.name)]) writeSysctls(opts, profile, name);
     const t0 = clock();
     const state = initialState(selected, t0);
@@ -120,7 +125,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
     });
     if (verdict.kind === "fail") throw new AgentError(verdict.code, verdict.message, { reasons: verdict.reasons });
     if (verdict.kind !== "ready") throw new AgentError("internal", `bring-up ended without a verdict (${verdict.kind})`);
-    return { summary: summarize(state.machines, opts.dnsNeeded, t0), linkUpAt: linkUpAt ?? t0, readyAt: verdict.t, ready: verdict.ready };
+    return { summary: summarize(state.machines, opts.dnsNeeded, t0), linkUpAt: linkUpAt ?? t0, readyAt: verdict.t, ready: verdict.ready, startup: { entered, subscribed, selected: selectedAt, sysctls: t0 } };
   } finally {
     rq?.close();
     await src.stop();
