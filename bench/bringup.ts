@@ -1,13 +1,18 @@
 /**
- * Link-up -> ready, side by side (not asserted; run as root):
- *   bun bench/bringup.ts [--runs 5] [--binary dist/metal-hammer] [--knobs]
+ * Link-up -> ready, side by side in one run (run as root):
+ *   bun bench/bringup.ts [--runs 7] [--binary dist/metal-hammer] [--knobs]
+ * The default run checks issue 12's bar and exits 1 when it is missed: the agent's
+ * default median <= 0.40 x the dracut-style poll's, and <= 1.15 x one DAD
+ * retransmission (1000 ms, stock retrans timer) after link-up.
  * --knobs: instead, what each fast-profile knob buys (agent, knobs preset one by one).
  * --only TEXT: just the variants whose name contains TEXT.
  * Each sample gets a fresh lab (veth + radvd with test/fixtures/radvd/slaac.conf,
  * MinRtrAdvInterval 3 / MaxRtrAdvInterval 4) and `ip -ts monitor` in the agent
  * namespace. Ready = a non-tentative global address + a default route.
- *   agent:  `net up --json` (linkUpAt/readyAt from the agent's own clock), default and
- *           fast profile, with and without our own RS from :: (FIELD-NOTES §8).
+ *   agent:  `net up --json` (linkUpAt/readyAt from the agent's own clock): the default
+ *           (router_solicitation_delay=0 + our own RS from ::), --rs-delay (the RFC
+ *           delay, no RS: the default before issue 12) and --fast. Start = process
+ *           spawn -> link-up request (Bun start, module load, subscribe, select, sysctls).
  *   poll:   a dracut-style loop polling `ip -6 addr`/`ip -6 route` every 100 ms.
  *   dhcpcd: `dhcpcd -6 -1 --waitip=6` (Debian's dhcpcd-base; it does RS/SLAAC itself).
  * Overhead = ready time minus the monitor's timestamp of the last needed event
@@ -22,7 +27,7 @@ const option = (name: string, dflt: string) => {
   const i = argv.indexOf(name);
   return i >= 0 ? (argv[i + 1] ?? dflt) : dflt;
 };
-const RUNS = Number(option("--runs", "5"));
+const RUNS = Number(option("--runs", "7"));
 const ROOT = join(import.meta.dir, "..");
 const BINARY = option("--binary", join(ROOT, "dist/metal-hammer"));
 const AGENT = existsSync(BINARY) ? [BINARY] : [process.execPath, join(ROOT, "src/main.ts")];
@@ -31,7 +36,10 @@ interface Sample {
   readyMs: number;
   overheadMs: number | undefined;
   rssKiB?: number | undefined;
+  startMs?: number | undefined;
 }
+
+type Run = (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKiB?: number; startMs?: number }>;
 
 const FAST_SYSCTLS = (i: string) => [`net.ipv6.conf.${i}.router_solicitation_delay=0`, `net.ipv6.conf.${i}.optimistic_dad=1`, `net.ipv6.conf.${i}.use_optimistic=1`, `net.ipv6.neigh.${i}.retrans_time_ms=100`];
 
@@ -66,7 +74,7 @@ function lastNeededEvent(monitor: string, gua: string): number | undefined {
   return addr !== undefined && route !== undefined ? Math.max(addr, route) : undefined;
 }
 
-async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKiB?: number }>): Promise<Sample> {
+async function sample(kind: string, run: Run): Promise<Sample> {
   const lab = new Lab();
   try {
     const l = lab.addLink();
@@ -78,13 +86,13 @@ async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{
     const monFile = join(lab.dir, "monitor.txt");
     const mon = Bun.spawn(["ip", "netns", "exec", lab.agentNs, "ip", "-ts", "monitor", "address", "route"], { stdout: Bun.file(monFile) });
     await Bun.sleep(150); // the monitor must be listening before link-up
-    const { t0, t1, rssKiB } = await run(lab, l.agentIf);
+    const { t0, t1, rssKiB, startMs } = await run(lab, l.agentIf);
     await Bun.sleep(50);
     mon.kill();
     await Promise.race([mon.exited, Bun.sleep(2000)]);
     const text = readFileSync(monFile, "utf8");
     const last = lastNeededEvent(text, eui64("2001:db8:1::", l.mac));
-    return { readyMs: t1 - t0, overheadMs: last === undefined ? undefined : t1 - last, rssKiB };
+    return { readyMs: t1 - t0, overheadMs: last === undefined ? undefined : t1 - last, rssKiB, startMs };
   } catch (e) {
     throw new Error(`${kind}: ${(e as Error).message}`);
   } finally {
@@ -93,12 +101,13 @@ async function sample(kind: string, run: (lab: Lab, ifname: string) => Promise<{
 }
 
 /** The agent, with some knobs preset in the namespace first (the per-knob table). */
-const agent = (extra: string[], preset: (i: string) => string[] = () => []) => async (lab: Lab, ifname: string) => {
+const agent = (extra: string[], preset: (i: string) => string[] = () => []): Run => async (lab: Lab, ifname: string) => {
   for (const s of preset(ifname)) sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
+  const spawned = performance.timeOrigin + performance.now();
   const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, ...AGENT, "net", "up", "--interfaces", ifname, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json", ...extra], { stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`agent exit ${p.exitCode}: ${p.stderr.toString().slice(-400)}`);
   const j = JSON.parse(p.stdout.toString()) as { linkUpAt: number; readyAt: number; peakRssKiB?: number };
-  return { t0: j.linkUpAt, t1: j.readyAt, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
+  return { t0: j.linkUpAt, t1: j.readyAt, startMs: j.linkUpAt - spawned, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
 };
 
 const poll = (fast: boolean) => async (lab: Lab, ifname: string) => {
@@ -123,24 +132,24 @@ const median = (xs: number[]) => {
 };
 const fmt = (xs: number[]) => (xs.length === 0 ? "-" : `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}]`);
 
-const variants: [string, (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKiB?: number }>][] = [
-  ["agent (default profile)", agent([])],
-  ["agent (default) + own RS", agent(["--solicit"])],
-  ["agent --fast (own RS)", agent(["--fast"])],
-  ["agent --fast --no-solicit", agent(["--fast", "--no-solicit"])],
-  ["poll 100 ms (default sysctls)", poll(false)],
-  ["poll 100 ms (fast sysctls)", poll(true)],
+const DEFAULT = "agent (default)";
+const POLL = "dracut-style poll 100 ms";
+const variants: [string, Run][] = [
+  [DEFAULT, agent([])],
+  ["agent --rs-delay (RFC delay, no RS)", agent(["--rs-delay"])],
+  ["agent --fast", agent(["--fast"])],
+  [POLL, poll(false)],
 ];
 const rsd0 = (i: string) => [`net.ipv6.conf.${i}.router_solicitation_delay=0`];
 const opt = (i: string) => [`net.ipv6.conf.${i}.optimistic_dad=1`, `net.ipv6.conf.${i}.use_optimistic=1`];
 const retrans = (i: string) => [`net.ipv6.neigh.${i}.retrans_time_ms=100`];
 const knobs: typeof variants = [
-  ["default profile", agent([])],
-  ["+ router_solicitation_delay=0", agent([], rsd0)],
-  ["+ optimistic_dad, use_optimistic", agent([], opt)],
-  ["+ retrans_time_ms=100", agent([], retrans)],
-  ["rsd=0 + optimistic", agent([], (i) => [...rsd0(i), ...opt(i)])],
-  ["rsd=0 + optimistic + retrans", agent([], (i) => [...rsd0(i), ...opt(i), ...retrans(i)])],
+  ["RFC delay, no RS (--rs-delay)", agent(["--rs-delay"])],
+  ["+ router_solicitation_delay=0", agent(["--rs-delay", "--no-solicit"], rsd0)],
+  ["+ optimistic_dad, use_optimistic", agent(["--rs-delay"], opt)],
+  ["+ retrans_time_ms=100", agent(["--rs-delay"], retrans)],
+  ["rsd=0 + optimistic", agent(["--rs-delay", "--no-solicit"], (i) => [...rsd0(i), ...opt(i)])],
+  ["rsd=0 + optimistic + retrans", agent(["--rs-delay", "--no-solicit"], (i) => [...rsd0(i), ...opt(i), ...retrans(i)])],
   ["all three + own RS (= --fast)", agent(["--fast"])],
 ];
 if (argv.includes("--knobs")) variants.splice(0, variants.length, ...knobs);
@@ -152,11 +161,25 @@ else console.log("dhcpcd: not installed (apt-get install dhcpcd-base); skipped")
 const only = option("--only", "");
 if (only) variants.splice(0, variants.length, ...variants.filter(([n]) => n.includes(only)));
 console.log(`link-up -> ready (global address non-tentative + default route), ${RUNS} runs each, median [min-max] ms; agent = ${AGENT.join(" ")}`);
-console.log(`${"variant".padEnd(32)} ${"ready ms".padEnd(24)} ${"overhead ms".padEnd(22)} peak RSS MiB`);
-for (const [name, run] of variants) {
-  const samples: Sample[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await sample(name, run));
-  const over = samples.flatMap((s) => (s.overheadMs === undefined ? [] : [s.overheadMs]));
-  const rss = samples.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
-  console.log(`${name.padEnd(32)} ${fmt(samples.map((s) => s.readyMs)).padEnd(24)} ${fmt(over).padEnd(22)} ${rss.length ? fmt(rss) : "-"}`);
+console.log(`${"variant".padEnd(36)} ${"ready ms".padEnd(24)} ${"overhead ms".padEnd(22)} ${"start ms".padEnd(20)} peak RSS MiB`);
+const medians = new Map<string, number>();
+// Interleaved (one sample of each variant per round), so load on the shared machine hits all alike.
+const samples = new Map<string, Sample[]>(variants.map(([n]) => [n, []]));
+for (let i = 0; i < RUNS; i++) for (const [name, run] of variants) samples.get(name)?.push(await sample(name, run));
+for (const [name] of variants) {
+  const ss = samples.get(name) ?? [];
+  const over = ss.flatMap((s) => (s.overheadMs === undefined ? [] : [s.overheadMs]));
+  const rss = ss.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
+  const start = ss.flatMap((s) => (s.startMs === undefined ? [] : [s.startMs]));
+  medians.set(name, median(ss.map((s) => s.readyMs)));
+  console.log(`${name.padEnd(36)} ${fmt(ss.map((s) => s.readyMs)).padEnd(24)} ${fmt(over).padEnd(22)} ${(start.length ? fmt(start) : "-").padEnd(20)} ${rss.length ? fmt(rss) : "-"}`);
+}
+if (!argv.includes("--knobs") && !only) {
+  const d = medians.get(DEFAULT) ?? NaN;
+  const p = medians.get(POLL) ?? NaN;
+  const DAD_RETRANS_MS = 1000;
+  const okPoll = d <= 0.4 * p;
+  const okLimit = d <= 1.15 * DAD_RETRANS_MS;
+  console.log(`default / poll = ${(d / p).toFixed(2)} (bar <= 0.40: ${okPoll ? "met" : "MISSED"}); default / one DAD retransmission = ${(d / DAD_RETRANS_MS).toFixed(2)} (bar <= 1.15: ${okLimit ? "met" : "MISSED"})`);
+  if (!okPoll || !okLimit) process.exit(1);
 }

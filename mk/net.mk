@@ -11,7 +11,7 @@ test-net-integration: deps
 bench-bringup: deps build
 	@dpkg-query -W -f='$${Status}\n' dhcpcd-base 2>/dev/null | grep -q 'install ok installed' || \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dhcpcd-base
-	$(BUN) bench/bringup.ts --runs 5
+	$(BUN) bench/bringup.ts --runs 7
 
 # Re-records test/fixtures/netlink/*.hex from the running kernel (root).
 record-netlink-fixtures: deps

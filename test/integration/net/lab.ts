@@ -15,6 +15,15 @@ export async function withLab<T>(fn: (lab: Lab) => Promise<T>): Promise<T> {
   }
 }
 
+/** A lab with one link and radvd on it, from a fixture of test/fixtures/radvd/. */
+export function withLink<T>(fixture: string, fn: (lab: Lab, link: Link) => Promise<T>): Promise<T> {
+  return withLab(async (lab) => {
+    const link = lab.addLink();
+    await lab.radvd(link, fixture);
+    return await fn(lab, link);
+  });
+}
+
 export const PREFIX = "2001:db8:1::";
 
 /** `net up` for one link with resolv.conf in the lab's temp dir, plus extra flags. */

@@ -6,11 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { nsx } from "../../helpers/netns.ts";
+import { eui64, nsx } from "../../helpers/netns.ts";
 import { waitFor } from "../../lab/wait.ts";
 import { events, MAIN, runAgent, startAgent } from "./agent.ts";
-import { PREFIX, SKIP, withLab } from "./lab.ts";
-import { eui64 } from "../../helpers/netns.ts";
+import { PREFIX, SKIP, withLab, withLink } from "./lab.ts";
 
 const DNS_LINES = "nameserver 2001:db8:1::53\nnameserver 2001:db8:1::54\nsearch lab.example corp.example\n";
 /** Inside the agent's namespace (its own mount namespace: `ip netns exec` makes one), bind-mount $1 over $2 first. */
@@ -19,9 +18,7 @@ const BIND = ["sh", "-c", 'mount --bind "$1" "$2" || exit 99; shift 2; exec "$@"
 describe.skipIf(SKIP !== undefined)("net up: resolv.conf as an operator set it up", () => {
   for (const needDns of [false, true]) {
     test(`bind-mounted (a mount point: rename fails with EBUSY) is written in place${needDns ? ", --need-dns" : ""}: exit 0`, async () => {
-      await withLab(async (lab) => {
-        const link = lab.addLink();
-        await lab.radvd(link, "slaac.conf");
+      await withLink("slaac.conf", async (lab, link) => {
         const source = join(lab.dir, "mounted-source");
         const target = join(lab.dir, "resolv.conf");
         writeFileSync(source, "# before\n");
@@ -36,9 +33,7 @@ describe.skipIf(SKIP !== undefined)("net up: resolv.conf as an operator set it u
     }, 40_000);
 
     test(`a symlink (systemd-resolved) is left alone with a warning naming it and its target${needDns ? "; with --need-dns that is exit 15, not 13" : "; exit 0"}`, async () => {
-      await withLab(async (lab) => {
-        const link = lab.addLink();
-        await lab.radvd(link, "slaac.conf");
+      await withLink("slaac.conf", async (lab, link) => {
         const stub = join(lab.dir, "stub-resolv.conf");
         const path = join(lab.dir, "resolv.conf");
         writeFileSync(stub, "nameserver 127.0.0.53\n");
@@ -59,9 +54,7 @@ describe.skipIf(SKIP !== undefined)("net up: resolv.conf as an operator set it u
 
 describe.skipIf(SKIP !== undefined)("net up: interfaces that come and go", () => {
   test("deleted and re-created with the same name mid-bring-up: followed to the new ifindex, ready, exit 0", async () => {
-    await withLab(async (lab) => {
-      const link = lab.addLink();
-      await lab.radvd(link, "slaac.conf");
+    await withLink("slaac.conf", async (lab, link) => {
       const a = startAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", join(lab.dir, "resolv.conf"), "--timeout", "30s", "--json"]);
       await waitFor(() => events(a.logs, "net.link.up").length > 0 || a.stdout() !== "", 15_000, "the agent to set the link up");
       const before = lab.ifindex(link);
@@ -80,9 +73,7 @@ describe.skipIf(SKIP !== undefined)("net up: interfaces that come and go", () =>
   }, 60_000);
 
   test("deleted for good: 'interface disappeared' after the carrier timeout, exit 10, not 'administratively down'", async () => {
-    await withLab(async (lab) => {
-      const link = lab.addLink();
-      await lab.radvd(link, "slaac.conf");
+    await withLink("slaac.conf", async (lab, link) => {
       const a = startAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", join(lab.dir, "resolv.conf"), "--timeout", "30s", "--carrier-timeout", "2s"]);
       await waitFor(() => events(a.logs, "net.link.up").length > 0, 15_000, "the agent to set the link up");
       lab.deleteLink(link);
