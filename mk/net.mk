@@ -2,7 +2,7 @@
 .PHONY: test-net test-net-integration bench-bringup record-netlink-fixtures
 
 test-net: deps-npm
-	$(BUN) test test/netlink test/net
+	$(BUN) test test/netlink test/net test/sys
 
 test-net-integration: deps
 	$(BUN) test test/integration/net

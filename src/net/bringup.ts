@@ -15,7 +15,7 @@ import { NetlinkSocket } from "../netlink/socket.ts";
 import { clock, runLoop } from "./loop.ts";
 import type { InterfaceMachine } from "./machine.ts";
 import type { Policy } from "./readiness.ts";
-import { initialState, type CoreOptions, type Input } from "./reducer.ts";
+import { initialState, RS_RETRY_MS, type CoreOptions, type Input } from "./reducer.ts";
 import { encodeLine } from "./record.ts";
 import { collectDns } from "./resolv.ts";
 import { selectInterfaces, unmatchedSelectors, type LinkFacts } from "./select.ts";
@@ -114,7 +114,17 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
     for (const name of ["default", ...selected.map((l) => l.name)]) writeSysctls(opts, profile, name);
     const t0 = clock();
     const state = initialState(selected, t0);
-    const options: CoreOptions = { mode: "up", policy: opts.policy, dnsNeeded: opts.dnsNeeded, solicit, resolvConf: opts.resolvConf, deadline: t0 + opts.timeoutMs, carrierGraceMs: Math.min(opts.carrierGraceMs ?? 10_000, opts.timeoutMs) };
+    const options: CoreOptions = {
+      mode: "up",
+      policy: opts.policy,
+      dnsNeeded: opts.dnsNeeded,
+      solicit,
+      resolvConf: opts.resolvConf,
+      deadline: t0 + opts.timeoutMs,
+      carrierGraceMs: Math.min(opts.carrierGraceMs ?? 10_000, opts.timeoutMs),
+      // 250-350 ms: jittered around RS_RETRY_MS (FIELD-NOTES §8: retry once at ~300 ms).
+      rsRetryMs: RS_RETRY_MS - 50 + Math.random() * 100,
+    };
     const rec = opts.record;
     if (rec) writeFileSync(rec, encodeLine({ options, selected, t0 }));
     const { verdict, linkUpAt } = await runLoop(src, state, options, {

@@ -30,6 +30,7 @@ import type { WriteOutcome } from "./resolv-file.ts";
 import type { LinkFacts } from "./select.ts";
 
 export const TICK_MS = 200;
+/** When no RA answered our first RS: once more after this long (the shell adds jitter: rsRetryMs). */
 export const RS_RETRY_MS = 300;
 export const DNS_MIN_INTERVAL_MS = 1000;
 export const LOG_REPEAT_MS = 1000;
@@ -45,6 +46,8 @@ export interface CoreOptions {
   /** Mode up: the readiness bound; mode watch: the end of --duration (Infinity without). */
   readonly deadline: number;
   readonly carrierGraceMs: number;
+  /** The RS retry delay (default RS_RETRY_MS; the shell passes it with jitter). */
+  readonly rsRetryMs?: number;
 }
 
 export type Input =
@@ -170,7 +173,7 @@ export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
       const wasOper = m.operUp;
       emit(m.apply(b, tb));
       if (o.mode === "up" && o.solicit && m.operUp && !wasOper && !m.raSeen && !s.solicited.has(m.ifindex)) {
-        s.solicited.set(m.ifindex, tb + RS_RETRY_MS);
+        s.solicited.set(m.ifindex, tb + (o.rsRetryMs ?? RS_RETRY_MS));
         effects.push({ kind: "solicit", ifindex: m.ifindex, name: m.name, attempt: 1 });
       }
     }
