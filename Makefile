@@ -60,6 +60,6 @@ bench-startup: build
 clean:
 	rm -rf dist build
 
-# Regenerates README.md's parameter and exit-code tables from the code.
+# Regenerates README.md's parameter and exit-code tables and docs/events.md from the code.
 docs: deps-npm
 	$(BUN) tools/readme-tables.ts --write

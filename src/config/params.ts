@@ -1,6 +1,6 @@
 /**
  * The agent's kernel cmdline parameters: one table, the single source for parsing
- * (zod), defaults, and the README's parameter list (test/config/readme.test.ts keeps
+ * (zod), defaults, and the README's parameter list (test/docs/readme.test.ts keeps
  * them in step). Each schema takes the raw value (`null` for a bare flag, `undefined`
  * when absent) and says in its message what was expected.
  */

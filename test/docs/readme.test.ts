@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { fillTables } from "../../tools/readme-tables.ts";
+import { eventsDoc, fillTables } from "../../tools/readme-tables.ts";
 
 const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
 
@@ -10,4 +10,9 @@ test("README's parameter and exit-code tables match the code", () => {
 test("README shows the two commands", () => {
   expect(readme).toContain("make lab");
   expect(readme).toContain("make test");
+});
+
+test("docs/events.md lists exactly the event vocabulary of src/log/events.ts", async () => {
+  const doc = await Bun.file(new URL("../../docs/events.md", import.meta.url)).text();
+  expect(doc).toBe(eventsDoc());
 });
