@@ -6,7 +6,7 @@
  */
 import type { NicSelector } from "../config/params.ts";
 import { AgentError } from "../errors.ts";
-import type { NetworkSummary } from "../flow/state.ts";
+import type { NetworkSummary } from "./summary.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import * as K from "../netlink/constants.ts";
 import { EventSource } from "../netlink/event-source.ts";

@@ -293,12 +293,13 @@ describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the
     return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };
   };
   const collect = async (fault: Record<string, unknown>) => {
-    const { WaitResponse, BOOT_SERVICE } = await import("../../../src/api/messages.ts");
+    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
     st.faults.api.set(fault);
     const { http, api } = await client();
     const got: unknown[] = [];
     try {
-      for await (const m of api.serverStream(`${BOOT_SERVICE}/Wait`, { uuid: UUID }, WaitResponse)) got.push(m);
+      for await (const m of callStream(api, BootService.method.wait, { uuid: UUID })) got.push({ allocation: { uuid: m.allocation?.uuid, hostname: m.allocation?.hostname } });
       return { got, error: undefined };
     } catch (e) {
       return { got, error: e as { code: string; message: string } };
