@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
+import { RESOLV_CONF } from "../flow/network.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
 import { HttpClient } from "../http/client.ts";
@@ -72,6 +73,7 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     sysRoot,
     tokenFile: `${dir}/token`,
     handoffFile: `${dir}/handoff.json`,
+    resolvConf: RESOLV_CONF,
     readFile: (p) => ctx.io.readFile(p),
     env: ctx.io.env,
     exec: execNextStage,

@@ -16,7 +16,7 @@ export async function network(config: Config, s: Services): Promise<NetworkSumma
     policy: config.policy,
     timeoutMs: config.netTimeoutMs,
     fast: config.fast,
-    resolvConf: RESOLV_CONF,
+    resolvConf: s.resolvConf,
     dnsNeeded: !(host.startsWith("[") || /^[\d.]+$/.test(host)),
     log: s.log,
   });

@@ -18,6 +18,8 @@ export interface Services {
   readonly sysRoot: string;
   readonly tokenFile: string;
   readonly handoffFile: string;
+  /** Where RA DNS is written (/etc/resolv.conf in the initramfs). */
+  readonly resolvConf: string;
   readonly readFile: (path: string) => Promise<Uint8Array>;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
