@@ -5,8 +5,7 @@
  * from what the earlier ones wrote.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { configFromCmdline } from "../../src/config/config.ts";
 import { toAgentError } from "../../src/errors.ts";
@@ -18,28 +17,25 @@ import type { LldpNeighbour, LldpSession } from "../../src/lldp/neighbour.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import type { NetworkSummary } from "../../src/net/summary.ts";
-import { startStandins, type Standins } from "../lab/standins/standins.ts";
+import type { Standins } from "../lab/standins/standins.ts";
+import { loopbackStandins, resetStandins, standinsSkip } from "../integration/api/suite.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3160";
-const skip = Bun.spawnSync(["openssl", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0 ? undefined : "needs openssl";
+const skip = standinsSkip();
 let st: Standins;
 let dir: string;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
   if (skip) return;
-  dir = mkdtempSync(join(tmpdir(), "mh-flow-"));
-  const on = { host: "::1", port: 0 };
-  st = await startStandins({ stateDir: join(dir, "standins"), listen: { boot: on, api: on, images: on }, machines: [{ uuid: UUID, partition: "fra-equ01" }] });
+  ({ st, dir, stop } = await loopbackStandins("mh-flow-", [{ uuid: UUID, partition: "fra-equ01" }]));
 });
 afterAll(async () => {
-  if (skip) return;
-  await st?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (!skip) await stop();
 });
 beforeEach(() => {
   if (skip) return;
-  st.machines.reset();
-  st.calls.length = 0;
+  resetStandins(st);
   st.machines.allocate(UUID, { uuid: UUID, hostname: "w1", image: { id: "debian-12" } });
 });
 

@@ -4,9 +4,6 @@
  * (docs/apiserver.md). On loopback; needs openssl for the stand-ins' PKI.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ConnectClient } from "../../../src/api/client.ts";
 import { EventReporter } from "../../../src/api/events.ts";
 import { apiVersion } from "../../../src/api/version.ts";
@@ -18,38 +15,35 @@ import type { LldpNeighbour } from "../../../src/lldp/neighbour.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 import { register, registerRequest } from "../../../src/provision/register.ts";
-import { startStandins, type Standins } from "../../lab/standins/standins.ts";
+import type { Standins } from "../../lab/standins/standins.ts";
+import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "./wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";
-const skip = Bun.spawnSync(["openssl", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0 ? undefined : "needs openssl";
+const skip = standinsSkip();
 
 let st: Standins;
-let dir: string;
+let stop: () => Promise<void>;
 let http: HttpClient;
 const lines: Record<string, unknown>[] = [];
 const log = createLogger({ level: "debug", format: "json", write: (l) => void lines.push(JSON.parse(l)), secrets: new SecretSet() });
 
 beforeAll(async () => {
   if (skip) return;
-  dir = mkdtempSync(join(tmpdir(), "mh-strict-"));
-  const on = { host: "::1", port: 0 };
-  st = await startStandins({ stateDir: dir, listen: { boot: on, api: on, images: on }, machines: [{ uuid: UUID, partition: "fra-equ01" }] });
+  ({ st, stop } = await loopbackStandins("mh-strict-", [{ uuid: UUID, partition: "fra-equ01" }]));
   http = new HttpClient({ caBundle: st.apiCa.certFile, allowHttp: false, log, retry: { attempts: 1, baseMs: 1, capMs: 1, totalMs: 1 } });
 });
 
 afterAll(async () => {
   if (skip) return;
   await http?.close();
-  await st?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 });
 
 beforeEach(() => {
   if (skip) return;
-  st.machines.reset();
-  st.calls.length = 0;
+  resetStandins(st);
   lines.length = 0;
 });
 
