@@ -13,7 +13,7 @@ import { fetchBootConfig, type BootFetch } from "../boot/client.ts";
 import { machineId } from "../boot/uuid.ts";
 import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
 import { HttpClient } from "../http/client.ts";
-import { cacheUrlFor, probeCacheBase } from "../image/cache.ts";
+import { cachePath, probeCacheBase } from "../image/cache.ts";
 import { probeOneImage } from "../image/probe.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
@@ -99,7 +99,7 @@ export function registerReach(program: Command, ctx: Context): void {
           const cache = config.imageCacheUrl ?? c.image_cache_url;
           if (!cache) rows.push(skipped("image-cache", "no image cache configured (METAL_IMAGE_CACHE_URL or image_cache_url)"));
           else {
-            const img = opts.image !== undefined ? cacheUrlFor(cache, `https://image.invalid/${opts.image.replace(/^\/+/, "")}`) : undefined;
+            const img = opts.image !== undefined ? cachePath(cache, opts.image) : undefined;
             rows.push(
               await probe("image-cache", (img ?? cache).href, async () => {
                 const base = await probeCacheBase(http, cache);

@@ -41,32 +41,25 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
   const systemName = from === "network" || from === "boot" ? ((await machineId(config.uuid, s.readFile, s.sysRoot).catch(() => undefined))?.uuid ?? "") : "";
   const session = builtin && from !== "wait" && systemName !== "" ? lldp(systemName, s) : undefined;
   const done = () => logEvent(s.log, "agent.done", { stageTimesMs: stagesMs });
+  /** Stages network (unless from boot) to handoff; `api` is undefined unless the built-in flow goes on (an exec hand-off does not return). */
+  const toHandoff = async (start: "network" | "boot"): Promise<{ boot: Boot; network: NetworkSummary | undefined; api: Api | undefined }> => {
+    const net = start === "network" ? await stage("network", "IPv6 bring-up: SLAAC, DAD, RA DNS", () => network(config, s)) : undefined;
+    const boot = await stage("boot", "config and machine token from metal-boot", () => metalBoot(config, net, s));
+    const a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(boot, s));
+    await stage("image", "probe the image cache", () => image(boot, s));
+    await stage("handoff", "write handoff.json and hand over to the next stage", () => handoff(config, { network: net, boot, apiserverVersion: a.version?.version, stagesMs }, s));
+    return { boot, network: net, api: builtin ? a : undefined };
+  };
+  const resumed = async (start: "register" | "wait") => {
+    const r = await resume(start, s);
+    return { ...r, api: connectApi(r.boot, s) };
+  };
   try {
-    let net: NetworkSummary | undefined;
-    let boot: Boot;
-    let a: Api;
-    if (from === "network" || from === "boot") {
-      if (from === "network") net = await stage("network", "IPv6 bring-up: SLAAC, DAD, RA DNS", () => network(config, s));
-      boot = await stage("boot", "config and machine token from metal-boot", () => metalBoot(config, net, s));
-      a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(boot, s));
-      await stage("image", "probe the image cache", () => image(boot, s));
-      await stage("handoff", "write handoff.json and hand over to the next stage", () => handoff(config, { network: net, boot, apiserverVersion: a.version?.version, stagesMs }, s));
-      if (!builtin) return done();
-    } else {
-      const r = await resume(from, s);
-      boot = r.boot;
-      net = r.network;
-      a = connectApi(boot, s);
-    }
-    if (from !== "wait") {
-      const b = boot;
-      const liveApi = a;
-      await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, b, liveApi, net, session ?? lldp(b.uuid, s), s));
-    }
-    const b = boot;
-    const liveApi = a;
-    const allocation = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, b, liveApi, s));
-    await stage("install", "install the allocated image (not built yet)", async () => install(b, allocation));
+    const { boot, network: net, api: a } = from === "network" || from === "boot" ? await toHandoff(from) : await resumed(from);
+    if (!a) return done();
+    if (from !== "wait") await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, s), s));
+    const allocation = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
+    await stage("install", "install the allocated image (not built yet)", async () => install(boot, allocation));
   } finally {
     await session?.close();
   }

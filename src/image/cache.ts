@@ -10,16 +10,19 @@ import { AgentError } from "../errors.ts";
 import type { HttpClient } from "../http/client.ts";
 import { redactUrl } from "../log/redact.ts";
 
-/** The image's URL path under the cache base (the base's own path kept as a prefix); query and fragment dropped. */
-export function cacheUrlFor(base: URL, imageUrl: string): URL {
-  if (!URL.canParse(imageUrl)) throw new AgentError("bad_answer", `image URL ${JSON.stringify(imageUrl.slice(0, 200))}: expected an absolute URL`, {});
-  const img = new URL(imageUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
+/** A path ("debian/12/img.tar.lz4" or "/metal-os/...") under the cache base, the base's own path kept as a prefix. */
+export function cachePath(base: URL, path: string): URL {
   const out = new URL(base.href);
-  out.pathname = `${prefix}${img.pathname}`;
+  out.pathname = `${base.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
   out.search = "";
   out.hash = "";
   return out;
+}
+
+/** The image URL's path under the cache base; its query and fragment dropped. */
+export function cacheUrlFor(base: URL, imageUrl: string): URL {
+  if (!URL.canParse(imageUrl)) throw new AgentError("bad_answer", `image URL ${JSON.stringify(imageUrl.slice(0, 200))}: expected an absolute URL`, {});
+  return cachePath(base, new URL(imageUrl).pathname);
 }
 
 /** The URL an image is downloaded from: through the cache when there is one. */

@@ -12,3 +12,11 @@ describe("image cache URL mapping", () => {
     expect(() => cacheUrlFor(new URL("https://cache.example/"), "debian/12/img.tar.lz4")).toThrow('image URL "debian/12/img.tar.lz4": expected an absolute URL');
   });
 });
+
+describe("reach --image PATH", () => {
+  test("a path goes under the cache base whatever its slashes", async () => {
+    const { cachePath } = await import("../../src/image/cache.ts");
+    expect(cachePath(new URL("https://cache.example/images"), "/debian/12/img.tar.lz4").href).toBe("https://cache.example/images/debian/12/img.tar.lz4");
+    expect(cachePath(new URL("https://cache.example/"), "debian/12/img.tar.lz4").href).toBe("https://cache.example/debian/12/img.tar.lz4");
+  });
+});
