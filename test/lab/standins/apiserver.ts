@@ -10,12 +10,12 @@
  */
 import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
 import { HealthService } from "../../../src/gen/metalstack/api/v2/health_pb.ts";
-import { MachineAllocationSchema, MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { VersionService } from "../../../src/gen/metalstack/api/v2/version_pb.ts";
-import { BootService, BootServiceRegisterResponseSchema, BootServiceWaitResponseSchema, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { BootService, BootServiceRegisterResponseSchema, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
-import type { MachineBook, OpenWait } from "./machines.ts";
+import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
 import { authorize, registerRefusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
@@ -56,7 +56,6 @@ export interface ApiserverOptions {
   readonly machines: MachineBook;
 }
 
-const waitMessage = (allocation: Record<string, unknown>) => toJson(BootServiceWaitResponseSchema, create(BootServiceWaitResponseSchema, { allocation: fromJson(MachineAllocationSchema, allocation as JsonValue, { ignoreUnknownFields: true }) }));
 
 /**
  * A Wait answer. Headers only with the first message (the Response is returned when

@@ -7,6 +7,14 @@
  * Test-only: with `keepaliveMs` > 0 an open Wait sends an empty message at that
  * interval (upstream sends none).
  */
+import { create, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+
+/** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */
+export const waitMessage = (allocation: Record<string, unknown>): JsonValue =>
+  toJson(BootServiceWaitResponseSchema, create(BootServiceWaitResponseSchema, { allocation: fromJson(MachineAllocationSchema, allocation as JsonValue, { ignoreUnknownFields: true }) }));
+
 export interface OpenWait {
   readonly uuid: string;
   /** Messages sent on this stream so far (keepalives included). */
@@ -41,7 +49,7 @@ export class MachineBook {
     this.allocations.set(uuid, allocation);
     for (const w of [...this.open]) {
       if (w.uuid !== uuid) continue;
-      w.send({ allocation });
+      w.send(waitMessage(allocation));
     }
   }
 
