@@ -18,11 +18,10 @@ export interface MachineId {
   readonly source: UuidSource;
 }
 
-/** Normalises a DMI value; undefined when it is a placeholder. Pure. */
-export function normaliseDmi(text: string, kind: "uuid" | "serial"): string | undefined {
+/** A DMI value as a lower-case UUID; undefined when it is a placeholder or not a UUID. Pure. */
+export function normaliseDmi(text: string): string | undefined {
   const v = text.trim().toLowerCase();
   if (USELESS.has(v)) return undefined;
-  void kind;
   return UUID_RE.test(v) ? v : undefined;
 }
 
@@ -38,7 +37,7 @@ export async function machineId(override: string | undefined, readFile: (p: stri
       tried.push(`${path}: ${(e as Error).message}`);
       continue;
     }
-    const v = normaliseDmi(text, kind);
+    const v = normaliseDmi(text);
     if (v) return { uuid: v, source: file };
     tried.push(`${path}: ${JSON.stringify(text.trim().slice(0, 40))} is ${kind === "serial" ? "not a UUID" : "a placeholder or not a UUID"}`);
   }

@@ -51,7 +51,8 @@ describe("machine uuid", () => {
   });
 
   test("placeholders are recognised", () => {
-    expect(normaliseDmi("To Be Filled By O.E.M.", "serial")).toBeUndefined();
-    expect(normaliseDmi("not-a-uuid", "uuid")).toBeUndefined();
+    expect(normaliseDmi("To Be Filled By O.E.M.")).toBeUndefined();
+    expect(normaliseDmi("not-a-uuid")).toBeUndefined();
+    expect(normaliseDmi(" 4C4C4544-0042-3510-8051-B5C04F4A3132\n")).toBe("4c4c4544-0042-3510-8051-b5c04f4a3132");
   });
 });
