@@ -1,7 +1,7 @@
 # metal-boot, apiserver, image cache and hand-off (docs/metal-boot.md, docs/apiserver.md, docs/handoff.md).
-.PHONY: test-api test-api-integration standins
+.PHONY: test-api test-api-integration test-standins standins
 
-API_UNIT_TESTS := test/http test/api test/boot test/image test/handoff test/fs test/cli
+API_UNIT_TESTS := test/http test/api test/boot test/image test/handoff test/fs test/cli test/flow
 
 test-api: deps-npm
 	$(BUN) test $(API_UNIT_TESTS)
@@ -10,6 +10,10 @@ test-api: deps-npm
 RUNS ?= 1
 test-api-integration: deps
 	@for i in $$(seq $(RUNS)); do echo "api integration run $$i/$(RUNS)"; $(BUN) test --timeout 120000 test/integration/api || exit 1; done
+
+# The strict stand-ins' rules, one test each, and the agent's handling (loopback, no root).
+test-standins: deps-npm
+	$(BUN) test test/integration/api/strict-standins.test.ts
 
 # The stand-ins in the foreground, e.g. make standins LISTEN='[fd00::1]:8443' STATE=/tmp/standins
 LISTEN ?= [::1]:8443

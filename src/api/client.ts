@@ -1,12 +1,11 @@
 /**
  * A small Connect-protocol client (JSON codec) over the agent's HttpClient: unary
- * calls and server streaming. Every call carries the machine token as a Bearer
- * credential; answers are validated by the method's zod schema.
+ * calls and server streaming. Calls carry the machine token as a Bearer credential
+ * when the client has one (public methods such as VersionService/Get need none);
+ * answers go through the caller's `decode` (rpc.ts: protojson of the method's output).
  */
-import type { z } from "zod";
 import { AgentError } from "../errors.ts";
 import type { HttpClient, HttpRequest } from "../http/client.ts";
-import { parseAnswer, validateAnswer } from "../http/answer.ts";
 import { connectError, parseConnectError } from "./connect-error.ts";
 import { EnvelopeError, EnvelopeReader, FLAG_END_STREAM, encodeEnvelope } from "./envelope.ts";
 
@@ -16,6 +15,9 @@ export interface UnaryResult<T> {
   readonly address: string | undefined;
   readonly attempts: number;
 }
+
+/** Turns a parsed JSON answer into the method's message; throws AgentError("bad_answer") naming `what`. */
+export type Decode<T> = (raw: unknown, what: string) => T;
 
 export interface CallOptions {
   /** Sent as Connect-Timeout-Ms and used as the header timeout. */
@@ -31,9 +33,9 @@ export interface CallOptions {
 export class ConnectClient {
   readonly #http: HttpClient;
   readonly #base: URL;
-  readonly #token: string;
+  readonly #token: string | undefined;
 
-  constructor(http: HttpClient, base: URL, token: string) {
+  constructor(http: HttpClient, base: URL, token: string | undefined) {
     this.#http = http;
     this.#base = new URL(base.href.endsWith("/") ? base.href : `${base.href}/`);
     this.#token = token;
@@ -48,12 +50,12 @@ export class ConnectClient {
     return {
       "content-type": contentType,
       "connect-protocol-version": "1",
-      authorization: `Bearer ${this.#token}`,
+      ...(this.#token !== undefined ? { authorization: `Bearer ${this.#token}` } : {}),
       ...(opts.timeoutMs !== undefined ? { "connect-timeout-ms": String(opts.timeoutMs) } : {}),
     };
   }
 
-  async unary<S extends z.ZodType>(procedure: string, request: unknown, schema: S, opts: CallOptions = {}): Promise<UnaryResult<z.output<S>>> {
+  async unary<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions = {}): Promise<UnaryResult<T>> {
     const what = `apiserver ${procedure}`;
     const res = await this.#http.request({
       method: "POST",
@@ -67,12 +69,12 @@ export class ConnectClient {
       const { code, message } = parseConnectError(res.status, res.body);
       throw connectError(what, code, message, { status: res.status, attempts: res.attempts });
     }
-    const message = parseAnswer(res.body, schema, `${what} answer`);
+    const message = decode(decodeJson(res.body, what), `${what} answer`);
     return { message, latencyMs: res.latencyMs, address: res.address, attempts: res.attempts };
   }
 
   /** Server streaming: yields each validated message; the end-of-stream error (if any) is thrown. */
-  async *serverStream<S extends z.ZodType>(procedure: string, request: unknown, schema: S, opts: CallOptions = {}): AsyncGenerator<z.output<S>, void, undefined> {
+  async *serverStream<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions = {}): AsyncGenerator<T, void, undefined> {
     const what = `apiserver ${procedure} (stream)`;
     const req: HttpRequest = {
       method: "POST",
@@ -106,7 +108,7 @@ export class ConnectClient {
               throw connectError(what, code, message);
             }
           } else {
-            yield validateAnswer(raw, schema, `${what} message`);
+            yield decode(raw, `${what} message`);
           }
         }
       }
@@ -123,6 +125,6 @@ function decodeJson(data: Uint8Array, what: string): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(data));
   } catch {
-    throw new AgentError("bad_answer", `${what}: an envelope does not hold valid JSON (${data.byteLength} bytes)`, {});
+    throw new AgentError("bad_answer", `${what}: the answer is not valid JSON (${data.byteLength} bytes)`, {});
   }
 }

@@ -1,16 +1,18 @@
 /**
- * GET <metal-boot>/config/<uuid>: the machine's config and token. The token is
- * registered with the secret set the moment the answer is parsed, before anything
- * could log it.
+ * GET <metal-boot>/config/<uuid>: pixie's MetalConfig with the machine token. The
+ * token (and every other secret field) is registered with the secret set the moment
+ * the answer is parsed, before anything could log it. pixie mints a token for any
+ * uuid (pixiecore/http.go handleConfig), so a 404 means a wrong URL, not an unknown
+ * machine.
  */
 import { AgentError } from "../errors.ts";
 import type { HttpClient } from "../http/client.ts";
 import { parseAnswer } from "../http/answer.ts";
 import type { SecretSet } from "../log/redact.ts";
-import { BootConfigSchema, type BootConfig } from "./config-schema.ts";
+import { MetalConfigSchema, secretsIn, type MetalConfig } from "./config-schema.ts";
 
 export interface BootFetch {
-  readonly config: BootConfig;
+  readonly config: MetalConfig;
   readonly url: URL;
   readonly latencyMs: number;
   readonly address: string | undefined;
@@ -27,15 +29,13 @@ export async function fetchBootConfig(http: HttpClient, base: URL, uuid: string,
   const url = configUrl(base, uuid);
   const what = "metal-boot config";
   const res = await http.request({ method: "GET", url, what, headers: { accept: "application/json" } });
-  if (res.status === 404) {
-    throw new AgentError("metal_boot", `metal-boot does not know this machine: GET ${url.href} answered 404 (uuid ${uuid}); is the machine registered in this partition?`, { url: url.href, uuid, status: 404 });
-  }
   if (res.status !== 200) {
     const code = res.status === 401 || res.status === 403 ? "auth" : res.status >= 500 ? "unreachable" : "metal_boot";
-    throw new AgentError(code, `metal-boot: GET ${url.href} answered ${res.status} after ${res.attempts} attempt(s)`, { url: url.href, status: res.status });
+    const hint = res.status === 404 ? " (metal-boot serves /config/<uuid> for any machine: is METAL_BOOT_URL right?)" : "";
+    throw new AgentError(code, `metal-boot: GET ${url.href} answered ${res.status} after ${res.attempts} attempt(s)${hint}`, { url: url.href, status: res.status });
   }
-  const config = parseAnswer(res.body, BootConfigSchema, `metal-boot answer to GET ${url.href}`, (raw) => {
-    if (raw && typeof raw === "object" && typeof (raw as { token?: unknown }).token === "string") secrets.add((raw as { token: string }).token);
+  const config = parseAnswer(res.body, MetalConfigSchema, `metal-boot answer to GET ${url.href}`, (raw) => {
+    for (const s of secretsIn(raw)) secrets.add(s);
   });
   return { config, url, latencyMs: res.latencyMs, address: res.address, attempts: res.attempts };
 }

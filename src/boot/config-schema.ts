@@ -1,6 +1,10 @@
 /**
- * What metal-boot answers on GET /config/<uuid> (docs/metal-boot.md). Validated by
- * zod; an answer that does not fit is a bad_answer naming the field.
+ * What metal-boot answers on GET /config/<uuid>: pixie's MetalConfig
+ * (../shared/reference/pixie/api/api.go; pixiecore/http.go handleConfig marshals it),
+ * snake_case JSON; MEP-20's metal-boot "serves the same payload as pixiecore".
+ * Unknown fields are ignored (metal_api_url, metal_apiserver_token, ...). Two optional
+ * extensions of ours (docs/metal-boot.md), snake_case too: `ca` (PEM, trusted for the
+ * apiserver in addition to METAL_CA) and `image_cache_url`.
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
@@ -12,26 +16,46 @@ const httpUrl = z
 
 const pem = z.string().refine((s) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(s), { message: "expected a PEM certificate (-----BEGIN CERTIFICATE-----)" });
 
-const ntpServer = z.string().refine((s) => ipaddr.isValid(s) || /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(s), { message: "expected an IP address or host name" });
+const ntpServer = z.string().refine((s) => ipaddr.isValid(s) || /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d+)?$/i.test(s), { message: "expected an IP address or host name" });
 
-export const BootConfigSchema = z.object({
-  partition: z.string().min(1, "expected a partition id"),
-  apiserverUrl: httpUrl,
-  token: z.string().min(16, "expected a machine token (at least 16 characters)"),
-  ca: pem.optional(),
-  ntpServers: z.array(ntpServer).default([]),
-  imageCacheUrl: httpUrl,
-  imagePath: z
-    .string()
-    .regex(/^[A-Za-z0-9._/-]+$/, "expected a relative path like debian/12/img.tar.lz4")
-    .refine((s) => !s.startsWith("/") && !s.split("/").includes(".."), { message: "expected a relative path without .." })
-    .optional(),
+/** Go's omitempty/empty string: "" means absent. */
+const optionalText = z.string().optional().transform((s) => (s === "" ? undefined : s));
+
+/** The MetalConfig fields that hold secrets: registered with the secret set before validation. */
+export const SECRET_FIELDS = [["metal_apiserver_token_for_hammer"], ["metal_apiserver_token"], ["logging", "basic_auth", "password"], ["logging", "certificate_auth", "key"]] as const;
+
+export const MetalConfigSchema = z.object({
+  // api.go: MetalAPIServerUrl `json:"metal_apiserver_url,omitempty"`; the agent needs it.
+  metal_apiserver_url: httpUrl,
+  // api.go: MetalAPIServerTokenForHammer `json:"metal_apiserver_token_for_hammer,omitempty"` (handleConfig fills it for any uuid).
+  metal_apiserver_token_for_hammer: z.string().min(16, "expected a machine token (at least 16 characters)"),
+  // api.go: Partition `json:"partition"` (always present, may be empty).
+  partition: z.string().default(""),
+  ntp_servers: z.array(ntpServer).nullish().transform((v) => v ?? []),
+  debug: z.boolean().default(false),
+  pixie_api_url: z.string().default(""),
   logging: z
     .object({
-      level: z.enum(["trace", "debug", "info", "warn", "error"]).optional(),
-      endpoint: httpUrl.optional(),
+      endpoint: optionalText,
+      basic_auth: z.object({ user: optionalText, password: optionalText }).nullish(),
+      certificate_auth: z.object({ cert: optionalText, key: optionalText, insecure_skip_verify: z.boolean().default(false) }).nullish(),
+      log_type: optionalText,
     })
-    .default({}),
+    .nullish(),
+  // Extensions (not in pixie): optional.
+  ca: pem.optional(),
+  image_cache_url: z.preprocess((v) => (v === "" ? undefined : v), httpUrl.optional()),
 });
 
-export type BootConfig = z.output<typeof BootConfigSchema>;
+export type MetalConfig = z.output<typeof MetalConfigSchema>;
+
+/** The secret values in a raw answer (before validation), by SECRET_FIELDS. Pure. */
+export function secretsIn(raw: unknown): string[] {
+  const out: string[] = [];
+  for (const path of SECRET_FIELDS) {
+    let v: unknown = raw;
+    for (const k of path) v = v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
+    if (typeof v === "string" && v !== "") out.push(v);
+  }
+  return out;
+}

@@ -1,6 +1,8 @@
 /**
- * The machine's identity: /sys/class/dmi/id/product_uuid, else product_serial, unless
- * METAL_UUID (Config.uuid) overrides. The sysfs root is an argument (tests pass a
+ * The machine's identity: /sys/class/dmi/id/product_uuid, else product_serial when
+ * that is a UUID (the API requires one: boot.proto `uuid` has the rule
+ * string.uuid), unless METAL_UUID (Config.uuid) overrides. Neither usable: exit 20
+ * naming both sources. The sysfs root is an argument (tests pass a
  * directory of their own).
  */
 import { AgentError } from "../errors.ts";
@@ -16,12 +18,11 @@ export interface MachineId {
   readonly source: UuidSource;
 }
 
-/** Normalises a DMI value; undefined when it is a placeholder. Pure. */
-export function normaliseDmi(text: string, kind: "uuid" | "serial"): string | undefined {
+/** A DMI value as a lower-case UUID; undefined when it is a placeholder or not a UUID. Pure. */
+export function normaliseDmi(text: string): string | undefined {
   const v = text.trim().toLowerCase();
   if (USELESS.has(v)) return undefined;
-  if (kind === "uuid") return UUID_RE.test(v) ? v : undefined;
-  return /^[0-9a-z._:-]{1,64}$/.test(v) ? v : undefined;
+  return UUID_RE.test(v) ? v : undefined;
 }
 
 export async function machineId(override: string | undefined, readFile: (p: string) => Promise<Uint8Array>, sysRoot = SYSFS_ROOT): Promise<MachineId> {
@@ -36,9 +37,9 @@ export async function machineId(override: string | undefined, readFile: (p: stri
       tried.push(`${path}: ${(e as Error).message}`);
       continue;
     }
-    const v = normaliseDmi(text, kind);
+    const v = normaliseDmi(text);
     if (v) return { uuid: v, source: file };
-    tried.push(`${path}: placeholder or malformed value ${JSON.stringify(text.trim().slice(0, 40))}`);
+    tried.push(`${path}: ${JSON.stringify(text.trim().slice(0, 40))} is ${kind === "serial" ? "not a UUID" : "a placeholder or not a UUID"}`);
   }
-  throw new AgentError("metal_boot", `cannot determine the machine UUID (${tried.join("; ")}); set METAL_UUID= on the cmdline or pass --uuid`, { tried });
+  throw new AgentError("metal_boot", `cannot determine the machine UUID: neither product_uuid nor product_serial holds one (${tried.join("; ")}); set METAL_UUID= on the cmdline or pass --uuid`, { tried });
 }

@@ -1,11 +1,23 @@
 /**
  * Options shared by the commands that talk to servers (run, token, reach): where the
- * cmdline comes from, the uuid override, and where files go (for the lab and tests).
+ * cmdline comes from, the uuid override, and where files go (for the lab and tests);
+ * and the composition root: the flow's services, built once from them.
  */
 import type { Command } from "commander";
+import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
+import { RESOLV_CONF } from "../flow/network.ts";
 import type { Services } from "../flow/services.ts";
+import { execNextStage } from "../handoff/exec.ts";
+import { HttpClient } from "../http/client.ts";
+import { PROC_ROOT } from "../inventory/collect.ts";
+import { startLldp } from "../lldp/session.ts";
+import type { Logger } from "../log/logger.ts";
+import { bringUp, linkFacts } from "../net/bringup.ts";
+import { selectInterfaces } from "../net/select.ts";
+import { sysfsHasDevice } from "../net/sysfs.ts";
+import { NetlinkSocket } from "../netlink/socket.ts";
 import type { Context } from "./context.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
@@ -37,13 +49,39 @@ export async function agentConfig(ctx: Context, opts: AgentOptions): Promise<Con
   return { ...config, uuid: opts.uuid.toLowerCase() };
 }
 
-export function agentServices(ctx: Context, opts: AgentOptions): Partial<Services> {
+/** The NICs bring-up will select (METAL_NICS or the physical ones), read over rtnetlink. */
+function selectNics(config: Config, sysRoot: string): Services["selectNics"] {
+  return () => {
+    const rq = NetlinkSocket.open();
+    try {
+      const links = linkFacts(rq.dumpLinks());
+      return selectInterfaces(links, config.nics, sysfsHasDevice(sysRoot)).selected.map((l) => ({ name: l.name, ifindex: l.ifindex, mac: l.mac }));
+    } finally {
+      rq.close();
+    }
+  };
+}
+
+/** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
+export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const dir = (opts.runDir ?? "/run/metal").replace(/\/+$/, "");
+  const sysRoot = opts.sysfs ?? "/sys";
   return {
+    log,
+    secrets: ctx.secrets,
+    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log }),
+    sysRoot,
     tokenFile: `${dir}/token`,
     handoffFile: `${dir}/handoff.json`,
-    sysRoot: opts.sysfs ?? "/sys",
+    resolvConf: RESOLV_CONF,
     readFile: (p) => ctx.io.readFile(p),
     env: ctx.io.env,
+    exec: execNextStage,
+    selectNics: selectNics(config, sysRoot),
+    startLldp: (interfaces, systemName) => startLldp({ interfaces, systemName, log }),
+    bringUp,
+    inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
+    now: () => new Date(),
+    ...over,
   };
 }

@@ -1,17 +1,20 @@
 /**
- * `metal-hammer reach`: can this machine reach metal-boot, the apiserver (with its
- * token) and the image cache? One row per server: ok/failed/skipped, address used,
- * latency, detail or error. Exits with the first failure's code.
+ * `metal-hammer reach`: can this machine reach metal-boot, the apiserver and the image
+ * cache? The apiserver as the api stage checks it: the public VersionService/Get over
+ * TLS (the token is proven only by Register). The image cache: HEAD of its base URL
+ * (any answer below 500); with --image PATH also that image and its checksum sidecar
+ * (--verify-image downloads and checks it). One row per server: ok/failed/skipped,
+ * address used, latency, detail or error. Exits with the first failure's code.
  */
 import type { Command } from "commander";
 import { ConnectClient } from "../api/client.ts";
-import { reportBooted } from "../api/report-boot.ts";
+import { apiVersion } from "../api/version.ts";
 import { fetchBootConfig, type BootFetch } from "../boot/client.ts";
 import { machineId } from "../boot/uuid.ts";
 import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
-import { services } from "../flow/services.ts";
 import { HttpClient } from "../http/client.ts";
-import { imageUrl, probeImageCache } from "../image/probe.ts";
+import { cachePath, probeCacheBase } from "../image/cache.ts";
+import { probeOneImage } from "../image/probe.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
 import { printTable } from "./print.ts";
@@ -49,7 +52,7 @@ async function probe(target: Target, url: string, fn: () => Promise<Probed>): Pr
   }
 }
 
-const skipped = (target: Target): ReachRow => ({ target, status: "skipped", ok: false, url: null, address: null, latencyMs: null, detail: null, error: "skipped: metal-boot gave no config", code: null });
+const skipped = (target: Target, why: string): ReachRow => ({ target, status: "skipped", ok: true, url: null, address: null, latencyMs: null, detail: null, error: `skipped: ${why}`, code: null });
 
 function printRows(ctx: Context, rows: readonly ReachRow[], json: boolean): void {
   if (json) {
@@ -64,45 +67,50 @@ function printRows(ctx: Context, rows: readonly ReachRow[], json: boolean): void
 }
 
 export function registerReach(program: Command, ctx: Context): void {
-  addAgentOptions(program.command("reach").description("probe metal-boot, the apiserver (with the machine token) and the image cache"))
+  addAgentOptions(program.command("reach").description("probe metal-boot, the apiserver (VersionService/Get) and the image cache"))
     .option("--json", "print JSON")
-    .option("--verify-image", "also download the image and check its size and checksum")
-    .action(async (opts: AgentOptions & { json?: boolean; verifyImage?: boolean }) => {
+    .option("--image <path>", "also probe this image under the cache (HEAD + checksum sidecar), e.g. debian/12/img.tar.lz4")
+    .option("--verify-image", "with --image: download the image and check its size and checksum")
+    .action(async (opts: AgentOptions & { json?: boolean; image?: string; verifyImage?: boolean }) => {
       const config = await agentConfig(ctx, opts);
       const log = ctx.logger(config.logLevel);
       const http = new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: REACH_RETRY });
-      const s = services(config, { log, secrets: ctx.secrets, services: { ...agentServices(ctx, opts), http } });
+      const s = agentServices(ctx, opts, config, log, { http });
       const rows: ReachRow[] = [];
       try {
-        let got: { boot: BootFetch; uuid: string } | undefined;
+        let got: BootFetch | undefined;
         rows.push(
           await probe("metal-boot", config.metalBootUrl.href, async () => {
             const uuid = (await machineId(config.uuid, s.readFile, s.sysRoot)).uuid;
             const boot = await fetchBootConfig(http, config.metalBootUrl, uuid, ctx.secrets);
             if (boot.config.ca) http.addCa(boot.config.ca, "the CA from metal-boot");
-            got = { boot, uuid };
-            return { ...boot, detail: `uuid ${uuid}, partition ${boot.config.partition}` };
+            got = boot;
+            return { ...boot, detail: `uuid ${uuid}, partition ${boot.config.partition || "(none)"}` };
           }),
         );
         if (got) {
-          const { boot, uuid } = got;
-          const c = boot.config;
+          const c = got.config;
           rows.push(
-            await probe("apiserver", c.apiserverUrl.href, async () => {
-              const r = await reportBooted(new ConnectClient(http, c.apiserverUrl, c.token), uuid, "metal-hammer reach: apiserver probe");
-              return { ...r, detail: "EventService/Send accepted the token" };
+            await probe("apiserver", c.metal_apiserver_url.href, async () => {
+              const v = await apiVersion(new ConnectClient(http, c.metal_apiserver_url, undefined));
+              return { ...v, detail: `VersionService/Get: version ${v.version || "(empty)"}` };
             }),
           );
-          const shown = c.imagePath ? imageUrl(c.imageCacheUrl, c.imagePath) : c.imageCacheUrl;
-          rows.push(
-            await probe("image-cache", shown.href, async () => {
-              const p = await probeImageCache(http, c.imageCacheUrl, c.imagePath, opts.verifyImage === true);
-              const what = p.checksum ? `${p.size ?? "?"} bytes, ${p.checksum.slice(0, 23)}...` : "answers (no image path from metal-boot)";
-              return { ...p, detail: `${what}${p.verified ? `, verified in ${p.verified.ms} ms` : ""}` };
-            }),
-          );
+          const cache = config.imageCacheUrl ?? c.image_cache_url;
+          if (!cache) rows.push(skipped("image-cache", "no image cache configured (METAL_IMAGE_CACHE_URL or image_cache_url)"));
+          else {
+            const img = opts.image !== undefined ? cachePath(cache, opts.image) : undefined;
+            rows.push(
+              await probe("image-cache", (img ?? cache).href, async () => {
+                const base = await probeCacheBase(http, cache);
+                if (!img) return { ...base, detail: `answers (HTTP ${base.status})` };
+                const { probe: p, verified } = await probeOneImage(http, img, opts.verifyImage === true);
+                return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...${verified ? `, verified in ${verified.ms} ms` : ""}` };
+              }),
+            );
+          }
         } else {
-          rows.push(skipped("apiserver"), skipped("image-cache"));
+          rows.push(skipped("apiserver", "metal-boot gave no config"), skipped("image-cache", "metal-boot gave no config"));
         }
       } finally {
         await http.close();

@@ -7,7 +7,6 @@ import type { Command } from "commander";
 import { fetchBootConfig } from "../boot/client.ts";
 import { MachineToken } from "../boot/machine-token.ts";
 import { machineId } from "../boot/uuid.ts";
-import { services } from "../flow/services.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
 import { printRecord } from "./print.ts";
@@ -17,24 +16,23 @@ export function registerToken(program: Command, ctx: Context): void {
     .option("--json", "print JSON")
     .action(async (opts: AgentOptions & { json?: boolean }) => {
       const config = await agentConfig(ctx, opts);
-      const log = ctx.logger(config.logLevel);
-      const s = services(config, { log, secrets: ctx.secrets, services: agentServices(ctx, opts) });
+      const s = agentServices(ctx, opts, config, ctx.logger(config.logLevel));
       try {
         const id = await machineId(config.uuid, s.readFile, s.sysRoot);
         const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, ctx.secrets);
-        const token = new MachineToken(got.config.token);
+        const c = got.config;
+        const token = new MachineToken(c.metal_apiserver_token_for_hammer);
         const view = {
           uuid: id.uuid,
           uuidSource: id.source,
           metalBoot: got.url.href,
           address: got.address ?? null,
           latencyMs: got.latencyMs,
-          partition: got.config.partition,
-          apiserverUrl: got.config.apiserverUrl.href,
-          imageCacheUrl: got.config.imageCacheUrl.href,
-          imagePath: got.config.imagePath ?? null,
-          ntpServers: got.config.ntpServers,
-          caFromMetalBoot: got.config.ca !== undefined,
+          partition: c.partition,
+          apiserverUrl: c.metal_apiserver_url.href,
+          imageCacheUrl: (config.imageCacheUrl ?? c.image_cache_url)?.href ?? null,
+          ntpServers: c.ntp_servers,
+          caFromMetalBoot: c.ca !== undefined,
           token: { ...token.info },
         };
         printRecord(ctx, view, opts.json === true);

@@ -28,6 +28,10 @@ export interface Config {
   readonly handoff: Handoff;
   /** METAL_WAIT_TIMEOUT: bound for BootService/Wait in the built-in flow. */
   readonly waitTimeoutMs: number;
+  /** METAL_IMAGE_CACHE_URL: the image cache (metal-boot's image_cache_url is used when unset). */
+  readonly imageCacheUrl: URL | undefined;
+  /** METAL_LLDP_TIMEOUT: how long Register waits for neighbours on two switches. */
+  readonly lldpTimeoutMs: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -98,6 +102,8 @@ export function configFromCmdline(text: string): Config {
     uuid: v.METAL_UUID?.toLowerCase(),
     handoff: v.METAL_HANDOFF,
     waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
+    imageCacheUrl: v.METAL_IMAGE_CACHE_URL,
+    lldpTimeoutMs: v.METAL_LLDP_TIMEOUT,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -124,6 +130,8 @@ export function configToJson(c: Config): Record<string, unknown> {
     uuid: c.uuid ?? null,
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
     waitTimeoutMs: c.waitTimeoutMs,
+    imageCacheUrl: c.imageCacheUrl?.href ?? null,
+    lldpTimeoutMs: c.lldpTimeoutMs,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

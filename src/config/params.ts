@@ -185,6 +185,16 @@ export const PARAMS = {
     default: "24h",
     doc: "builtin flow: bound for waiting for an allocation (BootService/Wait, reconnects included), e.g. `30m`, `24h`",
   },
+  METAL_IMAGE_CACHE_URL: {
+    schema: serverUrl("the image cache base URL", { allowIPv4: false }),
+    default: "(none; or metal-boot's `image_cache_url`)",
+    doc: "image cache base URL: probed (HEAD, any answer below 500, TLS verified) and used for image downloads (the image URL's path under it); unset: probe skipped",
+  },
+  METAL_LLDP_TIMEOUT: {
+    schema: duration(30_000, 0, 3_600_000),
+    default: "30s",
+    doc: "builtin flow: how long Register waits for LLDP neighbours on two distinct switches before it registers with what it has",
+  },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",

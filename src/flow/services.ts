@@ -1,45 +1,34 @@
 /**
- * The I/O the stages after bring-up use, with real defaults. Tests pass their own
- * (a sysfs directory, file paths in a temp dir, an exec that records instead of
- * replacing the process); one HttpClient per flow run.
+ * The I/O the stages use, built once by the composition root (cli/run.ts runAgent)
+ * and passed down to every stage. Tests build their own (a sysfs directory, temp
+ * files, an exec that records, a fake LLDP session).
  */
-import { execNextStage } from "../handoff/exec.ts";
-import { HANDOFF_FILE } from "../handoff/document.ts";
-import { TOKEN_FILE } from "../boot/token.ts";
-import { SYSFS_ROOT } from "../boot/uuid.ts";
-import { HttpClient } from "../http/client.ts";
-import { PROC_ROOT } from "../inventory/collect.ts";
-import type { Config } from "../config/config.ts";
-import type { FlowDeps } from "./stage.ts";
+import type { LldpInterface, LldpSession } from "../lldp/neighbour.ts";
+import type { HttpClient } from "../http/client.ts";
+import type { Inventory } from "../inventory/map.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SecretSet } from "../log/redact.ts";
+import type { BringupOptions, BringupResult } from "../net/bringup.ts";
+import type { NetworkSummary } from "../net/summary.ts";
 
 export interface Services {
+  readonly log: Logger;
+  readonly secrets: SecretSet;
   readonly http: HttpClient;
   readonly sysRoot: string;
-  /** procfs root (inventory: /proc/cpuinfo). */
-  readonly procRoot: string;
   readonly tokenFile: string;
   readonly handoffFile: string;
+  /** Where RA DNS is written (/etc/resolv.conf in the initramfs). */
+  readonly resolvConf: string;
   readonly readFile: (path: string) => Promise<Uint8Array>;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
   readonly exec: (path: string, args: readonly string[], env: readonly string[]) => void;
-}
-
-const cache = new WeakMap<FlowDeps, Services>();
-
-export function services(config: Config, deps: FlowDeps): Services {
-  const hit = cache.get(deps);
-  if (hit) return hit;
-  const given = deps.services ?? {};
-  const s: Services = {
-    http: given.http ?? new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log: deps.log }),
-    sysRoot: given.sysRoot ?? SYSFS_ROOT,
-    procRoot: given.procRoot ?? PROC_ROOT,
-    tokenFile: given.tokenFile ?? TOKEN_FILE,
-    handoffFile: given.handoffFile ?? HANDOFF_FILE,
-    readFile: given.readFile ?? (async (p) => new Uint8Array(await Bun.file(p).arrayBuffer())),
-    env: given.env ?? process.env,
-    exec: given.exec ?? execNextStage,
-  };
-  cache.set(deps, s);
-  return s;
+  /** The NICs the agent selects (METAL_NICS or the physical ones), for LLDP before bring-up. */
+  readonly selectNics: () => readonly LldpInterface[];
+  /** Starts the LLDP receiver (src/lldp/session.ts startLldp). */
+  readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
+  readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
+  readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
+  readonly now: () => Date;
 }

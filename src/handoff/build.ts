@@ -1,10 +1,18 @@
-/** Flow state -> hand-off document. Pure (the clock comes in as `now`). */
-import type { BootSummary, FlowState } from "../flow/state.ts";
+/** The flow's results -> hand-off document. Pure (the clock comes in as `now`). */
+import type { Boot } from "../boot/boot.ts";
 import { redactUrl } from "../log/redact.ts";
+import type { NetworkSummary } from "../net/summary.ts";
 import { HANDOFF_VERSION, type HandoffDocument } from "./document.ts";
 
-export function buildHandoff(state: FlowState, boot: BootSummary, now: Date): HandoffDocument {
-  const net = state.network;
+export interface HandoffInput {
+  readonly network: NetworkSummary | undefined;
+  readonly boot: Boot;
+  readonly apiserverVersion: string | undefined;
+  readonly stagesMs: Readonly<Record<string, number>>;
+}
+
+export function buildHandoff(i: HandoffInput, now: Date): HandoffDocument {
+  const { network: net, boot } = i;
   return {
     version: HANDOFF_VERSION,
     writtenAt: now.toISOString(),
@@ -13,18 +21,19 @@ export function buildHandoff(state: FlowState, boot: BootSummary, now: Date): Ha
     partition: boot.partition,
     network: net
       ? {
-          interfaces: net.interfaces.map((i) => ({ name: i.name, mac: i.mac, state: i.state, addresses: [...i.addresses], defaultRouters: [...i.defaultRouters] })),
+          interfaces: net.interfaces.map((x) => ({ name: x.name, mac: x.mac, state: x.state, addresses: [...x.addresses], defaultRouters: [...x.defaultRouters] })),
           dns: { servers: [...net.dns.servers], search: [...net.dns.search] },
           timingsMs: { ...net.timingsMs },
         }
       : null,
     metalBootUrl: boot.metalBootUrl,
     apiserverUrl: redactUrl(boot.apiserverUrl),
-    imageCacheUrl: redactUrl(boot.imageCacheUrl),
-    imageUrl: state.image?.url ?? null,
+    apiserverCa: boot.apiserverCa ?? null,
+    apiserverVersion: i.apiserverVersion ?? null,
+    imageCacheUrl: boot.imageCacheUrl ? redactUrl(boot.imageCacheUrl) : null,
     ntpServers: [...boot.ntpServers],
     tokenFile: boot.tokenFile,
     tokenExpiresAt: boot.token.info.expiresAt ?? null,
-    timings: { stagesMs: { ...state.stageTimesMs } },
+    timings: { stagesMs: { ...i.stagesMs } },
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The hand-off contract, /run/metal/handoff.json (docs/handoff.md): everything the
- * next stage needs to go on where the agent stopped. Pure: built from the flow state.
- * Never holds the token itself, only the path of the 0600 token file.
+ * next stage needs to go on where the agent stopped, and what `run --from register`
+ * or `--from wait` resumes from. Never holds the token itself, only the path of the
+ * 0600 token file.
  */
 import { z } from "zod";
 
 export const HANDOFF_FILE = "/run/metal/handoff.json";
-export const HANDOFF_VERSION = 1;
+export const HANDOFF_VERSION = 2;
 
 export const HandoffInterface = z.object({
   name: z.string(),
@@ -20,7 +21,7 @@ export const HandoffDocument = z.object({
   version: z.literal(HANDOFF_VERSION),
   writtenAt: z.string(),
   uuid: z.string(),
-  uuidSource: z.string(),
+  uuidSource: z.enum(["cmdline", "product_uuid", "product_serial"]),
   partition: z.string(),
   network: z
     .object({
@@ -31,8 +32,11 @@ export const HandoffDocument = z.object({
     .nullable(),
   metalBootUrl: z.string(),
   apiserverUrl: z.string(),
-  imageCacheUrl: z.string(),
-  imageUrl: z.string().nullable(),
+  /** The apiserver CA metal-boot handed out (PEM, public), null when none. */
+  apiserverCa: z.string().nullable(),
+  /** VersionService/Get's version, null when the api stage did not run. */
+  apiserverVersion: z.string().nullable(),
+  imageCacheUrl: z.string().nullable(),
   ntpServers: z.array(z.string()),
   tokenFile: z.string(),
   tokenExpiresAt: z.string().nullable(),

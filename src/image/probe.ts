@@ -18,10 +18,6 @@ export interface ImageProbe {
   readonly address: string | undefined;
 }
 
-export function imageUrl(base: URL, path: string): URL {
-  return new URL(path, base.href.endsWith("/") ? base : new URL(`${base.href}/`));
-}
-
 async function fetchChecksum(http: HttpClient, url: URL): Promise<{ checksum: Checksum; url: URL }> {
   const misses: string[] = [];
   for (const algo of ["sha256", "md5"] as const satisfies readonly ChecksumAlgo[]) {
@@ -80,28 +76,8 @@ export async function verifyImage(http: HttpClient, probe: ImageProbe, url: URL)
   return { bytes, digest, ms: Math.round(performance.now() - t0) };
 }
 
-export interface CacheProbe {
-  readonly url: string;
-  readonly size: number | undefined;
-  /** "sha256:<hex>" / "md5:<hex>", undefined without an image path. */
-  readonly checksum: string | undefined;
-  readonly latencyMs: number;
-  readonly address: string | undefined;
-  readonly verified: ImageVerify | undefined;
-}
-
-/**
- * The image cache answers: with an image path, HEAD + checksum sidecar (+ download when
- * `verify`); without one, any answer below 500 from HEAD on the base URL counts.
- */
-export async function probeImageCache(http: HttpClient, base: URL, path: string | undefined, verify = false): Promise<CacheProbe> {
-  if (path === undefined) {
-    const res = await http.request({ method: "HEAD", url: base, what: "image cache (base URL)" });
-    if (res.status >= 500) throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(base)} answered ${res.status} after ${res.attempts} attempt(s)`, { status: res.status });
-    return { url: redactUrl(base), size: undefined, checksum: undefined, latencyMs: res.latencyMs, address: res.address, verified: undefined };
-  }
-  const url = imageUrl(base, path);
-  const p = await probeImage(http, url);
-  const verified = verify ? await verifyImage(http, p, url) : undefined;
-  return { url: p.url, size: p.size, checksum: `${p.checksum.algo}:${p.checksum.hex}`, latencyMs: p.latencyMs, address: p.address, verified };
+/** HEAD + checksum sidecar of one image (+ download when `verify`): `reach --image`. */
+export async function probeOneImage(http: HttpClient, url: URL, verify = false): Promise<{ probe: ImageProbe; verified: ImageVerify | undefined }> {
+  const probe = await probeImage(http, url);
+  return { probe, verified: verify ? await verifyImage(http, probe, url) : undefined };
 }

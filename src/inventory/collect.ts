@@ -1,5 +1,5 @@
 /** Facts from the machine (read.ts) -> Inventory (map.ts): what `inventory` and the register step call. */
-import type { NetworkSummary } from "../flow/state.ts";
+import type { NetworkSummary } from "../net/summary.ts";
 import { toInventory, type Inventory } from "./map.ts";
 import { readFacts, type FactSources } from "./read.ts";
 

@@ -9,14 +9,17 @@
  * - nics: Ethernet interfaces (type 1) with a unicast, non-zero MAC; the network
  *   stage's interfaces first, then physical ones, then virtual ones, each by name.
  *   identifier = PCI address (empty for virtual ones), vendor = PCI vendor name,
- *   model = PCI device id and driver, speed in bit/s (0 without link), neighbors
- *   empty (LLDP is not built).
+ *   model = PCI device id and driver, speed in bit/s (0 without link); the
+ *   neighbours come from LLDP and are added by the register step
+ *   (provision/neighbours.ts).
  * - cpus: one per package from /proc/cpuinfo.
  * - gpus: PCI 3D controllers (class 0x0302) and VGA controllers (0x0300) of GPU
  *   vendors (NVIDIA, AMD): a BMC's on-board VGA (ASPEED, Matrox) is not a GPU.
- * - bios: /sys/class/dmi/id/bios_*; omitted when DMI has none of them.
+ * - bios: /sys/class/dmi/id/bios_*; always present (the apiserver refuses a Register
+ *   without bios: metal-apiserver pkg/repository/machine.go Register "bios is nil"),
+ *   empty strings where DMI has nothing, with a note.
  */
-import type { NetworkSummary } from "../flow/state.ts";
+import type { NetworkSummary } from "../net/summary.ts";
 import { parseCpuinfo } from "./cpuinfo.ts";
 import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
 import { pciVendorName } from "./pci-vendors.ts";
@@ -48,7 +51,7 @@ export interface Bios {
 
 export interface Inventory {
   readonly hardware: Hardware;
-  readonly bios: Bios | undefined;
+  readonly bios: Bios;
   /** What was left out or could not be read, in words (logged, shown by `inventory`). */
   readonly notes: readonly string[];
 }
@@ -121,7 +124,6 @@ export function toInventory(facts: RawFacts, network?: NetworkSummary | null): I
     }
   }
   if (nics.length === 0) notes.push("nics: no Ethernet interface with a MAC address in /sys/class/net");
-  notes.push("nics: neighbors are empty (LLDP discovery is not built)");
 
   const cpus = parseCpuinfo(facts.cpuinfo);
   if (cpus.length === 0) notes.push("cpus: /proc/cpuinfo lists no processor");
@@ -129,8 +131,9 @@ export function toInventory(facts: RawFacts, network?: NetworkSummary | null): I
   const gpus = facts.pci.filter(isGpu).map((p) => ({ vendor: pciVendorName(p.vendorId), model: trim(p.deviceId).toLowerCase() }));
 
   const d = facts.dmi;
-  const bios = [d.biosVendor, d.biosVersion, d.biosDate].some((v) => trim(v) !== "") ? { version: trim(d.biosVersion), vendor: trim(d.biosVendor), date: trim(d.biosDate) } : undefined;
-  if (!bios) notes.push("bios: /sys/class/dmi/id has no bios_vendor/bios_version/bios_date (no DMI)");
+  const bios = { version: trim(d.biosVersion), vendor: trim(d.biosVendor), date: trim(d.biosDate) };
+  const missing = (["vendor", "version", "date"] as const).filter((k) => bios[k] === "");
+  if (missing.length > 0) notes.push(`bios: /sys/class/dmi/id has no bios_${missing.join("/bios_")}: sent as empty string(s)`);
 
   return { hardware: { memory, disks, nics, cpus, gpus }, bios, notes };
 }

@@ -7,7 +7,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import type { NicSelector } from "../config/params.ts";
 import { AgentError } from "../errors.ts";
-import type { NetworkSummary } from "../flow/state.ts";
+import type { NetworkSummary } from "./summary.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { EventSource } from "../netlink/event-source.ts";
 import type { Body } from "../netlink/message.ts";

@@ -1,9 +1,11 @@
 /**
  * What the log shows of an allocation (BootService/Wait). Pure. The allocation is
- * large and may carry secrets: fields whose name says secret (passwords, tokens,
+ * shown as protojson (toJson); fields whose name says secret (passwords, tokens,
  * keys) are redacted by redactFields, and user data (cloud-init, may embed anything)
  * is replaced by its length. A few fields are lifted out for a one-line summary.
  */
+import { toJson } from "@bufbuild/protobuf";
+import { MachineAllocationSchema, type MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { REDACTED, redactFields } from "../log/redact.ts";
 
 const USERDATA = /^user_?data$/i;
@@ -16,25 +18,20 @@ function dropUserdata(v: unknown, depth = 0): unknown {
   return out;
 }
 
-export function redactAllocation(allocation: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return redactFields(dropUserdata(allocation)) as Record<string, unknown>;
+export function redactAllocation(allocation: MachineAllocation): Record<string, unknown> {
+  return redactFields(dropUserdata(toJson(MachineAllocationSchema, allocation))) as Record<string, unknown>;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const str = (v: string | undefined): string | null => (v !== undefined && v !== "" ? v : null);
 
 export interface AllocationSummary {
   readonly hostname: string | null;
   readonly project: string | null;
   readonly image: string | null;
-  readonly role: string | null;
+  readonly imageUrl: string | null;
+  readonly filesystemLayout: string | null;
 }
 
-export function summarizeAllocation(a: Readonly<Record<string, unknown>>): AllocationSummary {
-  const image = a.image;
-  return {
-    hostname: str(a.hostname),
-    project: str(a.project),
-    image: str(image) ?? (image && typeof image === "object" ? str((image as Record<string, unknown>).id) : null),
-    role: str(a.role),
-  };
+export function summarizeAllocation(a: MachineAllocation): AllocationSummary {
+  return { hostname: str(a.hostname), project: str(a.project), image: str(a.image?.id), imageUrl: str(a.image?.url), filesystemLayout: str(a.filesystemLayout?.id) };
 }

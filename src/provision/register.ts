@@ -1,25 +1,39 @@
 /**
- * BootService/Register: the request is built from the inventory (pure, validated by
- * the RegisterRequest schema before it leaves), the answer checked against the uuid
- * we registered.
+ * BootService/Register: the request is built from the inventory and the LLDP
+ * neighbours (pure, protobuf-es message), the answer checked against the uuid we
+ * registered. A refusal is explained in operator words: what the apiserver checks
+ * (metal-apiserver pkg/repository/machine.go Register, switch.go
+ * ConnectMachineWithSwitches, predefined_rules.proto) and what this machine sent.
  */
-import type { z } from "zod";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectClient } from "../api/client.ts";
-import { BOOT_SERVICE, RegisterRequest, RegisterResponse } from "../api/messages.ts";
-import { AgentError } from "../errors.ts";
+import { callUnary, procedureOf } from "../api/rpc.ts";
+import { AgentError, toAgentError } from "../errors.ts";
+import { BootService, type BootServiceRegisterRequestSchema } from "../gen/metalstack/infra/v2/boot_pb.ts";
 import type { Inventory } from "../inventory/map.ts";
+import type { LldpNeighbour } from "../lldp/neighbour.ts";
+import { neighbourNic, switchesSeen } from "./neighbours.ts";
 
-export const REGISTER = `${BOOT_SERVICE}/Register`;
+export const REGISTER = procedureOf(BootService.method.register);
 
-export function registerRequest(uuid: string, inventory: Inventory, partition: string, metalHammerVersion: string): z.input<typeof RegisterRequest> {
-  return RegisterRequest.parse({
+export type RegisterInit = MessageInitShape<typeof BootServiceRegisterRequestSchema>;
+
+export function registerRequest(uuid: string, inventory: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>, partition: string, metalHammerVersion: string): RegisterInit {
+  const h = inventory.hardware;
+  return {
     uuid,
-    hardware: inventory.hardware,
-    ...(inventory.bios ? { bios: inventory.bios } : {}),
+    hardware: {
+      memory: BigInt(h.memory),
+      disks: h.disks.map((d) => ({ name: d.name, size: BigInt(d.size) })),
+      cpus: h.cpus.map((c) => ({ ...c })),
+      gpus: h.gpus.map((g) => ({ ...g })),
+      nics: h.nics.map((n) => ({ mac: n.mac, name: n.name, identifier: n.identifier, vendor: n.vendor, model: n.model, speed: BigInt(n.speed), neighbors: (neighbours.get(n.name) ?? []).map(neighbourNic) })),
+    },
+    bios: { ...inventory.bios },
     tags: [],
     metalHammerVersion,
     partition,
-  });
+  };
 }
 
 export interface Registration {
@@ -30,10 +44,32 @@ export interface Registration {
   readonly attempts: number;
 }
 
-export async function register(api: ConnectClient, request: z.input<typeof RegisterRequest>): Promise<Registration> {
-  const r = await api.unary(REGISTER, request, RegisterResponse);
+/** The refusal in operator words; `seen` are the switch names LLDP reported. */
+export function explainRefusal(connectCode: string, message: string, seen: readonly string[]): string {
+  const lldp = `LLDP saw: ${seen.length > 0 ? seen.join(", ") : "no switch"}`;
+  if (/not connected to exactly two switches/.test(message)) return `machine is not connected to exactly two switches (${lldp})`;
+  if (/bios is nil/.test(message)) return "the request has no bios";
+  if (/hardware is nil/.test(message)) return "the request has no hardware";
+  if (/macaddress|must be a valid macaddress/i.test(message)) return `a NIC or LLDP neighbour has a MAC the apiserver does not accept (a switch port id that is not a MAC?; ${lldp}): ${message}`;
+  if (connectCode === "permission_denied") return `the machine token is not for this machine: ${message}`;
+  return `${connectCode}: ${message}`;
+}
+
+export async function register(api: Pick<ConnectClient, "unary">, request: RegisterInit, seen: readonly string[] = []): Promise<Registration> {
+  let r;
+  try {
+    r = await callUnary(api, BootService.method.register, request);
+  } catch (e) {
+    const err = toAgentError(e);
+    const code = err.details.connectCode;
+    if (typeof code !== "string") throw err;
+    const upstream = String(err.details.connectMessage ?? "");
+    throw new AgentError(err.code, `apiserver refused Register: ${explainRefusal(code, upstream, seen)}`, { ...err.details, uuid: request.uuid }, { cause: e });
+  }
   if (r.message.uuid !== request.uuid) {
     throw new AgentError("api_error", `apiserver ${REGISTER}: answered uuid ${JSON.stringify(r.message.uuid)}, expected ${request.uuid}`, { uuid: request.uuid });
   }
   return { uuid: r.message.uuid, size: r.message.size, partition: r.message.partition, latencyMs: r.latencyMs, attempts: r.attempts };
 }
+
+export { switchesSeen };

@@ -1,19 +1,23 @@
 /**
  * BootService/Wait until an allocation arrives: the imperative shell around
- * WaitTracker (wait-policy.ts). Messages without an allocation are keepalives; a
+ * WaitTracker (wait-policy.ts). Upstream (metal-apiserver machine.go Wait) sends no
+ * headers before the first message, no keepalives, and never ends the stream by
+ * itself; a message without an allocation is still tolerated (logged at debug); a
  * stream that ends or breaks is reopened after a jittered delay (one warn line
  * each); a stream older than its lifetime is closed and reopened (one info line);
  * the whole wait is bounded (METAL_WAIT_TIMEOUT) and an idle stream is aborted at
  * the deadline.
  */
 import type { ConnectClient } from "../api/client.ts";
-import { BOOT_SERVICE, WaitResponse } from "../api/messages.ts";
+import { callStream, procedureOf } from "../api/rpc.ts";
+import { BootService } from "../gen/metalstack/infra/v2/boot_pb.ts";
+import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { formatDuration } from "../config/duration.ts";
 import { AgentError, toAgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { isWaitRetryable, WaitTracker, type WaitPolicy } from "./wait-policy.ts";
 
-export const WAIT = `${BOOT_SERVICE}/Wait`;
+export const WAIT = procedureOf(BootService.method.wait);
 
 export interface WaitEnv {
   now(): number;
@@ -38,7 +42,7 @@ export const realWaitEnv: WaitEnv = {
 };
 
 export interface WaitResult {
-  readonly allocation: Record<string, unknown>;
+  readonly allocation: MachineAllocation;
   readonly waitedMs: number;
   readonly reconnects: number;
 }
@@ -57,8 +61,8 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
       let reason: string;
       try {
         // No headers timeout: the server may send headers only with its first message; the stream's lifetime bounds it.
-        for await (const m of api.serverStream(WAIT, { uuid }, WaitResponse, { signal, retry: false, headersTimeoutMs: 0 })) {
-          if (m.allocation && Object.keys(m.allocation).length > 0) {
+        for await (const m of callStream(api, BootService.method.wait, { uuid }, { signal, retry: false, headersTimeoutMs: 0 })) {
+          if (m.allocation) {
             return { allocation: m.allocation, waitedMs: Math.round(tracker.waitedMs(env.now())), reconnects: tracker.reconnects };
           }
           logEvent(log, "provision.wait.keepalive", { uuid }, "Wait: keepalive (no allocation yet)", "debug");

@@ -22,7 +22,7 @@ describe("token, reach and run options", () => {
   test("run --from an unknown stage lists the stages", async () => {
     const c = captureContext();
     expect(await runCli(["run", "--cmdline", CL, "--from", "nope"], c.ctx)).toBe(2);
-    expect(c.err()).toBe('metal-hammer: --from "nope": expected one of network, boot, api, image, handoff, register, wait, install\n');
+    expect(c.err()).toBe('metal-hammer: --from "nope": expected one of network, boot, register, wait (register and wait resume from handoff.json and the token file in --run-dir)\n');
   });
 
   test("without a uuid anywhere, token says where it looked (exit 20)", async () => {

@@ -34,7 +34,7 @@ describe("inventory from the fixture sysfs tree", () => {
       ],
     });
     expect(inv.bios).toEqual({ version: "3.4", vendor: "American Megatrends Inc.", date: "05/18/2021" });
-    expect(inv.notes).toEqual(["nics: neighbors are empty (LLDP discovery is not built)"]);
+    expect(inv.notes).toEqual([]);
   });
 
   test("the network stage's interfaces come first, in its order", async () => {
@@ -56,16 +56,15 @@ describe("inventory from the fixture sysfs tree", () => {
 describe("inventory from sparse facts", () => {
   const empty: RawFacts = { memTotalBytes: undefined, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } };
 
-  test("nothing readable: memory 0, empty lists, no bios, and notes saying why", () => {
+  test("nothing readable: memory 0, empty lists, bios present with empty strings (the apiserver requires it), and notes saying why", () => {
     const inv = toInventory(empty);
     expect(inv.hardware).toEqual({ memory: "0", disks: [], nics: [], cpus: [], gpus: [] });
-    expect(inv.bios).toBeUndefined();
+    expect(inv.bios).toEqual({ version: "", vendor: "", date: "" });
     expect(inv.notes).toEqual([
       "memory: MemTotal could not be read (/proc/meminfo)",
       "nics: no Ethernet interface with a MAC address in /sys/class/net",
-      "nics: neighbors are empty (LLDP discovery is not built)",
       "cpus: /proc/cpuinfo lists no processor",
-      "bios: /sys/class/dmi/id has no bios_vendor/bios_version/bios_date (no DMI)",
+      "bios: /sys/class/dmi/id has no bios_vendor/bios_version/bios_date: sent as empty string(s)",
     ]);
   });
 

@@ -54,6 +54,8 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         "--dns", `[${DNS_ADDR}]:53`,
         // The lab's operator: allocate the machine shortly after it registers (ALLOCATE=0: never).
         ...(env.allocate ? ["--allocate-after", "300"] : []),
+        // Until the lab runs two lldpd peers (engineer lldp): Register without the two-switch rule.
+        "--no-switch-rule",
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],

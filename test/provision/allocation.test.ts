@@ -1,35 +1,33 @@
 import { describe, expect, test } from "bun:test";
+import { create } from "@bufbuild/protobuf";
+import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { redactAllocation, summarizeAllocation } from "../../src/provision/allocation.ts";
 
-const ALLOC = {
+const ALLOC = create(MachineAllocationSchema, {
   uuid: "u1",
   hostname: "worker-1",
   project: "p-1",
-  image: { id: "debian-12.0.20251101" },
-  role: "MACHINE_ROLE_MACHINE",
-  consolePassword: "hunter2hunter2",
+  image: { id: "debian-12.0.20251101", url: "https://images.example/metal-os/debian/12/img.tar.lz4" },
+  filesystemLayout: { id: "default" },
   userdata: "#cloud-config\npassword: s3cret\n",
   sshPublicKeys: ["ssh-ed25519 AAAA user@host"],
-  networks: [{ network: "internet", ips: ["2001:db8::5"], vrfToken: "abcdefgh" }],
-};
+});
 
 describe("allocation in the log", () => {
-  test("secret-named fields and user data are redacted; the rest is kept", () => {
+  test("shown as protojson; user data is redacted to its length; the rest is kept", () => {
     expect(redactAllocation(ALLOC)).toEqual({
       uuid: "u1",
       hostname: "worker-1",
       project: "p-1",
-      image: { id: "debian-12.0.20251101" },
-      role: "MACHINE_ROLE_MACHINE",
-      consolePassword: "[redacted]",
+      image: { id: "debian-12.0.20251101", url: "https://images.example/metal-os/debian/12/img.tar.lz4" },
+      filesystemLayout: { id: "default" },
       userdata: "[redacted] (31 chars)",
       sshPublicKeys: ["ssh-ed25519 AAAA user@host"],
-      networks: [{ network: "internet", ips: ["2001:db8::5"], vrfToken: "[redacted]" }],
     });
   });
 
-  test("the summary lifts hostname, project, image id and role", () => {
-    expect(summarizeAllocation(ALLOC)).toEqual({ hostname: "worker-1", project: "p-1", image: "debian-12.0.20251101", role: "MACHINE_ROLE_MACHINE" });
-    expect(summarizeAllocation({ image: "ubuntu-24.04" })).toEqual({ hostname: null, project: null, image: "ubuntu-24.04", role: null });
+  test("the summary lifts hostname, project, image id and URL, filesystem layout", () => {
+    expect(summarizeAllocation(ALLOC)).toEqual({ hostname: "worker-1", project: "p-1", image: "debian-12.0.20251101", imageUrl: "https://images.example/metal-os/debian/12/img.tar.lz4", filesystemLayout: "default" });
+    expect(summarizeAllocation(create(MachineAllocationSchema, {}))).toEqual({ hostname: null, project: null, image: null, imageUrl: null, filesystemLayout: null });
   });
 });

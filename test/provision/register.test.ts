@@ -1,29 +1,45 @@
 import { describe, expect, test } from "bun:test";
+import { create, toJson } from "@bufbuild/protobuf";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BootServiceRegisterRequestSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { toInventory } from "../../src/inventory/map.ts";
 import { readFacts } from "../../src/inventory/read.ts";
-import { registerRequest } from "../../src/provision/register.ts";
+import type { LldpNeighbour } from "../../src/lldp/neighbour.ts";
+import { explainRefusal, registerRequest, switchesSeen } from "../../src/provision/register.ts";
 
 const FIX = join(import.meta.dir, "../fixtures/inventory");
+const EMPTY = { memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } };
+
+const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({ interface: iface, chassisId: "aa:bb:cc:dd:ee:ff", chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription, systemName, ttlSeconds: 120, managementAddresses: [] });
 
 describe("registerRequest", () => {
-  test("carries uuid, hardware, bios, partition and version, and passes the RegisterRequest schema", async () => {
+  test("as protojson: uuid, hardware (uint64 as strings), bios, partition, version, and the LLDP neighbours mapped as metal-hammer does", async () => {
     const total = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")).total as number;
     const inv = toInventory(await readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => total }));
-    const req = registerRequest("4c4c4544-0042-3510-8051-b5c04f4a3132", inv, "fra-equ01", "0.1.0 (abc123)");
-    expect(req).toMatchObject({ uuid: "4c4c4544-0042-3510-8051-b5c04f4a3132", partition: "fra-equ01", metalHammerVersion: "0.1.0 (abc123)", tags: [], bios: { vendor: "American Megatrends Inc." } });
-    expect(req.hardware.memory).toBe("25276026880");
-    expect(req.hardware.nics?.map((n) => n.mac)).toEqual(["3c:ec:ef:10:20:30", "3c:fd:fe:a0:b0:c0", "3c:fd:fe:a0:b0:c1", "02:42:ac:11:00:01"]);
+    const lldp = new Map([["eno1", [neigh("eno1", "leaf01", "0c:00:00:00:00:01", "swp1")]]]);
+    const json = toJson(BootServiceRegisterRequestSchema, create(BootServiceRegisterRequestSchema, registerRequest("4c4c4544-0042-3510-8051-b5c04f4a3132", inv, lldp, "fra-equ01", "0.1.0 (abc123)"))) as Record<string, any>;
+    expect(json).toMatchObject({ uuid: "4c4c4544-0042-3510-8051-b5c04f4a3132", partition: "fra-equ01", metalHammerVersion: "0.1.0 (abc123)", bios: { vendor: "American Megatrends Inc." } });
+    expect(json.hardware.memory).toBe("25276026880");
+    expect(json.hardware.nics.map((n: { mac: string }) => n.mac)).toEqual(["3c:ec:ef:10:20:30", "3c:fd:fe:a0:b0:c0", "3c:fd:fe:a0:b0:c1", "02:42:ac:11:00:01"]);
+    const eno1 = json.hardware.nics.find((n: { name: string }) => n.name === "eno1");
+    expect(eno1?.neighbors).toEqual([{ mac: "0c:00:00:00:00:01", identifier: "0c:00:00:00:00:01", name: "swp1", hostname: "leaf01" }]);
   });
 
-  test("without DMI the request has no bios field at all (proto3: absent, not empty)", () => {
-    const inv = toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } });
-    expect("bios" in registerRequest("u1", inv, "p", "v")).toBe(false);
+  test("without DMI the bios is still there, with empty strings (the apiserver refuses a Register without bios)", () => {
+    const req = create(BootServiceRegisterRequestSchema, registerRequest("u1", toInventory(EMPTY), new Map(), "p1", "v"));
+    expect(req.bios).toBeDefined();
+    expect(toJson(BootServiceRegisterRequestSchema, req, { alwaysEmitImplicit: true }) as Record<string, unknown>).toMatchObject({ bios: { version: "", vendor: "", date: "" } });
+  });
+});
+
+describe("a refused Register in operator words", () => {
+  test("the two-switch rule names what LLDP saw", () => {
+    expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches [leaf01]", ["leaf01"])).toBe("machine is not connected to exactly two switches (LLDP saw: leaf01)");
+    expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches []", [])).toBe("machine is not connected to exactly two switches (LLDP saw: no switch)");
   });
 
-  test("an empty uuid is refused before anything is sent", () => {
-    const inv = toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } });
-    expect(() => registerRequest("", inv, "p", "v")).toThrow("expected a machine uuid");
+  test("switches are counted by distinct system name over all interfaces", () => {
+    expect(switchesSeen(new Map([["a", [neigh("a", "leaf02", "x", "p")]], ["b", [neigh("b", "leaf01", "y", "p"), neigh("b", "leaf02", "z", "p")]]]))).toEqual(["leaf01", "leaf02"]);
   });
 });

@@ -16,7 +16,7 @@ function fakeApi(script: Script): { api: Pick<ConnectClient, "serverStream">; op
       serverStream: async function* (_p: string, _r: unknown, _s: unknown, opts?: { signal?: AbortSignal }) {
         const s = script[n++];
         if (!s) throw new Error("script exhausted");
-        for (const m of s.messages) yield m as never;
+        for (const m of s.messages) yield (_s as (raw: unknown, what: string) => unknown)(m, "test message") as never;
         if (s.end === "hang") {
           await new Promise<void>((_, rej) => opts?.signal?.addEventListener("abort", () => rej(new Error("aborted"))));
         }
@@ -40,11 +40,11 @@ function logs() {
 const POLICY = { timeoutMs: 3_600_000, baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000, streamMs: 600_000 };
 
 describe("waitForAllocation", () => {
-  test("keepalives are skipped; the first message with an allocation ends the wait", async () => {
-    const { api } = fakeApi([{ messages: [{}, { allocation: {} }, { allocation: { hostname: "m1" } }] }]);
+  test("messages without an allocation are skipped (upstream sends none); the first with an allocation ends the wait", async () => {
+    const { api } = fakeApi([{ messages: [{}, { unknownField: 1 }, { allocation: { hostname: "m1", image: { id: "debian-12" } } }] }]);
     const { lines, log } = logs();
     const r = await waitForAllocation(api, "u1", POLICY, log, fakeEnv());
-    expect(r).toEqual({ allocation: { hostname: "m1" }, waitedMs: 0, reconnects: 0 });
+    expect([r.allocation.hostname, r.allocation.image?.id, r.waitedMs, r.reconnects]).toEqual(["m1", "debian-12", 0, 0]);
     expect(lines.map((l) => l.event)).toEqual(["provision.wait", "provision.wait.keepalive", "provision.wait.keepalive"]);
     expect(lines[0]?.msg).toBe("waiting for an allocation of u1 (metalstack.infra.v2.BootService/Wait, up to 1h)");
   });

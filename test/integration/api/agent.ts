@@ -16,12 +16,22 @@ export interface AgentRun {
 /** Everything any agent printed in this process (scanned for tokens at the end). */
 export const transcript: string[] = [];
 
-export async function runAgent(ns: string, args: readonly string[], opts: { env?: Record<string, string>; timeoutMs?: number; binary?: string } = {}): Promise<AgentRun> {
-  const entry = opts.binary ? [opts.binary] : [process.execPath, join(REPO, "src/main.ts")];
+/** Two switches seen by LLDP on `ifname` (for a Register the strict stand-in accepts). */
+export function twoSwitches(ifname: string): string {
+  const n = (systemName: string, portId: string) => ({ interface: ifname, chassisId: portId, chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
+  return JSON.stringify([n("leaf01", "0c:00:00:00:01:01"), n("leaf02", "0c:00:00:00:02:01")]);
+}
+
+/**
+ * Runs the agent in `ns`. With `lldp` (FAKE_LLDP JSON) it runs through agent-driver.ts,
+ * whose LLDP session reports those neighbours; else src/main.ts or `binary`.
+ */
+export async function runAgent(ns: string, args: readonly string[], opts: { env?: Record<string, string>; timeoutMs?: number; binary?: string; lldp?: string } = {}): Promise<AgentRun> {
+  const entry = opts.binary ? [opts.binary] : [process.execPath, join(REPO, opts.lldp !== undefined ? "test/integration/api/agent-driver.ts" : "src/main.ts")];
   const t0 = performance.now();
   const proc = Bun.spawn(["ip", "netns", "exec", ns, ...entry, ...args], {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", ...opts.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", ...(opts.lldp !== undefined ? { FAKE_LLDP: opts.lldp } : {}), ...opts.env },
     stdout: "pipe",
     stderr: "pipe",
     timeout: opts.timeoutMs ?? 60_000,

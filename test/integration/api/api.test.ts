@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Standins } from "../../lab/standins/standins.ts";
-import { REPO, runAgent } from "./agent.ts";
+import { REPO, runAgent, twoSwitches } from "./agent.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 
@@ -80,27 +80,28 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(events(r.logs, "handoff.exec").length).toBe(1);
 
     const doc = JSON.parse(readFileSync(`${out}.json`, "utf8"));
-    expect(doc).toMatchObject({ version: 1, uuid: UUID, uuidSource: "cmdline", partition: "fra-equ01", apiserverUrl: `${st.urls.api}/`, imageCacheUrl: `${st.urls.images}/`, tokenFile: join(run, "token"), network: null });
-    expect(doc.imageUrl).toBe(`${st.urls.images}/debian/12/img.tar.lz4`);
+    expect(doc).toMatchObject({ version: 2, uuid: UUID, uuidSource: "cmdline", partition: "fra-equ01", apiserverUrl: `${st.urls.api}/`, apiserverVersion: "v0.5.0-standin", imageCacheUrl: `${st.urls.images}/`, tokenFile: join(run, "token"), network: null });
+    expect(doc.apiserverCa).toContain("BEGIN CERTIFICATE");
     expect(Object.keys(doc.timings.stagesMs)).toEqual(["boot", "api", "image"]);
     expect(statSync(join(run, "token")).mode & 0o777).toBe(0o600);
     const token = readFileSync(join(run, "token"), "utf8");
     expect(st.tokens.verify(token)).toBe(UUID);
 
-    // The apiserver saw our boot report with the token, from the machine's IPv6 address.
-    expect(st.calls.map((c) => [c.procedure, c.uuid])).toEqual([["metalstack.infra.v2.EventService/Send", UUID]]);
+    // The apiserver saw the public VersionService/Get (no token), from the machine's IPv6 address.
+    expect(st.calls.map((c) => [c.procedure, c.uuid])).toEqual([["metalstack.api.v2.VersionService/Get", undefined]]);
     const apiReqs = st.log.of("api").filter((e) => e.path.startsWith("/metalstack"));
     expect(apiReqs.at(-1)?.headers["connect-protocol-version"]).toBe("1");
-    expect(apiReqs.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(apiReqs.at(-1)?.headers.authorization).toBeUndefined();
+    expect(events(r.logs, "api.version")[0]).toMatchObject({ version: "v0.5.0-standin" });
     expect(new Set(st.log.entries.slice(-5).map((e) => e.source))).toEqual(new Set([link.machineAddr]));
     expect(events(r.logs, "boot.config")[0]).toMatchObject({ address: link.hostAddr, tokenSubject: UUID, caFromMetalBoot: true });
   });
 
   test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the install step (not_built, exit 3)", async () => {
     const run = runDir();
-    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()]);
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()], { lldp: twoSwitches(link.machineIf) });
     expect(r.code).toBe(3);
-    expect(r.err).toContain(`${UUID} is allocated, but the next step "install image" is not built yet`);
+    expect(r.err).toContain(`${UUID} is allocated (image (none)), but the next step "install image" is not built yet`);
     expect(statSync(join(run, "handoff.json")).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8")).uuid).toBe(UUID);
   });
@@ -118,7 +119,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     try {
       const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()]);
       expect(r.code).toBe(22);
-      expect(r.err).toContain("apiserver metalstack.infra.v2.EventService/Send");
+      expect(r.err).toContain("apiserver metalstack.api.v2.VersionService/Get");
     } finally {
       st.metalBoot.ca = st.apiCa.pem;
     }
@@ -135,39 +136,42 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
   test("503 twice, then 200: succeeds after two logged retries", async () => {
     st.faults.api.set({ status: 503, count: 2 });
     // trace level: the token scan at the end covers the most verbose logs too.
-    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")]);
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")], { lldp: twoSwitches(link.machineIf) });
     expect(r.code).toBe(3); // the flow went on through the hand-off to the install step (not built)
     const retries = events(r.logs, "http.retry");
     expect(retries.map((l) => [l.what, l.attempt, l.reason])).toEqual([
-      ["apiserver metalstack.infra.v2.EventService/Send", 1, "status 503"],
-      ["apiserver metalstack.infra.v2.EventService/Send", 2, "status 503"],
+      ["apiserver metalstack.api.v2.VersionService/Get", 1, "status 503"],
+      ["apiserver metalstack.api.v2.VersionService/Get", 2, "status 503"],
     ]);
     for (const l of retries) expect(String(l.msg)).toMatch(/next attempt in \d+ ms$/);
-    // Alive (after two 503s), then Preparing, Registering and Waiting of the built-in flow.
-    expect(st.log.of("api").filter((e) => e.path.endsWith("/Send")).map((e) => e.status)).toEqual([503, 503, 200, 200, 200, 200]);
+    // Version (after two 503s); the first event is refused (Send is INFRA only) and events stop; Register and Wait.
+    expect(st.log.of("api").filter((e) => e.path.startsWith("/metalstack")).map((e) => `${e.status} ${e.path.split("/")[2]}`)).toEqual(["503 Get", "503 Get", "200 Get", "403 Send", "200 Register", "200 Wait"]);
   });
 
   test("apiserver down: bounded retries, then unreachable (exit 23) naming it", async () => {
     st.metalBoot.apiserverUrl = `https://[${link.hostAddr}]:9`; // nothing listens there
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { timeoutMs: 90_000 });
     expect(r.code).toBe(23);
-    expect(r.err).toMatch(/apiserver metalstack\.infra\.v2\.EventService\/Send \(https:\/\/\[[0-9a-f:]+\]:9\): cannot connect after 6 attempt\(s\)/);
+    expect(r.err).toMatch(/apiserver metalstack\.api\.v2\.VersionService\/Get \(https:\/\/\[[0-9a-f:]+\]:9\): cannot connect after 6 attempt\(s\)/);
     expect(events(r.logs, "http.retry").length).toBe(5);
     expect(r.ms).toBeLessThan(30_000);
   });
 
-  test("unknown uuid at metal-boot: exit 20, the message names the uuid", async () => {
-    const r = await runAgent(link.ns, ["token", "--uuid", "11111111-2222-3333-4444-555555555555", "--cmdline", cmdline()]);
+  test("metal-boot mints a token for any uuid (pixie); a 404 is a wrong URL, exit 20 naming it", async () => {
+    const other = await runAgent(link.ns, ["token", "--json", "--uuid", "11111111-2222-3333-4444-555555555555", "--cmdline", cmdline()]);
+    expect(other.code).toBe(0);
+    expect(JSON.parse(other.out).token.subject).toBe("11111111-2222-3333-4444-555555555555");
+    st.faults.boot.set({ status: 404 });
+    const r = await runAgent(link.ns, ["token", "--cmdline", cmdline()]);
     expect(r.code).toBe(20);
-    expect(r.err).toContain("metal-boot does not know this machine");
-    expect(r.err).toContain("11111111-2222-3333-4444-555555555555");
+    expect(r.err).toContain(`/config/${UUID} answered 404 after 1 attempt(s) (metal-boot serves /config/<uuid> for any machine: is METAL_BOOT_URL right?)`);
   });
 
   test("a metal-boot answer that misses a field: bad_answer (exit 24) naming the field", async () => {
-    st.metalBoot.override = () => ({ partition: "p", token: "x".repeat(40), apiserverUrl: "https://[fd00::1]/" });
+    st.metalBoot.override = () => ({ partition: "p", metal_apiserver_url: "https://[fd00::1]/" });
     const r = await runAgent(link.ns, ["token", "--cmdline", cmdline()]);
     expect(r.code).toBe(24);
-    expect(r.err).toContain("field imageCacheUrl");
+    expect(r.err).toContain("field metal_apiserver_token_for_hammer");
   });
 
   test("token --json shows subject and expiry, never the token", async () => {
@@ -180,7 +184,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
   });
 
   test("reach --json: all three servers ok, with the address used and latency", async () => {
-    const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+    const r = await runAgent(link.ns, ["reach", "--json", "--image", "debian/12/img.tar.lz4", "--verify-image", "--cmdline", cmdline()]);
     expect(r.code).toBe(0);
     const v = JSON.parse(r.out);
     expect(v.ok).toBe(true);
@@ -231,7 +235,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
 
   test("image cache: .md5 is used when there is no .sha256", async () => {
     st.faults.images.set({ hideSha256: true });
-    const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+    const r = await runAgent(link.ns, ["reach", "--json", "--image", "debian/12/img.tar.lz4", "--verify-image", "--cmdline", cmdline()]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).targets[2].detail).toContain("md5:");
   });
@@ -243,7 +247,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
       [{ status: 503 }, /answered 503 after 3 attempt\(s\)/],
     ] as const) {
       st.faults.images.set(fault);
-      const r = await runAgent(link.ns, ["reach", "--json", "--verify-image", "--cmdline", cmdline()]);
+      const r = await runAgent(link.ns, ["reach", "--json", "--image", "debian/12/img.tar.lz4", "--verify-image", "--cmdline", cmdline()]);
       expect(r.code).toBe(30);
       const img = JSON.parse(r.out).targets[2];
       expect(img.ok).toBe(false);
@@ -276,7 +280,12 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     const ex = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { binary });
     expect(ex.code).toBe(0);
     expect(ex.out.trim()).toBe(`handoff=${join(run, "handoff.json")} pid=${events(ex.logs, "agent.start")[0]?.pid}`);
-    // The built-in flow in the compiled binary: inventory (systeminformation's memory module, sysfs), Register, Wait.
+    // The built-in flow in the compiled binary (protobuf-es inside it): LLDP is not built on this branch, so the
+    // strict apiserver refuses Register in operator words; without the two-switch rule it goes through Register and Wait.
+    const refused = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { binary });
+    expect(refused.code).toBe(25);
+    expect(refused.err).toContain("metal-hammer: apiserver refused Register: machine is not connected to exactly two switches (LLDP saw: no switch)");
+    st.machines.switchRule = false;
     const builtin = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { binary });
     expect(builtin.code).toBe(3);
     expect(builtin.err).toContain('the next step "install image" is not built yet');
@@ -293,12 +302,16 @@ describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the
     return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };
   };
   const collect = async (fault: Record<string, unknown>) => {
-    const { WaitResponse, BOOT_SERVICE } = await import("../../../src/api/messages.ts");
+    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
     st.faults.api.set(fault);
     const { http, api } = await client();
     const got: unknown[] = [];
     try {
-      for await (const m of api.serverStream(`${BOOT_SERVICE}/Wait`, { uuid: UUID }, WaitResponse)) got.push(m);
+      for await (const m of callStream(api, BootService.method.wait, { uuid: UUID })) {
+        got.push({ allocation: { uuid: m.allocation?.uuid, hostname: m.allocation?.hostname } });
+        break;
+      }
       return { got, error: undefined };
     } catch (e) {
       return { got, error: e as { code: string; message: string } };
@@ -307,7 +320,7 @@ describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the
     }
   };
 
-  test("an allocation message, then a clean end of stream", async () => {
+  test("the allocation as the first message (the stream stays open: upstream never ends it)", async () => {
     const r = await collect({});
     expect(r.error).toBeUndefined();
     expect(r.got).toEqual([{ allocation: { uuid: UUID, hostname: "standin" } }]);
@@ -317,7 +330,7 @@ describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the
 
   test("an error in the end-of-stream message becomes the mapped error", async () => {
     const r = await collect({ streamError: "permission_denied" });
-    expect(r.got.length).toBe(1);
+    expect(r.got.length).toBe(0);
     expect(r.error?.code).toBe("auth");
     expect(r.error?.message).toContain("permission_denied: stand-in fault");
   });

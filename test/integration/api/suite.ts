@@ -1,5 +1,7 @@
 /** What the netns suites against the stand-ins share: the stand-ins on a link's host end, and the closing secret scan. */
 import { expect } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startStandins, type Standins } from "../../lab/standins/standins.ts";
 import type { Machine } from "../../lab/standins/metal-boot.ts";
@@ -18,4 +20,28 @@ export function expectNothingLeaked(st: Standins, dir: string, secrets: readonly
   expect(st.tokens.issued.length).toBeGreaterThan(0);
   expect(leakedTokens(st.tokens.issued, everything)).toEqual([]);
   expect(secrets.filter((s) => everything.includes(s))).toEqual([]);
+}
+
+/** Why the stand-ins cannot run here (their PKI needs openssl), or undefined. */
+export const standinsSkip = (): string | undefined => (Bun.spawnSync(["openssl", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0 ? undefined : "needs openssl");
+
+/** The three stand-ins on [::1] (no root needed), state in a fresh temp dir (`stop` removes it). */
+export async function loopbackStandins(prefix: string, machines: readonly Machine[]): Promise<{ st: Standins; dir: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const on = { host: "::1", port: 0 };
+  const st = await startStandins({ stateDir: join(dir, "standins"), listen: { boot: on, api: on, images: on }, machines });
+  return {
+    st,
+    dir,
+    async stop() {
+      await st.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Between tests: no registrations, allocations, open Waits or recorded calls. */
+export function resetStandins(st: Standins): void {
+  st.machines.reset();
+  st.calls.length = 0;
 }

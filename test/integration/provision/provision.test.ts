@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Standins } from "../../lab/standins/standins.ts";
-import { runAgent } from "../api/agent.ts";
+import { runAgent, twoSwitches } from "../api/agent.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
 import { waitFor } from "../../lab/wait.ts";
@@ -53,7 +53,7 @@ beforeEach(() => {
 });
 
 const cmdline = (extra = "") => `console=ttyS0 METAL_BOOT_URL=${st.urls.boot}/ METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} METAL_HANDOFF=builtin ${extra}`.trim();
-const runBuiltin = (extra = "", timeoutMs = 60_000) => runAgent(link.ns, ["run", "--from", "boot", "--run-dir", mkdtempSync(join(dir, "run-")), "--cmdline", cmdline(extra)], { timeoutMs });
+const runBuiltin = (extra = "", timeoutMs = 60_000) => runAgent(link.ns, ["run", "--from", "boot", "--run-dir", mkdtempSync(join(dir, "run-")), "--cmdline", cmdline(extra)], { timeoutMs, lldp: twoSwitches(link.machineIf) });
 const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);
 const waitCalls = () => st.calls.filter((c) => c.procedure.endsWith("/Wait")).length;
 const waiting = () => waitFor(() => [...st.machines.open].some((w) => w.uuid === UUID), 30_000, `an open Wait stream of ${UUID} at the apiserver stand-in`);
@@ -62,7 +62,7 @@ const ALLOCATION = {
   uuid: UUID,
   hostname: "worker-1",
   project: "p-1",
-  image: { id: "debian-12.0.20251101" },
+  image: { id: "debian-12.0.20251101", url: "https://images.example/metal-os/debian/12/img.tar.lz4" },
   consolePassword: CONSOLE_PASSWORD,
   userdata: `#cloud-config\nchpasswd: ${CONSOLE_PASSWORD}\n`,
 };
@@ -72,7 +72,9 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     const agent = runBuiltin();
     await waiting();
     // Registered before waiting: the machine's uuid and a plausible hardware.
-    const reg = st.machines.registered.get(UUID) as { uuid: string; partition: string; metalHammerVersion: string; hardware: { memory: string; nics: { mac: string; name: string }[]; cpus: { cores: number }[] } };
+    const reg = st.machines.registered.get(UUID) as { uuid: string; partition: string; metalHammerVersion: string; bios: unknown; hardware: { memory: string; nics: { mac: string; name: string; neighbors?: { hostname: string }[] }[]; cpus: { cores: number }[] } };
+    expect(reg.bios).toBeDefined();
+    expect(reg.hardware.nics.find((n) => n.name === link.machineIf)?.neighbors?.map((x) => x.hostname)).toEqual(["leaf01", "leaf02"]);
     expect(reg).toMatchObject({ uuid: UUID, partition: "fra-equ01" });
     expect(reg.metalHammerVersion).toMatch(/^\d+\.\d+\.\d+/);
     expect(Number(reg.hardware.memory)).toBeGreaterThan(0);
@@ -83,23 +85,26 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     st.machines.allocate(UUID, ALLOCATION);
     const r = await agent;
     expect(r.code).toBe(3);
-    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: ${UUID} is allocated, but the next step "install image" is not built yet`);
-    // The order of the calls and the provisioning events.
+    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: ${UUID} is allocated (image debian-12.0.20251101), but the next step "install image" is not built yet`);
+    // The order of the calls: Version (public), one event by its full enum name (refused: Send is INFRA only, so events stop), Register, Wait.
     const sent = st.calls.map((c) => (c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1]));
-    expect(sent).toEqual(["Alive", "Preparing", "Registering", "Register", "Waiting", "Wait"]);
+    expect(sent).toEqual(["Get", "MACHINE_PROVISIONING_EVENT_TYPE_PREPARING", "Register", "Wait"]);
+    expect(events(r.logs, "provision.event.off")).toHaveLength(1);
     // The log says what it waits for, then shows the allocation with secrets redacted.
     const w = events(r.logs, "provision.wait")[0];
     expect(w?.msg).toBe(`waiting for an allocation of ${UUID} (metalstack.infra.v2.BootService/Wait, up to 24h)`);
     const a = events(r.logs, "provision.allocation")[0];
     expect(a).toMatchObject({ hostname: "worker-1", project: "p-1", image: "debian-12.0.20251101", reconnects: 0 });
-    expect(a?.allocation).toMatchObject({ consolePassword: "[redacted]", hostname: "worker-1" });
+    // consolePassword is not a MachineAllocation field: dropped when decoded, never shown.
+    expect(a?.allocation).toMatchObject({ hostname: "worker-1" });
     expect(String((a?.allocation as Record<string, unknown>).userdata)).toMatch(/^\[redacted\] \(\d+ chars\)$/);
-    expect(r.logs.map((l) => l.event).filter((e) => String(e).startsWith("provision."))).toEqual([
-      "provision.event",
+    expect(r.logs.map((l) => l.event).filter((e) => /^(provision|lldp)\./.test(String(e)))).toEqual([
+      "lldp.start",
+      "provision.event.off",
+      "lldp.wait",
+      "lldp.neighbours",
       "provision.inventory",
-      "provision.event",
       "provision.register",
-      "provision.event",
       "provision.wait",
       "provision.allocation",
     ]);

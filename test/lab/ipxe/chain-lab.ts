@@ -159,6 +159,8 @@ export class ChainLab {
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
+    // The chain lab's NICs see no LLDP peers (yet): Register without the two-switch rule.
+    argv.push("--no-switch-rule");
     const p = this.spawn("standins", argv);
     const ready = await waitFor(() => {
       if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);

@@ -1,24 +1,44 @@
 /**
- * apiserver stand-in speaking the Connect protocol (JSON): checks Content-Type,
- * Connect-Protocol-Version and the Bearer token, records every call, and can be told
- * to answer 401, 503 or slowly. Implements the BootService and EventService methods
- * the machine uses (docs/apiserver.md): Register records the hardware (machines.ts);
- * Wait streams nothing until the machine is allocated (POST /_standin/allocate),
- * then the allocation and the end of the stream.
+ * apiserver stand-in speaking the Connect protocol (JSON), as strict as the real one
+ * (rules.ts names each upstream source): requests decoded as protojson with unknown
+ * fields and unknown enum names dropped (protojson DiscardUnknown), permissions by
+ * the method's role options and the token's subject, Register's validation and the
+ * two-switch rule. Wait (metal-apiserver machine.go:1322-1378) sends no headers before
+ * its first message, no keepalives, and never ends by itself: the allocation at once
+ * when there is one, else when POST /_standin/allocate (or --allocate-after) gives
+ * one. Faults (faults.ts) and `keepaliveMs` are test-only deviations, off by default.
  */
+import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
+import { HealthService } from "../../../src/gen/metalstack/api/v2/health_pb.ts";
+import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { VersionService } from "../../../src/gen/metalstack/api/v2/version_pb.ts";
+import { BootService, BootServiceRegisterResponseSchema, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
-import type { MachineBook, OpenWait } from "./machines.ts";
+import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
+import { authorize, registerRefusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 export interface ApiCall {
   readonly procedure: string;
   readonly uuid: string | undefined;
+  /** The request as protojson after decoding (unknown fields and enum names dropped). */
   readonly request: unknown;
+  /** The connect code it was refused with, undefined when answered. */
+  readonly refused?: string;
 }
 
-const CODE_STATUS: Record<string, number> = { unauthenticated: 401, permission_denied: 403, unavailable: 503, not_found: 404, invalid_argument: 400, unimplemented: 404 };
+/** connect-go's HTTP status per code (connectrpc.com/docs/protocol). */
+const CODE_STATUS: Record<string, number> = { unauthenticated: 401, permission_denied: 403, unavailable: 503, not_found: 404, invalid_argument: 400, failed_precondition: 400, unimplemented: 501, internal: 500 };
 
 const connectError = (code: string, message: string) => Response.json({ code, message }, { status: CODE_STATUS[code] ?? 500 });
+
+const METHODS = new Map<string, DescMethod>(
+  [BootService, EventService, VersionService, HealthService].flatMap((s) => s.methods.map((m) => [`/${s.typeName}/${m.name}`, m] as const)),
+);
+
+/** The stand-in apiserver's version (VersionService/Get). */
+export const STANDIN_VERSION = { version: "v0.5.0-standin", revision: "standin", gitSha1: "0000000", buildDate: "2026-01-01" };
 
 function envelope(flags: number, value: unknown): Uint8Array {
   const data = new TextEncoder().encode(JSON.stringify(value));
@@ -36,73 +56,96 @@ export interface ApiserverOptions {
   readonly machines: MachineBook;
 }
 
-/** A Wait answer: the allocation at once when there is one, else an open stream fed by MachineBook. */
-function waitStream(o: ApiserverOptions, uuid: string, f: { streamError?: string; streamTruncate?: boolean }): ReadableStream<Uint8Array> {
-  const end = () => (f.streamError ? envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }) : envelope(2, {}));
-  let wait: OpenWait | undefined;
-  let ticker: ReturnType<typeof setInterval> | undefined;
-  const done = () => {
-    if (ticker) clearInterval(ticker);
-    if (wait) o.machines.open.delete(wait);
-  };
-  return new ReadableStream<Uint8Array>({
-    start(c) {
-      const allocation = o.machines.allocations.get(uuid);
-      if (f.streamTruncate) {
-        const first = envelope(0, allocation ? { allocation } : {});
-        c.enqueue(first.slice(0, first.byteLength - 3));
-        c.close();
-        return;
-      }
-      if (allocation || f.streamError) {
-        if (allocation) c.enqueue(envelope(0, { allocation }));
-        c.enqueue(end());
-        c.close();
-        return;
-      }
-      let sent = 0;
-      const send = (v: unknown) => {
+
+/**
+ * A Wait answer. Headers only with the first message (the Response is returned when
+ * there is something to send); the stream stays open after the allocation (upstream
+ * loops until the client goes away).
+ */
+function waitAnswer(o: ApiserverOptions, uuid: string, f: { streamError?: string; streamTruncate?: boolean }): Promise<Response> {
+  const headers = { "content-type": "application/connect+json" };
+  const allocation = o.machines.allocations.get(uuid);
+  if (f.streamTruncate) {
+    const first = envelope(0, allocation ? waitMessage(allocation) : {});
+    return Promise.resolve(new Response(first.slice(0, first.byteLength - 3), { headers }));
+  }
+  if (f.streamError) return Promise.resolve(new Response(envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }), { headers }));
+  return new Promise((resolve) => {
+    let ctl: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const queued: Uint8Array[] = [];
+    let answered = false;
+    let ticker: ReturnType<typeof setInterval> | undefined;
+    let sent = 0;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(c) {
+              ctl = c;
+              for (const q of queued.splice(0)) c.enqueue(q);
+            },
+            cancel: () => done(),
+          }),
+          { headers },
+        ),
+      );
+    };
+    const push = (b: Uint8Array) => {
+      if (ctl) ctl.enqueue(b);
+      else queued.push(b);
+      answer();
+    };
+    const wait: OpenWait = {
+      uuid,
+      get sent() {
+        return sent;
+      },
+      send: (v) => {
         sent += 1;
-        c.enqueue(envelope(0, v));
-      };
-      wait = {
-        uuid,
-        get sent() {
-          return sent;
-        },
-        send,
-        end: () => {
-          done();
-          c.enqueue(end());
-          c.close();
-        },
-        cut: () => {
-          done();
-          c.error(new Error("stand-in: Wait stream cut"));
-        },
-      };
-      o.machines.open.add(wait);
-      if (o.machines.keepaliveMs > 0) ticker = setInterval(() => send({}), o.machines.keepaliveMs);
-    },
-    cancel: done,
+        push(envelope(0, v));
+      },
+      end: () => {
+        done();
+        push(envelope(2, {}));
+        ctl?.close();
+      },
+      cut: () => {
+        done();
+        if (ctl) {
+          try {
+            ctl.error(new Error("stand-in: Wait stream cut"));
+          } catch {
+            // the client went away already
+          }
+        }
+        else {
+          answered = true;
+          resolve(new Response(new ReadableStream({ start: (c) => c.error(new Error("stand-in: Wait stream cut")) }), { headers }));
+        }
+      },
+    };
+    const done = () => {
+      if (ticker) clearInterval(ticker);
+      o.machines.open.delete(wait);
+    };
+    o.machines.open.add(wait);
+    if (allocation) wait.send(waitMessage(allocation));
+    // Test-only deviation (upstream sends none): empty messages at an interval.
+    if (o.machines.keepaliveMs > 0) ticker = setInterval(() => wait.send({}), o.machines.keepaliveMs);
   });
 }
 
 export function apiserverHandler(o: ApiserverOptions) {
   return async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
-    const m = /^\/(metalstack\.infra\.v2\.(?:BootService|EventService))\/([A-Za-z]+)$/.exec(url.pathname);
-    if (!m || req.method !== "POST") return connectError("unimplemented", `no procedure ${url.pathname}`);
-    const procedure = `${m[1]}/${m[2]}`;
-    const streaming = procedure.endsWith("/Wait");
+    const method = METHODS.get(url.pathname);
+    // connect-go: an unknown procedure is a plain 404.
+    if (!method || req.method !== "POST") return new Response("404 page not found\n", { status: 404 });
+    const procedure = `${method.parent.typeName}/${method.name}`;
+    const streaming = method.methodKind === "server_streaming";
     const raw = new Uint8Array(await req.arrayBuffer());
-    const bodyText = new TextDecoder().decode(streaming ? raw.slice(5) : raw);
-    let request: unknown;
-    try {
-      request = JSON.parse(bodyText);
-    } catch {
-      return connectError("invalid_argument", "body is not JSON");
-    }
     const f = o.faults.take();
     if (f.slowMs) await Bun.sleep(f.slowMs);
     if (f.status === 401) return connectError("unauthenticated", "stand-in fault: token refused");
@@ -110,34 +153,63 @@ export function apiserverHandler(o: ApiserverOptions) {
     if (f.status) return new Response("stand-in fault", { status: f.status });
     const ct = req.headers.get("content-type");
     if (ct !== (streaming ? "application/connect+json" : "application/json")) return connectError("invalid_argument", `unexpected content-type ${ct}`);
-    if (!streaming && req.headers.get("connect-protocol-version") !== "1") return connectError("invalid_argument", "missing Connect-Protocol-Version: 1");
-    const auth = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "");
-    const uuid = auth?.[1] ? o.tokens.verify(auth[1]) : undefined;
-    if (!uuid) return connectError("unauthenticated", "missing or unknown bearer token");
-    o.calls.push({ procedure, uuid, request });
-    const r = request as Record<string, unknown>;
-    const own = (u: unknown) => u === uuid;
-    switch (m[2]) {
-      case "Send": {
-        const events = (r.events ?? {}) as Record<string, unknown>;
-        const failed = Object.keys(events).filter((k) => !own(k));
-        return Response.json({ events: String(Object.keys(events).length - failed.length), ...(failed.length ? { failed } : {}) });
-      }
-      case "Booting":
-        return own(r.uuid) ? Response.json({}) : connectError("permission_denied", "token is for another machine");
-      case "Register":
-        if (!own(r.uuid)) return connectError("permission_denied", "token is for another machine");
-        o.machines.register(uuid, r);
-        return Response.json({ uuid, size: o.machines.size, partition: r.partition });
-      case "InstallationSucceeded":
-        return Response.json({});
-      case "SuperUserPassword":
-        return Response.json({ featureDisabled: true });
-      case "Wait":
-        if (!own(r.uuid)) return connectError("permission_denied", "token is for another machine");
-        return new Response(waitStream(o, uuid, f), { headers: { "content-type": "application/connect+json" } });
-      default:
-        return connectError("unimplemented", `${procedure} is not implemented by the stand-in`);
+    let message;
+    try {
+      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped.
+      message = fromJson(method.input, JSON.parse(new TextDecoder().decode(streaming ? raw.slice(5) : raw)) as JsonValue, { ignoreUnknownFields: true });
+    } catch (e) {
+      return connectError("invalid_argument", `unmarshal into ${method.input.typeName}: ${(e as Error).message}`);
     }
+    const requestJson = toJson(method.input, message);
+    const auth = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "");
+    const subject: Subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+    const requestUuid = "uuid" in message && typeof message.uuid === "string" ? message.uuid : undefined;
+    const record = (refused?: string) => o.calls.push({ procedure, uuid: subject?.kind === "machine" ? subject.uuid : undefined, request: requestJson, ...(refused ? { refused } : {}) });
+    const denied = authorize(method, subject, requestUuid);
+    if (denied) {
+      record(denied.code);
+      return connectError(denied.code, denied.message);
+    }
+    if (method === VersionService.method.get) {
+      record();
+      return Response.json({ version: STANDIN_VERSION });
+    }
+    if (method === HealthService.method.get) {
+      record();
+      return Response.json({ health: { services: [] } });
+    }
+    if (method === EventService.method.send) {
+      // machine.go:110 ToProvisioningEventType fails for a type it does not know (an
+      // unknown name was dropped to UNSPECIFIED): that machine's events are not stored.
+      const events = (message as EventServiceSendRequest).events;
+      const failed = Object.entries(events).filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED).map(([k]) => k);
+      record();
+      return Response.json(toJson(EventServiceSendResponseSchema, create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(events).length - failed.length), failed })));
+    }
+    if (method === BootService.method.register) {
+      const r = message as BootServiceRegisterRequest;
+      const refusal = registerRefusal(r, o.machines.switchRule);
+      if (refusal) {
+        record(refusal.code);
+        return connectError(refusal.code, refusal.message);
+      }
+      record();
+      o.machines.register(r.uuid, requestJson as Record<string, unknown>);
+      return Response.json(toJson(BootServiceRegisterResponseSchema, create(BootServiceRegisterResponseSchema, { uuid: r.uuid, size: o.machines.size, partition: r.partition })));
+    }
+    if (method === BootService.method.wait) {
+      record();
+      return waitAnswer(o, requestUuid ?? "", f);
+    }
+    if (method === BootService.method.installationSucceeded) {
+      record();
+      return Response.json({});
+    }
+    if (method === BootService.method.superUserPassword) {
+      record();
+      return Response.json({ featureDisabled: true });
+    }
+    record("unimplemented");
+    return connectError("unimplemented", `${procedure} is not implemented by the stand-in`);
   };
 }

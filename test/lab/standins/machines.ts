@@ -1,11 +1,20 @@
 /**
  * The apiserver stand-in's machine state: what each machine registered, its
  * allocation, and the Wait streams open for it. `allocate` sends the allocation to
- * every open Wait of that machine (later Waits get it at once); `breakWaits` cuts
- * the open streams mid-way (no end-of-stream message), as a proxy or a restarting
- * apiserver would. With `keepaliveMs` > 0 an open Wait sends an empty message
- * (no allocation) at that interval.
+ * every open Wait of that machine (later Waits get it at once); the stream stays open
+ * (upstream machine.go Wait never ends by itself). `breakWaits` cuts the open streams
+ * mid-way (no end-of-stream message), as a proxy or a restarting apiserver would.
+ * Test-only: with `keepaliveMs` > 0 an open Wait sends an empty message at that
+ * interval (upstream sends none).
  */
+import { create, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
+import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+
+/** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */
+export const waitMessage = (allocation: Record<string, unknown>): JsonValue =>
+  toJson(BootServiceWaitResponseSchema, create(BootServiceWaitResponseSchema, { allocation: fromJson(MachineAllocationSchema, allocation as JsonValue, { ignoreUnknownFields: true }) }));
+
 export interface OpenWait {
   readonly uuid: string;
   /** Messages sent on this stream so far (keepalives included). */
@@ -21,6 +30,8 @@ export class MachineBook {
   readonly allocations = new Map<string, Record<string, unknown>>();
   readonly open = new Set<OpenWait>();
   keepaliveMs = 0;
+  /** The two-switch rule (switch.go ConnectMachineWithSwitches); off only for a lab without LLDP peers (--no-switch-rule). */
+  switchRule = true;
   /** Size the Register answer names. */
   size = "v1-small-x86";
   /** When set, every machine that registers is allocated this long afterwards (the lab's "operator"). */
@@ -38,8 +49,7 @@ export class MachineBook {
     this.allocations.set(uuid, allocation);
     for (const w of [...this.open]) {
       if (w.uuid !== uuid) continue;
-      w.send({ allocation });
-      w.end();
+      w.send(waitMessage(allocation));
     }
   }
 
@@ -56,6 +66,7 @@ export class MachineBook {
     this.breakWaits();
     this.keepaliveMs = 0;
     this.allocateAfterMs = undefined;
+    this.switchRule = true;
   }
 }
 
@@ -65,7 +76,7 @@ export function labAllocation(uuid: string): Record<string, unknown> {
     uuid,
     hostname: `lab-${uuid.slice(-4)}`,
     project: "lab",
-    image: { id: "debian-12.0.20251101" },
-    consolePassword: "lab-console-password-not-a-secret-anywhere-else",
+    image: { id: "debian-12.0.20251101", url: "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4" },
+    userdata: "#cloud-config\n# lab-userdata-not-a-secret-anywhere-else\n",
   };
 }

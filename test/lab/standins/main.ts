@@ -9,7 +9,9 @@
  * on the next two ports. --dns also answers AAAA queries for every --name with the
  * metal-boot address (point the RA's RDNSS there). The apiserver's Wait streams nothing until
  * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
- * control endpoints), or, with --allocate-after, MS after the machine registers. Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * control endpoints), or, with --allocate-after, MS after the machine registers.
+ * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
+ * real server; for a lab whose NICs see no LLDP peers). Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
@@ -36,6 +38,8 @@ const { values } = parseArgs({
     machine: { type: "string", multiple: true },
     dns: { type: "string" },
     "allocate-after": { type: "string" },
+    // Lab only, until the lab runs two lldpd peers: Register without the two-switch rule.
+    "no-switch-rule": { type: "boolean" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
@@ -65,6 +69,7 @@ if (values["allocate-after"] !== undefined) {
   if (!Number.isInteger(ms) || ms < 0) throw new Error(`--allocate-after ${JSON.stringify(values["allocate-after"])}: expected milliseconds`);
   s.machines.allocateAfterMs = ms;
 }
+if (values["no-switch-rule"]) s.machines.switchRule = false;
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };

@@ -1,6 +1,8 @@
 /**
- * metal-boot stand-in: GET /config/<uuid> answers the documented config (docs/metal-boot.md)
- * with a fresh token for known machines, 404 for unknown ones.
+ * metal-boot stand-in in pixie's shape: GET /config/{id} mints a machine token for ANY
+ * uuid (pixiecore/http.go:232-271 handleConfig) and answers pixie's MetalConfig
+ * (api/api.go: snake_case, omitempty), plus our two optional extensions `ca` and
+ * `image_cache_url` (docs/metal-boot.md) when set.
  */
 import type { FaultBox } from "./faults.ts";
 import type { TokenIssuer } from "./tokens.ts";
@@ -11,11 +13,13 @@ export interface Machine {
 }
 
 export interface MetalBootOptions {
+  /** Partition per known uuid; any other uuid gets `defaultPartition` (pixie serves one partition). */
   readonly machines: Map<string, Machine>;
+  defaultPartition: string;
   readonly tokens: TokenIssuer;
   apiserverUrl: string;
-  imageCacheUrl: string;
-  imagePath: string;
+  /** The image_cache_url extension; omitted when undefined. */
+  imageCacheUrl: string | undefined;
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;
   readonly faults: FaultBox;
@@ -27,23 +31,21 @@ export function metalBootHandler(o: MetalBootOptions) {
   return async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const m = /^\/config\/([^/]+)$/.exec(url.pathname);
-    if (req.method !== "GET" || !m) return Response.json({ error: "not found" }, { status: 404 });
+    if (req.method !== "GET" || !m) return new Response("404 page not found\n", { status: 404 });
     const f = o.faults.take();
     if (f.slowMs) await Bun.sleep(f.slowMs);
-    if (f.status) return Response.json({ error: "stand-in fault" }, { status: f.status });
+    if (f.status) return new Response("stand-in fault\n", { status: f.status });
     const uuid = decodeURIComponent(m[1] ?? "");
     if (o.override) return Response.json(o.override(uuid));
-    const machine = o.machines.get(uuid);
-    if (!machine) return Response.json({ error: `unknown machine ${uuid}` }, { status: 404 });
     return Response.json({
-      partition: machine.partition,
-      apiserverUrl: o.apiserverUrl,
-      token: o.tokens.issue(uuid),
+      debug: false,
+      metal_apiserver_url: o.apiserverUrl,
+      metal_apiserver_token_for_hammer: o.tokens.issue(uuid),
+      pixie_api_url: "",
+      ntp_servers: ["fd00:123::1", "ntp.example"],
+      partition: o.machines.get(uuid)?.partition ?? o.defaultPartition,
       ...(o.ca ? { ca: o.ca } : {}),
-      ntpServers: ["fd00:123::1", "ntp.example"],
-      imageCacheUrl: o.imageCacheUrl,
-      imagePath: o.imagePath,
-      logging: { level: "info" },
+      ...(o.imageCacheUrl ? { image_cache_url: o.imageCacheUrl } : {}),
     });
   };
 }

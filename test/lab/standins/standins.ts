@@ -75,7 +75,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const machines = new Map(o.machines.map((m) => [m.uuid, m]));
 
   // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
-  const metalBoot: MetalBootOptions = { machines, tokens, apiserverUrl: "", imageCacheUrl: "", imagePath: IMAGE_PATH, ca: apiCa.pem, faults: faults.boot };
+  const metalBoot: MetalBootOptions = { machines, defaultPartition: o.machines[0]?.partition ?? "lab", tokens, apiserverUrl: "", imageCacheUrl: undefined, ca: apiCa.pem, faults: faults.boot };
   const handlers: Record<Role, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),
     api: apiserverHandler({ tokens, faults: faults.api, calls, machines: book }),

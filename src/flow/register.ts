@@ -1,0 +1,39 @@
+/**
+ * Stage "register" (built-in flow): waits (bounded by METAL_LLDP_TIMEOUT) for LLDP
+ * neighbours on two distinct switches, collects the hardware inventory, then
+ * BootService/Register with uuid, hardware, bios, neighbours, partition and the
+ * agent's version. Events Preparing/Registering go out best effort.
+ */
+import type { Api } from "./api.ts";
+import type { Boot } from "../boot/boot.ts";
+import type { Config } from "../config/config.ts";
+import { formatDuration } from "../config/duration.ts";
+import { MachineProvisioningEventType as E } from "../gen/metalstack/api/v2/machine_pb.ts";
+import type { LldpSession } from "../lldp/neighbour.ts";
+import { logEvent } from "../log/logger.ts";
+import type { NetworkSummary } from "../net/summary.ts";
+import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
+import { versionInfo } from "../version.ts";
+import type { Services } from "./services.ts";
+
+export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registration> {
+  const v = versionInfo();
+  await api.events.send(E.PREPARING, `metal-hammer ${v.version} prepares the machine`);
+  logEvent(s.log, "lldp.wait", { switches: 2, timeoutMs: config.lldpTimeoutMs }, `waiting up to ${formatDuration(config.lldpTimeoutMs)} for LLDP neighbours on 2 distinct switches`);
+  const neighbours = await lldp.waitForSwitches(2, config.lldpTimeoutMs);
+  const seen = switchesSeen(neighbours);
+  logEvent(
+    s.log,
+    "lldp.neighbours",
+    { switches: seen, neighbours: Object.fromEntries([...neighbours].map(([i, ns]) => [i, ns.map((n) => `${n.systemName} ${n.portId} (${n.portDescription})`)])) },
+    `LLDP: ${seen.length} switch(es)${seen.length ? `: ${seen.join(", ")}` : ""}`,
+    seen.length === 2 ? "info" : "warn",
+  );
+  const inv = await s.inventory(net);
+  const h = inv.hardware;
+  logEvent(s.log, "provision.inventory", { memory: h.memory, cpus: h.cpus.length, disks: h.disks.map((d) => d.name), nics: h.nics.map((n) => `${n.name}=${n.mac}`), gpus: h.gpus.length, bios: inv.bios, notes: inv.notes });
+  await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
+  const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`), seen);
+  logEvent(s.log, "provision.register", { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts }, `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`);
+  return r;
+}

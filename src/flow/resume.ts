@@ -1,0 +1,45 @@
+/**
+ * `run --from register|wait`: what the earlier stages left behind, read back: the
+ * hand-off file (handoff.json) and the 0600 token file it names. Missing or not
+ * matching: a usage error saying which stage to run first.
+ */
+import type { Boot } from "../boot/boot.ts";
+import { MachineToken } from "../boot/machine-token.ts";
+import { AgentError } from "../errors.ts";
+import { HandoffDocument } from "../handoff/document.ts";
+import type { NetworkSummary } from "../net/summary.ts";
+import type { Services } from "./services.ts";
+
+export async function resume(stage: string, s: Services): Promise<{ boot: Boot; network: NetworkSummary | undefined }> {
+  const where = `run --from ${stage} resumes from ${s.handoffFile}`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder().decode(await s.readFile(s.handoffFile)));
+  } catch (e) {
+    throw new AgentError("usage", `${where}, which cannot be read (${(e as Error).message}); run the flow up to the hand-off first (run, or run --from boot)`, { path: s.handoffFile });
+  }
+  const doc = HandoffDocument.safeParse(raw);
+  if (!doc.success) throw new AgentError("usage", `${where}: not a hand-off file of this version (${doc.error.issues[0]?.message ?? "invalid"}); run --from boot first`, { path: s.handoffFile });
+  const d = doc.data;
+  let token: string;
+  try {
+    token = new TextDecoder().decode(await s.readFile(d.tokenFile)).trim();
+  } catch (e) {
+    throw new AgentError("usage", `${where}: its token file ${d.tokenFile} cannot be read (${(e as Error).message}); run --from boot first`, { path: d.tokenFile });
+  }
+  s.secrets.add(token);
+  if (d.apiserverCa) s.http.addCa(d.apiserverCa, "the CA from metal-boot (handoff.json)");
+  const boot: Boot = {
+    uuid: d.uuid,
+    uuidSource: d.uuidSource,
+    partition: d.partition,
+    metalBootUrl: d.metalBootUrl,
+    apiserverUrl: new URL(d.apiserverUrl),
+    apiserverCa: d.apiserverCa ?? undefined,
+    imageCacheUrl: d.imageCacheUrl ? new URL(d.imageCacheUrl) : undefined,
+    ntpServers: d.ntpServers,
+    token: new MachineToken(token),
+    tokenFile: d.tokenFile,
+  };
+  return { boot, network: d.network ?? undefined };
+}

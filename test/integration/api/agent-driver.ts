@@ -1,0 +1,21 @@
+/**
+ * A second composition root for root tests: the real CLI, with the LLDP session
+ * replaced by a fake that reports the neighbours in FAKE_LLDP (a JSON array of
+ * LldpNeighbour) at once, and RA DNS written to RESOLV_CONF (a test file, never the
+ * host's /etc/resolv.conf). Used where the tests need Register accepted without real
+ * LLDP peers (the receiver, src/lldp/session.ts, is engineer lldp's).
+ *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
+ */
+import { createContext, processIo } from "../../../src/cli/context.ts";
+import { REGISTRARS, runCli } from "../../../src/cli/program.ts";
+import { registerRun } from "../../../src/cli/run.ts";
+import type { LldpNeighbour, LldpSession } from "../../../src/lldp/neighbour.ts";
+
+const neighbours: LldpNeighbour[] = JSON.parse(process.env.FAKE_LLDP ?? "[]");
+const byInterface = new Map<string, LldpNeighbour[]>();
+for (const n of neighbours) byInterface.set(n.interface, [...(byInterface.get(n.interface) ?? []), n]);
+const fake: LldpSession = { neighbours: () => byInterface, waitForSwitches: async () => byInterface, close: async () => {} };
+
+const ctx = createContext(processIo());
+const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { selectNics: () => [], startLldp: () => fake, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+void runCli(process.argv.slice(2), ctx, registrars).then((code) => process.exit(code));

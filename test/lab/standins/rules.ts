@@ -1,0 +1,79 @@
+/**
+ * The apiserver's rules, as strict as the real server, each with its upstream source
+ * (../shared/reference/, pinned commits):
+ * - who may call what: the method options in the generated descriptors
+ *   (metal-stack-api proto/metalstack/infra/v2/boot.proto: machine_roles =
+ *   MACHINE_ROLE_EDITOR for SuperUserPassword/Register/Wait/InstallationSucceeded;
+ *   event.proto: EventService/Send infra_roles = INFRA_ROLE_EDITOR; api/v2/version.proto
+ *   and health.proto: visibility = VISIBILITY_PUBLIC);
+ * - validation (protovalidate with proto/metalstack/api/v2/predefined_rules.proto):
+ *   string.uuid (boot.proto uuid = 1), macaddress (predefined_rules.proto:10-14,
+ *   machine.proto:486 MachineNic.mac, neighbours too: they are MachineNics), is_name
+ *   2..128 (predefined_rules.proto:16-20, machine.proto:488 MachineNic.name),
+ *   is_partition 2..128 (predefined_rules.proto:28-32, boot.proto:92), is_description
+ *   <= 256 (predefined_rules.proto:22-26: bios fields, metal_hammer_version), max_len
+ *   128 (machine.proto:490-494 identifier/vendor/model);
+ * - Register (metal-apiserver pkg/repository/machine.go:721-730): uuid empty, hardware
+ *   nil, bios nil -> invalid_argument; then switch.go:296-315
+ *   ConnectMachineWithSwitches: the distinct neighbour hostnames over all NICs must be
+ *   exactly 2, else failed_precondition.
+ */
+import { getOption, type DescMethod } from "@bufbuild/protobuf";
+import { infra_roles, machine_roles, visibility, Visibility } from "../../../src/gen/metalstack/api/v2/common_pb.ts";
+import type { MachineNic } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import type { BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+
+/** A caller: the machine token (MACHINE_ROLE_EDITOR for one uuid, pixiecore/http.go:240-246) or an infra token. */
+export type Subject = { readonly kind: "machine"; readonly uuid: string } | { readonly kind: "infra" } | undefined;
+
+export type Refusal = { readonly code: string; readonly message: string };
+
+/** Permission by role and subject, from the method's options. undefined: allowed. */
+export function authorize(method: DescMethod, subject: Subject, requestUuid: string | undefined): Refusal | undefined {
+  if (getOption(method, visibility) === Visibility.PUBLIC) return undefined;
+  if (!subject) return { code: "unauthenticated", message: "no or unknown bearer token" };
+  if (getOption(method, infra_roles).length > 0) {
+    // event.proto: Send is INFRA_ROLE_EDITOR only; a machine token has no infra role.
+    return subject.kind === "infra" ? undefined : { code: "permission_denied", message: `access to:"${method.parent.typeName}/${method.name}" is not allowed because it is not part of the token permissions` };
+  }
+  if (getOption(method, machine_roles).length > 0) {
+    if (subject.kind === "machine" && subject.uuid === requestUuid) return undefined;
+    return { code: "permission_denied", message: `access to:"${method.parent.typeName}/${method.name}" with subject:"${requestUuid ?? ""}" is not allowed because it is not part of the token permissions` };
+  }
+  return { code: "permission_denied", message: "method has no permission options" };
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const MAC = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
+
+export const isUuid = (s: string) => UUID.test(s);
+
+function nicViolations(n: MachineNic, path: string, out: string[]): void {
+  if (!MAC.test(n.mac)) out.push(`${path}.mac: this string must be a valid macaddress [string.macaddress]`);
+  if (n.name.length < 2 || n.name.length > 128) out.push(`${path}.name: must be within 2 and 128 characters [string.is_name]`);
+  for (const k of ["identifier", "vendor", "model"] as const) if (n[k].length > 128) out.push(`${path}.${k}: value length must be at most 128 characters [string.max_len]`);
+  n.neighbors.forEach((x, i) => nicViolations(x, `${path}.neighbors[${i}]`, out));
+}
+
+/** protovalidate's view of a Register request (violations, empty when valid). */
+export function registerViolations(r: BootServiceRegisterRequest): string[] {
+  const out: string[] = [];
+  if (!isUuid(r.uuid)) out.push("uuid: value must be a valid UUID [string.uuid]");
+  if (r.partition.length < 2 || r.partition.length > 128) out.push("partition: must be within 2 and 128 characters [string.is_partition]");
+  if (r.metalHammerVersion.length > 256) out.push("metal_hammer_version: must be shorter than 256 characters [string.is_description]");
+  r.hardware?.nics.forEach((n, i) => nicViolations(n, `hardware.nics[${i}]`, out));
+  for (const k of ["version", "vendor", "date"] as const) if ((r.bios?.[k].length ?? 0) > 256) out.push(`bios.${k}: must be shorter than 256 characters [string.is_description]`);
+  return out;
+}
+
+/** machine.go Register's own checks, then switch.go's two-switch rule. */
+export function registerRefusal(r: BootServiceRegisterRequest, twoSwitches = true): Refusal | undefined {
+  const v = registerViolations(r);
+  if (v.length > 0) return { code: "invalid_argument", message: `validation error:\n - ${v.join("\n - ")}` };
+  if (r.uuid === "") return { code: "invalid_argument", message: "uuid is empty" };
+  if (!r.hardware) return { code: "invalid_argument", message: "hardware is nil" };
+  if (!r.bios) return { code: "invalid_argument", message: "bios is nil" };
+  const switches = [...new Set(r.hardware.nics.flatMap((n) => n.neighbors.map((x) => x.hostname)))];
+  if (twoSwitches && switches.length !== 2) return { code: "failed_precondition", message: `machine ${r.uuid} is not connected to exactly two switches, found connections to switches [${switches.join(" ")}]` };
+  return undefined;
+}
