@@ -89,9 +89,8 @@ export class ConnectClient {
     };
     const res = await this.#http.stream(req);
     if (res.status !== 200) {
-      const chunks: Uint8Array[] = [];
-      for await (const c of res.body) chunks.push(c);
-      const { code, message } = parseConnectError(res.status, Buffer.concat(chunks));
+      // Bounded: an error body is cut at 64 KiB and read within 10 s (docs/bounds.md).
+      const { code, message } = parseConnectError(res.status, await res.errorBody());
       throw connectError(what, code, message, { status: res.status });
     }
     const reader = new EnvelopeReader();
@@ -113,7 +112,7 @@ export class ConnectClient {
       reader.finish();
     } catch (e) {
       if (e instanceof AgentError) throw e;
-      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, {});
+      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, { violation: e.violation });
       throw this.#http.bodyError(e, req);
     }
   }
@@ -123,6 +122,6 @@ function decodeJson(data: Uint8Array, what: string): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(data));
   } catch {
-    throw new AgentError("bad_answer", `${what}: an envelope does not hold valid JSON (${data.byteLength} bytes)`, {});
+    throw new AgentError("bad_answer", `${what}: an envelope does not hold valid JSON (${data.byteLength} bytes)`, { violation: true });
   }
 }

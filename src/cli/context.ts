@@ -5,6 +5,7 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { READ_CAPS, readBounded } from "../fs/read-bounded.ts";
 import { SecretSet } from "../log/redact.ts";
 import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
 
@@ -13,7 +14,8 @@ export interface Io {
   out(text: string): void;
   /** Diagnostics and, by default, log lines. */
   err(text: string): void;
-  readFile(path: string): Promise<Uint8Array>;
+  /** A whole file, at most `maxBytes` (default READ_CAPS.textFile): more is a TooLargeError naming the file and the cap. */
+  readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
   /**
    * The files below a directory (recursively, paths relative to it), or undefined when
    * `path` is not a directory. Optional: commands that take directories check for it.
@@ -49,7 +51,7 @@ export function processIo(): Io {
   return {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
-    readFile: async (p) => new Uint8Array(await Bun.file(p).arrayBuffer()),
+    readFile: (p, maxBytes) => readBounded(p, maxBytes ?? READ_CAPS.textFile),
     listFiles: async (p) => {
       const st = await stat(p).catch(() => undefined);
       if (!st?.isDirectory()) return undefined;

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
+import { TooLargeError } from "../fs/read-bounded.ts";
 import { bringUp } from "../net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
 import { watch } from "../net/watch.ts";
@@ -108,8 +109,9 @@ export function registerNet(program: Command, ctx: Context): void {
       let dns = { servers: [] as string[], search: [] as string[] } as ReturnType<typeof parseResolvConf>;
       try {
         dns = parseResolvConf(new TextDecoder().decode(await ctx.io.readFile(o.resolvConf)));
-      } catch {
-        /* no resolv.conf: DNS (none) */
+      } catch (e) {
+        // No resolv.conf: DNS (none). One too large to be a resolv.conf is an error.
+        if (e instanceof TooLargeError) throw new AgentError("usage", `--resolv-conf: ${e.message}`, { path: o.resolvConf });
       }
       const view = statusView(bodies, dns);
       ctx.io.out(o.json ? JSON.stringify(view) + "\n" : renderStatus(view));

@@ -7,6 +7,7 @@ import { execNextStage } from "../handoff/exec.ts";
 import { HANDOFF_FILE } from "../handoff/document.ts";
 import { TOKEN_FILE } from "../boot/token.ts";
 import { SYSFS_ROOT } from "../boot/uuid.ts";
+import { READ_CAPS, readBounded } from "../fs/read-bounded.ts";
 import { HttpClient } from "../http/client.ts";
 import { PROC_ROOT } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
@@ -36,7 +37,7 @@ export function services(config: Config, deps: FlowDeps): Services {
     procRoot: given.procRoot ?? PROC_ROOT,
     tokenFile: given.tokenFile ?? TOKEN_FILE,
     handoffFile: given.handoffFile ?? HANDOFF_FILE,
-    readFile: given.readFile ?? (async (p) => new Uint8Array(await Bun.file(p).arrayBuffer())),
+    readFile: given.readFile ?? ((p) => readBounded(p, READ_CAPS.sysfs)),
     env: given.env ?? process.env,
     exec: given.exec ?? execNextStage,
   };

@@ -3,14 +3,15 @@
  * and only when the content changes. The path is always passed in; tests point it
  * into a temp directory.
  */
-import { readFileSync, renameSync, writeFileSync, rmSync } from "node:fs";
+import { renameSync, writeFileSync, rmSync } from "node:fs";
+import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { basename, dirname, join } from "node:path";
 import { AgentError } from "../errors.ts";
 
 export function writeResolvConf(path: string, text: string): boolean {
   let current: string | undefined;
   try {
-    current = readFileSync(path, "utf8");
+    current = readBoundedTextSync(path, "textFile");
   } catch {
     current = undefined;
   }
