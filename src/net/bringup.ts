@@ -128,7 +128,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
         const text = renderResolvConf(collectDns(machines));
         if (text !== lastDns) {
           lastDns = text;
-          if (writeResolvConf(opts.resolvConf, text)) log.debug({ path: opts.resolvConf }, "resolv.conf written");
+          if (writeResolvConf(opts.resolvConf, text)) log.debug({ event: "net.dns", path: opts.resolvConf }, "resolv.conf written");
         }
       }
     };
@@ -142,7 +142,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
             solicited.add(m.ifindex);
             const send = (attempt: number) => {
               const err = sendRouterSolicitation(m.ifindex);
-              log.debug({ ifname: m.name, attempt, err }, "router solicitation from :: sent");
+              log.debug({ event: "net.rs.sent", ifname: m.name, attempt, err }, "router solicitation from :: sent");
             };
             send(1);
             rsTimers.push(setTimeout(() => !m.raSeen && send(2), 250 + Math.random() * 100));
@@ -164,7 +164,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
       if (m.adminUp) continue;
       r.setLinkUp(m.ifindex, m.name);
     }
-    log.info({ interfaces: machines.map((m) => m.name), policy: opts.policy, timeoutMs: opts.timeoutMs, fast: opts.fast, dnsNeeded: opts.dnsNeeded }, "waiting for a usable global address, a default route and DNS (router advertisement)");
+    log.info({ event: "net.wait", interfaces: machines.map((m) => m.name), policy: opts.policy, timeoutMs: opts.timeoutMs, fast: opts.fast, dnsNeeded: opts.dnsNeeded }, "waiting for a usable global address, a default route and DNS (router advertisement)");
 
     const deadline = t0 + opts.timeoutMs;
     const readyAt = await new Promise<number>((resolve, reject) => {
@@ -200,7 +200,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
         }
       };
       onOverrun = () => {
-        log.warn("netlink event buffer overrun (ENOBUFS): re-dumping links, addresses and routes");
+        log.warn({ event: "net.overrun" }, "netlink event buffer overrun (ENOBUFS): re-dumping links, addresses and routes");
         try {
           resync();
           check();

@@ -80,9 +80,9 @@ export async function watch(opts: WatchOptions): Promise<void> {
         dns();
       },
       overrun: (t) => print(t, "overrun (ENOBUFS): events were lost", { event: "overrun" }),
-      failed: (e) => opts.log.error({ err: e.message }, "netlink event reader failed"),
+      failed: (e) => opts.log.error({ event: "net.watch", err: e.message }, "netlink event reader failed"),
     });
-    opts.log.info({ interfaces: machines.map((m) => m.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
+    opts.log.info({ event: "net.watch", interfaces: machines.map((m) => m.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
     const tick = setInterval(() => {
       const t = performance.timeOrigin + performance.now();
       for (const m of machines) for (const e of m.tick(t)) print(e.t, `${e.event} ${JSON.stringify(e.fields)}`, { event: e.event, ...e.fields });
