@@ -105,7 +105,7 @@ function withDeadline(ms: number, signal: AbortSignal | undefined): { signal: Ab
   return { signal: signal ? AbortSignal.any([signal, ac.signal]) : ac.signal, done: () => clearTimeout(t) };
 }
 
-/** Marks an error met after the headers arrived (the body phase). */
+/** Marks an error met after the headers arrived (the body phase): reported as such and not retried (the server did answer). */
 class BodyPhase extends Error {
   constructor(readonly inner: unknown) {
     super("body", { cause: inner });
@@ -292,7 +292,7 @@ export class HttpClient {
           return res;
         },
         policy,
-        { isRetryable: (e) => e instanceof RetryableStatus || isRetryableFailure(e instanceof BodyPhase ? e.inner : e), onRetry: this.#retryLogger(req) },
+        { isRetryable: (e) => e instanceof RetryableStatus || (!(e instanceof BodyPhase) && isRetryableFailure(e)), onRetry: this.#retryLogger(req) },
         this.#opts.retryEnv ?? realRetryEnv,
       );
     } catch (e) {
