@@ -20,6 +20,8 @@ export interface Hostile {
   readonly requests: string[];
   /** Body bytes sent so far. */
   sent(): number;
+  /** Connections the peer has closed so far. */
+  closed(): number;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,9 @@ export const chunk = (data: Buffer | string): Buffer => {
   return Buffer.concat([Buffer.from(`${b.byteLength.toString(16)}\r\n`), b, Buffer.from("\r\n")]);
 };
 
+/** 64 KiB of body as one chunk (chunked encoding). */
+export const BLOCK_64K = chunk(Buffer.alloc(64 << 10, 0x78));
+
 /** A Connect streaming envelope. */
 export function envelope(flags: number, data: Buffer | string, lengthOverride?: number): Buffer {
   const d = Buffer.from(data);
@@ -66,11 +71,15 @@ export function envelope(flags: number, data: Buffer | string, lengthOverride?: 
 export async function hostile(behaviour: Behaviour): Promise<Hostile> {
   const requests: string[] = [];
   let sent = 0;
+  let closed = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer((sock) => {
     sockets.add(sock);
     sock.on("error", () => {});
-    sock.on("close", () => sockets.delete(sock));
+    sock.on("close", () => {
+      sockets.delete(sock);
+      closed++;
+    });
     let buf = "";
     const onData = (d: Buffer) => {
       buf += d.toString("latin1");
@@ -93,6 +102,7 @@ export async function hostile(behaviour: Behaviour): Promise<Hostile> {
     url: `http://[::1]:${port}`,
     requests,
     sent: () => sent,
+    closed: () => closed,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
