@@ -1,14 +1,14 @@
-import { escapeUntrusted } from "../log/escape.ts";
+import { escapeDeep, escapeUntrusted } from "../log/escape.ts";
 import type { Context } from "./context.ts";
 
 /**
  * A record as one JSON line, or as aligned `key  value` lines; output passes the secret
  * scrub. Text cells are escaped (escapeUntrusted): a server message or a DMI string
- * cannot move the cursor or forge a line. (JSON escapes C0 itself; DEL/C1 too here.)
+ * cannot move the cursor or forge a line, in JSON or text.
  */
 export function printRecord(ctx: Context, view: Record<string, unknown>, json: boolean): void {
   if (json) {
-    ctx.io.out(ctx.secrets.scrub(escapeUntrusted(JSON.stringify(view))) + "\n");
+    ctx.io.out(ctx.secrets.scrub(JSON.stringify(escapeDeep(view))) + "\n");
     return;
   }
   const width = Math.max(...Object.keys(view).map((k) => k.length));
