@@ -25,6 +25,8 @@ export const handoffStage: Stage = {
     if (config.handoff.kind === "builtin") return;
     logEvent(deps.log, "handoff.exec", { path: config.handoff.path, handoffFile: s.handoffFile });
     await s.http.close();
+    // Queued output (the handoff.exec line above) must be written before execve replaces the process.
+    await deps.log.flush();
     s.exec(config.handoff.path, [], handoffEnv(s.env, s.handoffFile));
   },
 };
