@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
+import { READ_CAPS } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import type { Context } from "./context.ts";
 import { loadConfig } from "./read-cmdline.ts";
@@ -43,7 +44,7 @@ export function agentServices(ctx: Context, opts: AgentOptions): Partial<Service
     tokenFile: `${dir}/token`,
     handoffFile: `${dir}/handoff.json`,
     sysRoot: opts.sysfs ?? "/sys",
-    readFile: (p) => ctx.io.readFile(p),
+    readFile: (p) => ctx.io.readFile(p, READ_CAPS.sysfs),
     env: ctx.io.env,
   };
 }

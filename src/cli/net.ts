@@ -4,11 +4,10 @@
  * streams netlink events.
  */
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
-import { TooLargeError } from "../fs/read-bounded.ts";
+import { TooLargeError, readBoundedTextSync } from "../fs/read-bounded.ts";
 import { bringUp } from "../net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
 import { watch } from "../net/watch.ts";
@@ -20,7 +19,7 @@ const DEFAULT_RESOLV = "/etc/resolv.conf";
 /** VmHWM of this process (peak resident set), for benches. */
 function peakRssKiB(): number | undefined {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    const m = /VmHWM:\s+(\d+) kB/.exec(readBoundedTextSync("/proc/self/status", "sysfs"));
     return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;

@@ -67,3 +67,18 @@ describe("typed events", () => {
     expect(JSON.parse(out().trim().split("\n").at(-1) ?? "")).toMatchObject({ event: "net.link.up", ifname: "eth0", level: 30 });
   });
 });
+
+describe("tables and records from outside data (disk models, DMI strings)", () => {
+  test("printTable and printRecord escape every cell; JSON stays valid JSON", async () => {
+    const { printRecord, printTable } = await import("../../src/cli/print.ts");
+    const c = captureContext();
+    printTable(c.ctx, ["KIND", "NAME", "VALUE"], [["disk", "sda", `model ${EVIL}`]]);
+    printRecord(c.ctx, { vendor: EVIL }, false);
+    printRecord(c.ctx, { vendor: EVIL }, true);
+    const out = c.out();
+    expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/.test(out)).toBe(false);
+    const lines = out.trimEnd().split("\n");
+    expect(lines.length).toBe(4); // header, one row, one record line, one JSON line
+    expect(JSON.parse(lines[3] ?? "")).toEqual({ vendor: escapeUntrusted(EVIL) });
+  });
+});
