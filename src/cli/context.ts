@@ -47,6 +47,7 @@ export function createContext(io: Io): Context {
         level,
         format: format ?? (io.env.METAL_LOG_FORMAT === "json" || !io.errIsTTY ? "json" : "text"),
         write: (line) => (io.log ? io.log(line) : io.err(line)),
+        writeAlways: (line) => io.err(line),
         secrets,
         flush: async () => io.flush?.(),
       }),

@@ -10,7 +10,8 @@
  * (events.ts); `log.info({ ifname })` does not compile, `log.info({ event:
  * "net.link.up", ifname })` does. The destination may refuse a line (a bounded queue,
  * log/output.ts): refused lines are counted and reported in one `log.dropped` line
- * when the destination takes lines again.
+ * when the destination takes lines again. Error and fatal lines (why the agent
+ * stopped, why PID 1 reboots) are never refused.
  */
 import type { EventName } from "./events.ts";
 import { escapeDeep, escapeUntrusted } from "./escape.ts";
@@ -24,6 +25,8 @@ export interface LoggerOptions {
   format: LogFormat;
   /** Receives each finished line (with trailing newline); `false` = the line was dropped (queue full). */
   write: (line: string) => unknown;
+  /** Receives error and fatal lines, which must never be dropped (default: `write`). */
+  writeAlways?: (line: string) => void;
   secrets: SecretSet;
   /** Resolves when what was written reached its destination (the entry point and PID 1 await it). */
   flush?: () => Promise<unknown>;
@@ -83,18 +86,24 @@ export function createLogger(opts: LoggerOptions): Logger {
   const threshold = opts.level === "silent" ? Infinity : LEVELS[opts.level];
   let dropped = 0;
   let reported = 0;
+  const always = (line: string): boolean => {
+    if (opts.writeAlways) opts.writeAlways(line);
+    else opts.write(line);
+    return true;
+  };
   const emit = (level: LogLevel, fields: LogFields, msg?: string): void => {
     if (LEVELS[level] < threshold) return;
+    const put = LEVELS[level] >= LEVELS.error ? always : (line: string) => opts.write(line) !== false;
     if (dropped > reported) {
       const lost = dropped - reported;
       const notice = formatRecord("warn", { event: "log.dropped", dropped: lost, total: dropped }, `${lost} log line(s) dropped: the log destination did not keep up`, opts.format, opts.secrets);
-      if (opts.write(notice) === false) {
+      if (!put(notice)) {
         dropped++;
         return;
       }
       reported = dropped;
     }
-    if (opts.write(formatRecord(level, fields, msg, opts.format, opts.secrets)) === false) dropped++;
+    if (!put(formatRecord(level, fields, msg, opts.format, opts.secrets))) dropped++;
   };
   const method =
     (level: LogLevel): LogMethod =>

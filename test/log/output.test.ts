@@ -51,12 +51,15 @@ describe("FdOutput", () => {
     const { writeFd, readFd } = fifo("blocked");
     const CAP = 64 << 10;
     const out = new FdOutput(writeFd, CAP);
-    const log = createLogger({ level: "debug", format: "json", write: (l) => out.writeDroppable(l), secrets: new SecretSet(), flush: () => out.flush() });
+    const log = createLogger({ level: "debug", format: "json", write: (l) => out.writeDroppable(l), writeAlways: (l) => out.write(l), secrets: new SecretSet(), flush: () => out.flush() });
     const filler = "k".repeat(1000);
     for (let i = 0; i < 5000; i++) logEvent(log, "provision.wait.keepalive", { i, filler }, "Wait: keepalive", "debug");
     // ~5 MB offered; at most the cap plus one line waits in memory.
     expect(out.pending).toBeLessThanOrEqual(CAP + 2000);
     expect(log.dropped).toBeGreaterThan(4000);
+    // An error line is never dropped, even now: it comes with the count of what was lost before it.
+    logEvent(log, "agent.fatal", { code: "wait_timeout" }, "why the agent stopped", "fatal");
+    expect(out.pending).toBeGreaterThan(CAP);
     const droppedBefore = log.dropped;
     // A reader appears: the queue drains, and the next line is preceded by the count.
     let got = "";
@@ -70,8 +73,10 @@ describe("FdOutput", () => {
       return got.includes("the last line");
     }, 10_000, 10);
     const records = got.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    const notice = records.find((r) => r.event === "log.dropped");
-    expect(notice).toMatchObject({ dropped: droppedBefore, total: droppedBefore, level: 40 });
+    const notices = records.filter((r) => r.event === "log.dropped");
+    expect(notices).toEqual([expect.objectContaining({ dropped: droppedBefore, total: droppedBefore, level: 40 })]);
+    const fatal = records.findIndex((r) => r.msg === "why the agent stopped");
+    expect(records[fatal - 1]?.event).toBe("log.dropped");
     expect(records.at(-1)).toMatchObject({ event: "agent.fatal", msg: "the last line" });
     // Every line that was accepted arrived whole and in order.
     const kept = records.filter((r) => r.event === "provision.wait.keepalive").map((r) => r.i as number);
