@@ -114,10 +114,12 @@ export interface Run {
   readonly code: number;
   readonly out: string;
   readonly err: string;
-  /** Peak RSS (VmHWM from /proc/PID/status, last sample before exit), KiB. */
+  /**
+   * Peak RSS (VmHWM from /proc/PID/status, sampled every 10 ms; the last sample before
+   * exit), KiB. Bun's resourceUsage().maxRSS is not used: after other children it
+   * reported their larger peak (224 MiB for a case whose VmHWM was 72 MiB).
+   */
   readonly vmHwmKiB: number;
-  /** Peak RSS from wait4's rusage (exact), KiB. */
-  readonly maxRssKiB: number;
   readonly ms: number;
 }
 
@@ -130,7 +132,7 @@ function vmHwm(pid: number): number | undefined {
   }
 }
 
-/** Runs `cmd` (bounded by `timeoutMs`, then SIGKILL), sampling its VmHWM every 20 ms. */
+/** Runs `cmd` (bounded by `timeoutMs`, then SIGKILL), sampling its VmHWM every 10 ms. */
 export async function runMeasured(cmd: readonly string[], opts: { timeoutMs?: number; env?: Record<string, string>; readErr?: (s: ReadableStream<Uint8Array>) => Promise<string>; readOut?: (s: ReadableStream<Uint8Array>) => Promise<string> } = {}): Promise<Run> {
   const t0 = performance.now();
   const proc = Bun.spawn([...cmd], {
@@ -144,13 +146,11 @@ export async function runMeasured(cmd: readonly string[], opts: { timeoutMs?: nu
   let peak = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, vmHwm(proc.pid) ?? 0);
-  }, 20);
+  }, 10);
   const text = (s: ReadableStream<Uint8Array>) => new Response(s).text();
   const [out, err, code] = await Promise.all([(opts.readOut ?? text)(proc.stdout), (opts.readErr ?? text)(proc.stderr), proc.exited]);
   clearInterval(sampler);
-  // Bun reports ru_maxrss in bytes.
-  const maxRssKiB = Math.round(Number(proc.resourceUsage()?.maxRSS ?? 0) / 1024);
-  return { code, out, err, vmHwmKiB: peak, maxRssKiB, ms: Math.round(performance.now() - t0) };
+  return { code, out, err, vmHwmKiB: peak, ms: Math.round(performance.now() - t0) };
 }
 
 /** The agent from source. */
