@@ -1,7 +1,7 @@
 /**
  * Fuzzing with a fixed seed and a bounded count (a few seconds, in CI): the kernel
  * cmdline, and every parser of a server answer (metal-boot's config, each Connect
- * method's answer, Connect error bodies, streaming envelopes) fed through the agent's
+ * method's answer, Connect error bodies, streaming envelopes, image checksum sidecars) fed through the agent's
  * own entry points. Every outcome must be a success or the documented code for bad
  * input (2 for the cmdline, 24 for an answer): never an internal error (1), never a
  * bare exception. A failing case prints its seed and index to replay it.
@@ -11,6 +11,7 @@ import { ConnectClient } from "../../src/api/client.ts";
 import { parseConnectError } from "../../src/api/connect-error.ts";
 import { METHODS } from "../../src/api/messages.ts";
 import { fetchBootConfig } from "../../src/boot/client.ts";
+import { parseChecksumFile } from "../../src/image/checksum.ts";
 import { runCli } from "../../src/cli/program.ts";
 import { AgentError, toAgentError } from "../../src/errors.ts";
 import type { HttpClient, HttpResponse, HttpStream } from "../../src/http/client.ts";
@@ -183,6 +184,18 @@ describe(`fuzz (seed ${SEED}, ${COUNT} cases each)`, () => {
       }
       expect(tally(codes).bad_answer ?? 0).toBeGreaterThan(0);
     }
+  });
+
+  test("image checksum sidecars: a checksum or an error text (image_cache, 30), never a throw", () => {
+    const r = rng(SEED + 5);
+    const kinds: string[] = [];
+    for (let i = 0; i < COUNT; i++) {
+      const text = mutate(r, `${"ab".repeat(32)}  debian-12.tar.lz4\n`);
+      const got = parseChecksumFile(text, pick(r, ["sha256", "md5"] as const));
+      kinds.push("error" in got ? "error" : "ok");
+    }
+    const t = tally(kinds);
+    expect((t.ok ?? 0) > 0 && (t.error ?? 0) > 0).toBe(true);
   });
 
   test("Connect error bodies of any shape are read as code and message, never thrown", () => {
