@@ -71,9 +71,13 @@ export class EnvelopeReader {
   #ended = false;
 
   push(chunk: Uint8Array): readonly Envelope[] {
-    const joined = new Uint8Array(this.#pending.byteLength + chunk.byteLength);
-    joined.set(this.#pending, 0);
-    joined.set(chunk, this.#pending.byteLength);
+    // Join only when a partial envelope waits (a keepalive flood arrives as whole envelopes).
+    let joined = chunk;
+    if (this.#pending.byteLength > 0) {
+      joined = new Uint8Array(this.#pending.byteLength + chunk.byteLength);
+      joined.set(this.#pending, 0);
+      joined.set(chunk, this.#pending.byteLength);
+    }
     const { envelopes, rest } = decodeEnvelopes(joined);
     this.#pending = rest;
     for (const e of envelopes) {

@@ -89,8 +89,10 @@ export class FdOutput {
           }, EAGAIN_RETRY_MS);
           return;
         }
-        // EPIPE, EBADF, EIO: nobody reads any more; drop everything (there is nowhere to say so).
-        this.#broken = true;
+        // Nobody can read what is queued: drop it (there is nowhere to say so). EPIPE: the
+        // reader is gone for good. EBADF/EIO: PID 1 before its console is attached (the
+        // supervisor opens /dev/console onto 0/1/2), so later writes are tried again.
+        if (code === "EPIPE") this.#broken = true;
         this.#queue.length = 0;
         this.#pending = 0;
         for (const f of this.#idle.splice(0)) f();
