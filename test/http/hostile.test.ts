@@ -152,3 +152,19 @@ describe("Connect streams", () => {
     expect(error?.message).toContain("stream ended without the end-of-stream envelope");
   });
 });
+
+describe("image download", () => {
+  test("an endless image body ends once it passes the size HEAD announced (exit 30), not at the end of time", async () => {
+    const { verifyImage } = await import("../../src/image/probe.ts");
+    const h = await serve((s, _r, c) => {
+      s.write(CHUNKED("200 OK"));
+      void endless(s, BLOCK, c.count);
+    });
+    const url = new URL(`${h.url}/debian-12.tar.lz4`);
+    const probe = { url: url.href, size: 1 << 20, checksum: { algo: "sha256" as const, hex: "0".repeat(64) }, checksumUrl: `${url.href}.sha256`, latencyMs: 1, address: "::1" };
+    const e = await verifyImage(client(), probe, url).catch((x) => x);
+    expect([e.code, e.exitCode]).toEqual(["image_cache", 30]);
+    expect(e.message).toBe(`image cache: ${url.href} is larger than the 1048576 bytes HEAD announced`);
+    expect(h.sent()).toBeLessThan(64 << 20);
+  });
+});
