@@ -76,7 +76,9 @@ export function formatText(record: Record<string, unknown>): string {
 export function formatRecord(level: LogLevel, fields: LogFields, msg: string | undefined, format: LogFormat, secrets: SecretSet, time = new Date()): string {
   const { event, ...rest } = fields;
   const safe = escapeDeep(redactFields(rest)) as Record<string, unknown>;
-  const record: Record<string, unknown> = { level: LEVELS[level], time: time.toISOString(), event, ...safe };
+  const record: Record<string, unknown> = { level: LEVELS[level], time: time.toISOString(), event };
+  // A field named like a record key (level, time, msg) is kept under a prefix instead of replacing it.
+  for (const [k, v] of Object.entries(safe)) record[k in record || k === "msg" ? `field.${k}` : k] = v;
   if (msg !== undefined) record.msg = escapeUntrusted(msg);
   const line = format === "json" ? JSON.stringify(record) + "\n" : formatText(record);
   return secrets.scrub(line);

@@ -82,3 +82,11 @@ describe("tables and records from outside data (disk models, DMI strings)", () =
     expect(JSON.parse(lines[3] ?? "")).toEqual({ vendor: escapeUntrusted(EVIL) });
   });
 });
+
+describe("record keys", () => {
+  test("a field named level, time or msg does not replace the record's own", () => {
+    const { out, log } = lines("json");
+    logEvent(log, "provision.event", { level: "x", time: "then", msg: "m2" }, "the message", "warn");
+    expect(JSON.parse(out())).toMatchObject({ level: 40, event: "provision.event", msg: "the message", "field.level": "x", "field.time": "then", "field.msg": "m2" });
+  });
+});
