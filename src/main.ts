@@ -3,15 +3,29 @@
  * the init supervisor (src/init/), which runs `run` and never exits: the kernel
  * passes PID 1 the cmdline words it does not know as arguments, so they are ignored.
  */
-import { createContext, processIo } from "./cli/context.ts";
+import { createContext, processIo, type Context } from "./cli/context.ts";
+import { escapeUntrusted } from "./log/escape.ts";
 import { runCli } from "./cli/program.ts";
 import { runPid1 } from "./init/pid1.ts";
 
-async function main(): Promise<number> {
-  const ctx = createContext(processIo());
+async function main(ctx: Context): Promise<number> {
   if (process.pid === 1) await runPid1(ctx);
   return runCli(process.argv.slice(2), ctx);
 }
 
+/** Every byte queued for stdout/stderr is written before exit (bounded: log/output.ts FLUSH_TIMEOUT_MS). */
+async function exitAfterFlush(ctx: Context, code: number): Promise<never> {
+  await ctx.io.flush?.();
+  process.exit(code);
+}
+
 // No top-level await: the --bytecode build emits CommonJS.
-void main().then((code) => process.exit(code));
+const ctx = createContext(processIo());
+void main(ctx).then(
+  (code) => exitAfterFlush(ctx, code),
+  (e: unknown) => {
+    // Reached only by a bug: still one final line, still flushed.
+    ctx.io.err(ctx.secrets.scrub(`metal-hammer: internal error: ${escapeUntrusted(e instanceof Error ? e.message : String(e))}`) + "\n");
+    return exitAfterFlush(ctx, 1);
+  },
+);

@@ -91,16 +91,15 @@ export class ConnectClient {
     };
     const res = await this.#http.stream(req);
     if (res.status !== 200) {
-      const chunks: Uint8Array[] = [];
-      for await (const c of res.body) chunks.push(c);
-      const { code, message } = parseConnectError(res.status, Buffer.concat(chunks));
+      // Bounded: an error body is cut at 64 KiB and read within 10 s (docs/bounds.md).
+      const { code, message } = parseConnectError(res.status, await res.errorBody());
       throw connectError(what, code, message, { status: res.status });
     }
     const reader = new EnvelopeReader();
     try {
       for await (const chunk of res.body) {
         for (const env of reader.push(chunk)) {
-          const raw = decodeJson(env.data, what);
+          const raw = decodeJson(env.data, what, "an envelope does not hold");
           if (env.flags & FLAG_END_STREAM) {
             const end = raw as { error?: unknown } | null;
             if (end && typeof end === "object" && end.error !== undefined) {
@@ -115,16 +114,16 @@ export class ConnectClient {
       reader.finish();
     } catch (e) {
       if (e instanceof AgentError) throw e;
-      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, {});
+      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, { violation: e.violation });
       throw this.#http.bodyError(e, req);
     }
   }
 }
 
-function decodeJson(data: Uint8Array, what: string): unknown {
+function decodeJson(data: Uint8Array, what: string, holder = "the answer is not"): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(data));
   } catch {
-    throw new AgentError("bad_answer", `${what}: the answer is not valid JSON (${data.byteLength} bytes)`, {});
+    throw new AgentError("bad_answer", `${what}: ${holder} valid JSON (${data.byteLength} bytes)`, { violation: true });
   }
 }

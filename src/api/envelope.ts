@@ -17,6 +17,15 @@ export interface Envelope {
 
 export class EnvelopeError extends Error {
   override readonly name = "EnvelopeError";
+  /**
+   * true: the bytes break the protocol (a bad flag, an oversized length, data after
+   * the end); false: the stream was cut short, which a reconnect may fix.
+   */
+  readonly violation: boolean;
+  constructor(message: string, opts: { cut?: boolean } = {}) {
+    super(message);
+    this.violation = opts.cut !== true;
+  }
 }
 
 export function encodeEnvelope(flags: number, data: Uint8Array): Uint8Array {
@@ -62,9 +71,13 @@ export class EnvelopeReader {
   #ended = false;
 
   push(chunk: Uint8Array): readonly Envelope[] {
-    const joined = new Uint8Array(this.#pending.byteLength + chunk.byteLength);
-    joined.set(this.#pending, 0);
-    joined.set(chunk, this.#pending.byteLength);
+    // Join only when a partial envelope waits (a keepalive flood arrives as whole envelopes).
+    let joined = chunk;
+    if (this.#pending.byteLength > 0) {
+      joined = new Uint8Array(this.#pending.byteLength + chunk.byteLength);
+      joined.set(this.#pending, 0);
+      joined.set(chunk, this.#pending.byteLength);
+    }
     const { envelopes, rest } = decodeEnvelopes(joined);
     this.#pending = rest;
     for (const e of envelopes) {
@@ -75,7 +88,7 @@ export class EnvelopeReader {
   }
 
   finish(): void {
-    if (this.#pending.byteLength > 0) throw new EnvelopeError(`stream truncated: ${this.#pending.byteLength} byte(s) of an incomplete envelope at the end`);
-    if (!this.#ended) throw new EnvelopeError("stream ended without the end-of-stream envelope");
+    if (this.#pending.byteLength > 0) throw new EnvelopeError(`stream truncated: ${this.#pending.byteLength} byte(s) of an incomplete envelope at the end`, { cut: true });
+    if (!this.#ended) throw new EnvelopeError("stream ended without the end-of-stream envelope", { cut: true });
   }
 }

@@ -22,7 +22,7 @@ export function decoder<D extends DescMessage>(schema: D): Decode<MessageShape<D
     try {
       return fromJson(schema, raw as JsonValue, { ignoreUnknownFields: true });
     } catch (e) {
-      throw new AgentError("bad_answer", `${what}: not a ${schema.typeName}: ${(e as Error).message}`, { message: schema.typeName }, { cause: e });
+      throw new AgentError("bad_answer", `${what}: not a ${schema.typeName}: ${(e as Error).message}`, { message: schema.typeName, violation: true }, { cause: e });
     }
   };
 }

@@ -8,6 +8,7 @@ import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
 import { RESOLV_CONF } from "../flow/network.ts";
+import { READ_CAPS } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
 import { HttpClient } from "../http/client.ts";
@@ -74,7 +75,7 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     tokenFile: `${dir}/token`,
     handoffFile: `${dir}/handoff.json`,
     resolvConf: RESOLV_CONF,
-    readFile: (p) => ctx.io.readFile(p),
+    readFile: (p) => ctx.io.readFile(p, READ_CAPS.sysfs),
     env: ctx.io.env,
     exec: execNextStage,
     selectNics: selectNics(config, sysRoot),

@@ -5,15 +5,22 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { READ_CAPS, readBounded } from "../fs/read-bounded.ts";
 import { SecretSet } from "../log/redact.ts";
 import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
+import { FdOutput, LOG_QUEUE_CAP } from "../log/output.ts";
 
 export interface Io {
   /** Data a command prints (tables, JSON). */
   out(text: string): void;
-  /** Diagnostics and, by default, log lines. */
+  /** Diagnostics and the final error line: always written. */
   err(text: string): void;
-  readFile(path: string): Promise<Uint8Array>;
+  /** Log lines (default: `err`); may refuse a line (false) when the destination does not keep up. */
+  log?(line: string): boolean;
+  /** Resolves when everything written reached its destination (bounded; log/output.ts). */
+  flush?(): Promise<void>;
+  /** A whole file, at most `maxBytes` (default READ_CAPS.textFile): more is a TooLargeError naming the file and the cap. */
+  readFile(path: string, maxBytes?: number): Promise<Uint8Array>;
   /**
    * The files below a directory (recursively, paths relative to it), or undefined when
    * `path` is not a directory. Optional: commands that take directories check for it.
@@ -39,17 +46,26 @@ export function createContext(io: Io): Context {
       createLogger({
         level,
         format: format ?? (io.env.METAL_LOG_FORMAT === "json" || !io.errIsTTY ? "json" : "text"),
-        write: (line) => io.err(line),
+        write: (line) => (io.log ? io.log(line) : io.err(line)),
+        writeAlways: (line) => io.err(line),
         secrets,
+        flush: async () => io.flush?.(),
       }),
   };
 }
 
+/** The real process: stdout and stderr through FdOutput (nothing lost at exit; log lines bounded). */
 export function processIo(): Io {
+  const stdout = new FdOutput(1);
+  const stderr = new FdOutput(2, LOG_QUEUE_CAP);
   return {
-    out: (t) => void process.stdout.write(t),
-    err: (t) => void process.stderr.write(t),
-    readFile: async (p) => new Uint8Array(await Bun.file(p).arrayBuffer()),
+    out: (t) => stdout.write(t),
+    err: (t) => stderr.write(t),
+    log: (line) => stderr.writeDroppable(line),
+    flush: async () => {
+      await Promise.all([stdout.flush(), stderr.flush()]);
+    },
+    readFile: (p, maxBytes) => readBounded(p, maxBytes ?? READ_CAPS.textFile),
     listFiles: async (p) => {
       const st = await stat(p).catch(() => undefined);
       if (!st?.isDirectory()) return undefined;

@@ -6,7 +6,8 @@
 import type { Command } from "commander";
 import { collectInventory, PROC_ROOT } from "../inventory/collect.ts";
 import type { Context } from "./context.ts";
-import { printTable } from "./print.ts";
+import { escapeUntrusted } from "../log/escape.ts";
+import { printRecord, printTable } from "./print.ts";
 
 const gib = (bytes: string) => `${(Number(bytes) / 2 ** 30).toFixed(1)} GiB`;
 
@@ -20,7 +21,7 @@ export function registerInventory(program: Command, ctx: Context): void {
     .action(async (opts: { json?: boolean; sysfs: string; proc: string }) => {
       const inv = await collectInventory({ sysRoot: opts.sysfs, procRoot: opts.proc });
       if (opts.json) {
-        ctx.io.out(JSON.stringify({ hardware: inv.hardware, bios: inv.bios ?? null, notes: inv.notes }) + "\n");
+        printRecord(ctx, { hardware: inv.hardware, bios: inv.bios ?? null, notes: inv.notes }, true);
         return;
       }
       const h = inv.hardware;
@@ -31,6 +32,6 @@ export function registerInventory(program: Command, ctx: Context): void {
       for (const g of h.gpus) rows.push(["gpu", g.vendor, g.model, ""]);
       if (inv.bios) rows.push(["bios", inv.bios.vendor, inv.bios.version, inv.bios.date]);
       printTable(ctx, ["KIND", "NAME", "VALUE", "DETAIL"], rows);
-      for (const n of inv.notes) ctx.io.out(`note: ${n}\n`);
+      for (const n of inv.notes) ctx.io.out(`note: ${escapeUntrusted(n)}\n`);
     });
 }

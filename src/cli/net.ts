@@ -4,10 +4,10 @@
  * streams netlink events.
  */
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
+import { TooLargeError, readBoundedTextSync } from "../fs/read-bounded.ts";
 import { bringUp } from "../net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
 import { watch } from "../net/watch.ts";
@@ -20,7 +20,7 @@ const DEFAULT_RESOLV = "/etc/resolv.conf";
 /** VmHWM of this process (peak resident set), for benches. */
 function peakRssKiB(): number | undefined {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    const m = /VmHWM:\s+(\d+) kB/.exec(readBoundedTextSync("/proc/self/status", "sysfs"));
     return m ? Number(m[1]) : undefined;
   } catch {
     return undefined;
@@ -123,8 +123,9 @@ export function registerNet(program: Command, ctx: Context): void {
       let dns = { servers: [] as string[], search: [] as string[] } as ReturnType<typeof parseResolvConf>;
       try {
         dns = parseResolvConf(new TextDecoder().decode(await ctx.io.readFile(o.resolvConf)));
-      } catch {
-        /* no resolv.conf: DNS (none) */
+      } catch (e) {
+        // No resolv.conf: DNS (none). One too large to be a resolv.conf is an error.
+        if (e instanceof TooLargeError) throw new AgentError("usage", `--resolv-conf: ${e.message}`, { path: o.resolvConf });
       }
       const view = statusView(bodies, dns);
       ctx.io.out(o.json ? JSON.stringify(view) + "\n" : renderStatus(view));

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
+import { escapeUntrusted } from "../log/escape.ts";
 import { registerConfig } from "./config.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
@@ -52,7 +53,8 @@ export async function runCli(args: readonly string[], ctx: Context, registrars?:
       return e.exitCode === 0 ? 0 : EXIT_CODES.usage.exit;
     }
     const err = toAgentError(e);
-    ctx.io.err(ctx.secrets.scrub(`metal-hammer: ${err.message}`) + "\n");
+    // The final line: one line whatever the message holds (server text is escaped), never dropped (Io.err).
+    ctx.io.err(ctx.secrets.scrub(`metal-hammer: ${escapeUntrusted(err.message)}`) + "\n");
     if (err.code === "internal" && e instanceof Error && ctx.io.env.METAL_HAMMER_TRACE) ctx.io.err(ctx.secrets.scrub(String(e.stack)) + "\n");
     return err.exitCode;
   }

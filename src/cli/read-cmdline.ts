@@ -1,4 +1,5 @@
 import { AgentError } from "../errors.ts";
+import { READ_CAPS } from "../fs/read-bounded.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { configFromCmdline, type Config } from "../config/config.ts";
 import type { Io } from "./context.ts";
@@ -15,7 +16,7 @@ export async function readCmdlineText(io: Io, src: CmdlineSource): Promise<strin
   if (src.cmdline !== undefined) return src.cmdline;
   const path = src.file ?? PROC_CMDLINE;
   try {
-    return decodeCmdlineBytes(await io.readFile(path));
+    return decodeCmdlineBytes(await io.readFile(path, READ_CAPS.cmdline));
   } catch (e) {
     throw new AgentError("usage", `cannot read the kernel cmdline from ${path}: ${(e as Error).message}`, { path });
   }

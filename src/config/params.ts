@@ -76,8 +76,28 @@ const serverUrl = (what: string, opts: { allowIPv4: boolean }) =>
       ctx.addIssue({ code: "custom", message: expected });
       return z.NEVER;
     }
+    const unusable = unusableAddress(isV6 ? host.slice(1, -1) : isV4 ? host : undefined) ?? (url.port === "0" ? "port 0" : undefined);
+    if (unusable) {
+      ctx.addIssue({ code: "custom", message: `${expected}; ${unusable} can never be connected to` });
+      return z.NEVER;
+    }
     return url;
   });
+
+/**
+ * Literal addresses a connection can never go to (ipaddr.js range names): the
+ * unspecified address, multicast, and IPv4-mapped IPv6 (an IPv4 literal in disguise;
+ * the boot VRF has no IPv4). Loopback stays allowed (labs and tests).
+ */
+function unusableAddress(literal: string | undefined): string | undefined {
+  if (literal === undefined) return undefined;
+  const range = ipaddr.parse(literal).range();
+  if (range === "unspecified") return `the unspecified address ${literal}`;
+  if (range === "multicast") return `the multicast address ${literal}`;
+  if (range === "ipv4Mapped") return `the IPv4-mapped address ${literal}`;
+  if (range === "broadcast") return `the broadcast address ${literal}`;
+  return undefined;
+}
 
 export type NicSelector = { readonly kind: "name"; readonly name: string } | { readonly kind: "mac"; readonly mac: string };
 

@@ -17,7 +17,7 @@ export function validateAnswer<S extends z.ZodType>(raw: unknown, schema: S, wha
   const issue = r.error.issues[0];
   const field = fieldPath(issue?.path ?? []);
   const problem = issue?.message ?? "invalid";
-  throw new AgentError("bad_answer", `${what}: field ${field}: ${problem}`, { field, issues: r.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })) });
+  throw new AgentError("bad_answer", `${what}: field ${field}: ${problem}`, { field, violation: true, issues: r.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })) });
 }
 
 export function parseAnswer<S extends z.ZodType>(body: Uint8Array, schema: S, what: string, onRaw?: (raw: unknown) => void): z.output<S> {
@@ -26,7 +26,7 @@ export function parseAnswer<S extends z.ZodType>(body: Uint8Array, schema: S, wh
     raw = JSON.parse(new TextDecoder().decode(body));
   } catch (e) {
     // The parser message can quote the body, which may hold a secret: only the size is shown.
-    throw new AgentError("bad_answer", `${what}: not valid JSON (${body.byteLength} bytes)`, {}, { cause: e });
+    throw new AgentError("bad_answer", `${what}: not valid JSON (${body.byteLength} bytes)`, { violation: true }, { cause: e });
   }
   onRaw?.(raw);
   return validateAnswer(raw, schema, what);

@@ -25,7 +25,20 @@ const CONNECT_CODES = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "DEADLINE"]);
+/** undici's codes for an answer that breaks HTTP itself (HTTPParserError carries HPE_* or no code at all). */
+const MALFORMED_CODES = new Set(["UND_ERR_RES_CONTENT_LENGTH_MISMATCH", "UND_ERR_RES_EXCEEDED_MAX_SIZE", "UND_ERR_INFO"]);
+
+/** Whether the error (or one of its causes) says the server's bytes were not valid HTTP/1.1. */
+function isMalformed(e: unknown): boolean {
+  let cur: unknown = e;
+  for (let i = 0; i < 6 && cur && typeof cur === "object"; i++) {
+    const { name, code } = cur as { name?: unknown; code?: unknown };
+    if (name === "HTTPParserError" || (typeof code === "string" && (code.startsWith("HPE_") || MALFORMED_CODES.has(code)))) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
 const DNS_CODES = new Set(["ENOTFOUND", "EAI_NONAME", "EAI_FAIL", "DNSException"]);
 
 function isTlsCode(code: string): boolean {
@@ -54,9 +67,10 @@ function deepMessage(e: unknown): string {
   return msg || String(e);
 }
 
-export type FailureKind = "connect" | "tls" | "dns" | "timeout" | "other";
+export type FailureKind = "connect" | "tls" | "dns" | "timeout" | "malformed" | "other";
 
 export function failureKind(e: unknown): FailureKind {
+  if (isMalformed(e)) return "malformed";
   const code = errorCode(e);
   if (code === undefined) return "other";
   if (CONNECT_CODES.has(code)) return "connect";
@@ -83,11 +97,14 @@ export function transportError(e: unknown, what: string, url: URL, extra: { atte
       return new AgentError("tls", `${target}: TLS verification failed: ${deepMessage(e)} [${code}]; trusted CAs: ${extra.trust ?? "system"}`, details, { cause: e });
     case "dns":
       return new AgentError("unreachable", `${target}: cannot resolve host ${url.hostname} [${code}] (DNS servers from /etc/resolv.conf)`, details, { cause: e });
+    case "malformed":
+      // Not retried: a server that speaks broken HTTP does not heal in a second.
+      return new AgentError("bad_answer", `${target}: the answer is not valid HTTP/1.1: ${deepMessage(e)} [${code === "unknown" ? "HTTPParserError" : code}]`, { ...details, violation: true }, { cause: e });
     case "timeout":
-      return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}]`, details, { cause: e });
+      return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}] (bounds: docs/bounds.md)`, details, { cause: e });
     case "connect":
       // A reset or close while the answer streams is not a failure to connect.
-      if (extra.phase === "body") return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, details, { cause: e });
+      if (extra.phase === "body") return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, { ...details, phase: "body" }, { cause: e });
       return new AgentError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, details, { cause: e });
     default:
       return new AgentError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, details, { cause: e });

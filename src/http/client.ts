@@ -2,15 +2,21 @@
  * The agent's one HTTP client: a single undici Agent (connection pool) for every
  * server the agent talks to. IPv6 literals and host names (resolved by the runtime
  * through /etc/resolv.conf, which the network stage writes; see docs/apiserver.md),
- * connect/header/body timeouts, TLS verified against the CA bundle plus CAs added at
- * run time (the one metal-boot hands out), plain http only when allowed explicitly.
+ * TLS verified against the CA bundle plus CAs added at run time (the one metal-boot
+ * hands out), plain http only when allowed explicitly.
+ *
+ * Bounds (docs/bounds.md): connect 5 s, headers 15 s, no 30 s without a byte of body,
+ * and for answers read whole (`request`) a deadline per attempt over headers and the
+ * whole body (60 s) and a size cap (4 MiB; error bodies are cut at 64 KiB). Streams
+ * (`stream`) have the connect/headers bounds and an idle bound; their error bodies
+ * are read with `errorBody()` under the same cut and deadline.
  *
  * undici is imported as "undici/index.js": a bare "undici" resolves to Bun's built-in
  * stand-in, which ignores `dispatcher` (and so the CA, timeouts and lookup).
  */
-import { readFileSync } from "node:fs";
 import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
 import { AgentError } from "../errors.ts";
+import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/redact.ts";
 import { RETRYABLE_STATUS, isRetryableFailure, transportError } from "./classify.ts";
@@ -35,8 +41,12 @@ export interface HttpRequest {
   readonly what: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
-  /** Largest body accepted (default 4 MiB). */
+  /** Largest body accepted (default 4 MiB); a larger 2xx answer is bad_answer naming the cap. Non-2xx bodies are cut at 64 KiB instead. */
   readonly maxBytes?: number;
+  /** Deadline for one attempt of `request`: headers and the whole body (default 60 s). */
+  readonly deadlineMs?: number;
+  /** How many HTTP 500 answers are retried (default: 3 for GET/HEAD, 0 for POST); 502/503/504 are retried within the retry window. */
+  readonly serverErrorRetries?: number;
   readonly headersTimeoutMs?: number;
   readonly bodyTimeoutMs?: number;
   /** false: one attempt only. */
@@ -60,12 +70,69 @@ export interface HttpStream {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: AsyncIterable<Uint8Array>;
+  /** The body of a non-2xx answer: at most ERROR_BODY_CAP bytes, within ERROR_BODY_DEADLINE_MS; the rest is discarded. */
+  errorBody(): Promise<Uint8Array>;
   readonly address: string | undefined;
   /** Time to the answer's headers. */
   readonly latencyMs: number;
 }
 
-const DEFAULT_MAX_BYTES = 4 << 20;
+export const DEFAULT_MAX_BYTES = 4 << 20;
+/** Error bodies are kept only this far: a connect error is a few hundred bytes. */
+export const ERROR_BODY_CAP = 64 << 10;
+export const ERROR_BODY_DEADLINE_MS = 10_000;
+export const DEFAULT_DEADLINE_MS = 60_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
+export const HEADERS_TIMEOUT_MS = 15_000;
+/** Longest silence inside a body (undici's bodyTimeout). */
+export const BODY_IDLE_MS = 30_000;
+/** HTTP 500 answers retried for idempotent requests (GET, HEAD). */
+export const SERVER_ERROR_RETRIES = 3;
+
+/** The per-attempt deadline fired (what undici rejects with, via the abort reason). */
+export class DeadlineError extends Error {
+  override readonly name = "DeadlineError";
+  readonly code = "DEADLINE";
+  constructor(readonly ms: number) {
+    super(`no complete answer within the deadline of ${ms} ms`);
+  }
+}
+
+/** The request's own signal plus a deadline; `done()` clears the timer. */
+function withDeadline(ms: number, signal: AbortSignal | undefined): { signal: AbortSignal; done: () => void } {
+  const ac = new AbortController();
+  const t = setTimeout(() => ac.abort(new DeadlineError(ms)), ms);
+  return { signal: signal ? AbortSignal.any([signal, ac.signal]) : ac.signal, done: () => clearTimeout(t) };
+}
+
+/** Marks an error met after the headers arrived (the body phase): reported as such and not retried (the server did answer). */
+class BodyPhase extends Error {
+  constructor(readonly inner: unknown) {
+    super("body", { cause: inner });
+  }
+}
+
+interface Destroyable {
+  destroy?(err?: Error): unknown;
+}
+
+/** Reads a body up to `max` bytes. `cut`: keep the first `max` bytes and drop the rest; otherwise more is an error. */
+async function readCapped(body: AsyncIterable<Uint8Array> & Destroyable, max: number, cut: boolean, tooLarge: () => Error): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for await (const c of body) {
+    if (n + c.byteLength > max) {
+      body.destroy?.();
+      if (!cut) throw tooLarge();
+      chunks.push(c.subarray(0, max - n));
+      n = max;
+      break;
+    }
+    n += c.byteLength;
+    chunks.push(c);
+  }
+  return Buffer.concat(chunks, n);
+}
 
 /** host:port with IPv6 brackets removed (URL.hostname keeps them, undici's connector does not). */
 const originKey = (host: string, port: string) => `${host.replace(/^\[(.*)\]$/, "$1").toLowerCase()}|${port}`;
@@ -89,8 +156,8 @@ export class HttpClient {
     this.#opts = opts;
     this.#agent = new Agent({
       connect: (o, cb) => this.#connect(o, cb),
-      headersTimeout: opts.headersTimeoutMs ?? 15_000,
-      bodyTimeout: opts.bodyTimeoutMs ?? 30_000,
+      headersTimeout: opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+      bodyTimeout: opts.bodyTimeoutMs ?? BODY_IDLE_MS,
       keepAliveTimeout: 10_000,
     });
   }
@@ -111,11 +178,11 @@ export class HttpClient {
     if (this.#connector) return this.#connector;
     let bundle: string;
     try {
-      bundle = readFileSync(this.#opts.caBundle, "utf8");
+      bundle = readBoundedTextSync(this.#opts.caBundle, "caBundle");
     } catch (e) {
       throw new AgentError("tls", `cannot read the CA bundle ${this.#opts.caBundle} (METAL_CA): ${(e as Error).message}`, { path: this.#opts.caBundle });
     }
-    this.#connector = buildConnector({ ca: [bundle, ...this.#extraCas], timeout: this.#opts.connectTimeoutMs ?? 5_000, rejectUnauthorized: true });
+    this.#connector = buildConnector({ ca: [bundle, ...this.#extraCas], timeout: this.#opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, rejectUnauthorized: true });
     return this.#connector;
   }
 
@@ -123,7 +190,7 @@ export class HttpClient {
     let base: buildConnector.connector;
     try {
       // Plain http (allowed explicitly) needs no CA bundle.
-      base = o.protocol === "http:" ? (this.#plain ??= buildConnector({ timeout: this.#opts.connectTimeoutMs ?? 5_000 })) : this.#buildConnector();
+      base = o.protocol === "http:" ? (this.#plain ??= buildConnector({ timeout: this.#opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS })) : this.#buildConnector();
     } catch (e) {
       cb(e as Error, null);
       return;
@@ -147,7 +214,7 @@ export class HttpClient {
     throw new AgentError("usage", `${req.what}: ${redactUrl(req.url)}: ${why}`, { url: redactUrl(req.url) });
   }
 
-  #undiciOptions(req: HttpRequest): Dispatcher.RequestOptions {
+  #undiciOptions(req: HttpRequest, signal?: AbortSignal): Dispatcher.RequestOptions {
     return {
       origin: req.url.origin,
       path: req.url.pathname + req.url.search,
@@ -156,20 +223,20 @@ export class HttpClient {
       ...(req.body !== undefined ? { body: req.body } : {}),
       ...(req.headersTimeoutMs !== undefined ? { headersTimeout: req.headersTimeoutMs } : {}),
       ...(req.bodyTimeoutMs !== undefined ? { bodyTimeout: req.bodyTimeoutMs } : {}),
-      ...(req.signal !== undefined ? { signal: req.signal } : {}),
+      ...((signal ?? req.signal) !== undefined ? { signal: signal ?? req.signal } : {}),
     };
   }
 
-  async #readBody(body: AsyncIterable<Uint8Array>, req: HttpRequest): Promise<Uint8Array> {
-    const max = req.maxBytes ?? DEFAULT_MAX_BYTES;
-    const chunks: Uint8Array[] = [];
-    let n = 0;
-    for await (const c of body) {
-      n += c.byteLength;
-      if (n > max) throw new AgentError("bad_answer", `${req.what}: answer larger than ${max} bytes from ${redactUrl(req.url)}`, { url: redactUrl(req.url) });
-      chunks.push(c);
+  /** The whole body of an answer: 2xx up to maxBytes (more is bad_answer), others cut at ERROR_BODY_CAP. */
+  async #readBody(body: AsyncIterable<Uint8Array> & Destroyable, status: number, req: HttpRequest): Promise<Uint8Array> {
+    const ok = status >= 200 && status < 300;
+    const max = ok ? (req.maxBytes ?? DEFAULT_MAX_BYTES) : Math.min(req.maxBytes ?? ERROR_BODY_CAP, ERROR_BODY_CAP);
+    try {
+      return await readCapped(body, max, !ok, () => new AgentError("bad_answer", `${req.what}: answer larger than the cap of ${max} bytes from ${redactUrl(req.url)} (see docs/bounds.md)`, { url: redactUrl(req.url), cap: max, violation: true }));
+    } catch (e) {
+      if (e instanceof AgentError) throw e;
+      throw new BodyPhase(e);
     }
-    return Buffer.concat(chunks);
   }
 
   #retryLogger(req: HttpRequest) {
@@ -190,16 +257,26 @@ export class HttpClient {
   async request(req: HttpRequest): Promise<HttpResponse> {
     this.#checkScheme(req);
     const policy = req.retry === false ? { ...DEFAULT_RETRY, attempts: 1 } : (req.retry ?? this.#opts.retry ?? DEFAULT_RETRY);
+    const serverErrorRetries = req.serverErrorRetries ?? (req.method === "POST" ? 0 : SERVER_ERROR_RETRIES);
+    const deadlineMs = req.deadlineMs ?? DEFAULT_DEADLINE_MS;
     const t0 = performance.now();
     let attempts = 0;
+    let serverErrors = 0;
     let last: HttpResponse | undefined;
     try {
       return await withRetry(
         async (attempt) => {
           attempts = attempt;
-          const r = await this.#agent.request(this.#undiciOptions(req));
-          const body = req.method === "HEAD" ? new Uint8Array() : await this.#readBody(r.body, req);
-          if (req.method === "HEAD") await r.body.dump();
+          const deadline = withDeadline(deadlineMs, req.signal);
+          let r: Dispatcher.ResponseData;
+          let body: Uint8Array;
+          try {
+            r = await this.#agent.request(this.#undiciOptions(req, deadline.signal));
+            body = req.method === "HEAD" ? new Uint8Array() : await this.#readBody(r.body, r.statusCode, req);
+            if (req.method === "HEAD") await r.body.dump();
+          } finally {
+            deadline.done();
+          }
           const res: HttpResponse = {
             status: r.statusCode,
             headers: flatHeaders(r.headers),
@@ -208,19 +285,20 @@ export class HttpClient {
             attempts: attempt,
             address: this.#address(req.url),
           };
-          if (RETRYABLE_STATUS.has(r.statusCode)) {
+          if (RETRYABLE_STATUS.has(r.statusCode) || (r.statusCode === 500 && serverErrors++ < serverErrorRetries)) {
             last = res;
             throw new RetryableStatus(r.statusCode);
           }
           return res;
         },
         policy,
-        { isRetryable: (e) => e instanceof RetryableStatus || isRetryableFailure(e), onRetry: this.#retryLogger(req) },
+        { isRetryable: (e) => e instanceof RetryableStatus || (!(e instanceof BodyPhase) && isRetryableFailure(e)), onRetry: this.#retryLogger(req) },
         this.#opts.retryEnv ?? realRetryEnv,
       );
     } catch (e) {
-      // Out of retries on a 502/503/504: the caller reads the last answer (it may carry a connect error body).
+      // Out of retries on a 500/502/503/504: the caller reads the last answer (it may carry a connect error body).
       if (e instanceof RetryableStatus && last) return last;
+      if (e instanceof BodyPhase) throw transportError(e.inner, req.what, req.url, { attempts, trust: this.trust, phase: "body" });
       throw transportError(e, req.what, req.url, { attempts, trust: this.trust });
     }
   }
@@ -241,7 +319,18 @@ export class HttpClient {
         { isRetryable: isRetryableFailure, onRetry: this.#retryLogger(req) },
         this.#opts.retryEnv ?? realRetryEnv,
       );
-      return { status: r.statusCode, headers: flatHeaders(r.headers), body: r.body, address: this.#address(req.url), latencyMs: Math.round(performance.now() - t0) };
+      const errorBody = async (): Promise<Uint8Array> => {
+        const deadline = setTimeout(() => r.body.destroy(new DeadlineError(ERROR_BODY_DEADLINE_MS)), ERROR_BODY_DEADLINE_MS);
+        try {
+          return await readCapped(r.body, ERROR_BODY_CAP, true, () => new Error("unreachable"));
+        } catch {
+          // A broken or slow error body: the status alone says what happened.
+          return new Uint8Array();
+        } finally {
+          clearTimeout(deadline);
+        }
+      };
+      return { status: r.statusCode, headers: flatHeaders(r.headers), body: r.body, errorBody, address: this.#address(req.url), latencyMs: Math.round(performance.now() - t0) };
     } catch (e) {
       throw transportError(e, req.what, req.url, { attempts, trust: this.trust });
     }

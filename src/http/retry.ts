@@ -1,9 +1,11 @@
 /**
  * Retry with exponential backoff and full jitter (AWS architecture blog, "Exponential
- * Backoff And Jitter"): the n-th retry waits random() * min(cap, base * 2^n). Bounded
- * twice: by the number of attempts and by the total time since the first attempt
- * (a retry whose wait would end after the deadline is not made). Clock, random source
- * and sleep come in as arguments, so the policy is tested without waiting.
+ * Backoff And Jitter"): the n-th retry waits random() * min(cap, base * 2^n). The
+ * window is measured in time: retries go on until `totalMs` after the first attempt
+ * (a retry whose wait would end after it is not made), so a metal-boot that restarts
+ * for 30 s is still reached; `attempts` is only a backstop. Clock, random source and
+ * sleep come in as arguments, so the policy is tested without waiting.
+ * `fullJitter` is the project's one backoff formula (the Wait reconnects use it too).
  */
 export interface RetryPolicy {
   /** Total attempts including the first (>= 1). */
@@ -14,7 +16,8 @@ export interface RetryPolicy {
   readonly totalMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 250, capMs: 8_000, totalMs: 60_000 };
+/** 60 s of retries (docs/bounds.md): with a 5 s cap, a 30 s restart is bridged with several attempts to spare. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 100, baseMs: 250, capMs: 5_000, totalMs: 60_000 };
 
 export interface RetryEnv {
   now(): number;
@@ -28,10 +31,15 @@ export const realRetryEnv: RetryEnv = {
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
 };
 
+/** Full jitter: a delay in [0, min(cap, base * 2^n)) for the n-th consecutive retry (n from 0) and random in [0, 1). */
+export function fullJitter(n: number, baseMs: number, capMs: number, random: number): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(n, 52));
+  return Math.floor(random * ceiling);
+}
+
 /** The wait before retry number `retry` (0 = the first retry), for a random value in [0, 1). */
 export function backoffDelay(policy: RetryPolicy, retry: number, random: number): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** retry);
-  return Math.floor(random * ceiling);
+  return fullJitter(retry, policy.baseMs, policy.capMs, random);
 }
 
 export interface RetryInfo {

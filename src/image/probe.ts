@@ -62,8 +62,11 @@ export async function verifyImage(http: HttpClient, probe: ImageProbe, url: URL)
     for await (const c of res.body) {
       hash.update(c);
       bytes += c.byteLength;
+      // Bounded by what HEAD announced: an endless body is not read to the end of time.
+      if (probe.size !== undefined && bytes > probe.size) throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is larger than the ${probe.size} bytes HEAD announced`, { url: redactUrl(url), size: probe.size });
     }
   } catch (e) {
+    if (e instanceof AgentError) throw e;
     throw new AgentError("image_cache", `image cache: download of ${redactUrl(url)} broke off after ${bytes} bytes: ${(e as Error).message}`, { url: redactUrl(url), bytes }, { cause: e });
   }
   if (probe.size !== undefined && bytes !== probe.size) {

@@ -1,5 +1,6 @@
 /** The real InitSystem: Linux syscalls via src/sys/syscalls.ts, busybox for insmod and the shell. */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import * as libc from "../sys/syscalls.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
@@ -25,7 +26,7 @@ export function linuxSystem(): InitSystem {
   return {
     readText: async (path) => {
       try {
-        return readFileSync(path, "utf8");
+        return readBoundedTextSync(path, "sysfs");
       } catch {
         return undefined;
       }
@@ -76,7 +77,7 @@ export function linuxSystem(): InitSystem {
         for (const d of readdirSync("/proc")) {
           if (!/^\d+$/.test(d)) continue;
           try {
-            const s = parseProcStat(readFileSync(`/proc/${d}/stat`, "utf8"));
+            const s = parseProcStat(readBoundedTextSync(`/proc/${d}/stat`, "sysfs"));
             if (s) procs.push(s);
           } catch {
             // gone between readdir and read

@@ -4,11 +4,11 @@
  * process forever if even the power action failed. Uncaught errors go through the
  * same policy as a fatal flow error.
  */
-import { readFileSync } from "node:fs";
 import type { Context } from "../cli/context.ts";
 import { runAgent } from "../cli/run.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { toAgentError } from "../errors.ts";
+import { readBoundedSync } from "../fs/read-bounded.ts";
 import { logEvent } from "../log/logger.ts";
 import { initOptionsFromCmdline } from "./init-options.ts";
 import { linuxSystem } from "./linux-system.ts";
@@ -18,7 +18,7 @@ import { perform, superviseInit } from "./supervisor.ts";
 export async function runPid1(ctx: Context): Promise<never> {
   let text = "";
   try {
-    text = decodeCmdlineBytes(readFileSync("/proc/cmdline"));
+    text = decodeCmdlineBytes(readBoundedSync("/proc/cmdline", "cmdline"));
   } catch {
     // /proc not mounted (no shim): defaults apply, the supervisor mounts it.
   }

@@ -87,6 +87,9 @@ export async function perform(sys: InitSystem, log: Logger, action: InitAction):
       await sys.sleep(a.delayMs);
     }
     logEvent(log, "init.reboot", { action: a.action, reason: a.reason }, `${a.action} now`);
+    // The line saying why the machine reboots must reach the console first (bounded wait).
+    const flushing = log.flush();
+    if (flushing) await flushing;
     const e = sys.power(a.action);
     // reboot(2) does not return when it works (it does in a PID namespace or a test).
     if (e !== 0) logEvent(log, "init.reboot", { action: a.action, error: errnoName(e) }, `${a.action} failed; PID 1 stays up`, "fatal");

@@ -6,7 +6,8 @@
  * through /bin/sh per sysfs file), so those are read from sysfs here. Only memory
  * comes from systeminformation: mem() reads /proc/meminfo with fs.readFile.
  */
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
+import { readBoundedText } from "../fs/read-bounded.ts";
 import { join } from "node:path";
 import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
 import { memTotalBytes } from "./memory.ts";
@@ -20,7 +21,7 @@ export interface FactSources {
   readonly memTotal?: () => Promise<number | undefined>;
 }
 
-const text = (p: string) => readFile(p, "utf8").then((s) => s.trim(), () => undefined);
+const text = (p: string) => readBoundedText(p, "sysfs").then((s) => s.trim(), () => undefined);
 const list = (p: string) => readdir(p).then((l) => l.sort(), () => [] as string[]);
 const real = (p: string) => realpath(p).then((r) => r, () => undefined);
 const base = (p: string | undefined) => (p ? p.split("/").at(-1) : undefined);

@@ -1,7 +1,8 @@
 /**
  * The stable event vocabulary: every log line the agent writes at info or above
  * carries one `event` from this list, so an operator can grep a serial console
- * (`grep '"event":"net.dad.failed"'`). docs/events.md lists them; add here first.
+ * (`grep '"event":"net.dad.failed"'`). This table is the list (the logger's types
+ * refuse a line without one of these names); add new events here first.
  */
 export const EVENTS = {
   "agent.start": "the agent started (version, mode, PID)",
@@ -19,6 +20,10 @@ export const EVENTS = {
   "init.reap": "PID 1 reaped an orphaned zombie",
   "init.options": "PID 1's policy parameters (DEBUG, METAL_DONE, METAL_REBOOT_DELAY) and problems reading them",
   "net.select": "interfaces selected for bring-up",
+  "net.wait": "bring-up waits for a usable global address, a default route and DNS (with the bound)",
+  "net.rs.sent": "a router solicitation was sent from ::",
+  "net.overrun": "the netlink event buffer overran (ENOBUFS): state is dumped again",
+  "net.watch": "net watch started, or its event reader failed",
   "net.sysctl": "IPv6 sysctls written for an interface",
   "net.link.up": "administrative link-up requested",
   "net.link.carrier": "carrier detected",
@@ -26,9 +31,6 @@ export const EVENTS = {
   "net.link.nocarrier": "no carrier within the carrier timeout: the interface is given up (reported, not waited on)",
   "net.link.gone": "a selected interface was deleted (followed if re-created with the same name)",
   "net.link.recreated": "a selected interface was re-created with the same name: followed to its new ifindex",
-  "net.rs.sent": "our own router solicitation from :: was sent (or why not)",
-  "net.overrun": "the kernel dropped netlink events (ENOBUFS): links, addresses and routes are dumped again",
-  "net.wait": "bring-up waits for a usable global address, a default route and (if needed) DNS",
   "net.dns.write": "resolv.conf written (how), or why not (warning naming the path)",
   "net.ll.ready": "link-local address usable (DAD done)",
   "net.ra.seen": "a router advertisement was seen",
@@ -60,6 +62,7 @@ export const EVENTS = {
   "provision.wait.timeout": "no allocation within METAL_WAIT_TIMEOUT",
   "provision.allocation": "an allocation arrived (logged with secrets redacted)",
   "kconfig.check": "kernel config check result",
+  "log.dropped": "log lines were dropped because the log destination did not keep up (count since the last such line, total)",
 } as const;
 
 export type EventName = keyof typeof EVENTS;

@@ -8,7 +8,8 @@
  *     is left alone and the outcome says so, naming the target.
  * Never throws: the caller decides whether a failure matters (--need-dns).
  */
-import { lstatSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readBoundedTextSync } from "../fs/read-bounded.ts";
+import { lstatSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 export type WriteOutcome =
@@ -28,7 +29,7 @@ export function writeResolvConf(path: string, text: string): WriteOutcome {
   }
   let current: string | undefined;
   try {
-    current = readFileSync(path, "utf8");
+    current = readBoundedTextSync(path, "textFile");
   } catch {
     current = undefined;
   }

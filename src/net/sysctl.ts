@@ -2,7 +2,8 @@
  * Applies a sysctl plan under an injectable /proc/sys root. Each write is read back;
  * a failure is an AgentError("netlink") naming the file. Returns what changed.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
+import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { join } from "node:path";
 import { AgentError } from "../errors.ts";
 import { acceptRaEntry, basePlan, fastPlan, noRsDelayPlan, type SysctlEntry } from "./sysctl-plan.ts";
@@ -15,7 +16,7 @@ export interface SysctlWrite {
 
 function readNum(p: string): number | undefined {
   try {
-    const n = Number(readFileSync(p, "utf8").trim());
+    const n = Number(readBoundedTextSync(p, "sysfs").trim());
     return Number.isFinite(n) ? n : undefined;
   } catch {
     return undefined;

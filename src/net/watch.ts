@@ -62,7 +62,7 @@ export async function watch(opts: WatchOptions): Promise<void> {
       const t = t0 + (typeof r.fields.ms === "number" ? r.fields.ms : 0);
       print(t, `${r.event} ${JSON.stringify(r.fields)}`, { event: r.event, ...r.fields });
     };
-    opts.log.info({ interfaces: selected.map((l) => l.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
+    opts.log.info({ event: "net.watch", interfaces: selected.map((l) => l.name), durationMs: opts.durationMs ?? null }, "watching netlink events (Ctrl-C ends)");
     await runLoop(
       src,
       state,

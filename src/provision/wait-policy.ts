@@ -17,6 +17,7 @@
  *   goes unnoticed without a timeout that would fire on a healthy wait.
  */
 import type { AgentError } from "../errors.ts";
+import { fullJitter } from "../http/retry.ts";
 
 export interface WaitPolicy {
   readonly timeoutMs: number;
@@ -71,8 +72,7 @@ export class WaitTracker {
   /** The stream ended or failed without an allocation: reconnect after a delay, or time out. */
   broke(nowMs: number, random: number): WaitDecision {
     if (nowMs - this.#openedAt >= this.#p.healthyMs) this.#breaks = 0;
-    const ceiling = Math.min(this.#p.capMs, this.#p.baseMs * 2 ** this.#breaks);
-    const delayMs = Math.max(this.#p.minMs, Math.floor(random * ceiling));
+    const delayMs = Math.max(this.#p.minMs, fullJitter(this.#breaks, this.#p.baseMs, this.#p.capMs, random));
     this.#breaks += 1;
     if (nowMs + delayMs >= this.deadlineMs) return { kind: "timeout", waitedMs: this.waitedMs(nowMs) };
     this.#reconnects += 1;
@@ -84,12 +84,14 @@ export class WaitTracker {
 const RECONNECT_CODES = new Set(["unavailable", "deadline_exceeded", "internal", "unknown", "aborted", "canceled", "resource_exhausted"]);
 
 /**
- * Whether a failed Wait is worth reopening: transport failures (unreachable), broken
- * or cut streams (bad_answer) and the transient connect codes. A refused token,
+ * Whether a failed Wait is worth reopening: transport failures (unreachable), cut
+ * streams (bad_answer without `violation`) and the transient connect codes. A refused token,
  * TLS, and answers such as not_found or invalid_argument end the wait.
  */
 export function isWaitRetryable(e: AgentError): boolean {
-  if (e.code === "unreachable" || e.code === "bad_answer") return true;
+  if (e.code === "unreachable") return true;
+  // A cut stream may heal on reconnect; an answer that breaks the protocol or the schema does not (exit 24, naming it).
+  if (e.code === "bad_answer") return e.details.violation !== true;
   if (e.code === "api_error") return RECONNECT_CODES.has(String(e.details.connectCode ?? ""));
   return false;
 }

@@ -95,6 +95,22 @@ describe("configFromCmdline", () => {
     expect(usageError("METAL_BOOT_URL=https://10.0.0.1/").details.parameter).toBe("METAL_BOOT_URL");
   });
 
+  test("addresses no connection can reach are refused with exit 2, naming what is wrong", () => {
+    const cases: [string, string][] = [
+      ["https://[::]/", "the unspecified address :: can never be connected to"],
+      ["https://[ff02::1]/", "the multicast address ff02::1 can never be connected to"],
+      ["https://[fd00::1]:0/", "port 0 can never be connected to"],
+      ["https://[::ffff:1.2.3.4]/", "the IPv4-mapped address ::ffff:102:304 can never be connected to"],
+    ];
+    for (const [url, why] of cases) {
+      const e = usageError(`METAL_BOOT_URL=${url}`);
+      expect([e.exitCode, e.details.parameter]).toEqual([2, "METAL_BOOT_URL"]);
+      expect(e.message).toEndWith(why);
+    }
+    // Loopback and names stay usable (labs, tests).
+    expect(configFromCmdline("METAL_BOOT_URL=https://[::1]:8443/").metalBootUrl.port).toBe("8443");
+  });
+
   test("credentials in the URL are refused", () => {
     expect(usageError("METAL_BOOT_URL=https://user:pw@[fd00::1]/").message).toContain("METAL_BOOT_URL=");
   });

@@ -70,7 +70,7 @@ describe("HttpClient", () => {
     const { http } = client();
     const e = await http.request({ method: "GET", url: url("/big"), what: "big thing", maxBytes: 1024 }).catch((x) => x);
     expect(e.code).toBe("bad_answer");
-    expect(e.message).toContain("big thing: answer larger than 1024 bytes");
+    expect(e.message).toContain("big thing: answer larger than the cap of 1024 bytes");
     await http.close();
   });
 

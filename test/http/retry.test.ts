@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { backoffDelay, withRetry, type RetryEnv, type RetryInfo, type RetryPolicy } from "../../src/http/retry.ts";
+import { DEFAULT_RETRY, backoffDelay, fullJitter, withRetry, type RetryEnv, type RetryInfo, type RetryPolicy } from "../../src/http/retry.ts";
+import { WAIT_BACKOFF, WaitTracker } from "../../src/provision/wait-policy.ts";
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeEnv(randoms: number[] = []): RetryEnv & { slept: number[] } {
@@ -114,5 +115,41 @@ describe("withRetry", () => {
       }, slowPolicy, retryable, env),
     ).rejects.toThrow("slow");
     expect(calls).toBe(1);
+  });
+});
+
+describe("the default retry window is measured in time", () => {
+  test("a server down for 30 s (each attempt costing 1 s) is reached with the default policy", async () => {
+    const env = fakeEnv(Array.from({ length: 200 }, (_, i) => (i % 10) / 10));
+    const start = env.now();
+    let attempts = 0;
+    const r = await withRetry(
+      async () => {
+        attempts++;
+        await env.sleep(1000); // the attempt itself (a connect timeout, a refused connection's round trip)
+        if (env.now() - start < 30_000) throw new Error("ECONNREFUSED");
+        return "up";
+      },
+      DEFAULT_RETRY,
+      retryable,
+      env,
+    );
+    expect(r).toBe("up");
+    expect(attempts).toBeGreaterThan(5);
+  });
+
+  test("a server that never comes back is given up on after the 60 s window, not after a count", async () => {
+    const env = fakeEnv(Array.from({ length: 500 }, () => 0.5));
+    const start = env.now();
+    await expect(withRetry(async () => Promise.reject(new Error("ECONNREFUSED")), DEFAULT_RETRY, retryable, env)).rejects.toThrow("ECONNREFUSED");
+    const spent = env.now() - start;
+    expect(spent).toBeGreaterThan(DEFAULT_RETRY.totalMs - DEFAULT_RETRY.capMs);
+    expect(spent).toBeLessThanOrEqual(DEFAULT_RETRY.totalMs);
+  });
+
+  test("one full-jitter formula: the Wait reconnect delay is fullJitter (at least minMs)", () => {
+    const t = new WaitTracker({ ...WAIT_BACKOFF, timeoutMs: 3_600_000 }, 0);
+    const d = [0.5, 0.5, 0.5].map((r, n) => t.broke(0, r));
+    expect(d.map((x) => (x.kind === "reconnect" ? x.delayMs : -1))).toEqual([0, 1, 2].map((n) => Math.max(WAIT_BACKOFF.minMs, fullJitter(n, WAIT_BACKOFF.baseMs, WAIT_BACKOFF.capMs, 0.5))));
   });
 });

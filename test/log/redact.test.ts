@@ -43,16 +43,16 @@ describe("a real token never reaches the log output", () => {
     test(`through every logger path (${format})`, () => {
       const text = logged(format, (log, secrets) => {
         secrets.add(TOKEN);
-        log.info({ token: TOKEN }, "field");
-        log.info({ nested: { deeper: { machineToken: TOKEN } } }, "nested field");
-        log.info(`message with ${TOKEN} inside`);
-        log.info({ note: `value under a harmless name: ${TOKEN}` });
-        log.info({ headers: { authorization: `Bearer ${TOKEN}` } }, "headers");
-        log.warn({ err: new Error(`request failed for ${TOKEN}`) }, "error object");
-        log.error({ err: new AgentError("auth", `refused: Bearer ${TOKEN}`, { token: TOKEN }) });
-        log.debug({ list: [TOKEN, { password: TOKEN }] });
-        log.child({ token: TOKEN, who: "child" }).info("child bindings");
-        log.info({ url: new URL(`https://[fd00::1]/config?token=${TOKEN}`) });
+        log.info({ event: "boot.config", token: TOKEN }, "field");
+        log.info({ event: "boot.config", nested: { deeper: { machineToken: TOKEN } } }, "nested field");
+        log.info({ event: "boot.config" }, `message with ${TOKEN} inside`);
+        log.info({ event: "boot.config", note: `value under a harmless name: ${TOKEN}` });
+        log.info({ event: "api.call", headers: { authorization: `Bearer ${TOKEN}` } }, "headers");
+        log.warn({ event: "http.retry", err: new Error(`request failed for ${TOKEN}`) }, "error object");
+        log.error({ event: "agent.fatal", err: new AgentError("auth", `refused: Bearer ${TOKEN}`, { token: TOKEN }) });
+        log.debug({ event: "api.call", list: [TOKEN, { password: TOKEN }] });
+        log.info({ event: "agent.config", bindings: { token: TOKEN, who: "nested bindings" } }, "nested bindings");
+        log.info({ event: "http.retry", url: new URL(`https://[fd00::1]/config?token=${TOKEN}`) });
         logEvent(log, "boot.config", { token: TOKEN, tokenExpiry: "2026-12-01" }, `got ${TOKEN}`);
       });
       expect(text.split("\n").filter(Boolean).length).toBe(11);
@@ -65,7 +65,7 @@ describe("a real token never reaches the log output", () => {
   }
 
   test("bearer credentials are cut even when the secret was never registered", () => {
-    const text = logged("json", (log) => log.info("Authorization: Bearer abc.def.ghi-unregistered"));
+    const text = logged("json", (log) => log.info({ event: "api.call" }, "Authorization: Bearer abc.def.ghi-unregistered"));
     expect(text).not.toContain("abc.def.ghi-unregistered");
   });
 });
