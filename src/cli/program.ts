@@ -13,6 +13,7 @@ import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
+import { registerStatus } from "./status.ts";
 import { registerToken } from "./token.ts";
 import { registerVersion } from "./version.ts";
 
@@ -26,6 +27,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerReach,
   registerInventory,
   registerKconfig,
+  registerStatus,
   registerVersion,
 ];
 

@@ -7,6 +7,9 @@ import { z } from "zod";
 import { AgentError } from "../errors.ts";
 import { parseCmdline } from "./cmdline.ts";
 import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
+import { formatNtpServer, type NtpServer } from "../clock/servers.ts";
+import type { PlannedRebootSetting } from "../reboot/planned.ts";
+import type { WatchdogSetting } from "../watchdog/plan.ts";
 
 export type { Handoff, NicSelector } from "./params.ts";
 
@@ -26,6 +29,12 @@ export interface Config {
   readonly handoff: Handoff;
   /** METAL_WAIT_TIMEOUT: bound for BootService/Wait in the built-in flow. */
   readonly waitTimeoutMs: number;
+  /** METAL_NTP_SERVERS: asked before the first TLS connection (empty: the clock is not checked). */
+  readonly ntpServers: readonly NtpServer[];
+  /** METAL_WATCHDOG. */
+  readonly watchdog: WatchdogSetting;
+  /** METAL_PLANNED_REBOOT (undefined: off). */
+  readonly plannedReboot: PlannedRebootSetting | undefined;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -95,6 +104,9 @@ export function configFromCmdline(text: string): Config {
     uuid: v.METAL_UUID?.toLowerCase(),
     handoff: v.METAL_HANDOFF,
     waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
+    ntpServers: v.METAL_NTP_SERVERS,
+    watchdog: v.METAL_WATCHDOG,
+    plannedReboot: v.METAL_PLANNED_REBOOT,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -120,6 +132,9 @@ export function configToJson(c: Config): Record<string, unknown> {
     uuid: c.uuid ?? null,
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
     waitTimeoutMs: c.waitTimeoutMs,
+    ntpServers: c.ntpServers.map(formatNtpServer),
+    watchdog: c.watchdog.enabled ? `${c.watchdog.timeoutS}s` : "off",
+    plannedReboot: c.plannedReboot ? { boundMs: c.plannedReboot.boundMs, jitterMs: c.plannedReboot.jitterMs } : "off",
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,
