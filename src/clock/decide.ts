@@ -46,17 +46,21 @@ export function decideClock(servers: readonly NtpServer[], outcomes: readonly Se
 
 /** "3 min 12.4 s behind", "1 y 2 d ahead" etc.: how the log line says by how much the clock was off. */
 export function describeOffset(offsetMs: number): string {
-  const abs = Math.abs(offsetMs);
   const dir = offsetMs > 0 ? "behind" : "ahead";
+  let abs = Math.abs(offsetMs);
+  if (abs < 1000) return `${Math.round(abs)} ms ${dir}`;
+  if (abs < 60_000) return `${(abs / 1000).toFixed(1)} s ${dir}`;
+  // Two units at most, the second one rounded (so 1 ms short of a year reads "365 d").
+  const step = abs >= 86_400_000 ? 3_600_000 : abs >= 3_600_000 ? 60_000 : 100;
+  abs = Math.round(abs / step) * step;
   const units: [string, number][] = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000]];
   const parts: string[] = [];
-  let rest = abs;
   for (const [name, ms] of units) {
-    if (rest >= ms) {
-      parts.push(`${Math.floor(rest / ms)} ${name}`);
-      rest %= ms;
-    }
+    if (abs >= ms && parts.length < 2) {
+      parts.push(`${Math.floor(abs / ms)} ${name}`);
+      abs %= ms;
+    } else if (parts.length === 1) break;
   }
-  if (parts.length < 2) parts.push(abs < 1000 ? `${Math.round(rest)} ms` : `${(rest / 1000).toFixed(1)} s`);
+  if (parts.length === 1 && step === 100 && abs > 0) parts.push(`${(abs / 1000).toFixed(1)} s`);
   return `${parts.join(" ")} ${dir}`;
 }

@@ -78,8 +78,32 @@ export async function queryServer(server: NtpServer, policy: SntpPolicy, env: Sn
   return last;
 }
 
+/** Once one server gave a sample, the others get this much longer before they count as not answering. */
+export const GRACE_AFTER_SAMPLE_MS = 300;
+
+/**
+ * Asks every server in parallel; resolves when all are done, or GRACE_AFTER_SAMPLE_MS
+ * after the first usable sample (a silent server does not hold up the boot for its
+ * whole retry bound when another one answered).
+ */
 export async function queryServers(servers: readonly NtpServer[], policy: SntpPolicy, env: SntpEnv): Promise<ServerOutcome[]> {
-  return await Promise.all(servers.map((s) => queryServer(s, policy, env)));
+  const results: (ServerOutcome | undefined)[] = servers.map(() => undefined);
+  let graceTimer: Timer | undefined;
+  let wake: () => void = () => {};
+  const grace = new Promise<void>((r) => (wake = r));
+  const all = Promise.all(
+    servers.map(async (s, i) => {
+      const o = await queryServer(s, policy, env);
+      results[i] = o;
+      if (o.kind === "sample" && graceTimer === undefined) graceTimer = setTimeout(wake, GRACE_AFTER_SAMPLE_MS);
+    }),
+  );
+  try {
+    await Promise.race([all, grace]);
+  } finally {
+    clearTimeout(graceTimer);
+  }
+  return servers.map((server, i) => results[i] ?? { server, kind: "no_answer", message: `no answer within ${GRACE_AFTER_SAMPLE_MS} ms after another server's` });
 }
 
 /** Resolves `host` (IP literals as they are), bounded. */
@@ -128,11 +152,16 @@ export async function udpExchange(server: NtpServer, request: (sentMs: number) =
     let sentMs = 0;
     sock.on("error", (e) => finish({ kind: "failed", message: `${(e as NodeJS.ErrnoException).code ?? e.message}` }));
     sock.on("message", (msg) => finish({ kind: "answer", bytes: new Uint8Array(msg), sentMs, receivedMs: now() }));
-    sock.connect(server.port, peer.address, () => {
+    // Bun 1.4.5 hands a failed connect (e.g. no route) to this callback as an argument, without an errno code.
+    sock.connect(server.port, peer.address, (err?: unknown) => {
+      if (err) return finish({ kind: "failed", message: `cannot connect (${(err as NodeJS.ErrnoException).code ?? (err as Error).message ?? String(err)})` });
       sentMs = now();
-      sock.send(request(sentMs), (err) => {
-        if (err) finish({ kind: "failed", message: `${(err as NodeJS.ErrnoException).code ?? err.message}` });
-      });
+      // No callback: Bun 1.4.5's dgram takes send(msg, callback) on a connected socket for send(msg, port); failures arrive as "error" events.
+      try {
+        sock.send(request(sentMs));
+      } catch (e) {
+        finish({ kind: "failed", message: `${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      }
     });
   });
 }
