@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { RTC_DEVICE, setRtc, setSystemClock } from "../sys/clock.ts";
+import { errnoText } from "../sys/fd-calls.ts";
 import { decideClock, describeOffset, type ClockDecision } from "./decide.ts";
 import { DEFAULT_SNTP_POLICY, queryServers, realSntpEnv, type SntpEnv, type SntpPolicy } from "./sntp-client.ts";
 import { formatNtpServer, type NtpServer } from "./servers.ts";
@@ -39,7 +40,6 @@ export interface ClockState {
   readonly reasons?: readonly string[];
 }
 
-const errnoText = (e: number): string => (e === 1 ? "EPERM" : e === 2 ? "ENOENT" : e === 22 ? "EINVAL" : `errno ${e}`);
 
 export async function syncClock(servers: readonly NtpServer[], deps: ClockDeps): Promise<ClockState> {
   const env = deps.sntp ?? realSntpEnv;

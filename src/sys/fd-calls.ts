@@ -26,3 +26,10 @@ let lib: FdCalls | undefined;
 export const fdCalls = (): FdCalls => (lib ??= open());
 export const errno = (): number => read.i32(fdCalls().__errno_location() as Pointer, 0);
 export const cstr = (s: string): Buffer => Buffer.from(s + "\0");
+
+const ERRNO_NAMES: Readonly<Record<number, string>> = {
+  1: "EPERM", 2: "ENOENT", 5: "EIO", 9: "EBADF", 13: "EACCES", 16: "EBUSY", 19: "ENODEV", 22: "EINVAL", 25: "ENOTTY", 30: "EROFS", 95: "EOPNOTSUPP",
+};
+
+/** The errno's name as in errno.h, or `errno N`. */
+export const errnoText = (e: number): string => ERRNO_NAMES[e] ?? `errno ${e}`;
