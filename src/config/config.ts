@@ -35,6 +35,8 @@ export interface Config {
   readonly watchdog: WatchdogSetting;
   /** METAL_PLANNED_REBOOT (undefined: off). */
   readonly plannedReboot: PlannedRebootSetting | undefined;
+  /** METAL_DEBUG_HANG: block at the start of this stage (lab: proves the watchdog). */
+  readonly debugHang: string | undefined;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -107,6 +109,7 @@ export function configFromCmdline(text: string): Config {
     ntpServers: v.METAL_NTP_SERVERS,
     watchdog: v.METAL_WATCHDOG,
     plannedReboot: v.METAL_PLANNED_REBOOT,
+    debugHang: v.METAL_DEBUG_HANG,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -135,6 +138,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     ntpServers: c.ntpServers.map(formatNtpServer),
     watchdog: c.watchdog.enabled ? `${c.watchdog.timeoutS}s` : "off",
     plannedReboot: c.plannedReboot ? { boundMs: c.plannedReboot.boundMs, jitterMs: c.plannedReboot.jitterMs } : "off",
+    debugHang: c.debugHang ?? null,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

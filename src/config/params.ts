@@ -231,6 +231,11 @@ export const PARAMS = {
     default: "24h+24h",
     doc: "while waiting for an allocation, reboot after this bound plus a random jitter (`24h+24h`: between 24 and 48 h) to pick up a new agent; `off` to wait for the allocation only",
   },
+  METAL_DEBUG_HANG: {
+    schema: optionalText("a stage name like wait", /^[a-z][a-z0-9-]{0,31}$/),
+    default: "(none)",
+    doc: "lab only: the agent blocks (event loop and all) at the start of this stage, so the hardware watchdog must reset the machine",
+  },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",

@@ -39,6 +39,8 @@ export class Watchdog {
   #status: WatchdogStatus;
   #lastPet = -Infinity;
   #pingFailed = false;
+  /** hold()'s ping period is a third of this: the driver's timeout, or when unknown the smaller of the requested one and 30 s. */
+  #periodBaseS = 30;
 
   private constructor(dev: WatchdogDevice | undefined, status: WatchdogStatus, log: Logger, clock: WatchdogClock) {
     this.#dev = dev;
@@ -62,6 +64,7 @@ export class Watchdog {
       logEvent(log, "watchdog.error", { device: path, op: "WDIOC_SETTIMEOUT", errno: errnoName(-r) }, `${path}: cannot set the timeout to ${timeoutS} s (${errnoName(-r)}); the driver's default applies`, "warn");
     } else actual = r;
     const w = new Watchdog(dev, { state: "armed", device: path, ...(actual !== undefined ? { timeoutS: actual } : {}), pets: 0 }, log, clock);
+    w.#periodBaseS = actual ?? Math.min(timeoutS, 30);
     logEvent(log, "watchdog.open", { device: path, timeoutS: actual ?? null }, `hardware watchdog ${path} armed (timeout ${actual === undefined ? "driver default" : `${actual} s`}); a hung agent resets the machine`);
     w.pet();
     return w;
@@ -94,7 +97,7 @@ export class Watchdog {
    */
   async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
     if (!this.#dev || this.#status.state !== "armed") return await p;
-    const every = Math.max(MIN_PET_INTERVAL_MS, ((this.#status.timeoutS ?? 60) * 1000) / 3);
+    const every = Math.max(MIN_PET_INTERVAL_MS, (this.#periodBaseS * 1000) / 3);
     const until = this.#clock.now() + boundMs;
     this.pet();
     const h = this.#clock.setInterval(() => {
