@@ -6,6 +6,7 @@
 import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
+import { registerClock } from "./clock.ts";
 import { registerConfig } from "./config.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
@@ -28,6 +29,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerInventory,
   registerKconfig,
   registerStatus,
+  registerClock,
   registerVersion,
 ];
 

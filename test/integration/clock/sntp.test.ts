@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../lab/wait.ts";
 import { YEAR_MS } from "./sntp-standin.ts";
@@ -77,6 +78,10 @@ afterAll(() => {
   if (!reason) cleanup();
 });
 
+const BINARY = join(import.meta.dir, "../../../dist/metal-hammer");
+const noBinary = existsSync(BINARY) ? undefined : "needs dist/metal-hammer (make build)";
+if (!reason && noBinary && process.env.CI === "true") throw new Error(`clock namespace suite: ${noBinary}`);
+
 interface ClientOut {
   state: { decision: string; offsetMs?: number; server?: string; reasons?: string[] };
   set: { targetMs: number; atMs: number }[];
@@ -140,5 +145,24 @@ describe.skipIf(reason !== undefined)(`the clock stage against an SNTP stand-in 
     expect(o.set).toHaveLength(1);
     // The silent server would take 3 x 1 s; it gets 300 ms after the good answer instead.
     expect(o.elapsedMs).toBeLessThan(2000);
+  });
+});
+
+describe.skipIf(reason !== undefined || noBinary !== undefined)(`the compiled binary's SNTP client (node:dgram inside bun build --compile)${reason ?? noBinary ? ` (skipped: ${reason ?? noBinary})` : ""}`, () => {
+  const run = (...args: string[]) => Bun.spawnSync(["ip", "netns", "exec", agentNs, BINARY, ...args], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+
+  test("clock --json against the stand-in a year ahead: shows the step without doing it", () => {
+    const r = run("clock", "--servers", A.year, "--json");
+    expect(r.exitCode).toBe(0);
+    const o = JSON.parse(r.stdout.toString());
+    expect(o.decision).toBe("step (not done: no --set)");
+    expect(Math.abs(o.offsetMs - YEAR_MS)).toBeLessThan(1000);
+  });
+
+  test("clock against a kiss-o'-death server: exit 23 naming the server and the kiss code", () => {
+    const r = run("clock", "--servers", A.kod);
+    expect(r.exitCode).toBe(23);
+    expect(r.stderr.toString()).toContain(`metal-hammer: no usable time from [${A.kod}]:123`);
+    expect(r.stdout.toString()).toContain(`reasons   ${A.kod}: kiss-o'-death "DENY" (the server refuses this client)\n`);
   });
 });
