@@ -17,6 +17,7 @@ import { registerRun } from "./run.ts";
 import { registerStatus } from "./status.ts";
 import { registerToken } from "./token.ts";
 import { registerVersion } from "./version.ts";
+import { registerWatchdog } from "./watchdog.ts";
 
 export type Registrar = (program: Command, ctx: Context) => void;
 
@@ -30,6 +31,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerKconfig,
   registerStatus,
   registerClock,
+  registerWatchdog,
   registerVersion,
 ];
 

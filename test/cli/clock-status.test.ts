@@ -15,3 +15,17 @@ describe("clock command input errors", () => {
     expect(c.err()).toBe('metal-hammer: METAL_NTP_SERVERS "a..b": expected a comma-separated list of NTP servers (IPv6/IPv4 addresses or host names, [addr]:port)\n');
   });
 });
+
+describe("watchdog test input errors", () => {
+  test("no device: exit 2 naming it, nothing armed", async () => {
+    const c = captureContext();
+    expect(await runCli(["watchdog", "test", "--device", "/nonexistent/watchdog"], c.ctx)).toBe(2);
+    expect(c.err()).toContain("metal-hammer: /nonexistent/watchdog: no watchdog to test (no /nonexistent/watchdog (no watchdog driver loaded))\n");
+  });
+
+  test("a bad timeout: exit 2", async () => {
+    const c = captureContext();
+    expect(await runCli(["watchdog", "test", "--timeout", "soon"], c.ctx)).toBe(2);
+    expect(c.err()).toBe('metal-hammer: --timeout "soon": expected whole seconds between 1s and 1h, like 10s\n');
+  });
+});
