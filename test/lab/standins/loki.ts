@@ -101,11 +101,23 @@ export interface LokiStandin {
   stop(): void;
 }
 
-export function startLoki(hostname = "::1", port = 0, opts: LokiStandinOptions = {}): LokiStandin {
+/** TLS for the stand-in; with `clientCa` a client certificate signed by it is required (mTLS, pixie's certificate_auth). */
+export interface LokiTls {
+  readonly cert: string;
+  readonly key: string;
+  readonly clientCa?: string;
+}
+
+export function startLoki(hostname = "::1", port = 0, opts: LokiStandinOptions = {}, tls?: LokiTls): LokiStandin {
   const { handler, state } = lokiHandler(opts);
-  const server = Bun.serve({ hostname, port, fetch: handler });
+  const server = Bun.serve({
+    hostname,
+    port,
+    fetch: handler,
+    ...(tls ? { tls: { cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) } } : {}),
+  });
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  const url = new URL(`http://${host}:${server.port}/`);
+  const url = new URL(`${tls ? "https" : "http"}://${host}:${server.port}/`);
   return { url, pushUrl: new URL("/loki/api/v1/push", url), state, stop: () => server.stop(true) };
 }
 
