@@ -3,17 +3,21 @@
  * initramfs): the real clock_settime and RTC_SET_TIME in the compiled agent, and a real
  * hardware watchdog (-device i6300esb) resetting a machine whose agent stopped pinging.
  * Both run from the debug shell (the flow is stopped at once by a bad METAL_BOOT_URL
- * with DEBUG=1), so they do not depend on the flow calling these parts.
+ * with DEBUG=1), so they do not depend on the flow calling these parts. The watchdog
+ * modules (watchdog core + i6300esb) reach the VM through the lab's overlay archive
+ * and are loaded with insmod from the shell: the initramfs's module list stays the
+ * lab's NIC set.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
+import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
 import { SERVICE_ADDR } from "../../lab/plan.ts";
 import type { LabServer, LabServerEnv } from "../../lab/servers.ts";
 import { LOKI_PORT } from "./lab-ops-servers.ts";
 
+const WD_MODULES = ["watchdog", "i6300esb"].map((m) => `lib/modules/${KVER}/kernel/drivers/watchdog/${m}.ko`);
 const missing = [
   process.getuid?.() === 0 ? undefined : "root",
   existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
@@ -21,12 +25,19 @@ const missing = [
   Bun.which("radvd") ? undefined : "radvd",
   existsSync(LAB_KERNEL) ? undefined : `${LAB_KERNEL} (make lab-kernel)`,
   existsSync(LAB_INITRD) ? undefined : `${LAB_INITRD} (make initramfs)`,
+  ...WD_MODULES.map((m) => (existsSync(`/${m}`) ? undefined : `/${m}`)),
 ].filter((m) => m !== undefined);
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`clock/watchdog QEMU suite cannot run under CI: missing ${missing.join(", ")}`);
 
 const BOUND_MS = 180_000;
-const opsServers = (env: LabServerEnv): LabServer[] => [
-  { name: "ops", argv: [process.execPath, join(import.meta.dir, "lab-ops-servers.ts"), "--addr", env.addr], port: LOKI_PORT, logs: [] },
+const opsServers = (env: LabServerEnv, guestFiles: readonly string[] = []): LabServer[] => [
+  {
+    name: "ops",
+    argv: [process.execPath, join(import.meta.dir, "lab-ops-servers.ts"), "--addr", env.addr],
+    port: LOKI_PORT,
+    logs: [],
+    guest: () => ({ files: guestFiles.map((path) => ({ path, data: new Uint8Array(readFileSync(`/${path}`)) })), cmdline: [] }),
+  },
 ];
 const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
 const SHELL = /"event":"init.shell".*"reason"/;
@@ -73,10 +84,10 @@ describe.skipIf(missing.length > 0)(`QEMU: a hung agent is reset by the hardware
       timeoutMs: BOUND_MS,
       debug: true,
       expect: "reboot",
-      servers: () => [],
+      servers: (env) => opsServers(env, WD_MODULES),
       extraQemu: ["-device", "i6300esb", "-watchdog-action", "reset"],
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
-      consoleInput: { after: SHELL, text: `METAL_LOG_FORMAT=json metal-hammer watchdog test --timeout ${TIMEOUT_S}s\n` },
+      consoleInput: { after: SHELL, text: `${WD_MODULES.map((m) => `insmod /${m}`).join(" && ")} && echo "wdev-$(ls /dev/watchdog)" && METAL_LOG_FORMAT=json metal-hammer watchdog test --timeout ${TIMEOUT_S}s\n` },
     });
     // The console file grows line by line: note when the arming line appears (wall clock).
     const consoleFile = join(run.dir, "console.log");
@@ -90,7 +101,7 @@ describe.skipIf(missing.length > 0)(`QEMU: a hung agent is reset by the hardware
       clearInterval(watch);
     }
     const endedAt = performance.now();
-    expect(ev(r, "init.module").some((m) => m.module === "i6300esb")).toBe(true);
+    expect(r.lines.some((l) => l.text === "wdev-/dev/watchdog")).toBe(true);
     expect(ev(r, "watchdog.open")[0]).toMatchObject({ device: "/dev/watchdog", timeoutS: TIMEOUT_S });
     // QEMU exits (-no-reboot) on the watchdog's reset: no kernel "reboot:" line, no lab timeout.
     expect(r.outcome).toBe("crashed");
