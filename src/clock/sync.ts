@@ -84,6 +84,7 @@ export async function syncClock(servers: readonly NtpServer[], deps: ClockDeps):
   const rtcPresent = (deps.rtcPresent ?? (() => existsSync(RTC_DEVICE)))();
   let rtc: ClockState["rtc"] = "absent";
   let problem: string | undefined;
+  if (!rtcPresent) logEvent(deps.log, "clock.rtc", { device: RTC_DEVICE, ok: false, absent: true }, `no ${RTC_DEVICE}: the hardware clock is not written (the next boot starts from the old time again)`);
   if (rtcPresent) {
     const r = (deps.setRtc ?? setRtc)(env.now());
     rtc = r === 0 ? "written" : "failed";

@@ -23,7 +23,7 @@ import { formatDuration } from "../config/duration.ts";
 import type { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import type { SecretSet } from "../log/redact.ts";
-import type { NtpServer } from "../clock/servers.ts";
+import { parseNtpServer, type NtpServer } from "../clock/servers.ts";
 import { syncClock, type ClockDeps, type ClockState } from "../clock/sync.ts";
 import { explainClockTls } from "../clock/tls-hint.ts";
 import { plannedRebootAt, waitBound } from "../reboot/planned.ts";
@@ -118,6 +118,21 @@ export class Operations {
     this.#watchdog.pet();
     this.status.update({ clock: clockSection(st) });
     return st;
+  }
+
+  /**
+   * A later re-sync from the config's `ntp_servers` (pixie's MetalConfig), e.g. after
+   * metal-boot's answer when METAL_NTP_SERVERS gave no time, or during the long wait.
+   * Entries that are neither addresses nor names are skipped with a warning.
+   */
+  async resyncFromConfig(ntpServers: readonly string[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
+    const servers: NtpServer[] = [];
+    for (const name of ntpServers) {
+      const s = parseNtpServer(name);
+      if (s) servers.push(s);
+      else logEvent(log, "clock.reject", { server: name, reason: "config" }, `config ntp_servers: ${JSON.stringify(name)} is not an address or host name; skipped`, "warn");
+    }
+    return await this.syncClock(servers, log, deps);
   }
 
   /** Where a TLS error is reported: a validity-period failure names the clock and METAL_NTP_SERVERS. */

@@ -159,6 +159,8 @@ export class LogShipper {
       this.#timer = undefined;
       void this.#sendOne();
     }, delay);
+    // Shipping never keeps a process alive on its own.
+    this.#timer.unref?.();
   }
 
   #sendOne(): Promise<void> {

@@ -100,7 +100,10 @@ export class StatusWriter {
     this.#doc = { ...this.#doc, ...patch, updatedAt: new Date(this.now()).toISOString() };
     const wait = this.#lastWrite + this.minIntervalMs - this.now();
     if (wait <= 0) return this.flush();
-    this.#pending ??= setTimeout(() => this.flush(), wait);
+    if (this.#pending === undefined) {
+      this.#pending = setTimeout(() => this.flush(), wait);
+      this.#pending.unref?.();
+    }
   }
 
   /** Writes now; never throws (a status file is a convenience, not part of the flow). */

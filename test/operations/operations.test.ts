@@ -142,3 +142,17 @@ setTimeout(() => { console.log("stage wait"); ops.stage("wait", log); console.lo
     }
   }, 40_000);
 });
+
+describe("re-sync from the config's ntp_servers", () => {
+  test("valid entries are asked, invalid ones skipped with a warning", async () => {
+    const ops = new Operations({ secrets: new SecretSet(), statusPath: join(dir, "s3.json") });
+    const cap = capturingLogger();
+    const now = () => Date.parse("2026-12-01T00:00:00Z");
+    const set: number[] = [];
+    const st = await ops.resyncFromConfig(["year", "not a server!"], cap.log, { sntp: sntp(now), setClock: (t) => (set.push(t), 0), rtcPresent: () => false });
+    expect(st).toMatchObject({ decision: "step", servers: ["year:123"], rtc: "absent" });
+    expect(set).toHaveLength(1);
+    expect(cap.events("clock.reject")[0]!.msg).toBe('config ntp_servers: "not a server!" is not an address or host name; skipped');
+    expect(cap.events("clock.rtc")[0]!.msg).toBe("no /dev/rtc0: the hardware clock is not written (the next boot starts from the old time again)");
+  });
+});
