@@ -74,7 +74,7 @@ describe.skipIf(missing.length > 0)(`QEMU: the clock is set from an RTC that say
 });
 
 describe.skipIf(missing.length > 0)(`QEMU: a hung agent is reset by the hardware watchdog (i6300esb)${missing.length ? ` (skipped: missing ${missing.join(", ")})` : ""}`, () => {
-  test("watchdog test arms /dev/watchdog and stops pinging: the machine resets within twice the timeout (two-stage timer)", async () => {
+  test("the magic close disarms it (the VM keeps running); armed and left alone it resets the VM within twice the timeout", async () => {
     const TIMEOUT_S = 5;
     let armedAt: number | undefined;
     const run = defaultRun({
@@ -87,12 +87,15 @@ describe.skipIf(missing.length > 0)(`QEMU: a hung agent is reset by the hardware
       servers: (env) => opsServers(env, WD_MODULES),
       extraQemu: ["-device", "i6300esb", "-watchdog-action", "reset"],
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
-      consoleInput: { after: SHELL, text: `${WD_MODULES.map((m) => `insmod /${m}`).join(" && ")} && echo "wdev-$(ls /dev/watchdog)" && METAL_LOG_FORMAT=json metal-hammer watchdog test --timeout ${TIMEOUT_S}s\n` },
+      consoleInput: {
+        after: SHELL,
+        text: `${WD_MODULES.map((m) => `insmod /${m}`).join(" && ")} && echo "wdev-$(ls /dev/watchdog)" && export METAL_LOG_FORMAT=json && metal-hammer watchdog test --timeout 3s --magic-close && echo "survived-$?" && metal-hammer watchdog test --timeout ${TIMEOUT_S}s\n`,
+      },
     });
     // The console file grows line by line: note when the arming line appears (wall clock).
     const consoleFile = join(run.dir, "console.log");
     const watch = setInterval(() => {
-      if (armedAt === undefined && existsSync(consoleFile) && readFileSync(consoleFile, "utf8").includes('"event":"watchdog.open"')) armedAt = performance.now();
+      if (armedAt === undefined && existsSync(consoleFile) && readFileSync(consoleFile, "utf8").split('"event":"watchdog.open"').length === 3) armedAt = performance.now();
     }, 100);
     let r: LabResult;
     try {
@@ -102,7 +105,13 @@ describe.skipIf(missing.length > 0)(`QEMU: a hung agent is reset by the hardware
     }
     const endedAt = performance.now();
     expect(r.lines.some((l) => l.text === "wdev-/dev/watchdog")).toBe(true);
-    expect(ev(r, "watchdog.open")[0]).toMatchObject({ device: "/dev/watchdog", timeoutS: TIMEOUT_S });
+    // First: armed with 3 s, disarmed by the magic close, and still running 8 s later.
+    expect(ev(r, "watchdog.open")[0]).toMatchObject({ device: "/dev/watchdog", timeoutS: 3 });
+    expect(ev(r, "watchdog.close")[0]).toMatchObject({ device: "/dev/watchdog", why: "watchdog test --magic-close" });
+    expect(r.lines.some((l) => l.text === "watchdog test: still running 8 s after the magic close")).toBe(true);
+    expect(r.lines.some((l) => l.text === "survived-0")).toBe(true);
+    // Then: armed with 5 s and left alone.
+    expect(ev(r, "watchdog.open")[1]).toMatchObject({ device: "/dev/watchdog", timeoutS: TIMEOUT_S });
     // QEMU exits (-no-reboot) on the watchdog's reset: no kernel "reboot:" line, no lab timeout.
     expect(r.outcome).toBe("crashed");
     expect(r.qemuExit).toBe(0);
