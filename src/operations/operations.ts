@@ -4,7 +4,7 @@
  * the hardware watchdog, the clock stage's result, remote logging, the planned reboot
  * and the status file. Each method is what one place in the flow calls:
  *
- *   const ops = new Operations({ secrets });
+ *   const ops = new Operations({ secrets, statusPath: `${runDir}/status.json` }); // STATUS_FILE
  *   const log = createLogger({ ..., write: (line) => { io.err(line); ops.sink(line); } });
  *   ops.startWatchdog(config.watchdog, log);                  // agent start
  *   ops.stage("network", log);                                // each stage start (pets, status, METAL_DEBUG_HANG)
@@ -32,7 +32,7 @@ import type { Logging } from "../remote-log/config.ts";
 import { LogShipper } from "../remote-log/shipper.ts";
 import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../remote-log/start.ts";
 import { clockSection, remoteLogSection, watchdogSection } from "../status/sections.ts";
-import { STATUS_FILE, StatusWriter } from "../status/status-file.ts";
+import { StatusWriter } from "../status/status-file.ts";
 import type { WatchdogSetting } from "../watchdog/plan.ts";
 import { startWatchdog, type WatchdogDeps } from "../watchdog/start.ts";
 import { Watchdog } from "../watchdog/watchdog.ts";
@@ -41,7 +41,8 @@ import { hangForever } from "./hang.ts";
 
 export interface OperationsOptions {
   readonly secrets: SecretSet;
-  readonly statusPath?: string;
+  /** Required, so no test writes the host's /run/metal by default: `${runDir}/status.json` (STATUS_FILE in the agent). */
+  readonly statusPath: string;
   readonly now?: () => number;
   readonly random?: () => number;
   readonly shipper?: LogShipper;
@@ -66,7 +67,7 @@ export class Operations {
     this.#random = opts.random ?? Math.random;
     this.#hang = opts.hang ?? hangForever;
     this.shipper = opts.shipper ?? new LogShipper({ now: this.#now, onChange: (c) => (logShipperChanges(() => this.#log)(c), this.#updateShipping()) });
-    this.status = new StatusWriter(opts.statusPath ?? STATUS_FILE, opts.secrets, this.#now);
+    this.status = new StatusWriter(opts.statusPath, opts.secrets, this.#now);
   }
 
   /** The logger's sink (attach to its write path: the line arrives already scrubbed). */
