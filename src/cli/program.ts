@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { escapeUntrusted } from "../log/escape.ts";
+import { registerClock } from "./clock.ts";
 import { registerConfig } from "./config.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
@@ -14,8 +15,10 @@ import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
+import { registerStatus } from "./status.ts";
 import { registerToken } from "./token.ts";
 import { registerVersion } from "./version.ts";
+import { registerWatchdog } from "./watchdog.ts";
 
 export type Registrar = (program: Command, ctx: Context) => void;
 
@@ -27,6 +30,9 @@ export const REGISTRARS: readonly Registrar[] = [
   registerReach,
   registerInventory,
   registerKconfig,
+  registerStatus,
+  registerClock,
+  registerWatchdog,
   registerVersion,
 ];
 

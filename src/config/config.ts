@@ -7,6 +7,9 @@ import { z } from "zod";
 import { AgentError } from "../errors.ts";
 import { parseCmdline } from "./cmdline.ts";
 import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
+import { formatNtpServer, type NtpServer } from "../clock/servers.ts";
+import type { PlannedRebootSetting } from "../reboot/planned.ts";
+import type { WatchdogSetting } from "../watchdog/plan.ts";
 
 export type { Handoff, NicSelector } from "./params.ts";
 
@@ -32,6 +35,14 @@ export interface Config {
   readonly imageCacheUrl: URL | undefined;
   /** METAL_LLDP_TIMEOUT: how long Register waits for neighbours on two switches. */
   readonly lldpTimeoutMs: number;
+  /** METAL_NTP_SERVERS: asked before the first TLS connection (empty: the clock is not checked). */
+  readonly ntpServers: readonly NtpServer[];
+  /** METAL_WATCHDOG. */
+  readonly watchdog: WatchdogSetting;
+  /** METAL_PLANNED_REBOOT (undefined: off). */
+  readonly plannedReboot: PlannedRebootSetting | undefined;
+  /** METAL_DEBUG_HANG: block at the start of this stage (lab: proves the watchdog). */
+  readonly debugHang: string | undefined;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -104,6 +115,10 @@ export function configFromCmdline(text: string): Config {
     waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
     imageCacheUrl: v.METAL_IMAGE_CACHE_URL,
     lldpTimeoutMs: v.METAL_LLDP_TIMEOUT,
+    ntpServers: v.METAL_NTP_SERVERS,
+    watchdog: v.METAL_WATCHDOG,
+    plannedReboot: v.METAL_PLANNED_REBOOT,
+    debugHang: v.METAL_DEBUG_HANG,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -132,6 +147,10 @@ export function configToJson(c: Config): Record<string, unknown> {
     waitTimeoutMs: c.waitTimeoutMs,
     imageCacheUrl: c.imageCacheUrl?.href ?? null,
     lldpTimeoutMs: c.lldpTimeoutMs,
+    ntpServers: c.ntpServers.map(formatNtpServer),
+    watchdog: c.watchdog.enabled ? `${c.watchdog.timeoutS}s` : "off",
+    plannedReboot: c.plannedReboot ? { boundMs: c.plannedReboot.boundMs, jitterMs: c.plannedReboot.jitterMs } : "off",
+    debugHang: c.debugHang ?? null,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

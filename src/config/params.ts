@@ -7,6 +7,8 @@
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { parseDuration } from "./duration.ts";
+import { parseNtpServerList, type NtpServer } from "../clock/servers.ts";
+import { planRebootSetting, type PlannedRebootSetting } from "../reboot/planned.ts";
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on", "y"]);
 const FALSE_WORDS = new Set(["0", "false", "no", "off", "n"]);
@@ -133,6 +135,40 @@ const handoff = z.custom<Raw>().transform((v, ctx): Handoff => {
   return z.NEVER;
 });
 
+const ntpServers = z.custom<Raw>().transform((v, ctx): NtpServer[] => {
+  if (v === undefined) return [];
+  const list = v === null ? undefined : parseNtpServerList(v);
+  if (!list) {
+    ctx.addIssue({ code: "custom", message: "expected a comma-separated list of NTP servers: IPv6 addresses (2001:db8::123 or [2001:db8::123]:123), IPv4 addresses or host names" });
+    return z.NEVER;
+  }
+  return list;
+});
+
+/** METAL_WATCHDOG: off (0/false/no/off), on (1/true/yes/on, bare flag: 60 s), or a timeout duration (5s..1h). */
+const watchdog = z.custom<Raw>().transform((v, ctx): { enabled: boolean; timeoutS: number } => {
+  const dflt = 60;
+  if (v === undefined || v === null) return { enabled: true, timeoutS: dflt };
+  const w = v.toLowerCase();
+  if (FALSE_WORDS.has(w)) return { enabled: false, timeoutS: dflt };
+  if (TRUE_WORDS.has(w)) return { enabled: true, timeoutS: dflt };
+  const ms = parseDuration(v);
+  if (ms === undefined || ms < 5_000 || ms > 3_600_000 || ms % 1000 !== 0) {
+    ctx.addIssue({ code: "custom", message: "expected 0/off, 1/on, or a timeout in whole seconds between 5s and 1h, like 60s or 2m" });
+    return z.NEVER;
+  }
+  return { enabled: true, timeoutS: ms / 1000 };
+});
+
+const plannedReboot = z.custom<Raw>().transform((v, ctx): PlannedRebootSetting | undefined => {
+  const r = planRebootSetting(v);
+  if (r === "invalid") {
+    ctx.addIssue({ code: "custom", message: "expected off, or a bound plus an optional random jitter like 24h+24h or 12h (each 1m..7d)" });
+    return z.NEVER;
+  }
+  return r;
+});
+
 /** The table. `doc` and `default` feed README.md. */
 export const PARAMS = {
   METAL_BOOT_URL: {
@@ -214,6 +250,26 @@ export const PARAMS = {
     schema: duration(30_000, 0, 3_600_000),
     default: "30s",
     doc: "builtin flow: how long Register waits for LLDP neighbours on two distinct switches before it registers with what it has",
+  },
+  METAL_NTP_SERVERS: {
+    schema: ntpServers,
+    default: "(none: the clock is not checked)",
+    doc: "NTP servers asked (SNTP, UDP 123) as soon as the network is ready, before any TLS: comma-separated IPv6/IPv4 addresses or names, `[addr]:port` allowed; the clock is stepped when off by 1 s or more ([operations](docs/operations.md))",
+  },
+  METAL_WATCHDOG: {
+    schema: watchdog,
+    default: "60s",
+    doc: "hardware watchdog (`/dev/watchdog`, when present): its timeout, e.g. `120s`, or `0` to leave it alone; a hung agent resets the machine",
+  },
+  METAL_PLANNED_REBOOT: {
+    schema: plannedReboot,
+    default: "24h+24h",
+    doc: "while waiting for an allocation, reboot after this bound plus a random jitter (`24h+24h`: between 24 and 48 h) to pick up a new agent; `off` to wait for the allocation only",
+  },
+  METAL_DEBUG_HANG: {
+    schema: optionalText("a stage name like wait", /^[a-z][a-z0-9-]{0,31}$/),
+    default: "(none)",
+    doc: "lab only: the agent blocks (event loop and all) at the start of this stage, so the hardware watchdog must reset the machine",
   },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),

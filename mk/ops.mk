@@ -1,0 +1,13 @@
+# Operations: clock (SNTP), hardware watchdog, remote logs (Loki), planned reboot, status (docs/operations.md).
+.PHONY: test-ops test-ops-integration
+
+OPS_UNIT_TESTS := test/clock test/watchdog test/remote-log test/reboot test/status test/operations test/config/operations-params.test.ts test/cli/clock-status.test.ts
+
+test-ops: deps-npm
+	$(BUN) test $(OPS_UNIT_TESTS)
+
+# Root only: the SNTP namespace suite (with the compiled binary) and the QEMU proofs
+# (clock step + RTC from 2001, i6300esb reset). RUNS=3 repeats them.
+RUNS ?= 1
+test-ops-integration: deps build initramfs lab-kernel
+	@for i in $$(seq $(RUNS)); do echo "ops integration run $$i/$(RUNS)"; $(BUN) test --timeout 300000 test/integration/clock || exit 1; done

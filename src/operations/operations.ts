@@ -1,0 +1,181 @@
+/**
+ * The agent's operations services in one object, built once at the composition root
+ * (before the logger, whose write path feeds the log shipper) and handed to the flow:
+ * the hardware watchdog, the clock stage's result, remote logging, the planned reboot
+ * and the status file. Each method is what one place in the flow calls:
+ *
+ *   const ops = new Operations({ secrets, statusPath: `${runDir}/status.json` }); // STATUS_FILE
+ *   const log = createLogger({ ..., write: (line) => { io.err(line); ops.sink(line); } });
+ *   ops.startWatchdog(config.watchdog, log);                  // agent start
+ *   ops.stage("network", log);                                // each stage start (pets, status, METAL_DEBUG_HANG)
+ *   await ops.syncClock(config.ntpServers, log);              // after the network, before the first TLS
+ *   throw ops.explainTls(err);                                // where a TLS error is reported
+ *   ops.startRemoteLog(bootConfig.logging, { uuid, ca, log }); // once metal-boot's config is known
+ *   const bound = ops.planReboot(config, log);                 // wait stage: min(METAL_WAIT_TIMEOUT, planned reboot)
+ *   await ops.hold(waitPromise, bound.boundMs);                // pets through the long wait, not past its bound
+ *   await ops.beforeReboot("kexec", log);                      // flush logs, close the watchdog
+ *
+ * Nothing here throws into the flow: every part reports into its log line and the
+ * status file instead.
+ */
+import type { Config } from "../config/config.ts";
+import { formatDuration } from "../config/duration.ts";
+import type { AgentError } from "../errors.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
+import type { SecretSet } from "../log/redact.ts";
+import { parseNtpServer, type NtpServer } from "../clock/servers.ts";
+import { syncClock, type ClockDeps, type ClockState } from "../clock/sync.ts";
+import { explainClockTls } from "../clock/tls-hint.ts";
+import { plannedRebootAt, waitBound } from "../reboot/planned.ts";
+import { prepareForReboot } from "../reboot/prepare.ts";
+import type { Logging } from "../remote-log/config.ts";
+import { LogShipper } from "../remote-log/shipper.ts";
+import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../remote-log/start.ts";
+import { clockSection, remoteLogSection, watchdogSection } from "../status/sections.ts";
+import { StatusWriter } from "../status/status-file.ts";
+import type { WatchdogSetting } from "../watchdog/plan.ts";
+import { startWatchdog, type WatchdogDeps } from "../watchdog/start.ts";
+import { Watchdog } from "../watchdog/watchdog.ts";
+import { silentLogger } from "../log/logger.ts";
+import { hangForever } from "./hang.ts";
+
+export interface OperationsOptions {
+  readonly secrets: SecretSet;
+  /** Required, so no test writes the host's /run/metal by default: `${runDir}/status.json` (STATUS_FILE in the agent). */
+  readonly statusPath: string;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  readonly shipper?: LogShipper;
+  /** What METAL_DEBUG_HANG does (tests pass a recorder). */
+  readonly hang?: () => void;
+}
+
+export class Operations {
+  readonly shipper: LogShipper;
+  readonly status: StatusWriter;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #hang: () => void;
+  #watchdog: Watchdog = Watchdog.off("not started", silentLogger());
+  #clock: ClockState | undefined;
+  #log: Logger = silentLogger();
+  #rebootAt: number | undefined;
+  #hangAt: string | undefined;
+
+  constructor(opts: OperationsOptions) {
+    this.#now = opts.now ?? Date.now;
+    this.#random = opts.random ?? Math.random;
+    this.#hang = opts.hang ?? hangForever;
+    this.shipper = opts.shipper ?? new LogShipper({ now: this.#now, onChange: (c) => (logShipperChanges(() => this.#log)(c), this.#updateShipping()) });
+    this.status = new StatusWriter(opts.statusPath, opts.secrets, this.#now);
+  }
+
+  /** The logger's sink (attach to its write path: the line arrives already scrubbed). */
+  readonly sink = (line: string): void => this.shipper.sink(line);
+
+  get watchdog(): Watchdog {
+    return this.#watchdog;
+  }
+
+  get clock(): ClockState | undefined {
+    return this.#clock;
+  }
+
+  /** At agent start: arms /dev/watchdog unless METAL_WATCHDOG=0 or absent; remembers METAL_DEBUG_HANG. */
+  startWatchdog(setting: WatchdogSetting, log: Logger, deps: Partial<WatchdogDeps> = {}, debugHang?: string): void {
+    this.#log = log;
+    this.#hangAt = debugHang;
+    this.#watchdog = startWatchdog(setting, { log, ...deps });
+    this.status.update({ watchdog: watchdogSection(this.#watchdog.status) });
+  }
+
+  /** At the start of every stage: pets the watchdog, records the stage; METAL_DEBUG_HANG hangs here. */
+  stage(name: string, log: Logger = this.#log): void {
+    this.#watchdog.pet();
+    this.status.update({ stage: name, watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
+    if (this.#hangAt === name) {
+      logEvent(log, "agent.stage", { stage: name, debugHang: true }, `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${this.#watchdog.status.state}, timeout ${this.#watchdog.status.timeoutS ?? "?"} s) must reset the machine`, "warn");
+      this.status.flush();
+      this.#hang();
+    }
+  }
+
+  /** Inside progress loops: a ping (rate-limited). */
+  pet(): void {
+    this.#watchdog.pet();
+  }
+
+  /** A long wait: pets while `p` is pending, never past `boundMs`. */
+  async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
+    return await this.#watchdog.hold(p, boundMs);
+  }
+
+  /** After the network stage and before the first TLS connection. Never throws. */
+  async syncClock(servers: readonly NtpServer[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
+    this.#watchdog.pet();
+    const st = await syncClock(servers, { log, ...deps });
+    this.#clock = st;
+    if (st.decision === "step" && st.offsetMs !== undefined) this.shipper.clockStepped(st.offsetMs);
+    this.#watchdog.pet();
+    this.status.update({ clock: clockSection(st) });
+    return st;
+  }
+
+  /**
+   * A later re-sync from the config's `ntp_servers` (pixie's MetalConfig), e.g. after
+   * metal-boot's answer when METAL_NTP_SERVERS gave no time, or during the long wait.
+   * Entries that are neither addresses nor names are skipped with a warning.
+   */
+  async resyncFromConfig(ntpServers: readonly string[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
+    const servers: NtpServer[] = [];
+    for (const name of ntpServers) {
+      const s = parseNtpServer(name);
+      if (s) servers.push(s);
+      else logEvent(log, "clock.reject", { server: name, reason: "config" }, `config ntp_servers: ${JSON.stringify(name)} is not an address or host name; skipped`, "warn");
+    }
+    return await this.syncClock(servers, log, deps);
+  }
+
+  /** Where a TLS error is reported: a validity-period failure names the clock and METAL_NTP_SERVERS. */
+  explainTls(e: AgentError): AgentError {
+    return explainClockTls(e, this.#now(), this.#clock);
+  }
+
+  /** Once the config from metal-boot is known: ship to its Loki endpoint or stop buffering. */
+  startRemoteLog(logging: Logging | undefined, deps: Omit<RemoteLogDeps, "secrets"> & { readonly secrets: SecretSet }): void {
+    startRemoteLog(this.shipper, logging, deps);
+    this.#updateShipping();
+  }
+
+  /**
+   * At the start of the wait for an allocation: the planned reboot's deadline (logged
+   * once) and the wait's bound, the smaller of METAL_WAIT_TIMEOUT and the time left.
+   */
+  planReboot(config: Pick<Config, "plannedReboot" | "waitTimeoutMs">, log: Logger): ReturnType<typeof waitBound> & { readonly rebootAt: number | undefined } {
+    const now = this.#now();
+    if (this.#rebootAt === undefined && config.plannedReboot) {
+      this.#rebootAt = plannedRebootAt(now, config.plannedReboot, this.#random);
+      const at = new Date(this.#rebootAt).toISOString();
+      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}) unless an allocation comes first`);
+      this.status.update({ plannedReboot: { at } });
+    }
+    return { ...waitBound(now, config.waitTimeoutMs, this.#rebootAt), rebootAt: this.#rebootAt };
+  }
+
+  /** The wait ended by the planned reboot: one line, then the flow calls beforeReboot("planned reboot") and reboots. */
+  rebootDue(log: Logger): void {
+    const at = this.#rebootAt === undefined ? undefined : new Date(this.#rebootAt).toISOString();
+    logEvent(log, "reboot.planned", { at, due: true }, `planned reboot due (${at}): no allocation came; rebooting to pick up the current agent`);
+  }
+
+  /** Before reboot, poweroff or kexec: the last lines flushed (bounded), then the watchdog closed. */
+  async beforeReboot(why: string, log: Logger, flushMs?: number): Promise<void> {
+    await prepareForReboot(why, { log, shipper: this.shipper, watchdog: this.#watchdog, ...(flushMs !== undefined ? { flushMs } : {}) });
+    this.status.update({ watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
+    this.status.flush();
+  }
+
+  #updateShipping(): void {
+    this.status.update({ remoteLog: remoteLogSection(this.shipper.stats) });
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The status file's sections, from what each part reports (clock stage, watchdog,
+ * shipper), and their one-line texts for `metal-hammer status`. Pure.
+ */
+import { describeOffset } from "../clock/decide.ts";
+import type { ClockState } from "../clock/sync.ts";
+import type { ShipperStats } from "../remote-log/shipper.ts";
+import type { WatchdogStatus } from "../watchdog/watchdog.ts";
+import { iso, type StatusDoc } from "./status-file.ts";
+
+const defined = <T extends Record<string, unknown>>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+export function clockSection(c: ClockState): NonNullable<StatusDoc["clock"]> {
+  return defined({ decision: c.decision, servers: [...c.servers], offsetMs: c.offsetMs, server: c.server, syncedAt: iso(c.syncedAt), rtc: c.rtc, problem: c.problem });
+}
+
+export function watchdogSection(w: WatchdogStatus): NonNullable<StatusDoc["watchdog"]> {
+  return defined({ state: w.state, device: w.device, timeoutS: w.timeoutS, pets: w.pets, lastPetAt: iso(w.lastPetAt), reason: w.reason });
+}
+
+export function remoteLogSection(s: ShipperStats): NonNullable<StatusDoc["remoteLog"]> {
+  return defined({ state: s.state, sent: s.sent, dropped: s.dropped, failedPushes: s.failedPushes, queued: s.queued, lastError: s.lastError, lastSentAt: iso(s.lastSentAt), reason: s.reason });
+}
+
+/** The human view: one `label  text` pair per part. */
+export function statusLines(d: StatusDoc): [string, string][] {
+  const c = d.clock;
+  const clock = !c
+    ? "not checked yet"
+    : c.decision === "no_servers"
+      ? "not checked: no NTP server (METAL_NTP_SERVERS)"
+      : c.decision === "unsynced"
+        ? `NOT synchronized (${c.servers.join(", ")})${c.problem ? `: ${c.problem}` : ""}`
+        : `${c.decision === "step" ? "stepped" : "right"}: was ${describeOffset(c.offsetMs ?? 0)} of ${c.server}, last sync ${c.syncedAt}; RTC ${c.rtc.replace("_", " ")}`;
+  const w = d.watchdog;
+  const watchdog = !w
+    ? "not started yet"
+    : w.state === "armed"
+      ? `armed: ${w.device}, timeout ${w.timeoutS === undefined ? "driver default" : `${w.timeoutS} s`}, ${w.pets} ping(s), last ${w.lastPetAt ?? "never"}`
+      : `${w.state}${w.reason ? `: ${w.reason}` : ""}`;
+  const r = d.remoteLog;
+  const remote = !r
+    ? "not started yet"
+    : `${r.state}${r.reason ? ` (${r.reason})` : ""}: ${r.sent} sent, ${r.dropped} dropped, ${r.queued} queued, ${r.failedPushes} failed push(es)${r.lastError ? `, last error: ${r.lastError}` : ""}`;
+  return [
+    ["stage", d.stage ?? "(none yet)"],
+    ["clock", clock],
+    ["watchdog", watchdog],
+    ["remote log", remote],
+    ["planned reboot", d.plannedReboot?.at ?? "none"],
+    ["updated", `${d.updatedAt} (agent pid ${d.pid})`],
+  ];
+}

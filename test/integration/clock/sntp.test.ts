@@ -1,0 +1,168 @@
+/**
+ * The clock stage over real UDP/IPv6 port 123 in network namespaces (root only): an
+ * SNTP stand-in in a "server" netns answers on several addresses (correct, a year
+ * ahead, kiss-o'-death DENY, silent); the agent's clock stage runs in an "agent" netns
+ * with a recording setter, so the host's clock is never set. Unreachable = an address
+ * with no route (ENETUNREACH) and an address where nothing listens (ECONNREFUSED).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { waitFor } from "../../lab/wait.ts";
+import { YEAR_MS } from "./sntp-standin.ts";
+
+const reason = process.getuid?.() !== 0 ? "needs root (network namespaces)" : Bun.spawnSync(["ip", "-V"], { stdout: "pipe", stderr: "pipe" }).exitCode !== 0 ? "needs iproute2" : undefined;
+if (reason && process.env.CI === "true") throw new Error(`clock namespace suite cannot run under CI: ${reason}`);
+
+const sfx = (0x1000 + Math.floor(Math.random() * 0xefff)).toString(16);
+const agentNs = `mhc-${sfx}-a`;
+const serverNs = `mhc-${sfx}-s`;
+const net = `fd00:c10c:${sfx}`;
+const A = { correct: `${net}::11`, year: `${net}::12`, kod: `${net}::13`, silent: `${net}::14`, closed: `${net}::15` };
+const NOROUTE = "fd00:dead:beef::1";
+const NAME = "ntp.clock.test";
+let standin: { pid: number } | undefined;
+
+function ip(...args: string[]): void {
+  const r = Bun.spawnSync(["ip", ...args], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr.toString().trim()}`);
+}
+
+function cleanup(): void {
+  if (standin) {
+    try {
+      process.kill(standin.pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+  }
+  for (const ns of [agentNs, serverNs]) Bun.spawnSync(["ip", "netns", "del", ns], { stdout: "ignore", stderr: "ignore" });
+  rmSync(`/etc/netns/${agentNs}`, { recursive: true, force: true });
+}
+
+beforeAll(async () => {
+  if (reason) return;
+  try {
+    ip("netns", "add", agentNs);
+    ip("netns", "add", serverNs);
+    ip("link", "add", `mhc${sfx}a`, "netns", agentNs, "type", "veth", "peer", "name", `mhc${sfx}s`, "netns", serverNs);
+    for (const ns of [agentNs, serverNs]) ip("-n", ns, "link", "set", "lo", "up");
+    ip("-n", agentNs, "addr", "add", `${net}::2/64`, "dev", `mhc${sfx}a`, "nodad");
+    ip("-n", serverNs, "addr", "add", `${net}::1/64`, "dev", `mhc${sfx}s`, "nodad");
+    for (const a of Object.values(A)) ip("-n", serverNs, "addr", "add", `${a}/64`, "dev", `mhc${sfx}s`, "nodad");
+    ip("-n", agentNs, "link", "set", `mhc${sfx}a`, "up");
+    ip("-n", serverNs, "link", "set", `mhc${sfx}s`, "up");
+    mkdirSync(`/etc/netns/${agentNs}`, { recursive: true });
+    writeFileSync(`/etc/netns/${agentNs}/hosts`, `::1 localhost\n${A.year} ${NAME}\n`);
+    writeFileSync(`/etc/netns/${agentNs}/resolv.conf`, "");
+    const proc = Bun.spawn(["ip", "netns", "exec", serverNs, process.execPath, join(import.meta.dir, "sntp-standin.ts"), "--port", "123", ...(["correct", "year", "kod", "silent"] as const).flatMap((m) => ["--serve", `${A[m]}=${m}`])], { stdout: "pipe", stderr: "pipe" });
+    standin = proc;
+    const reader = proc.stdout.getReader();
+    let out = "";
+    await waitFor(async () => {
+      const { value, done } = await reader.read();
+      if (value) out += new TextDecoder().decode(value);
+      if (done && !out.includes("ready")) throw new Error(`stand-in exited: ${await new Response(proc.stderr).text()}`);
+      return out.includes("ready");
+    }, 20_000, "the SNTP stand-in to bind");
+    reader.releaseLock();
+    // Carrier on both ends.
+    await waitFor(() => /state UP/.test(Bun.spawnSync(["ip", "-n", agentNs, "link", "show", `mhc${sfx}a`], { stdout: "pipe" }).stdout.toString()), 10_000, "carrier on the veth pair");
+  } catch (e) {
+    cleanup();
+    throw e;
+  }
+});
+afterAll(() => {
+  if (!reason) cleanup();
+});
+
+const BINARY = join(import.meta.dir, "../../../dist/metal-hammer");
+const noBinary = existsSync(BINARY) ? undefined : "needs dist/metal-hammer (make build)";
+if (!reason && noBinary && process.env.CI === "true") throw new Error(`clock namespace suite: ${noBinary}`);
+
+interface ClientOut {
+  state: { decision: string; offsetMs?: number; server?: string; reasons?: string[] };
+  set: { targetMs: number; atMs: number }[];
+  elapsedMs: number;
+  logs: Record<string, unknown>[];
+}
+
+function clockStage(servers: string): ClientOut {
+  const r = Bun.spawnSync(["ip", "netns", "exec", agentNs, process.execPath, join(import.meta.dir, "client.ts"), servers], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+  if (r.exitCode !== 0) throw new Error(`client exited ${r.exitCode}: ${r.stderr.toString()}`);
+  return JSON.parse(r.stdout.toString()) as ClientOut;
+}
+
+describe.skipIf(reason !== undefined)(`the clock stage against an SNTP stand-in over IPv6 UDP 123${reason ? ` (skipped: ${reason})` : ""}`, () => {
+  test("a correct server: the clock is right and is not set", () => {
+    const o = clockStage(A.correct);
+    expect(o.state.decision).toBe("keep");
+    expect(Math.abs(o.state.offsetMs!)).toBeLessThan(1000);
+    expect(o.set).toEqual([]);
+    expect(o.logs.find((l) => l.event === "clock.sync")?.stepped).toBe(false);
+  });
+
+  test("a server a year ahead (the machine a year behind): the clock is set a year forward, one line says by how much", () => {
+    const o = clockStage(A.year);
+    expect(o.state.decision).toBe("step");
+    expect(o.set).toHaveLength(1);
+    expect(Math.abs(o.set[0]!.targetMs - o.set[0]!.atMs - YEAR_MS)).toBeLessThan(1000);
+    const lines = o.logs.filter((l) => l.event === "clock.sync");
+    expect(lines).toHaveLength(1);
+    expect(String(lines[0]!.msg)).toMatch(/^clock moved by 315(35999|36000)\.\d{3} s \(365 d behind of \[fd00:c10c:[0-9a-f]+::12\]:123\)/);
+  });
+
+  test("a host name resolved in the namespace works like an address", () => {
+    const o = clockStage(NAME);
+    expect(o.state).toMatchObject({ decision: "step", server: `${NAME}:123` });
+  });
+
+  test("kiss-o'-death: refused, not retried, the clock stays", () => {
+    const o = clockStage(A.kod);
+    expect(o.state.decision).toBe("unsynced");
+    expect(o.set).toEqual([]);
+    expect(o.logs.filter((l) => l.event === "clock.reject").map((l) => l.kiss)).toEqual(["DENY"]);
+  });
+
+  test("unreachable servers (no route, nothing listening, silent): unsynced within the bound, each reason named", () => {
+    const o = clockStage(`${NOROUTE},${A.closed},${A.silent}`);
+    expect(o.state.decision).toBe("unsynced");
+    expect(o.set).toEqual([]);
+    expect(o.state.reasons).toEqual([
+      `${NOROUTE}: cannot connect (Failed to connect socket) (3 attempt(s))`,
+      `${A.closed}: ECONNREFUSED (3 attempt(s))`,
+      `${A.silent}: no answer within 1000 ms (3 attempt(s))`,
+    ]);
+    // 3 attempts x 1 s + 2 pauses of at most 0.75 s, in parallel over the servers.
+    expect(o.elapsedMs).toBeLessThan(6000);
+  });
+
+  test("a good server among bad ones is enough, and a silent one does not hold it up", () => {
+    const o = clockStage(`${NOROUTE},${A.kod},${A.silent},${A.year}`);
+    expect(o.state.decision).toBe("step");
+    expect(o.set).toHaveLength(1);
+    // The silent server would take 3 x 1 s; it gets 300 ms after the good answer instead.
+    expect(o.elapsedMs).toBeLessThan(2000);
+  });
+});
+
+describe.skipIf(reason !== undefined || noBinary !== undefined)(`the compiled binary's SNTP client (node:dgram inside bun build --compile)${reason ?? noBinary ? ` (skipped: ${reason ?? noBinary})` : ""}`, () => {
+  const run = (...args: string[]) => Bun.spawnSync(["ip", "netns", "exec", agentNs, BINARY, ...args], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+
+  test("clock --json against the stand-in a year ahead: shows the step without doing it", () => {
+    const r = run("clock", "--servers", A.year, "--json");
+    expect(r.exitCode).toBe(0);
+    const o = JSON.parse(r.stdout.toString());
+    expect(o.decision).toBe("step (not done: no --set)");
+    expect(Math.abs(o.offsetMs - YEAR_MS)).toBeLessThan(1000);
+  });
+
+  test("clock against a kiss-o'-death server: exit 23 naming the server and the kiss code", () => {
+    const r = run("clock", "--servers", A.kod);
+    expect(r.exitCode).toBe(23);
+    expect(r.stderr.toString()).toContain(`metal-hammer: no usable time from [${A.kod}]:123`);
+    expect(r.stdout.toString()).toContain(`reasons   ${A.kod}: kiss-o'-death "DENY" (the server refuses this client)\n`);
+  });
+});
