@@ -26,13 +26,13 @@ function peakRssKiB(): number | undefined {
   }
 }
 
-function duration(flag: string, v: string): number {
+export function duration(flag: string, v: string): number {
   const ms = parseDuration(v);
   if (ms === undefined || ms <= 0) throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected a duration like 30s, 500ms or 2m`, { flag });
   return ms;
 }
 
-function selectors(v: string | undefined) {
+export function selectors(v: string | undefined) {
   if (v === undefined) return [];
   const list = parseNicList(v);
   if (!list) throw new AgentError("usage", `--interfaces ${JSON.stringify(v)}: expected a comma-separated list of interface names or MACs`, {});

@@ -11,6 +11,7 @@ import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
 import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
+import { registerLldp } from "./lldp.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
 import { registerToken } from "./token.ts";
@@ -22,6 +23,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerRun,
   registerConfig,
   registerNet,
+  registerLldp,
   registerToken,
   registerReach,
   registerInventory,

@@ -58,6 +58,8 @@ export interface LldpOptions {
   readonly announce?: boolean;
   /** The firmware-agent switch (tests pass a fake; false skips it). */
   readonly fwAgent?: FwLldpIo | false;
+  /** Called after the neighbour table changed (new, changed, expired). */
+  readonly onChange?: () => void;
 }
 
 /**
@@ -94,9 +96,11 @@ class Session implements LldpSession {
   private readonly log: Logger;
   private readonly txIntervalMs: number;
   private readonly announce: boolean;
+  private readonly onChange: (() => void) | undefined;
 
   constructor(opts: LldpOptions) {
     this.log = opts.log;
+    this.onChange = opts.onChange;
     this.txIntervalMs = opts.txIntervalMs ?? TX_INTERVAL_MS;
     this.announce = opts.announce ?? true;
     const v = versionInfo();
@@ -192,7 +196,9 @@ class Session implements LldpSession {
         logEvent(this.log, "lldp.neighbour.expired", { ...fields, why: c.kind }, `${n.interface}: switch ${JSON.stringify(n.systemName)} ${c.kind === "shutdown" ? "sent a shutdown LLDPDU" : "TTL ran out"}`);
       }
     }
-    if (changes.length > 0) for (const w of [...this.waiters]) w();
+    if (changes.length === 0) return;
+    for (const w of [...this.waiters]) w();
+    this.onChange?.();
   }
 
   private tick(): void {

@@ -18,10 +18,12 @@ interface DriverOptions {
   readonly timeoutMs: number;
   readonly holdMs?: number;
   readonly txIntervalMs?: number;
+  /** json (default) or text: the format an operator sees on a terminal. */
+  readonly logFormat?: "json" | "text";
 }
 
 const o = JSON.parse(process.argv[2] ?? "{}") as DriverOptions;
-const log = createLogger({ level: "debug", format: "json", write: (l) => void process.stderr.write(l), secrets: new SecretSet() });
+const log = createLogger({ level: "debug", format: o.logFormat ?? "json", write: (l) => void process.stderr.write(l), secrets: new SecretSet() });
 const nic = (name: string) => ({
   name,
   ifindex: Number(readFileSync(`/sys/class/net/${name}/ifindex`, "utf8").trim()),
