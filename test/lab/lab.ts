@@ -188,6 +188,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       cleanups.push(() => rmSync(swDir, { recursive: true, force: true }));
       const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i) }));
       say(`waiting up to 10 s for the switches (lldpd): ${switches.map((s) => `${s.hostname} on ${s.tap}`).join(", ")}`);
+      const tSwitches = performance.now();
       await startSwitches(
         switches,
         swDir,
@@ -198,6 +199,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         },
         inNs,
       );
+      say(`switches configured in ${Math.round(performance.now() - tSwitches)} ms`);
     } else say("no switches: no LLDP on the segments");
 
     const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate });
