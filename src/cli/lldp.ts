@@ -66,6 +66,8 @@ export function registerLldp(program: Command, ctx: Context): void {
     .action(async (o: LldpOpts) => {
       const log = ctx.logger(o.logLevel as LogLevel);
       const listenMs = duration("--duration", o.duration);
+      const sel = selectors(o.interfaces);
+      if (o.uuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.uuid)) throw new AgentError("usage", `--uuid ${JSON.stringify(o.uuid)}: expected a UUID like 00000000-6d68-6c00-0000-000000000001`, {});
       let systemName = o.uuid;
       if (o.announce && systemName === undefined) {
         systemName = await machineId(undefined, ctx.io.readFile).then(
@@ -79,7 +81,7 @@ export function registerLldp(program: Command, ctx: Context): void {
       const rq = NetlinkSocket.open();
       let links;
       try {
-        links = prepare(rq, { selectors: selectors(o.interfaces), fast: false, log }, false);
+        links = prepare(rq, { selectors: sel, fast: false, log }, false);
         for (const l of links) if (!(l.flags & IFF_UP)) rq.setLinkUp(l.ifindex, l.name);
       } finally {
         rq.close();

@@ -160,7 +160,11 @@ class Session implements LldpSession {
     try {
       frame = decodeLldpFrame(bytes);
     } catch (e) {
-      if (!(e instanceof LldpDecodeError)) throw e;
+      if (!(e instanceof LldpDecodeError)) {
+        // A bug in the decoder must not end the agent (this runs in a Worker message handler): say so and drop the frame.
+        logEvent(this.log, "lldp.error", { ifname: port.nic.name, bytes: bytes.byteLength, error: (e as Error).message }, "internal error decoding an LLDP frame: frame dropped", "error");
+        return;
+      }
       if (now - port.malformedLoggedAt < MALFORMED_LOG_EVERY_MS) {
         port.malformedSuppressed++;
         return;
