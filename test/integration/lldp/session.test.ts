@@ -107,6 +107,29 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
     });
   }, 45_000);
 
+  test("a flooding peer: beyond 100 frames a second on one NIC, frames are dropped unread and counted, the neighbour is logged once", async () => {
+    await withSwitches(async (s) => {
+      const a = s.addSwitch();
+      // Waits for a second switch that never comes: the session listens for 8 s.
+      const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 2, timeoutMs: 8000 });
+      await d.waitLog("lldp.start", (l) => l.event === "lldp.start", 10_000);
+      const f = frame(a, CHASSIS, PORT, TTL, tlv(5, "leaf01"), END);
+      s.inject(a, ...Array.from({ length: 300 }, () => f));
+      // The count is reported with the first frame of a later second.
+      let dropped: Record<string, unknown> | undefined;
+      await waitForCondition(() => {
+        s.inject(a, f);
+        dropped = d.logs.find((l) => l.event === "lldp.frame.malformed" && typeof l.dropped === "number");
+        return dropped !== undefined;
+      }, 6000, "the dropped-frames log line");
+      expect(dropped).toMatchObject({ level: 40, ifname: a.link.agentIf });
+      expect(dropped?.dropped as number).toBeGreaterThanOrEqual(100);
+      expect(d.logs.filter((l) => l.event === "lldp.neighbour")).toHaveLength(1);
+      const r = await d.done;
+      expect(r.code).toBe(0);
+    });
+  }, 40_000);
+
   test("escape sequences and fake log lines in a switch's names never reach the log raw, also in the terminal format", async () => {
     await withSwitches(async (s) => {
       const a = s.addSwitch();
