@@ -35,6 +35,11 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       expect(n[b.link.agentIf]?.map((x) => [x.chassisId, x.portId, x.portDescription, x.systemName])).toEqual([[b.mac, b.mac, b.link.routerIf, "leaf02"]]);
       expect(d.logs.find((l) => l.event === "lldp.wait.done")).toMatchObject({ complete: true, switches: ["leaf01", "leaf02"], wanted: 2 });
       expect(r.result?.ms ?? Infinity).toBeLessThan(20_000);
+      // The firmware-agent step ran on each NIC over SIOCETHTOOL: a veth has no such flag.
+      expect(d.logs.filter((l) => l.event === "lldp.fw_agent").map((l) => [l.ifname, l.outcome])).toEqual([
+        [a.link.agentIf, "no_flag"],
+        [b.link.agentIf, "no_flag"],
+      ]);
     });
   }, 40_000);
 
