@@ -8,7 +8,7 @@ TARGET := bun-linux-x64-baseline
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # Debian packages the tests, the lab and the initramfs need.
 APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 cpio lz4 zstd \
-	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps
+	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps lldpd
 SRC := $(shell find src -name '*.ts') package.json
 
 # Each area adds its targets in mk/<area>.mk.
@@ -39,7 +39,7 @@ dist/metal-hammer: $(SRC) node_modules/.package-lock.json
 	$(BUN) build --compile --minify --bytecode --format=esm --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
-		src/main.ts src/netlink/event-worker.ts --outfile $@
+		src/main.ts src/netlink/event-worker.ts src/lldp/reader-worker.ts --outfile $@
 
 build: dist/metal-hammer
 

@@ -1,5 +1,5 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
-#   make lab [NIC=virtio|e1000] [NICS=1] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
+#   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=poweroff|reboot] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
 #            [BOOT=chain|direct]
@@ -7,7 +7,7 @@
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
 NIC ?= virtio
-NICS ?= 1
+NICS ?= 2
 TIMEOUT ?= 120
 NET_TIMEOUT ?= 30s
 EXPECT ?= poweroff
@@ -18,7 +18,7 @@ VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \
 	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) --servers $(SERVERS) \
-	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(ALLOCATE)),--no-allocate) \
+	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
 .PHONY: lab lab-kernel bench-boot

@@ -27,7 +27,7 @@ function peakRssKiB(): number | undefined {
   }
 }
 
-function duration(flag: string, v: string): number {
+export function duration(flag: string, v: string): number {
   const ms = parseDuration(v);
   if (ms === undefined || ms <= 0) throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected a duration like 30s, 500ms or 2m`, { flag });
   return ms;
@@ -41,7 +41,7 @@ export function oneOf<T extends string>(flag: string, v: string, allowed: readon
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const satisfies readonly LogLevel[];
 
-function selectors(v: string | undefined) {
+export function selectors(v: string | undefined) {
   if (v === undefined) return [];
   const list = parseNicList(v);
   if (!list) throw new AgentError("usage", `--interfaces ${JSON.stringify(v)}: expected a comma-separated list of interface names or MACs`, {});

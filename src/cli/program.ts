@@ -13,6 +13,7 @@ import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
 import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
+import { registerLldp } from "./lldp.ts";
 import { registerReach } from "./reach.ts";
 import { registerRun } from "./run.ts";
 import { registerStatus } from "./status.ts";
@@ -26,6 +27,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerRun,
   registerConfig,
   registerNet,
+  registerLldp,
   registerToken,
   registerReach,
   registerInventory,

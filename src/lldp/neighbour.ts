@@ -33,7 +33,8 @@ export interface LldpSession {
   neighbours(): ReadonlyMap<string, readonly LldpNeighbour[]>;
   /**
    * Resolves once neighbours with `count` distinct system names are seen, or when
-   * `timeoutMs` passes (then with what was seen: the caller decides).
+   * `timeoutMs` passes (then with what was seen: the caller decides). close() ends a
+   * pending wait the same way; an abort of `signal` rejects with the signal's reason.
    */
   waitForSwitches(count: number, timeoutMs: number, signal?: AbortSignal): Promise<ReadonlyMap<string, readonly LldpNeighbour[]>>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 /**
  * The file-descriptor calls the clock and watchdog bindings share (open, ioctl, write,
- * close, clock_settime), over bun:ffi as src/netlink/libc.ts does: glibc opened on
+ * close, clock_settime), over bun:ffi as src/sys/libc.ts does: glibc opened on
  * first use, so importing costs nothing in tests; errno read right after the failing
  * call on the same thread.
  */

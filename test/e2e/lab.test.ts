@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
-import { DNS_ADDR, DNS_SEARCH, segmentPrefix } from "../lab/plan.ts";
+import { DNS_ADDR, DNS_SEARCH, LAB_UUID } from "../lab/plan.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 
 const KERNEL = LAB_KERNEL;
@@ -32,6 +32,17 @@ const netnsList = (): string => Bun.spawnSync(["ip", "netns", "list"]).stdout.to
 const processAlive = (pattern: string): boolean => Bun.spawnSync(["pgrep", "-f", pattern]).exitCode === 0;
 /** The modified EUI-64 SLAAC address for the lab's first NIC MAC 52:54:00:6d:68:01. */
 const EUI64 = "5054:ff:fe6d:6801";
+/**
+ * The default lab has two NICs, each on its own segment (one per leaf); with METAL_NET_POLICY=any
+ * the flow goes on with whichever is ready first. Each NIC's SLAAC address, in its own /64.
+ */
+const SLAAC: Readonly<Record<string, string>> = { eth0: `fd6d:686c:0:1:${EUI64}`, eth1: "fd6d:686c:0:2:5054:ff:fe6d:6802" };
+/** Every DAD-done address is its NIC's SLAAC address in that NIC's own segment; at least one NIC got there. */
+function expectOwnSegmentAddresses(r: LabResult): void {
+  const dad = ev(r, "net.dad.done");
+  expect(dad.length).toBeGreaterThan(0);
+  for (const d of dad) expect(d.address).toBe(`${SLAAC[String(d.ifname)]}/64`);
+}
 
 describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () => {
   let r: LabResult;
@@ -65,11 +76,16 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
   });
 
   test("SLAAC gave an address in the advertised /64 and DAD completed", () => {
-    const dad = ev(r, "net.dad.done");
-    expect(dad.map((d) => d.address)).toContain(`${segmentPrefix(0)}${EUI64}/64`.replace("::", ":"));
-    const tentative = ev(r, "net.addr.tentative")[0];
-    if (tentative) expect(tentative.ms).toBeLessThanOrEqual(dad[0]?.ms ?? 0);
-    expect(ev(r, "net.route.default")).toHaveLength(1);
+    expectOwnSegmentAddresses(r);
+    // Per NIC: the address was tentative before DAD finished.
+    for (const d of ev(r, "net.dad.done")) {
+      const tentative = ev(r, "net.addr.tentative").find((t) => t.ifname === d.ifname);
+      if (tentative) expect(tentative.ms).toBeLessThanOrEqual(d.ms);
+    }
+    // One default route per NIC that got there (each learns its own segment's router once).
+    const routes = ev(r, "net.route.default").map((x) => x.ifname);
+    expect(routes.length).toBeGreaterThan(0);
+    expect(new Set(routes).size).toBe(routes.length);
     expect(ev(r, "net.ready")).toHaveLength(1);
   });
 
@@ -89,13 +105,14 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
       .map((l) => JSON.parse(l) as { server: string; source: string | null; status: number; path: string })
       // The lab's own control calls (allocating the machine) come from inside the namespace.
       .filter((q) => !q.path.startsWith("/_standin/"));
-    const guest = `${segmentPrefix(0)}${EUI64}`.replace("::", ":");
+    // A request may leave from either NIC's SLAAC address (two NICs, one per leaf).
+    const guest = Object.values(SLAAC);
     // Only servers of stages that ran: the switch ACLs of MEP-20 allow nothing else, and neither does the lab.
     for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"], ["register", "api"], ["wait", "api"]] as const) {
       if (!stages.includes(stage)) continue;
       const mine = requests.filter((q) => q.server === server);
       expect(mine.length).toBeGreaterThan(0);
-      for (const q of mine) expect(q.source?.replace(/^::ffff:/, "")).toBe(guest);
+      for (const q of mine) expect(guest).toContain(q.source?.replace(/^::ffff:/, "") ?? "(no source)");
       expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
     }
     // The built-in flow registered the machine, got the lab operator's allocation, and
@@ -133,7 +150,13 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens
       expect: "reboot",
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
       // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
-      consoleInput: { after: /"event":"init.shell".*"reason"/, text: "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); exit\n" },
+      // Then `metal-hammer lldp` (the NICs are not up: the flow stopped before the network) brings them up and lists who is on each port.
+      consoleInput: {
+        after: /"event":"init.shell".*"reason"/,
+        text:
+          "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); " +
+          `echo "LLDP-JSON $(metal-hammer lldp --json --duration 30s --uuid ${LAB_UUID} 2>/dev/null)"; exit\n`,
+      },
     });
   }, HOOK_MS);
 
@@ -144,6 +167,17 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens
     expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1 mounts-6$/.test(l.text))).toBe(true);
     expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
     expect(r.outcome).toBe("reboot");
+  });
+
+  test("metal-hammer lldp in the debug shell sees the lab's leaf pair: leaf01 on eth0 and leaf02 on eth1, each port id a MAC", () => {
+    const line = r.lines.find((l) => l.text.startsWith("LLDP-JSON {"));
+    expect(line).toBeDefined();
+    const j = JSON.parse((line?.text ?? "").slice("LLDP-JSON ".length)) as { switches: string[]; interfaces: { name: string; neighbours: { systemName: string; portDescription: string; portId: string; portIdIsMac: boolean }[] }[] };
+    expect(j.switches).toEqual(["leaf01", "leaf02"]);
+    expect(j.interfaces.map((i) => [i.name, i.neighbours.map((n) => [n.systemName, n.portDescription, n.portIdIsMac])])).toEqual([
+      ["eth0", [["leaf01", "swp1", true]]],
+      ["eth1", [["leaf02", "swp1", true]]],
+    ]);
   });
 });
 
@@ -190,7 +224,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: e1000 NIC", () => {
   });
 
   test("the e1000 interface gets its SLAAC address too", () => {
-    expect(ev(r, "net.dad.done").map((d) => d.address)).toContain(`${segmentPrefix(0)}${EUI64}/64`.replace("::", ":"));
+    expectOwnSegmentAddresses(r);
   });
 });
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bun
 /**
  * The QEMU lab: a network namespace standing in for the boot VRF (taps, radvd with a
- * /64 and RDNSS per NIC, the lab servers on IPv6 only), QEMU (TCG) booting the
+ * /64 and RDNSS per NIC, an lldpd "leaf" switch per NIC, the lab servers on IPv6 only), QEMU (TCG) booting the
  * Debian kernel with our initramfs, the serial console streamed with timestamps and
  * saved. Ends when the guest powers off / reboots (-no-reboot) or the bound passes;
  * everything it created is removed on any exit, processes killed by PID.
  *
- *   bun test/lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] ...
+ *   bun test/lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] ...
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
@@ -14,7 +14,8 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
-import { labNames, qemuArgv, radvdConf, segmentPrefix, SERVICE_ADDR, DNS_ADDR, type LabNames, type LabOptions } from "./plan.ts";
+import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, type LabNames, type LabOptions } from "./plan.ts";
+import { startSwitches, switchesDir } from "./lldpd.ts";
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
@@ -56,9 +57,10 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
   const id = over.id ?? Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, "0");
   return {
     id,
-    nics: 1,
+    nics: 2,
     nicModel: "virtio",
     ra: true,
+    lldp: true,
     fast: false,
     debug: false,
     kernel: LAB_KERNEL,
@@ -180,7 +182,27 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }, 5000, "radvd's pid file");
     } else say("no radvd: no router advertisements on the segment");
 
-    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate });
+    if (run.lldp) {
+      // The switches: lldpd on each tap, configs and control sockets in a temp dir lldpd's own user can reach.
+      const swDir = switchesDir();
+      cleanups.push(() => rmSync(swDir, { recursive: true, force: true }));
+      const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i) }));
+      say(`waiting up to 10 s for the switches (lldpd): ${switches.map((s) => `${s.hostname} on ${s.tap}`).join(", ")}`);
+      const tSwitches = performance.now();
+      await startSwitches(
+        switches,
+        swDir,
+        (argv, name) => {
+          const p = Bun.spawn(inNs(argv), { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) });
+          cleanups.push(() => stop(p.pid));
+          return p;
+        },
+        inNs,
+      );
+      say(`switches configured in ${Math.round(performance.now() - tSwitches)} ms`);
+    } else say("no switches: no LLDP on the segments");
+
+    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0 });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -291,9 +313,10 @@ async function main(): Promise<number> {
     options: {
       kernel: { type: "string" },
       initrd: { type: "string" },
-      nics: { type: "string", default: "1" },
+      nics: { type: "string", default: "2" },
       nic: { type: "string", default: "virtio" },
       "no-ra": { type: "boolean", default: false },
+      "no-lldp": { type: "boolean", default: false },
       fast: { type: "boolean", default: false },
       debug: { type: "boolean", default: false },
       done: { type: "string", default: "poweroff" },
@@ -327,6 +350,7 @@ async function main(): Promise<number> {
     nics,
     nicModel: v.nic,
     ra: !v["no-ra"],
+    lldp: !v["no-lldp"],
     fast: Boolean(v.fast),
     debug: Boolean(v.debug),
     done: v.done as LabRun["done"],

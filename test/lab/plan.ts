@@ -12,6 +12,8 @@ export interface LabOptions {
   readonly nicModel: NicModel;
   /** Start radvd (false: the "no RA on the segment" case). */
   readonly ra: boolean;
+  /** One lldpd switch per NIC segment (leaf01, leaf02, ...); false: no LLDP on the segments. */
+  readonly lldp: boolean;
   readonly fast: boolean;
   readonly debug: boolean;
   readonly kernel: string;
@@ -118,4 +120,28 @@ export function qemuArgv(o: LabOptions, names: LabNames): string[] {
     ...nicArgs,
     ...(o.extraQemu ?? []),
   ];
+}
+
+/**
+ * The switches: each NIC's segment has its own leaf (MEP-20 machines hang on a leaf
+ * pair; the apiserver's Register wants neighbours on exactly two distinct switches),
+ * played by Debian's lldpd on the tap, announcing `leaf01`, `leaf02`, ... with the
+ * tap's MAC as chassis and port id (lldpd's default, a MAC as the apiserver requires
+ * for a neighbour) and `swp1` as port description (the machine on port 1 of each leaf).
+ */
+export const switchName = (nic: number): string => `leaf${String(nic + 1).padStart(2, "0")}`;
+export const SWITCH_PORT = "swp1";
+
+/** lldpcli commands lldpd runs at start (-O): name, port description, a frame every second (TTL 4 s). */
+export function lldpdConf(tap: string, hostname: string, portDescription = SWITCH_PORT): string {
+  return [`configure system hostname ${hostname}`, `configure ports ${tap} lldp portdescription ${portDescription}`, "configure lldp tx-interval 1"].join("\n") + "\n";
+}
+
+/**
+ * lldpd in the foreground on one tap, chassis id from that tap only (-C: two lldpd in
+ * one namespace get distinct chassis ids), with its own control socket (never the
+ * host's /run/lldpd.socket). `dir` must be traversable by lldpd's unprivileged user.
+ */
+export function lldpdArgv(tap: string, dir: string): string[] {
+  return ["lldpd", "-d", "-I", tap, "-C", tap, "-u", `${dir}/lldpd-${tap}.sock`, "-O", `${dir}/lldpd-${tap}.conf`];
 }

@@ -16,6 +16,8 @@ export interface LabServerEnv {
   readonly dir: string;
   /** Have the stand-in apiserver allocate the lab machine after it registers (else its wait stage waits). */
   readonly allocate: boolean;
+  /** How many distinct LLDP switches (lldpd) the lab machine's NICs see. */
+  readonly switches: number;
 }
 
 export interface GuestFile {
@@ -54,8 +56,9 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         "--dns", `[${DNS_ADDR}]:53`,
         // The lab's operator: allocate the machine shortly after it registers (ALLOCATE=0: never).
         ...(env.allocate ? ["--allocate-after", "300"] : []),
-        // Until the lab runs two lldpd peers (engineer lldp): Register without the two-switch rule.
-        "--no-switch-rule",
+        // The real Register needs neighbours on exactly two switches (switch.go); a lab run
+        // with fewer lldpd peers (NICS=1, LLDP=0) says so by dropping that one rule.
+        ...(env.switches === 2 ? [] : ["--no-switch-rule"]),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],

@@ -18,6 +18,8 @@ import type { PartitionInput } from "./partitions.ts";
 import { routerAddress } from "./eui64.ts";
 import { waitFor } from "../wait.ts";
 import { Proc, run } from "./lab-process.ts";
+import { startSwitches, type LabSwitch } from "../lldpd.ts";
+import { switchName } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -46,6 +48,11 @@ export interface LabMachine {
   readonly mac: string;
   /** false: no router advertisements on this port (a port outside the boot VRF). */
   readonly ra?: boolean;
+  /**
+   * More NICs, each on its own port/segment with its own /64 (a machine on a leaf pair:
+   * the first NIC on leaf01, these on leaf02, ...). iPXE boots from the first one.
+   */
+  readonly moreNics?: readonly { readonly prefix: string; readonly mac: string }[];
 }
 
 export interface ChainLabOptions {
@@ -74,10 +81,14 @@ export interface ChainLabOptions {
    * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
    */
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
+  /** One lldpd switch per NIC port (test/lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
+  readonly switches?: boolean;
 }
 
 export interface RunningMachine extends LabMachine {
   readonly tap: string;
+  /** The taps of moreNics, in order. */
+  readonly moreTaps: readonly string[];
   readonly pcap: string;
   readonly qemu: Proc;
   readonly started: number;
@@ -93,6 +104,11 @@ export class ChainLab {
   private nsCreated = false;
 
   constructor(private readonly opts: ChainLabOptions) {}
+
+  /** The tap of a machine's NIC k+1 (moreNics[k]); the first NIC's tap is mhct<id><i>. */
+  private moreTap(i: number, k: number): string {
+    return `mhct${this.id}${i}n${k + 1}`;
+  }
 
   private nsExec(argv: string[]): string[] {
     return ["ip", "netns", "exec", this.ns, ...argv];
@@ -113,22 +129,27 @@ export class ChainLab {
     await run(["ip", "-n", this.ns, "addr", "add", `${BOOT_SERVER_ADDR}/128`, "dev", "lo"]);
     const radvdConf: string[] = [];
     const taps: string[] = [];
+    const switches: LabSwitch[] = [];
     for (const [i, m] of this.opts.machines.entries()) {
       const tap = `mhct${this.id}${i}`;
       taps.push(tap);
-      await run(["ip", "-n", this.ns, "tuntap", "add", "dev", tap, "mode", "tap"]);
-      await run(["ip", "-n", this.ns, "link", "set", tap, "up"]);
-      await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(m.prefix)}/64`, "dev", tap, "nodad"]);
-      // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
-      if (m.ra !== false) {
-        radvdConf.push(
-          `interface ${tap} {`,
-          "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
-          `  prefix ${m.prefix} { AdvOnLink on; AdvAutonomous on; };`,
-          `  RDNSS ${LAB_DNS} { };`,
-          `  DNSSL ${LAB_DNS_SEARCH} { };`,
-          "};",
-        );
+      const ports = [{ tap, prefix: m.prefix }, ...(m.moreNics ?? []).map((n, k) => ({ tap: this.moreTap(i, k), prefix: n.prefix }))];
+      for (const [k, port] of ports.entries()) {
+        await run(["ip", "-n", this.ns, "tuntap", "add", "dev", port.tap, "mode", "tap"]);
+        await run(["ip", "-n", this.ns, "link", "set", port.tap, "up"]);
+        await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(port.prefix)}/64`, "dev", port.tap, "nodad"]);
+        if (this.opts.switches) switches.push({ tap: port.tap, hostname: switchName(k) });
+        // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
+        if (m.ra !== false) {
+          radvdConf.push(
+            `interface ${port.tap} {`,
+            "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
+            `  prefix ${port.prefix} { AdvOnLink on; AdvAutonomous on; };`,
+            `  RDNSS ${LAB_DNS} { };`,
+            `  DNSSL ${LAB_DNS_SEARCH} { };`,
+            "};",
+          );
+        }
       }
     }
     const conf = join(this.dir, "radvd.conf");
@@ -142,6 +163,13 @@ export class ChainLab {
     if (radvd) {
       await waitFor(() => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000, "radvd started");
       if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
+    }
+    if (switches.length > 0) {
+      const dir = join(this.dir, "switches");
+      await run(["mkdir", "-m", "0755", dir]);
+      // lldpd runs lldpcli as its own user: the work dir must be traversable.
+      await run(["chmod", "0755", this.dir]);
+      await startSwitches(switches, dir, (argv, name) => this.spawn(name, argv), (argv) => this.nsExec(argv));
     }
     if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
@@ -159,8 +187,9 @@ export class ChainLab {
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
-    // The chain lab's NICs see no LLDP peers (yet): Register without the two-switch rule.
-    argv.push("--no-switch-rule");
+    // The real Register needs neighbours on exactly two switches (switch.go): a chain lab
+    // whose machines see fewer lldpd peers drops that one rule.
+    if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
     const p = this.spawn("standins", argv);
     const ready = await waitFor(() => {
       if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
@@ -221,14 +250,18 @@ export class ChainLab {
           : b.kind === "direct"
             ? ["-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append]
             : ["-cdrom", this.opts.iso, "-boot", "d"];
+      const i = this.opts.machines.findIndex((x) => x.name === m.name);
+      const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
+      const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
       const qemu = this.spawn(`qemu-${m.name}`, [
         "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
         "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
         ...boot,
         "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
-        "-device", `${this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci"},netdev=n0,mac=${m.mac},romfile=`,
+        "-device", `${model},netdev=n0,mac=${m.mac},romfile=`,
+        ...(m.moreNics ?? []).flatMap((n, k) => ["-netdev", `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`, "-device", `${model},netdev=n${k + 1},mac=${n.mac},romfile=`]),
       ]);
-      this.machines.push({ ...m, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
+      this.machines.push({ ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
     }
   }
 

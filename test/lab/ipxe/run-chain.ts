@@ -10,6 +10,8 @@
  *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with
  *      LAB_UUID (00000000-6d68-6300-0000-000000000001) known to their metal-boot; their
  *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
+ *      LAB_NICS (2): NICs of the machine, each on its own port and /64 (LAB_PREFIX, then
+ *      2001:db8:b::/64, ...); LAB_LLDP=0: no lldpd switches (default: leaf01, leaf02, ... one per port).
  */
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
@@ -28,7 +30,15 @@ const lab = new ChainLab({
     ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }) } }
     : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
-  machines: [{ name: "lab", prefix, mac: env.LAB_MAC || "52:54:00:12:34:56" }],
+  machines: [
+    {
+      name: "lab",
+      prefix,
+      mac: env.LAB_MAC || "52:54:00:12:34:56",
+      moreNics: Array.from({ length: Math.max(0, Number(env.LAB_NICS || 2) - 1) }, (_, k) => ({ prefix: `2001:db8:${(0xb + k).toString(16)}::/64`, mac: `52:54:00:12:34:${(0x57 + k).toString(16)}` })),
+    },
+  ],
+  switches: env.LAB_LLDP !== "0",
   bootServer: {
     partitions: [
       {

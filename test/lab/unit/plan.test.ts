@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, qemuArgv, radvdConf } from "../plan.ts";
+import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName } from "../plan.ts";
 import { defaultRun } from "../lab.ts";
 
 describe("lab plan", () => {
@@ -42,5 +42,14 @@ describe("lab plan", () => {
     expect(argv).toContain("-no-reboot");
     expect(argv.filter((a) => a.startsWith("e1000,"))).toEqual([`e1000,netdev=n0,mac=${guestMac(0)},romfile=`, `e1000,netdev=n1,mac=${guestMac(1)},romfile=`]);
     expect(argv).toContain("tap,id=n1,ifname=mhl2t1,script=no,downscript=no");
+  });
+
+  test("the default lab is a machine on a leaf pair: two NICs, each segment with its own lldpd switch", () => {
+    const run = defaultRun({ id: "3" });
+    expect([run.nics, run.lldp]).toEqual([2, true]);
+    expect(labNames(run).taps.map((_, i) => switchName(i))).toEqual(["leaf01", "leaf02"]);
+    expect(lldpdConf("mhl3t1", "leaf02")).toBe("configure system hostname leaf02\nconfigure ports mhl3t1 lldp portdescription swp1\nconfigure lldp tx-interval 1\n");
+    // Chassis id from its own tap, its own control socket: never the host's /run/lldpd.socket.
+    expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]);
   });
 });
