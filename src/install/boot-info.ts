@@ -24,20 +24,26 @@ export class BootInfoError extends Error {
   override readonly name = "BootInfoError";
 }
 
+/** What may follow a quoted value: blanks and an optional comment. */
+const TRAILER = /^\s*(#.*)?$/;
+
 function unquote(raw: string, line: number): string {
   const v = raw.trim();
   if (v === "" || v === "~" || v === "null") return "";
   if (v.startsWith('"')) {
-    if (!v.endsWith('"') || v.length < 2) throw new BootInfoError(`line ${line}: unterminated double-quoted value`);
+    // The closing quote is the first one not escaped by a backslash.
+    const m = /^"((?:[^"\\]|\\.)*)"(.*)$/.exec(v);
+    if (!m || !TRAILER.test(m[2] ?? "")) throw new BootInfoError(`line ${line}: unterminated double-quoted value`);
     try {
-      return JSON.parse(v) as string;
+      return JSON.parse(`"${m[1]}"`) as string;
     } catch {
       throw new BootInfoError(`line ${line}: bad escape in double-quoted value`);
     }
   }
   if (v.startsWith("'")) {
-    if (!v.endsWith("'") || v.length < 2) throw new BootInfoError(`line ${line}: unterminated single-quoted value`);
-    return v.slice(1, -1).replaceAll("''", "'");
+    const m = /^'((?:[^']|'')*)'(.*)$/.exec(v);
+    if (!m || !TRAILER.test(m[2] ?? "")) throw new BootInfoError(`line ${line}: unterminated single-quoted value`);
+    return (m[1] ?? "").replaceAll("''", "'");
   }
   if (/^[|>&*!\[{]/.test(v)) throw new BootInfoError(`line ${line}: unsupported YAML value ${JSON.stringify(v.slice(0, 40))} (expected a plain or quoted string)`);
   // A plain scalar ends at " #" (a comment).
