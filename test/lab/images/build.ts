@@ -12,7 +12,7 @@
  * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
  * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
  * The installer fails on purpose (exit 7, after printing lines) when the allocation's
- * hostname is "fail-install".
+ * hostname is "fail-install", and hangs (sleep 600) when it is "hang-install".
  */
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
@@ -30,6 +30,8 @@ d=/etc/metal
 [ -s $d/install.yaml ] || { echo "missing $d/install.yaml"; exit 3; }
 grep -q '"root_uuid"' $d/machine-details.yaml || { echo "machine-details.yaml has no root_uuid"; exit 3; }
 grep -q '"password"' $d/machine-details.yaml || { echo "machine-details.yaml has no password"; exit 3; }
+# A careless installer echoes the secret: the agent's log must not show it.
+echo "installer: read $(grep '"password"' $d/machine-details.yaml)"
 [ -c /dev/null ] || { echo "/dev is not mounted"; exit 3; }
 [ -r /proc/self/stat ] || { echo "/proc is not mounted"; exit 3; }
 [ -d /sys/kernel ] || { echo "/sys is not mounted"; exit 3; }
@@ -37,6 +39,10 @@ if grep -q '"hostname": "fail-install"' $d/machine-allocation.yaml; then
   echo "installer: step 1 ok"
   echo "installer: grub-install failed: no EFI partition"
   exit 7
+fi
+if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
+  echo "installer: waiting forever"
+  sleep 600
 fi
 id=$(sed -n 's/^ *"id": "\\(.*\\)",$/\\1/p' $d/machine-details.yaml)
 cat > $d/boot-info.yaml <<EOT
@@ -70,7 +76,7 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "["]) symlinkSync("busybox", join(tree, "bin", applet));
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep"]) symlinkSync("busybox", join(tree, "bin", applet));
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
