@@ -26,6 +26,10 @@ export interface Config {
   readonly handoff: Handoff;
   /** METAL_WAIT_TIMEOUT: bound for BootService/Wait in the built-in flow. */
   readonly waitTimeoutMs: number;
+  /** METAL_IMAGE_STALL_TIMEOUT: no byte of the image for this long = a stall. */
+  readonly imageStallMs: number;
+  /** METAL_INSTALLER_TIMEOUT: bound for the image's installer. */
+  readonly installerTimeoutMs: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -95,6 +99,8 @@ export function configFromCmdline(text: string): Config {
     uuid: v.METAL_UUID?.toLowerCase(),
     handoff: v.METAL_HANDOFF,
     waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
+    imageStallMs: v.METAL_IMAGE_STALL_TIMEOUT,
+    installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -120,6 +126,8 @@ export function configToJson(c: Config): Record<string, unknown> {
     uuid: c.uuid ?? null,
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
     waitTimeoutMs: c.waitTimeoutMs,
+    imageStallMs: c.imageStallMs,
+    installerTimeoutMs: c.installerTimeoutMs,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,
