@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/http/client.ts";
 import { installImage } from "../../../src/install/image.ts";
-import { silentLogger } from "../../../src/log/logger.ts";
+import { createLogger, silentLogger } from "../../../src/log/logger.ts";
+import { SecretSet } from "../../../src/log/redact.ts";
 import { buildTestImage, type TestImage } from "../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
 
@@ -154,6 +155,20 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect((e as AgentError).code).toBe("image_download");
     expect((e as AgentError).message).toContain("broke off 3 time(s)");
     expect(server.requests.filter((q) => q.path === path).length).toBe(3);
+  });
+
+  test("progress lines carry bytes, total, percent, rate; the last one is 100%", async () => {
+    const root = target();
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger({ level: "info", format: "json", secrets: new SecretSet(), write: (l) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    await installImage({ http, url: url(), root, log, env: noWait, progressMs: 0 });
+    const progress = lines.filter((l) => l.event === "install.image.progress");
+    expect(progress.length).toBeGreaterThan(1);
+    const last = progress.at(-1)!;
+    expect([last.bytes, last.total, last.percent]).toEqual([img.bytes, img.bytes, 100]);
+    expect(typeof last.rate).toBe("number");
+    expect(String(last.msg)).toMatch(/^image: [\d.]+ MiB of [\d.]+ MiB \(100%\) at [\d.]+ MiB\/s/);
+    expect(lines.map((l) => l.event)).toEqual(expect.arrayContaining(["install.image.checksum", "install.image.start", "install.image.done"]));
   });
 
   test("a missing image is fatal at once (image_download, 404 not retried)", async () => {
