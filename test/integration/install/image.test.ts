@@ -171,6 +171,20 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect(lines.map((l) => l.event)).toEqual(expect.arrayContaining(["install.image.checksum", "install.image.start", "install.image.done"]));
   });
 
+  test("an image whose checksum is right but is no tar.lz4: image_unpack (exit 52) with tar's words, no retry", async () => {
+    const bad = join(work, "cache/bad");
+    mkdirSync(bad, { recursive: true });
+    const junk = Buffer.from("this is not an lz4 frame\n".repeat(1000));
+    writeFileSync(join(bad, "img.tar.lz4"), junk);
+    writeFileSync(join(bad, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(junk).digest("hex")}  img.tar.lz4\n`);
+    server.requests.length = 0;
+    const e = await installImage({ http, url: new URL("/bad/img.tar.lz4", server.url), root: target(), log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("image_unpack");
+    expect((e as AgentError).exitCode).toBe(52);
+    expect((e as AgentError).message).toContain("sha256 is right but tar/lz4 failed");
+    expect(server.requests.filter((q) => q.path === "/bad/img.tar.lz4").length).toBe(1);
+  });
+
   test("a missing image is fatal at once (image_download, 404 not retried)", async () => {
     const root = target();
     const e = await installImage({ http, url: new URL("/debian/99/img.tar.lz4", server.url), root, log: silentLogger(), env: noWait }).catch((x: unknown) => x);
