@@ -1,6 +1,6 @@
 /**
- * The installer contract and the chroot run against the test OS image, in a private
- * mount namespace per run (unshare): contract files 0600, /dev /proc /sys bound in
+ * installOs (image streamed from the stand-in, contract, installer in a chroot) against
+ * the test OS image, in a private mount namespace per run (unshare): contract files 0600, /dev /proc /sys bound in
  * (install.sh checks them) and gone after, boot-info.yaml read back, the console
  * password in no log line; a failing installer's last lines in the error (exit 54);
  * a hanging installer killed at its bound.
@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage, type TestImage } from "../../lab/images/build.ts";
+import { buildTestImage } from "../../lab/images/build.ts";
+import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
 
 const missing = ["tar", "lz4", "setfattr", "unshare", "chroot"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && missing.length === 0 && existsSync("/bin/busybox");
@@ -25,16 +26,20 @@ const DRIVER = join(import.meta.dir, "installer-driver.ts");
 
 describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skipped: ${why})`}`, () => {
   let work: string;
-  let img: TestImage;
-  beforeAll(() => {
+  let server: ImageServer;
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mh-installer-"));
-    img = buildTestImage(join(work, "img"));
+    buildTestImage(join(work, "cache/testos/1"));
+    server = await startImageServer(join(work, "cache"));
   });
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
 
   async function drive(hostname: string, timeoutMs = 30_000) {
     const root = mkdtempSync(join(work, "root-"));
-    const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", process.execPath, DRIVER, img.image, root, hostname, String(timeoutMs)], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", process.execPath, DRIVER, new URL("/testos/1/img.tar.lz4", server.url).href, root, hostname, String(timeoutMs)], { stdout: "pipe", stderr: "pipe" });
     const killer = setTimeout(() => p.kill("SIGKILL"), timeoutMs + 30_000);
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
     await p.exited;
@@ -50,6 +55,7 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
     const { root, result, logLines, out } = await drive("web-1");
     expect(result.ok).toBe(true);
     expect(result.binary).toBe("/install.sh");
+    expect(result.report).toEqual({ uuid: "00000000-0000-0000-0000-00000000c0de" });
     expect(result.bootInfo).toEqual({ kernel: "/boot/vmlinuz", initrd: "", cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-00000000-0000-0000-0000-00000000c0de", bootloaderId: "testos" });
     expect(readFileSync(join(root, "installed-marker"), "utf8")).toBe("installed 00000000-0000-0000-0000-00000000c0de\n");
     for (const f of ["machine-details.yaml", "machine-allocation.yaml", "install.yaml"]) expect(statSync(join(root, "etc/metal", f)).mode & 0o777).toBe(0o600);
