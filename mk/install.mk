@@ -1,5 +1,5 @@
 # Image install, installer contract, kexec (docs/install.md).
-.PHONY: test-install test-install-integration bench-install test-image
+.PHONY: test-install test-install-integration test-install-e2e bench-install test-image
 
 test-install: deps-npm
 	$(BUN) test test/install test/sys
@@ -17,3 +17,8 @@ test-image: deps
 
 bench-install: deps
 	$(BUN) bench/install.ts
+
+# QEMU: a compiled PID 1 kexecs (kexec_file_load through bun:ffi) into a second kernel
+# whose initrd prints a marker from its cmdline (~30 s under TCG).
+test-install-e2e: deps
+	$(BUN) test --timeout 300000 test/e2e/kexec.test.ts
