@@ -12,7 +12,8 @@
  * - /etc/metal/install.yaml: the legacy InstallerConfig for older images
  *   (../shared/reference/os-installer/api/v1/legacy.go), filled as metal-hammer's
  *   cmd/install.go writeInstallerConfig does.
- * All three are written as JSON (a YAML subset): quoting is exact by construction.
+ * - /etc/metal/userdata: the allocation's user data, as metal-hammer's writeUserData.
+ * The three YAML files are written as JSON (a YAML subset): quoting is exact by construction.
  * Only NICs with neighbours are passed, as metal-hammer's onlyNicsWithNeighbors.
  */
 
@@ -20,6 +21,7 @@ export const MACHINE_DETAILS_PATH = "/etc/metal/machine-details.yaml";
 export const MACHINE_ALLOCATION_PATH = "/etc/metal/machine-allocation.yaml";
 export const LEGACY_INSTALL_PATH = "/etc/metal/install.yaml";
 export const BOOT_INFO_PATH = "/etc/metal/boot-info.yaml";
+export const USERDATA_PATH = "/etc/metal/userdata";
 
 /** A NIC as Register reported it (MachineNic), neighbours included. */
 export interface InstallNic {
@@ -143,12 +145,27 @@ export function legacyInstallConfig(input: ContractInput): JsonObject {
 
 const doc = (v: JsonValue): string => JSON.stringify(v, null, 2) + "\n";
 
+/**
+ * The allocation's user data as metal-hammer writes it to /etc/metal/userdata for older
+ * images (cmd/install.go writeUserData): base64-decoded when it is valid base64, else as
+ * given; undefined when there is none. Pure.
+ */
+export function userdataFile(allocation: JsonObject): string | undefined {
+  const raw = allocation.userdata;
+  if (typeof raw !== "string" || raw === "") return undefined;
+  const compact = raw.replace(/\s+/g, "");
+  if (compact.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return Buffer.from(compact, "base64").toString("utf8");
+  return raw;
+}
+
 export function contractFiles(input: ContractInput): ContractFiles {
+  const userdata = userdataFile(input.allocation);
   return {
     files: [
       { path: MACHINE_DETAILS_PATH, content: doc(machineDetails(input)) },
       { path: MACHINE_ALLOCATION_PATH, content: doc(input.allocation) },
       { path: LEGACY_INSTALL_PATH, content: doc(legacyInstallConfig(input)) },
+      ...(userdata !== undefined ? [{ path: USERDATA_PATH, content: userdata }] : []),
     ],
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { consoleFromCmdline, contractFiles, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
+import { consoleFromCmdline, contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
 
 const sw = (host: string, port: string): InstallNic => ({ mac: "aa:bb:cc:00:00:0" + port.slice(-1), name: `swp${port}`, identifier: `swp${port}`, hostname: host, neighbors: [] });
 const input: ContractInput = {
@@ -56,4 +56,11 @@ describe("installer contract files", () => {
     expect(consoleFromCmdline("console=tty0 console=ttyS1,115200n8 quiet")).toBe("ttyS1,115200n8");
     expect(consoleFromCmdline("quiet")).toBe("ttyS0");
   });
+});
+
+test("user data: base64 decoded as metal-hammer does, plain text kept, none -> no file", () => {
+  expect(userdataFile({ userdata: Buffer.from("#cloud-config\nhostname: a\n").toString("base64") })).toBe("#cloud-config\nhostname: a\n");
+  expect(userdataFile({ userdata: "#!/bin/sh\necho hi" })).toBe("#!/bin/sh\necho hi");
+  expect(userdataFile({})).toBeUndefined();
+  expect(contractFiles({ ...input, allocation: { ...input.allocation, userdata: "plain" } }).files.map((f) => f.path)).toContain("/etc/metal/userdata");
 });
