@@ -100,15 +100,20 @@ export function isBreak(e: unknown): boolean {
   return e instanceof Error && /abort|terminated|premature|closed|reset|socket/i.test(`${e.name} ${e.message}`);
 }
 
+/**
+ * No byte from the network for `ms` aborts the request. Time spent waiting for the
+ * disk (tar's pipe full) does not count: `hold()` before such a wait, `touch()` after.
+ */
 class StallGuard {
   readonly controller = new AbortController();
   #last = performance.now();
   #fired = false;
+  #held = false;
   readonly #timer: ReturnType<typeof setInterval>;
 
   constructor(readonly ms: number) {
     this.#timer = setInterval(() => {
-      if (performance.now() - this.#last >= ms) {
+      if (!this.#held && performance.now() - this.#last >= ms) {
         this.#fired = true;
         this.controller.abort(new Break(`no byte for ${Math.round(ms / 1000)} s (stall)`));
       }
@@ -117,6 +122,11 @@ class StallGuard {
 
   touch(): void {
     this.#last = performance.now();
+    this.#held = false;
+  }
+
+  hold(): void {
+    this.#held = true;
   }
 
   get fired(): boolean {
@@ -197,11 +207,13 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           hash.update(chunk);
           offset += chunk.byteLength;
           if (unpack === undefined) {
+            stall.hold();
             try {
               await ext.write(chunk);
             } catch {
               unpack = (await ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
             }
+            stall.touch();
             if (ext.diskFull() || unpack?.diskFull) {
               await ext.abort();
               throw diskFullError(o.url, o.root, ext.failure());

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/http/client.ts";
+import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage } from "../../../src/install/image.ts";
 import { createLogger, silentLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
@@ -144,6 +145,26 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     // One stall of 1 s, detected by a check every 250 ms: well under 5 s even on a loaded machine.
     expect(ms).toBeLessThan(5_000);
     expect(ms).toBeGreaterThanOrEqual(1_000);
+  });
+
+  test("a slow disk (tar's pipe full for longer than the stall bound) is not a stall", async () => {
+    server.requests.length = 0;
+    let writes = 0;
+    const slow: ExtractorFactory = () => ({
+      write: async () => {
+        // The first writes each take 3x the stall bound, as a disk stuck in a flush would.
+        if (++writes <= 3) await Bun.sleep(900);
+      },
+      end: async () => undefined,
+      abort: async () => {},
+      failure: () => undefined,
+      diskFull: () => false,
+    });
+    const r = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 300, extractor: slow });
+    expect(r.resumes).toBe(0);
+    expect(r.restarts).toBe(0);
+    expect(writes).toBeGreaterThan(3);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(1);
   });
 
   test("a body that breaks on every attempt ends with image_download once the retry bound is used up", async () => {
