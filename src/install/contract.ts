@@ -23,14 +23,14 @@ export const LEGACY_INSTALL_PATH = "/etc/metal/install.yaml";
 export const BOOT_INFO_PATH = "/etc/metal/boot-info.yaml";
 export const USERDATA_PATH = "/etc/metal/userdata";
 
-/** A NIC as Register reported it (MachineNic), neighbours included. */
+/** A NIC as Register reported it (MachineNic, protobuf-es shaped: speed is a uint64), neighbours included. */
 export interface InstallNic {
   readonly mac: string;
   readonly name: string;
   readonly identifier: string;
   readonly vendor?: string;
   readonly model?: string;
-  readonly speed?: number;
+  readonly speed?: number | bigint;
   readonly hostname?: string;
   readonly neighbors: readonly InstallNic[];
 }
@@ -72,7 +72,7 @@ function nicYaml(nic: InstallNic): JsonObject {
     identifier: nic.identifier,
     vendor: nic.vendor ?? "",
     model: nic.model ?? "",
-    speed: nic.speed ?? 0,
+    speed: Number(nic.speed ?? 0),
     neighbors: nic.neighbors.map(nicYaml),
     hostname: nic.hostname ?? "",
   };
