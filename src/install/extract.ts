@@ -12,7 +12,7 @@
  * restores xattrs, sparse files and hard links as metal-images' Docker-exported tars
  * have them; a native lz4 addon is not embeddable in `bun build --compile`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 
 export interface ExtractFailure {
   /** tar's exit code (or null when killed by a signal). */
@@ -126,4 +126,20 @@ function startTar(root: string, opts: TarOptions): Extractor {
       await exited;
     },
   };
+}
+
+/**
+ * Checks before any byte is downloaded that `tar` is GNU tar (busybox's applet has no
+ * `-I` and no xattrs) and that `lz4` runs; answers what is wrong, or undefined.
+ */
+export function checkTools(opts: TarOptions & { readonly lz4?: string } = {}): string | undefined {
+  const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C" };
+  const tar = opts.tar ?? "tar";
+  const t = spawnSync(tar, ["--version"], { encoding: "utf8", env, timeout: 10_000 });
+  if (t.error || t.status !== 0) return `cannot run ${tar} --version: ${t.error?.message ?? `exit ${t.status}`}`;
+  if (!/GNU tar/.test(t.stdout)) return `${tar} is not GNU tar (${JSON.stringify((t.stdout || t.stderr).split("\n")[0] ?? "")}); the image needs GNU tar for -I lz4 and xattrs`;
+  const lz4 = opts.lz4 ?? "lz4";
+  const l = spawnSync(lz4, ["--version"], { encoding: "utf8", env, timeout: 10_000 });
+  if (l.error || l.status !== 0) return `cannot run ${lz4} --version: ${l.error?.message ?? `exit ${l.status}`}`;
+  return undefined;
 }

@@ -25,7 +25,7 @@ import type { Checksum } from "../image/checksum.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/redact.ts";
 import { cleanTarget } from "./clean.ts";
-import { tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
+import { checkTools, tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
 import { ProgressMeter, formatProgress } from "./progress.ts";
 import { fetchSidecars } from "./sidecar.ts";
 
@@ -42,6 +42,7 @@ export interface ImageInstallOptions {
   readonly retry?: RetryPolicy;
   /** Progress line interval (default 5 s). */
   readonly progressMs?: number;
+  /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
   readonly extractor?: ExtractorFactory;
   readonly clean?: (root: string) => Promise<void>;
   readonly env?: RetryEnv;
@@ -261,6 +262,10 @@ async function drop(res: HttpStream): Promise<void> {
 
 export async function installImage(o: ImageInstallOptions): Promise<ImageInstallResult> {
   const t0 = performance.now();
+  if (!o.extractor) {
+    const problem = checkTools();
+    if (problem) throw new AgentError("image_unpack", `image: cannot unpack here: ${problem}`, {});
+  }
   const extractor = o.extractor ?? tarExtractor();
   const clean = o.clean ?? cleanTarget;
   const { use, found } = await fetchSidecars(o.http, o.url);

@@ -77,3 +77,15 @@ describe("cleaning the target", () => {
     await expect(cleanTarget("relative/dir", async () => "")).rejects.toThrow("refusing to clean");
   });
 });
+
+describe("unpack tools", () => {
+  test("GNU tar and lz4 pass; busybox's tar applet is named as the problem", async () => {
+    const { checkTools } = await import("../../src/install/extract.ts");
+    expect(checkTools()).toBeUndefined(); // tar and lz4 are in APT_PACKAGES
+    const fake = join(dir(), "tar");
+    writeFileSync(fake, "#!/bin/sh\necho 'tar (busybox) 1.36.1'\n");
+    chmodSync(fake, 0o755);
+    expect(checkTools({ tar: fake })).toContain("is not GNU tar");
+    expect(checkTools({ tar: "/nonexistent/tar" })).toContain("cannot run /nonexistent/tar --version");
+  });
+});
