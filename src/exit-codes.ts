@@ -1,7 +1,8 @@
 /**
  * The exit code table. README.md "Exit codes" is generated from the same facts and a
  * test checks that the two agree. Codes are grouped by stage: 1x network, 2x metal-boot
- * and apiserver, 3x image cache and hand-off, 4x kernel config.
+ * and apiserver, 3x image cache and hand-off, 4x kernel config, 5x image install,
+ * installer and kexec.
  */
 export const EXIT_CODES = {
   ok: { exit: 0, meaning: "success" },
@@ -25,6 +26,12 @@ export const EXIT_CODES = {
   handoff: { exit: 31, meaning: "hand-off failed (cannot write handoff.json or exec the next stage)" },
   kconfig_failed: { exit: 40, meaning: "kernel config check: a required option is missing or wrong" },
   kconfig_input: { exit: 41, meaning: "kernel config check: the .config or module list cannot be read or parsed" },
+  image_download: { exit: 50, meaning: "image download failed within the retry bound (status, cut, stall), or no checksum sidecar could be read" },
+  image_checksum: { exit: 51, meaning: "image checksum mismatch, also after one retry from scratch" },
+  image_unpack: { exit: 52, meaning: "the image (checksum right) could not be unpacked: not a tar.lz4, or tar/lz4 failed" },
+  disk_full: { exit: 53, meaning: "the target filesystem ran out of space while the image was unpacked (not retried)" },
+  installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml" },
+  kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

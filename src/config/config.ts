@@ -43,6 +43,10 @@ export interface Config {
   readonly plannedReboot: PlannedRebootSetting | undefined;
   /** METAL_DEBUG_HANG: block at the start of this stage (lab: proves the watchdog). */
   readonly debugHang: string | undefined;
+  /** METAL_IMAGE_STALL_TIMEOUT: no byte of the image for this long = a stall. */
+  readonly imageStallMs: number;
+  /** METAL_INSTALLER_TIMEOUT: bound for the image's installer. */
+  readonly installerTimeoutMs: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -119,6 +123,8 @@ export function configFromCmdline(text: string): Config {
     watchdog: v.METAL_WATCHDOG,
     plannedReboot: v.METAL_PLANNED_REBOOT,
     debugHang: v.METAL_DEBUG_HANG,
+    imageStallMs: v.METAL_IMAGE_STALL_TIMEOUT,
+    installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -151,6 +157,8 @@ export function configToJson(c: Config): Record<string, unknown> {
     watchdog: c.watchdog.enabled ? `${c.watchdog.timeoutS}s` : "off",
     plannedReboot: c.plannedReboot ? { boundMs: c.plannedReboot.boundMs, jitterMs: c.plannedReboot.jitterMs } : "off",
     debugHang: c.debugHang ?? null,
+    imageStallMs: c.imageStallMs,
+    installerTimeoutMs: c.installerTimeoutMs,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

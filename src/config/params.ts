@@ -271,6 +271,16 @@ export const PARAMS = {
     default: "(none)",
     doc: "lab only: the agent blocks (event loop and all) at the start of this stage, so the hardware watchdog must reset the machine",
   },
+  METAL_IMAGE_STALL_TIMEOUT: {
+    schema: duration(60_000, 5_000, 1_800_000),
+    default: "60s",
+    doc: "builtin flow: the image download counts as stalled after this long without a byte; it is then resumed (bounded retries)",
+  },
+  METAL_INSTALLER_TIMEOUT: {
+    schema: duration(1_200_000, 10_000, 14_400_000),
+    default: "20m",
+    doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot); killed after it",
+  },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",

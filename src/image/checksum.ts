@@ -2,9 +2,9 @@
  * Checksum sidecar files as sha256sum/md5sum write them ("<hex>  <name>") or as a
  * bare hex digest (metal-images' .md5). Pure.
  */
-export type ChecksumAlgo = "sha256" | "md5";
+export type ChecksumAlgo = "sha512" | "sha256" | "md5";
 
-export const HEX_LEN: Record<ChecksumAlgo, number> = { sha256: 64, md5: 32 };
+export const HEX_LEN: Record<ChecksumAlgo, number> = { sha512: 128, sha256: 64, md5: 32 };
 
 export interface Checksum {
   readonly algo: ChecksumAlgo;

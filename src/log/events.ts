@@ -87,6 +87,18 @@ export const EVENTS = {
   "reboot.planned": "the planned reboot while waiting for an allocation: when (bound + jitter), and when it is due",
   "kconfig.check": "kernel config check result",
   "log.dropped": "log lines were dropped because the log destination did not keep up (count since the last such line, total)",
+  "install.image.start": "the image download + unpack begins (url, checksum algorithm, target)",
+  "install.image.checksum": "the checksum sidecars found for the image, and which one is used",
+  "install.image.progress": "image download progress (bytes, total, rate, ETA), every few seconds",
+  "install.image.resume": "the image download broke (cut, stall, reset) and resumes with Range or restarts",
+  "install.image.retry": "the image checksum did not match: the target is cleaned and the image fetched once more",
+  "install.image.done": "the image is on the target, its checksum verified",
+  "install.config": "the installer contract files were written (paths only, never their content)",
+  "install.installer.start": "the image's installer runs in a chroot (binary, bound)",
+  "install.installer.output": "one line of the installer's output (escaped)",
+  "install.installer.done": "the installer finished and boot-info.yaml was read",
+  "install.kexec": "kexec into the installed kernel (kernel, initrd, cmdline length)",
+  "install.reboot": "kexec was refused or failed: the machine reboots instead (reason)",
 } as const;
 
 export type EventName = keyof typeof EVENTS;

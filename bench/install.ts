@@ -1,0 +1,103 @@
+/**
+ * Image install throughput and peak memory, side by side, on the same image and the
+ * same target filesystem (not asserted; run as root):
+ *   bun bench/install.ts [--pad-mib 256] [--runs 3] [--target DIR]
+ * - metal-hammer (this agent): installImage: one download, hash inline, tar -I lz4 inline.
+ * - pipeline: `curl -s URL | lz4 -d | tar -x` (the floor: no hashing, no retries).
+ * - download-then-unpack (metal-hammer today, cmd/image/image.go): curl to a file on a
+ *   tmpfs (the initramfs' /tmp is RAM), md5sum it, then lz4 -d | tar -x from the file.
+ * Peak memory = the largest sum of VmRSS over the process tree (sampled every 20 ms),
+ * plus, for download-then-unpack, the image file held in tmpfs.
+ * The image cache stand-in runs in its own process (test/lab/images/server.ts).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { buildTestImage } from "../test/lab/images/build.ts";
+
+const { values: v } = parseArgs({ options: { "pad-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, target: { type: "string" }, "run-ours": { type: "string" }, url: { type: "string" } } });
+
+if (v["run-ours"]) {
+  // Child mode: one install with the agent's code, into --run-ours DIR.
+  const { HttpClient } = await import("../src/http/client.ts");
+  const { installImage } = await import("../src/install/image.ts");
+  const { silentLogger } = await import("../src/log/logger.ts");
+  const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log: silentLogger() });
+  const r = await installImage({ http, url: new URL(v.url!), root: v["run-ours"], log: silentLogger() });
+  await http.close();
+  process.stdout.write(JSON.stringify(r) + "\n");
+  process.exit(0);
+}
+
+function treeRssKiB(pid: number): number {
+  let sum = 0;
+  const walk = (p: number) => {
+    try {
+      const status = readFileSync(`/proc/${p}/status`, "utf8");
+      sum += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        const kids = readFileSync(`/proc/${p}/task/${t}/children`, "utf8").trim();
+        for (const k of kids ? kids.split(" ") : []) walk(Number(k));
+      }
+    } catch {
+      // exited meanwhile
+    }
+  };
+  walk(pid);
+  return sum;
+}
+
+async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; out: string }> {
+  const t0 = performance.now();
+  const p = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  p.stdout!.on("data", (d) => (out += String(d)));
+  let peak = 0;
+  const timer = setInterval(() => (peak = Math.max(peak, treeRssKiB(p.pid!))), 20);
+  const code = await new Promise<number | null>((r) => p.on("close", r));
+  clearInterval(timer);
+  if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
+  return { ms: performance.now() - t0, peakKiB: peak, out };
+}
+
+const work = mkdtempSync(join(tmpdir(), "mh-bench-install-"));
+const targetBase = v.target ?? join(work, "target");
+const ram = join(work, "ram");
+const server = spawn(process.execPath, [join(import.meta.dir, "../test/lab/images/server.ts"), join(work, "cache")], { stdio: ["ignore", "pipe", "inherit"] });
+try {
+  const img = buildTestImage(join(work, "cache/bench"), { padMib: Number(v["pad-mib"]) });
+  const port = await new Promise<string>((resolve) => server.stdout!.on("data", (d) => /PORT (\d+)/.test(String(d)) && resolve(/PORT (\d+)/.exec(String(d))![1]!)));
+  const url = `http://127.0.0.1:${port}/bench/img.tar.lz4`;
+  mkdirSync(ram, { recursive: true });
+  spawnSync("mount", ["-t", "tmpfs", "-o", `size=${Number(v["pad-mib"]) * 2 + 64}m`, "mh-bench-ram", ram]);
+  const fresh = () => {
+    rmSync(targetBase, { recursive: true, force: true });
+    mkdirSync(targetBase, { recursive: true });
+    spawnSync("sync");
+    return targetBase;
+  };
+  const ways: Record<string, () => Promise<{ ms: number; peakKiB: number }>> = {
+    "metal-hammer (stream)": () => measure([process.execPath, import.meta.path, "--run-ours", fresh(), "--url", url]),
+    "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `curl -sf "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
+    "download, md5, unpack": async () => {
+      const t = fresh();
+      const r = await measure(["sh", "-c", `curl -sf -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`]);
+      // The image file lived in RAM (tmpfs) for the whole unpack.
+      return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024) };
+    },
+  };
+  console.log(`image: ${(img.bytes / 2 ** 20).toFixed(1)} MiB (img.tar.lz4, ${v["pad-mib"]} MiB of random padding), target ${targetBase}, ${v.runs} run(s) each, median`);
+  for (const [name, fn] of Object.entries(ways)) {
+    const rs = [];
+    for (let i = 0; i < Number(v.runs); i++) rs.push(await fn());
+    const ms = rs.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(rs.length / 2)]!;
+    const peak = Math.max(...rs.map((r) => r.peakKiB));
+    console.log(`${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${((img.bytes / 2 ** 20) / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB`);
+  }
+} finally {
+  server.kill();
+  spawnSync("umount", [ram]);
+  rmSync(work, { recursive: true, force: true });
+}

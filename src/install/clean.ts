@@ -1,0 +1,51 @@
+/**
+ * Empties the target root before an image is fetched again from scratch (a checksum
+ * mismatch, or a server that cannot resume): everything below the root goes, except
+ * mount points inside it (/boot/efi, /var, ... of the filesystem layout) and the
+ * directories leading to them, which are emptied but kept. lost+found stays (mkfs made it).
+ */
+import { readFile, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+
+/** Mount points below `root` from /proc/self/mountinfo text (field 5, octal escapes decoded). Pure. */
+export function mountsBelow(mountinfo: string, root: string): string[] {
+  const base = root.replace(/\/+$/, "");
+  const out: string[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const f = line.split(" ");
+    const mp = f[4];
+    if (mp === undefined) continue;
+    const path = mp.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+    if (path.startsWith(base + "/")) out.push(path);
+  }
+  return out;
+}
+
+/** The directories to keep (mount points and their ancestors below root). Pure. */
+export function keepSet(root: string, mounts: readonly string[]): Set<string> {
+  const base = root.replace(/\/+$/, "");
+  const keep = new Set<string>();
+  for (const m of mounts) {
+    let p = m;
+    while (p.length > base.length) {
+      keep.add(p);
+      p = p.slice(0, p.lastIndexOf("/"));
+    }
+  }
+  return keep;
+}
+
+async function empty(dir: string, keep: Set<string>, top: boolean): Promise<void> {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (top && e.name === "lost+found") continue;
+    if (keep.has(p)) await empty(p, keep, false);
+    else await rm(p, { recursive: true, force: true });
+  }
+}
+
+export async function cleanTarget(root: string, readMountinfo: () => Promise<string> = () => readFile("/proc/self/mountinfo", "utf8")): Promise<void> {
+  const base = root.replace(/\/+$/, "");
+  if (base === "" || !base.startsWith("/")) throw new Error(`refusing to clean ${JSON.stringify(root)}: expected an absolute path below /`);
+  await empty(base, keepSet(base, mountsBelow(await readMountinfo(), base)), true);
+}

@@ -1,0 +1,181 @@
+/**
+ * The files metal-hammer hands the image's installer (pure builders; write-contract.ts
+ * writes them):
+ * - /etc/metal/machine-details.yaml: os-installer's MachineDetails
+ *   (../shared/reference/os-installer/api/v1/api.go: yaml `id`, `nics`, `password`,
+ *   `console`, `raidenabled`, `root_uuid`). `nics` are apiv2.MachineNic structs that
+ *   go-yaml encodes under their lower-cased Go field names (no yaml tags):
+ *   mac, name, identifier, vendor, model, speed, neighbors, hostname
+ *   (../shared/reference/metal-stack-api/proto/metalstack/api/v2/machine.proto, MachineNic).
+ * - /etc/metal/machine-allocation.yaml: the allocation as protobuf JSON (JSON is YAML;
+ *   os-installer reads it with protoyaml).
+ * - /etc/metal/install.yaml: the legacy InstallerConfig for older images
+ *   (../shared/reference/os-installer/api/v1/legacy.go), filled as metal-hammer's
+ *   cmd/install.go writeInstallerConfig does.
+ * - /etc/metal/userdata: the allocation's user data, as metal-hammer's writeUserData.
+ * The three YAML files are written as JSON (a YAML subset): quoting is exact by construction.
+ * Only NICs with neighbours are passed, as metal-hammer's onlyNicsWithNeighbors.
+ */
+
+export const MACHINE_DETAILS_PATH = "/etc/metal/machine-details.yaml";
+export const MACHINE_ALLOCATION_PATH = "/etc/metal/machine-allocation.yaml";
+export const LEGACY_INSTALL_PATH = "/etc/metal/install.yaml";
+export const BOOT_INFO_PATH = "/etc/metal/boot-info.yaml";
+export const USERDATA_PATH = "/etc/metal/userdata";
+
+/** A NIC as Register reported it (MachineNic, protobuf-es shaped: speed is a uint64), neighbours included. */
+export interface InstallNic {
+  readonly mac: string;
+  readonly name: string;
+  readonly identifier: string;
+  readonly vendor?: string;
+  readonly model?: string;
+  readonly speed?: number | bigint;
+  readonly hostname?: string;
+  readonly neighbors: readonly InstallNic[];
+}
+
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [k: string]: JsonValue };
+export type JsonObject = { readonly [k: string]: JsonValue };
+
+export interface ContractInput {
+  /** The machine UUID. */
+  readonly machineId: string;
+  readonly nics: readonly InstallNic[];
+  /** The console password of the metal user (a secret). */
+  readonly password: string;
+  /** console= from the kernel cmdline, e.g. "ttyS0,115200n8" (see consoleFromCmdline). */
+  readonly console: string;
+  /** Whether the filesystem layout has RAID arrays. */
+  readonly raidEnabled: boolean;
+  /** The filesystem UUID of the root filesystem (from the disks stage). */
+  readonly rootUuid: string;
+  /** The allocation as protobuf JSON (toJson of MachineAllocation). */
+  readonly allocation: JsonObject;
+  /** RFC 3339 time of writing (legacy `timestamp`). */
+  readonly timestamp: string;
+}
+
+export interface ContractFiles {
+  /** Path inside the target root -> content. Every file is written 0600. */
+  readonly files: ReadonlyArray<{ readonly path: string; readonly content: string }>;
+}
+
+function hasNeighbours(nic: InstallNic): boolean {
+  return nic.neighbors.length > 0 && nic.neighbors.every((n) => n.mac !== "");
+}
+
+function nicYaml(nic: InstallNic): JsonObject {
+  return {
+    mac: nic.mac,
+    name: nic.name,
+    identifier: nic.identifier,
+    vendor: nic.vendor ?? "",
+    model: nic.model ?? "",
+    speed: Number(nic.speed ?? 0),
+    neighbors: nic.neighbors.map(nicYaml),
+    hostname: nic.hostname ?? "",
+  };
+}
+
+function legacyNic(nic: InstallNic): JsonObject {
+  return { identifier: nic.identifier, mac: nic.mac, name: nic.name, neighbors: nic.neighbors.map(legacyNic) };
+}
+
+const str = (v: JsonValue | undefined): string => (typeof v === "string" ? v : "");
+const list = (v: JsonValue | undefined): readonly JsonValue[] => (Array.isArray(v) ? v : []);
+const obj = (v: JsonValue | undefined): JsonObject | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : undefined);
+const num = (v: JsonValue | undefined): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+
+/** v2 MachineNetwork (machine.proto) -> legacy V1MachineNetwork (legacy.go), field by field. */
+function legacyNetwork(n: JsonObject): JsonObject {
+  const type = str(n.networkType ?? n.network_type);
+  const nat = str(n.natType ?? n.nat_type);
+  return {
+    asn: num(n.asn),
+    destinationprefixes: list(n.destinationPrefixes ?? n.destination_prefixes),
+    ips: list(n.ips),
+    // NAT_TYPE_NONE/unspecified = no masquerading; any other NAT type masquerades.
+    nat: nat !== "" && !/NONE|UNSPECIFIED/.test(nat),
+    nattypev2: nat,
+    networkid: str(n.network),
+    networktype: type,
+    networktypev2: type,
+    prefixes: list(n.prefixes),
+    private: /PRIVATE/.test(type),
+    projectid: str(n.project),
+    underlay: /UNDERLAY/.test(type),
+    vrf: num(n.vrf),
+  };
+}
+
+export function machineDetails(input: ContractInput): JsonObject {
+  return {
+    id: input.machineId,
+    nics: input.nics.filter(hasNeighbours).map(nicYaml),
+    password: input.password,
+    console: input.console,
+    raidenabled: input.raidEnabled,
+    root_uuid: input.rootUuid,
+  };
+}
+
+export function legacyInstallConfig(input: ContractInput): JsonObject {
+  const a = input.allocation;
+  const type = str(a.allocationType ?? a.allocation_type);
+  const vpn = obj(a.vpn);
+  return {
+    hostname: str(a.hostname),
+    networks: list(a.networks).map((n) => legacyNetwork(obj(n) ?? {})),
+    machineuuid: input.machineId,
+    sshpublickey: list(a.sshPublicKeys ?? a.ssh_public_keys).filter((k): k is string => typeof k === "string").join("\n"),
+    password: input.password,
+    console: input.console,
+    timestamp: input.timestamp,
+    nics: input.nics.filter(hasNeighbours).map(legacyNic),
+    vpn: vpn ? { address: str(vpn.controlPlaneAddress ?? vpn.control_plane_address), auth_key: str(vpn.authKey ?? vpn.auth_key), connected: vpn.connected === true } : null,
+    role: /FIREWALL/.test(type) ? "firewall" : "machine",
+    raidenabled: input.raidEnabled,
+    root_uuid: input.rootUuid,
+    firewall_rules: obj(a.firewallRules ?? a.firewall_rules) ?? null,
+    dns_servers: list(a.dnsServers ?? a.dns_servers),
+    ntp_servers: list(a.ntpServers ?? a.ntp_servers),
+  };
+}
+
+const doc = (v: JsonValue): string => JSON.stringify(v, null, 2) + "\n";
+
+/**
+ * The allocation's user data as metal-hammer writes it to /etc/metal/userdata for older
+ * images (cmd/install.go writeUserData): base64-decoded when it is valid base64, else as
+ * given; undefined when there is none. Pure.
+ */
+export function userdataFile(allocation: JsonObject): string | undefined {
+  const raw = allocation.userdata;
+  if (typeof raw !== "string" || raw === "") return undefined;
+  const compact = raw.replace(/\s+/g, "");
+  if (compact.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return Buffer.from(compact, "base64").toString("utf8");
+  return raw;
+}
+
+export function contractFiles(input: ContractInput): ContractFiles {
+  const userdata = userdataFile(input.allocation);
+  return {
+    files: [
+      { path: MACHINE_DETAILS_PATH, content: doc(machineDetails(input)) },
+      { path: MACHINE_ALLOCATION_PATH, content: doc(input.allocation) },
+      { path: LEGACY_INSTALL_PATH, content: doc(legacyInstallConfig(input)) },
+      ...(userdata !== undefined ? [{ path: USERDATA_PATH, content: userdata }] : []),
+    ],
+  };
+}
+
+/**
+ * console= of the kernel cmdline with its options ("ttyS0,115200n8"), the last one
+ * winning, "ttyS0" when absent: metal-hammer's cmd/install.go + pkg/kernel ParseCmdline.
+ */
+export function consoleFromCmdline(cmdline: string): string {
+  let last: string | undefined;
+  for (const w of cmdline.split(/\s+/)) if (w.startsWith("console=")) last = w.slice("console=".length);
+  return last || "ttyS0";
+}

@@ -1,0 +1,291 @@
+/**
+ * Streams the OS image onto the mounted target root: one download, hashed inline
+ * (the strongest sidecar, sidecar.ts), decompressed and unpacked inline (extract.ts).
+ * Nothing is stored in RAM or /tmp: memory is flat whatever the image size
+ * (metal-hammer downloads to /tmp first: ../shared/reference/metal-hammer/cmd/image/image.go).
+ *
+ * Faults, each bounded:
+ * - the body breaks off (reset, short body, stall: no byte for `stallMs`): retried with
+ *   exponential backoff and full jitter (src/http/retry.ts backoffDelay) up to
+ *   `retry.attempts` breaks and `retry.totalMs`; resumed with `Range: bytes=N-` when the
+ *   server answers 206 with the matching Content-Range, else fetched from the start
+ *   (the target is cleaned first).
+ * - the checksum does not match: the target is cleaned and the image fetched once more
+ *   from scratch; a second mismatch is fatal (image_checksum).
+ * - tar reports ENOSPC: fatal at once (disk_full), never retried.
+ * - tar fails otherwise: the download continues to its end so the checksum decides
+ *   (corrupt download -> retry; right checksum -> the image itself is bad: image_unpack).
+ */
+import { createHash, type Hash } from "node:crypto";
+import { AgentError } from "../errors.ts";
+import { failureKind } from "../http/classify.ts";
+import type { HttpClient, HttpStream } from "../http/client.ts";
+import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../http/retry.ts";
+import type { Checksum } from "../image/checksum.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
+import { redactUrl } from "../log/redact.ts";
+import { cleanTarget } from "./clean.ts";
+import { checkTools, tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
+import { ProgressMeter, formatProgress } from "./progress.ts";
+import { fetchSidecars } from "./sidecar.ts";
+
+export interface ImageInstallOptions {
+  readonly http: HttpClient;
+  /** The image URL, already mapped through the image cache by the caller. */
+  readonly url: URL;
+  /** The mounted target root (empty, freshly made filesystems). */
+  readonly root: string;
+  readonly log: Logger;
+  /** No byte for this long = a stall (default 60 s). */
+  readonly stallMs?: number;
+  /** Bound for body breaks within one pass (default DEFAULT_IMAGE_RETRY). */
+  readonly retry?: RetryPolicy;
+  /** Progress line interval (default 5 s). */
+  readonly progressMs?: number;
+  /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
+  readonly extractor?: ExtractorFactory;
+  readonly clean?: (root: string) => Promise<void>;
+  readonly env?: RetryEnv;
+}
+
+export interface ImageInstallResult {
+  readonly url: string;
+  readonly bytes: number;
+  readonly checksum: Checksum;
+  /** 1, or 2 after a checksum mismatch. */
+  readonly passes: number;
+  /** Breaks resumed with Range. */
+  readonly resumes: number;
+  /** Restarts from byte 0 (server without Range). */
+  readonly restarts: number;
+  readonly ms: number;
+}
+
+export const DEFAULT_IMAGE_RETRY: RetryPolicy = { attempts: 8, baseMs: 500, capMs: 15_000, totalMs: 600_000 };
+export const DEFAULT_STALL_MS = 60_000;
+
+const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/** A break worth another attempt (connection reset, short body, stall, retryable status). */
+class Break extends Error {
+  override readonly name = "Break";
+}
+
+interface Pass {
+  readonly bytes: number;
+  readonly digest: string;
+  readonly unpack: ExtractFailure | undefined;
+  readonly resumes: number;
+  readonly restarts: number;
+}
+
+/** `bytes START-END/TOTAL` -> start and total (total undefined for `*`). Pure. */
+export function parseContentRange(v: string | undefined): { start: number; total: number | undefined } | undefined {
+  const m = v === undefined ? null : /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(v.trim());
+  if (!m) return undefined;
+  return { start: Number(m[1]), total: m[3] === "*" ? undefined : Number(m[3]) };
+}
+
+/** Whether a failure (thrown by the HTTP client or while reading a body) may be retried. Pure. */
+export function isBreak(e: unknown): boolean {
+  if (e instanceof Break) return true;
+  if (e instanceof AgentError) {
+    if (e.code === "tls") return false;
+    const cause = (e as { cause?: unknown }).cause;
+    const kind = failureKind(cause ?? e);
+    return kind === "connect" || kind === "timeout";
+  }
+  const kind = failureKind(e);
+  if (kind === "connect" || kind === "timeout") return true;
+  // Body read errors that carry no code (aborted stream, premature close).
+  return e instanceof Error && /abort|terminated|premature|closed|reset|socket/i.test(`${e.name} ${e.message}`);
+}
+
+/**
+ * No byte from the network for `ms` aborts the request. Time spent waiting for the
+ * disk (tar's pipe full) does not count: `hold()` before such a wait, `touch()` after.
+ */
+class StallGuard {
+  readonly controller = new AbortController();
+  #last = performance.now();
+  #fired = false;
+  #held = false;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(readonly ms: number) {
+    this.#timer = setInterval(() => {
+      if (!this.#held && performance.now() - this.#last >= ms) {
+        this.#fired = true;
+        this.controller.abort(new Break(`no byte for ${Math.round(ms / 1000)} s (stall)`));
+      }
+    }, Math.max(50, Math.min(1_000, ms / 4)));
+  }
+
+  touch(): void {
+    this.#last = performance.now();
+    this.#held = false;
+  }
+
+  hold(): void {
+    this.#held = true;
+  }
+
+  get fired(): boolean {
+    return this.#fired;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+function diskFullError(url: URL, root: string, f: ExtractFailure | undefined): AgentError {
+  const lines = f?.stderr ?? [];
+  return new AgentError("disk_full", `image ${redactUrl(url)}: the target ${root} is full (ENOSPC from tar); not retried. tar said: ${lines.slice(-5).join(" | ")}`, { url: redactUrl(url), root, tar: lines.slice(-5) });
+}
+
+async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>): Promise<Pass> {
+  const env = o.env ?? realRetryEnv;
+  const policy = o.retry ?? DEFAULT_IMAGE_RETRY;
+  const stallMs = o.stallMs ?? DEFAULT_STALL_MS;
+  const what = "image download";
+  let hash: Hash = createHash(checksum.algo);
+  let ext: Extractor = extractor(o.root);
+  let unpack: ExtractFailure | undefined;
+  let offset = 0;
+  let total: number | undefined;
+  let resumes = 0;
+  let restarts = 0;
+  let breaks = 0;
+  const started = env.now();
+  const meter = new ProgressMeter(performance.now(), o.progressMs ?? 5_000);
+
+  const restart = async (why: string) => {
+    logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, mode: "restart", reason: why }, `image: ${why}: starting again from byte 0 (target cleaned)`, "warn");
+    await ext.abort();
+    await clean(o.root);
+    hash = createHash(checksum.algo);
+    ext = extractor(o.root);
+    unpack = undefined;
+    offset = 0;
+    restarts++;
+    meter.reset(performance.now());
+  };
+
+  try {
+    for (;;) {
+      const stall = new StallGuard(stallMs);
+      let res: HttpStream | undefined;
+      try {
+        const headers: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
+        res = await o.http.stream({ method: "GET", url: o.url, what, headers, retry: false, signal: stall.controller.signal, headersTimeoutMs: stallMs, bodyTimeoutMs: stallMs });
+        if (offset > 0 && res.status === 206) {
+          const cr = parseContentRange(res.headers["content-range"]);
+          if (!cr || cr.start !== offset) {
+            await drop(res);
+            await restart(`the server answered Range bytes=${offset}- with Content-Range ${JSON.stringify(res.headers["content-range"] ?? null)}`);
+            continue;
+          }
+          total = cr.total ?? total;
+          resumes++;
+        } else if (res.status === 200) {
+          if (offset > 0) {
+            await drop(res);
+            await restart("the server does not resume (answered 200 to a Range request)");
+            continue;
+          }
+          const len = res.headers["content-length"];
+          total = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
+        } else if (RETRY_STATUS.has(res.status)) {
+          await drop(res);
+          throw new Break(`status ${res.status}`);
+        } else {
+          await drop(res);
+          throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} answered ${res.status}`, { url: redactUrl(o.url), status: res.status });
+        }
+        for await (const chunk of res.body) {
+          stall.touch();
+          hash.update(chunk);
+          offset += chunk.byteLength;
+          if (unpack === undefined) {
+            stall.hold();
+            try {
+              await ext.write(chunk);
+            } catch {
+              unpack = (await ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
+            }
+            stall.touch();
+            if (ext.diskFull() || unpack?.diskFull) {
+              await ext.abort();
+              throw diskFullError(o.url, o.root, ext.failure());
+            }
+          }
+          const line = meter.update(offset, total, performance.now());
+          if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
+        }
+        if (total !== undefined && offset < total) throw new Break(`the body ended after ${offset} of ${total} bytes`);
+        if (total !== undefined && offset > total) throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
+        break;
+      } catch (e) {
+        const err = stall.fired ? new Break(`no byte for ${Math.round(stallMs / 1000)} s (stall)`) : e;
+        if (!isBreak(err)) throw err;
+        breaks++;
+        const why = err instanceof Error ? err.message : String(err);
+        const delayMs = backoffDelay(policy, breaks - 1, env.random());
+        if (breaks >= policy.attempts || env.now() + delayMs - started > policy.totalMs) {
+          throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} broke off ${breaks} time(s), last at byte ${offset}${total !== undefined ? ` of ${total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`, { url: redactUrl(o.url), offset, breaks }, { cause: err });
+        }
+        logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, total: total ?? null, attempt: breaks, attempts: policy.attempts, delayMs, reason: why }, `image: download broke at byte ${offset} (${why}); attempt ${breaks + 1}/${policy.attempts} in ${delayMs} ms`, "warn");
+        await env.sleep(delayMs);
+      } finally {
+        stall.stop();
+      }
+    }
+    const line = meter.update(offset, total, performance.now(), true);
+    if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
+    if (unpack === undefined) unpack = await ext.end();
+    if (unpack?.diskFull) throw diskFullError(o.url, o.root, unpack);
+    return { bytes: offset, digest: hash.digest("hex"), unpack, resumes, restarts };
+  } catch (e) {
+    await ext.abort();
+    throw e;
+  }
+}
+
+async function drop(res: HttpStream): Promise<void> {
+  try {
+    for await (const _ of res.body) break;
+  } catch {
+    // the answer was not wanted
+  }
+}
+
+export async function installImage(o: ImageInstallOptions): Promise<ImageInstallResult> {
+  const t0 = performance.now();
+  if (!o.extractor) {
+    const problem = checkTools();
+    if (problem) throw new AgentError("image_unpack", `image: cannot unpack here: ${problem}`, {});
+  }
+  const extractor = o.extractor ?? tarExtractor();
+  const clean = o.clean ?? cleanTarget;
+  const { use, found } = await fetchSidecars(o.http, o.url);
+  logEvent(o.log, "install.image.checksum", { url: redactUrl(o.url), use: use.algo, expected: use.hex, found: found.map((c) => c.algo) }, `image: verifying ${use.algo} (sidecars: ${found.map((c) => c.algo).join(", ")})`);
+  logEvent(o.log, "install.image.start", { url: redactUrl(o.url), root: o.root, checksum: use.algo }, `image: streaming ${redactUrl(o.url)} onto ${o.root}`);
+  for (let passNo = 1; ; passNo++) {
+    const p = await onePass(o, use, extractor, clean);
+    if (p.digest !== use.hex) {
+      if (passNo === 1) {
+        logEvent(o.log, "install.image.retry", { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex, bytes: p.bytes }, `image: ${use.algo} mismatch (got ${p.digest}, expected ${use.hex}); cleaning the target and fetching once more`, "warn");
+        await clean(o.root);
+        continue;
+      }
+      throw new AgentError("image_checksum", `image ${redactUrl(o.url)}: ${use.algo} mismatch twice (got ${p.digest}, expected ${use.hex} from the .${use.algo} sidecar) after ${p.bytes} bytes`, { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex });
+    }
+    if (p.unpack) {
+      throw new AgentError("image_unpack", `image ${redactUrl(o.url)}: ${use.algo} is right but tar/lz4 failed (exit ${p.unpack.exitCode}): ${p.unpack.stderr.slice(-5).join(" | ")}`, { url: redactUrl(o.url), tar: p.unpack.stderr.slice(-5) });
+    }
+    const result: ImageInstallResult = { url: redactUrl(o.url), bytes: p.bytes, checksum: use, passes: passNo, resumes: p.resumes, restarts: p.restarts, ms: Math.round(performance.now() - t0) };
+    logEvent(o.log, "install.image.done", { ...result, checksum: use.algo }, `image: ${p.bytes} bytes on ${o.root} in ${result.ms} ms, ${use.algo} verified`);
+    return result;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The install stage as one function, for the flow: stream the image onto the mounted
+ * target, write the installer contract with a fresh console password, run the
+ * installer, and hand back what comes next: the boot-info for kexec and the data of
+ * the report (BootService/InstallationSucceeded{uuid, console_password}: the call
+ * itself belongs to the api layer). Each step is also exported on its own
+ * (installImage, writeContract, runInstaller, bootInstalled).
+ */
+import type { HttpClient } from "../http/client.ts";
+import type { RetryPolicy } from "../http/retry.ts";
+import type { Logger } from "../log/logger.ts";
+import type { SecretSet } from "../log/redact.ts";
+import type { MountSys } from "../sys/mount.ts";
+import type { BootInfo } from "./boot-info.ts";
+import { contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
+import { installImage, type ImageInstallResult } from "./image.ts";
+import { runInstaller, type InstallerResult } from "./installer.ts";
+import { generateConsolePassword } from "./password.ts";
+import { writeContract } from "./write-contract.ts";
+
+export interface InstallInput {
+  readonly http: HttpClient;
+  readonly log: Logger;
+  readonly secrets: SecretSet;
+  /** The image URL, already mapped through METAL_IMAGE_CACHE_URL by the caller. */
+  readonly imageUrl: URL;
+  /** The mounted target root (from the disks stage). */
+  readonly root: string;
+  readonly machineId: string;
+  readonly nics: readonly InstallNic[];
+  /** The allocation as protobuf JSON (toJson of MachineAllocation). */
+  readonly allocation: JsonObject;
+  readonly console: string;
+  readonly raidEnabled: boolean;
+  readonly rootUuid: string;
+  readonly stallMs?: number;
+  readonly imageRetry?: RetryPolicy;
+  readonly installerTimeoutMs?: number;
+  readonly mounts?: MountSys;
+  readonly now?: () => Date;
+}
+
+/** The request data of BootService/InstallationSucceeded (field names of the proto, protobuf JSON). */
+export interface InstallationSucceededData {
+  readonly uuid: string;
+  /** A secret: registered in the SecretSet, never logged. */
+  readonly consolePassword: string;
+}
+
+export interface InstallOutput {
+  readonly image: ImageInstallResult;
+  readonly installer: InstallerResult;
+  readonly bootInfo: BootInfo;
+  readonly report: InstallationSucceededData;
+}
+
+export async function installOs(i: InstallInput): Promise<InstallOutput> {
+  const image = await installImage({ http: i.http, url: i.imageUrl, root: i.root, log: i.log, ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) });
+  const consolePassword = generateConsolePassword(i.secrets);
+  const files = contractFiles({
+    machineId: i.machineId,
+    nics: i.nics,
+    password: consolePassword,
+    console: i.console,
+    raidEnabled: i.raidEnabled,
+    rootUuid: i.rootUuid,
+    allocation: i.allocation,
+    timestamp: (i.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  });
+  await writeContract(i.root, files, i.log);
+  const installer = await runInstaller({ root: i.root, log: i.log, scrub: (t) => i.secrets.scrub(t), ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}), ...(i.mounts ? { mounts: i.mounts } : {}) });
+  return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
+}

@@ -1,0 +1,76 @@
+/**
+ * Boots the installed OS: kexec_file_load(2) of boot-info's kernel, initrd and cmdline
+ * (src/sys/kexec.ts), then the target is unmounted cleanly (the caller's unmount, from
+ * the disks stage) and synced, then reboot(LINUX_REBOOT_CMD_KEXEC). The kernel is
+ * loaded *before* the unmount: the fds need the files, the jump needs clean
+ * filesystems. When the kernel refuses kexec (lockdown: EPERM, no kexec: ENOSYS,
+ * signature: EKEYREJECTED, ...), the machine reboots instead (the installed bootloader
+ * takes over) and the log says so. metal-hammer's pkg/kernel RunKexec does the same
+ * load + reboot, through u-root.
+ */
+import { join } from "node:path";
+import { AgentError } from "../errors.ts";
+import { errnoName } from "../sys/errno.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
+import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, kexecArgs, type KexecSys } from "../sys/kexec.ts";
+import type { BootInfo } from "./boot-info.ts";
+
+/** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */
+export const KEXEC_REFUSED: ReadonlySet<number> = new Set([1 /* EPERM */, 38 /* ENOSYS */, 129 /* EKEYREJECTED */, 13 /* EACCES */, 61 /* ENODATA: no signature */, 95 /* EOPNOTSUPP */]);
+
+export type BootOutcome = { readonly how: "kexec" } | { readonly how: "reboot"; readonly reason: string };
+
+export interface BootInput {
+  readonly root: string;
+  readonly bootInfo: BootInfo;
+  readonly log: Logger;
+  readonly sys: KexecSys;
+  /** Unmounts the target root cleanly (the disks stage's unmount). */
+  readonly unmountTarget: () => Promise<void>;
+}
+
+/** Loads the kernel; undefined on success, else why (errno name). Closes its fds. */
+export function loadKernel(root: string, info: BootInfo, sys: KexecSys): { errno: number; what: string } | undefined {
+  const kernelPath = join(root, info.kernel);
+  const kfd = sys.openRead(kernelPath);
+  if (kfd < 0) return { errno: -kfd, what: `open ${kernelPath}` };
+  let ifd: number | undefined;
+  try {
+    if (info.initrd !== "") {
+      const initrdPath = join(root, info.initrd);
+      const fd = sys.openRead(initrdPath);
+      if (fd < 0) return { errno: -fd, what: `open ${initrdPath}` };
+      ifd = fd;
+    }
+    const err = sys.kexecFileLoad(kexecArgs(kfd, ifd, info.cmdline));
+    return err === 0 ? undefined : { errno: err, what: "kexec_file_load" };
+  } finally {
+    sys.close(kfd);
+    if (ifd !== undefined) sys.close(ifd);
+  }
+}
+
+/** Never returns on a real machine (the kernel jumps or reboots); with an injected sys it answers what it did. */
+export async function bootInstalled(b: BootInput): Promise<BootOutcome> {
+  const failed = loadKernel(b.root, b.bootInfo, b.sys);
+  // Any failure to load reboots (the installed bootloader boots the same OS); only the
+  // message tells a refusal (policy of this kernel) from a kernel that cannot be loaded.
+  const refused = failed !== undefined && failed.what === "kexec_file_load" && KEXEC_REFUSED.has(failed.errno);
+  await b.unmountTarget();
+  b.sys.sync();
+  if (failed === undefined) {
+    logEvent(b.log, "install.kexec", { kernel: b.bootInfo.kernel, initrd: b.bootInfo.initrd || null, cmdlineBytes: b.bootInfo.cmdline.length }, `kexec into ${b.bootInfo.kernel} of the installed OS`);
+    const err = b.sys.reboot(LINUX_REBOOT_CMD_KEXEC);
+    if (err === 0) return { how: "kexec" };
+    return reboot(b, `reboot(LINUX_REBOOT_CMD_KEXEC) failed: ${errnoName(err)}`);
+  }
+  const why = `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
+  return reboot(b, why);
+}
+
+function reboot(b: BootInput, reason: string): BootOutcome {
+  logEvent(b.log, "install.reboot", { reason }, `not kexec'ing (${reason}): rebooting into the installed OS through its bootloader instead`, "warn");
+  const err = b.sys.reboot(LINUX_REBOOT_CMD_RESTART);
+  if (err !== 0) throw new AgentError("kexec", `kexec failed (${reason}) and reboot(2) failed too: ${errnoName(err)}`, { reason, errno: err });
+  return { how: "reboot", reason };
+}

@@ -1,0 +1,43 @@
+/**
+ * mount(2) and umount2(2) through bun:ffi over glibc, for the installer's chroot
+ * (bind mounts of /dev, /proc, /sys into the target root). Opened on first use, so
+ * importing this file costs nothing in tests. Each call returns 0 or an errno.
+ */
+import { dlopen, read, type Pointer } from "bun:ffi";
+
+/** <linux/mount.h> */
+export const MS_RDONLY = 1;
+export const MS_BIND = 4096;
+export const MS_REC = 16384;
+/** <sys/mount.h> umount2 flags */
+export const MNT_DETACH = 2;
+
+type Lib = ReturnType<typeof open>;
+let lib: Lib | undefined;
+
+function open() {
+  return dlopen("libc.so.6", {
+    mount: { args: ["ptr", "ptr", "ptr", "u64", "ptr"], returns: "i32" },
+    umount2: { args: ["ptr", "i32"], returns: "i32" },
+    __errno_location: { args: [], returns: "ptr" },
+  }).symbols;
+}
+
+function libc(): Lib {
+  lib ??= open();
+  return lib;
+}
+
+const cstr = (s: string): Buffer => Buffer.from(s + "\0");
+const result = (rc: number): number => (rc < 0 ? read.i32(libc().__errno_location() as Pointer, 0) : 0);
+
+/** The mount calls the installer needs, as an interface so tests inject a recorder. */
+export interface MountSys {
+  mount(source: string, target: string, fstype: string, flags: number): number;
+  umount(target: string, flags: number): number;
+}
+
+export const linuxMount: MountSys = {
+  mount: (source, target, fstype, flags) => result(libc().mount(cstr(source), cstr(target), cstr(fstype), flags, null)),
+  umount: (target, flags) => result(libc().umount2(cstr(target), flags)),
+};

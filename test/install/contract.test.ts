@@ -1,0 +1,66 @@
+import { describe, expect, test } from "bun:test";
+import { consoleFromCmdline, contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
+
+const sw = (host: string, port: string): InstallNic => ({ mac: "aa:bb:cc:00:00:0" + port.slice(-1), name: `swp${port}`, identifier: `swp${port}`, hostname: host, neighbors: [] });
+const input: ContractInput = {
+  machineId: "00000000-0000-0000-0000-000000000001",
+  nics: [
+    { mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [sw("leaf01", "1")] },
+    { mac: "52:54:00:00:00:02", name: "eth1", identifier: "eth1", neighbors: [] },
+  ],
+  password: "s3cretPassw0rd!!",
+  console: "ttyS0,115200n8",
+  raidEnabled: false,
+  rootUuid: "8f3c0000-1111-2222-3333-444455556666",
+  allocation: {
+    hostname: "web-1",
+    allocationType: "MACHINE_ALLOCATION_TYPE_FIREWALL",
+    sshPublicKeys: ["ssh-ed25519 AAAA a", "ssh-ed25519 BBBB b"],
+    networks: [{ network: "internet", prefixes: ["2001:db8::/64"], ips: ["2001:db8::5"], networkType: "NETWORK_TYPE_EXTERNAL", natType: "NAT_TYPE_IPV4_MASQUERADE", vrf: "104009", asn: 4200003073 }],
+    dnsServers: [{ ip: "2001:4860:4860::8888" }],
+  },
+  timestamp: "2026-12-01T01:00:00Z",
+};
+
+describe("installer contract files", () => {
+  test("machine-details.yaml has exactly os-installer's MachineDetails keys; only NICs with neighbours", () => {
+    const d = machineDetails(input);
+    expect(Object.keys(d)).toEqual(["id", "nics", "password", "console", "raidenabled", "root_uuid"]);
+    expect((d.nics as unknown[]).length).toBe(1);
+    expect(Object.keys((d.nics as Record<string, unknown>[])[0]!)).toEqual(["mac", "name", "identifier", "vendor", "model", "speed", "neighbors", "hostname"]);
+    expect(d.root_uuid).toBe(input.rootUuid);
+    expect(d.console).toBe("ttyS0,115200n8");
+  });
+
+  test("the allocation file is the protobuf JSON as given (JSON is YAML)", () => {
+    const f = contractFiles(input).files.find((x) => x.path === "/etc/metal/machine-allocation.yaml")!;
+    expect(JSON.parse(f.content)).toEqual(input.allocation);
+  });
+
+  test("legacy install.yaml: keys of legacy.go's InstallerConfig, role, keys joined, networks mapped", () => {
+    const l = legacyInstallConfig(input);
+    expect(Object.keys(l).sort()).toEqual(["console", "dns_servers", "firewall_rules", "hostname", "machineuuid", "networks", "nics", "ntp_servers", "password", "raidenabled", "role", "root_uuid", "sshpublickey", "timestamp", "vpn"].sort());
+    expect(l.role).toBe("firewall");
+    expect(l.sshpublickey).toBe("ssh-ed25519 AAAA a\nssh-ed25519 BBBB b");
+    const n = (l.networks as Record<string, unknown>[])[0]!;
+    expect([n.networkid, n.vrf, n.asn, n.nat, n.underlay]).toEqual(["internet", 104009, 4200003073, true, false]);
+  });
+
+  test("three files, each parseable", () => {
+    const files = contractFiles(input).files;
+    expect(files.map((f) => f.path)).toEqual(["/etc/metal/machine-details.yaml", "/etc/metal/machine-allocation.yaml", "/etc/metal/install.yaml"]);
+    for (const f of files) expect(() => JSON.parse(f.content)).not.toThrow();
+  });
+
+  test("console from the cmdline: the last console= with options, ttyS0 when none", () => {
+    expect(consoleFromCmdline("console=tty0 console=ttyS1,115200n8 quiet")).toBe("ttyS1,115200n8");
+    expect(consoleFromCmdline("quiet")).toBe("ttyS0");
+  });
+});
+
+test("user data: base64 decoded as metal-hammer does, plain text kept, none -> no file", () => {
+  expect(userdataFile({ userdata: Buffer.from("#cloud-config\nhostname: a\n").toString("base64") })).toBe("#cloud-config\nhostname: a\n");
+  expect(userdataFile({ userdata: "#!/bin/sh\necho hi" })).toBe("#!/bin/sh\necho hi");
+  expect(userdataFile({})).toBeUndefined();
+  expect(contractFiles({ ...input, allocation: { ...input.allocation, userdata: "plain" } }).files.map((f) => f.path)).toContain("/etc/metal/userdata");
+});

@@ -1,0 +1,91 @@
+/** The file-level steps on temp directories (no root needed): installer choice, contract writing, target cleaning. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentError } from "../../src/errors.ts";
+import { cleanTarget } from "../../src/install/clean.ts";
+import { findInstaller } from "../../src/install/installer.ts";
+import { writeContract } from "../../src/install/write-contract.ts";
+import { silentLogger } from "../../src/log/logger.ts";
+
+const work = mkdtempSync(join(tmpdir(), "mh-install-files-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const dir = () => mkdtempSync(join(work, "t-"));
+const exe = (p: string) => {
+  writeFileSync(p, "#!/bin/sh\n");
+  chmodSync(p, 0o755);
+};
+
+describe("installer choice", () => {
+  test("/os-installer wins over /install.sh; /install.sh alone is used; neither is an installer error naming both", async () => {
+    const a = dir();
+    exe(join(a, "install.sh"));
+    expect(await findInstaller(a)).toBe("/install.sh");
+    exe(join(a, "os-installer"));
+    expect(await findInstaller(a)).toBe("/os-installer");
+    const e = await findInstaller(dir()).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("installer");
+    expect((e as AgentError).message).toContain("neither /os-installer nor /install.sh");
+  });
+});
+
+describe("contract writing", () => {
+  const files = { files: [{ path: "/etc/metal/machine-details.yaml", content: '{"password": "x"}\n' }] };
+
+  test("creates /etc/metal 0755 and writes the file 0600", async () => {
+    const root = dir();
+    await writeContract(root, files, silentLogger());
+    expect(statSync(join(root, "etc/metal")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(root, "etc/metal/machine-details.yaml")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(root, "etc/metal/machine-details.yaml"), "utf8")).toBe('{"password": "x"}\n');
+  });
+
+  test("an image whose /etc/metal points outside the target is refused and nothing is written there", async () => {
+    const root = dir();
+    const outside = dir();
+    mkdirSync(join(root, "etc"));
+    symlinkSync(outside, join(root, "etc/metal"));
+    const e = await writeContract(root, files, silentLogger()).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("installer");
+    expect((e as AgentError).message).toContain("outside the target root");
+    expect(existsSync(join(outside, "machine-details.yaml"))).toBe(false);
+  });
+});
+
+describe("cleaning the target", () => {
+  test("removes everything but lost+found and the mount points (emptied) with their parents", async () => {
+    const root = dir();
+    for (const d of ["lost+found", "boot/efi/EFI", "usr/bin"]) mkdirSync(join(root, d), { recursive: true });
+    writeFileSync(join(root, "boot/efi/EFI/grubx64.efi"), "x");
+    writeFileSync(join(root, "boot/vmlinuz"), "x");
+    writeFileSync(join(root, "usr/bin/sh"), "x");
+    symlinkSync("/etc/passwd", join(root, "link"));
+    const mountinfo = `40 1 8:2 / ${root} rw - ext4 /dev/sdb2 rw\n41 40 8:1 / ${root}/boot/efi rw - vfat /dev/sdb1 rw\n`;
+    await cleanTarget(root, async () => mountinfo);
+    expect(existsSync(join(root, "lost+found"))).toBe(true);
+    expect(existsSync(join(root, "boot/efi"))).toBe(true);
+    expect(existsSync(join(root, "boot/efi/EFI"))).toBe(false);
+    expect(existsSync(join(root, "boot/vmlinuz"))).toBe(false);
+    expect(existsSync(join(root, "usr"))).toBe(false);
+    expect(existsSync(join(root, "link"))).toBe(false);
+    expect(existsSync("/etc/passwd")).toBe(true);
+  });
+
+  test("refuses / and relative paths", async () => {
+    await expect(cleanTarget("/", async () => "")).rejects.toThrow("refusing to clean");
+    await expect(cleanTarget("relative/dir", async () => "")).rejects.toThrow("refusing to clean");
+  });
+});
+
+describe("unpack tools", () => {
+  test("GNU tar and lz4 pass; busybox's tar applet is named as the problem", async () => {
+    const { checkTools } = await import("../../src/install/extract.ts");
+    expect(checkTools()).toBeUndefined(); // tar and lz4 are in APT_PACKAGES
+    const fake = join(dir(), "tar");
+    writeFileSync(fake, "#!/bin/sh\necho 'tar (busybox) 1.36.1'\n");
+    chmodSync(fake, 0o755);
+    expect(checkTools({ tar: fake })).toContain("is not GNU tar");
+    expect(checkTools({ tar: "/nonexistent/tar" })).toContain("cannot run /nonexistent/tar --version");
+  });
+});

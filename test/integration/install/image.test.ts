@@ -1,0 +1,229 @@
+/**
+ * The streaming image install against the image cache stand-in on loopback: a real
+ * tar + lz4 unpacking onto a directory (onto a small tmpfs for disk-full). Faults,
+ * each a test: a cut (resumed with Range), a server without Range (restart), a
+ * corrupted byte (retried once, then image_checksum), a stall (detected within the
+ * bound), disk full (fatal at once). Fidelity: modes, owners, hard links, symlinks,
+ * xattrs on the extracted tree. Root: tar restores owners and the tmpfs is mounted.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentError } from "../../../src/errors.ts";
+import { HttpClient } from "../../../src/http/client.ts";
+import type { ExtractorFactory } from "../../../src/install/extract.ts";
+import { installImage } from "../../../src/install/image.ts";
+import { createLogger, silentLogger } from "../../../src/log/logger.ts";
+import { SecretSet } from "../../../src/log/redact.ts";
+import { buildTestImage, type TestImage } from "../../lab/images/build.ts";
+import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
+
+const tools = ["tar", "lz4", "setfattr", "getfattr", "mount", "umount"].filter((t) => Bun.which(t) === null);
+const ready = process.getuid?.() === 0 && tools.length === 0 && existsSync("/bin/busybox");
+const why = `needs root and ${["tar", "lz4", "setfattr (attr)", "busybox"].join(", ")} (missing: ${tools.join(", ") || "root"})`;
+
+if (!ready && process.env.CI === "true") {
+  test("install integration prerequisites", () => {
+    throw new Error(`install integration tests cannot run under CI: ${why}`);
+  });
+}
+
+describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why})`}`, () => {
+  let work: string;
+  let img: TestImage;
+  let server: ImageServer;
+  const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log: silentLogger() });
+  const noWait = { now: () => performance.now(), random: () => 0, sleep: async () => {} };
+  const path = "/debian/12/img.tar.lz4";
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "mh-install-"));
+    // 4 MiB of incompressible padding: cut and stall points are well inside the body.
+    img = buildTestImage(join(work, "cache/debian/12"), { padMib: 4 });
+    server = await startImageServer(join(work, "cache"));
+  });
+  afterAll(async () => {
+    await server.stop();
+    await http.close();
+    spawnSync("umount", [join(work, "small")]);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const target = () => {
+    const t = mkdtempSync(join(work, "root-"));
+    return t;
+  };
+  const url = () => new URL(path, server.url);
+
+  test("the image lands on the target with modes, owners, hard links, symlinks and xattrs; sha256 wins over md5", async () => {
+    const root = target();
+    server.requests.length = 0;
+    const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait });
+    expect(r.checksum).toEqual({ algo: "sha256", hex: img.sha256 });
+    expect(r.bytes).toBe(img.bytes);
+    expect(r.passes).toBe(1);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(1);
+    expect(statSync(join(root, "data/setuid")).mode & 0o7777).toBe(0o4755);
+    expect(statSync(join(root, "tmp")).mode & 0o7777).toBe(0o1777);
+    const secret = statSync(join(root, "data/secret"));
+    expect([secret.uid, secret.gid, secret.mode & 0o777]).toEqual([1234, 5678, 0o600]);
+    expect(statSync(join(root, "data/hardlink")).ino).toBe(statSync(join(root, "data/setuid")).ino);
+    expect(statSync(join(root, "data/setuid")).nlink).toBe(2);
+    expect(lstatSync(join(root, "data/abs-link")).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(root, "data/abs-link"))).toBe("/etc/os-release");
+    expect(readlinkSync(join(root, "data/rel-link"))).toBe("../etc/os-release");
+    const xa = spawnSync("getfattr", ["-d", "-m", "-", "-e", "base64", join(root, "data/xattr"), join(root, "data/setuid")], { encoding: "utf8" }).stdout;
+    expect(xa).toContain('user.metal=0saGFtbWVy');
+    expect(xa).toContain("security.capability=0sAQAAAgAgAAAAAAAAAAAAAAAAAAA=");
+    expect(readFileSync(join(root, "install.sh"), "utf8")).toContain("boot-info.yaml");
+  });
+
+  test("a cut halfway is resumed with Range and the checksum is still right", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "cut", at: Math.floor(img.bytes / 2), times: 1 }];
+    const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait });
+    expect(r.resumes).toBe(1);
+    expect(r.restarts).toBe(0);
+    const gets = server.requests.filter((q) => q.path === path);
+    expect(gets.length).toBe(2);
+    expect(gets[1]!.range).toMatch(/^bytes=\d+-$/);
+    expect(gets[1]!.status).toBe(206);
+    expect(Number(gets[1]!.range!.slice(6, -1))).toBeGreaterThan(0);
+    expect(statSync(join(root, "data/pad.bin")).size).toBe(4 << 20);
+  });
+
+  test("a server without Range support: the download starts again from byte 0 on a cleaned target", async () => {
+    const root = target();
+    writeFileSync(join(root, "stale-file"), "from an earlier attempt");
+    server.requests.length = 0;
+    server.ranges = false;
+    server.faults = [{ path, kind: "cut", at: Math.floor(img.bytes / 2), times: 1 }];
+    try {
+      const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait });
+      expect(r.restarts).toBe(1);
+      expect(r.bytes).toBe(img.bytes);
+      expect(existsSync(join(root, "stale-file"))).toBe(false);
+      expect(existsSync(join(root, "install.sh"))).toBe(true);
+    } finally {
+      server.ranges = true;
+    }
+  });
+
+  test("a corrupted byte is retried once from scratch and succeeds", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "corrupt", at: Math.floor(img.bytes / 3), times: 1 }];
+    const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait });
+    expect(r.passes).toBe(2);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(2);
+  });
+
+  test("a byte corrupted on every download ends with image_checksum (exit 51) after exactly two passes", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "corrupt", at: Math.floor(img.bytes / 3), times: 5 }];
+    const e = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AgentError);
+    expect((e as AgentError).code).toBe("image_checksum");
+    expect((e as AgentError).exitCode).toBe(51);
+    expect((e as AgentError).message).toContain(img.sha256);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(2);
+    server.faults = [];
+  });
+
+  test("a stall (no byte) is detected within the bound and resumed", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "stall", at: Math.floor(img.bytes / 2), times: 1 }];
+    const t0 = performance.now();
+    const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait, stallMs: 1_000 });
+    const ms = performance.now() - t0;
+    expect(r.resumes).toBe(1);
+    // One stall of 1 s, detected by a check every 250 ms: well under 5 s even on a loaded machine.
+    expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeGreaterThanOrEqual(1_000);
+  });
+
+  test("a slow disk (tar's pipe full for longer than the stall bound) is not a stall", async () => {
+    server.requests.length = 0;
+    let writes = 0;
+    const slow: ExtractorFactory = () => ({
+      write: async () => {
+        // The first writes each take 3x the stall bound, as a disk stuck in a flush would.
+        if (++writes <= 3) await Bun.sleep(900);
+      },
+      end: async () => undefined,
+      abort: async () => {},
+      failure: () => undefined,
+      diskFull: () => false,
+    });
+    const r = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 300, extractor: slow });
+    expect(r.resumes).toBe(0);
+    expect(r.restarts).toBe(0);
+    expect(writes).toBeGreaterThan(3);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(1);
+  });
+
+  test("a body that breaks on every attempt ends with image_download once the retry bound is used up", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "cut", at: Math.floor(img.bytes / 2), times: 100 }];
+    const e = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait, retry: { attempts: 3, baseMs: 10, capMs: 100, totalMs: 60_000 } }).catch((x: unknown) => x);
+    server.faults = [];
+    expect((e as AgentError).code).toBe("image_download");
+    expect((e as AgentError).message).toContain("broke off 3 time(s)");
+    expect(server.requests.filter((q) => q.path === path).length).toBe(3);
+  });
+
+  test("progress lines carry bytes, total, percent, rate; the last one is 100%", async () => {
+    const root = target();
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger({ level: "info", format: "json", secrets: new SecretSet(), write: (l) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    await installImage({ http, url: url(), root, log, env: noWait, progressMs: 0 });
+    const progress = lines.filter((l) => l.event === "install.image.progress");
+    expect(progress.length).toBeGreaterThan(1);
+    const last = progress.at(-1)!;
+    expect([last.bytes, last.total, last.percent]).toEqual([img.bytes, img.bytes, 100]);
+    expect(typeof last.rate).toBe("number");
+    expect(String(last.msg)).toMatch(/^image: [\d.]+ MiB of [\d.]+ MiB \(100%\) at [\d.]+ MiB\/s/);
+    expect(lines.map((l) => l.event)).toEqual(expect.arrayContaining(["install.image.checksum", "install.image.start", "install.image.done"]));
+  });
+
+  test("an image whose checksum is right but is no tar.lz4: image_unpack (exit 52) with tar's words, no retry", async () => {
+    const bad = join(work, "cache/bad");
+    mkdirSync(bad, { recursive: true });
+    const junk = Buffer.from("this is not an lz4 frame\n".repeat(1000));
+    writeFileSync(join(bad, "img.tar.lz4"), junk);
+    writeFileSync(join(bad, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(junk).digest("hex")}  img.tar.lz4\n`);
+    server.requests.length = 0;
+    const e = await installImage({ http, url: new URL("/bad/img.tar.lz4", server.url), root: target(), log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("image_unpack");
+    expect((e as AgentError).exitCode).toBe(52);
+    expect((e as AgentError).message).toContain("sha256 is right but tar/lz4 failed");
+    expect(server.requests.filter((q) => q.path === "/bad/img.tar.lz4").length).toBe(1);
+  });
+
+  test("a missing image is fatal at once (image_download, 404 not retried)", async () => {
+    const root = target();
+    const e = await installImage({ http, url: new URL("/debian/99/img.tar.lz4", server.url), root, log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("image_download");
+    expect((e as AgentError).message).toContain("no checksum sidecar");
+  });
+
+  test("disk full: ENOSPC from tar is fatal at once (disk_full, one download, no retry)", async () => {
+    const small = join(work, "small");
+    mkdirSync(small, { recursive: true });
+    const m = spawnSync("mount", ["-t", "tmpfs", "-o", "size=2m", "mh-install-test", small], { encoding: "utf8" });
+    expect(m.status).toBe(0);
+    server.requests.length = 0;
+    const e = await installImage({ http, url: url(), root: small, log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AgentError);
+    expect((e as AgentError).code).toBe("disk_full");
+    expect((e as AgentError).exitCode).toBe(53);
+    expect((e as AgentError).message).toContain("No space left on device");
+    expect(server.requests.filter((q) => q.path === path).length).toBe(1);
+  });
+});

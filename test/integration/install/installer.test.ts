@@ -1,0 +1,90 @@
+/**
+ * installOs (image streamed from the stand-in, contract, installer in a chroot) against
+ * the test OS image, in a private mount namespace per run (unshare): contract files 0600, /dev /proc /sys bound in
+ * (install.sh checks them) and gone after, boot-info.yaml read back, the console
+ * password in no log line; a failing installer's last lines in the error (exit 54);
+ * a hanging installer killed at its bound.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildTestImage } from "../../lab/images/build.ts";
+import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
+
+const missing = ["tar", "lz4", "setfattr", "unshare", "chroot"].filter((t) => Bun.which(t) === null);
+const ready = process.getuid?.() === 0 && missing.length === 0 && existsSync("/bin/busybox");
+const why = `needs root, busybox, tar, lz4, attr, unshare, chroot (missing: ${missing.join(", ") || "root"})`;
+
+if (!ready && process.env.CI === "true") {
+  test("installer integration prerequisites", () => {
+    throw new Error(`installer integration tests cannot run under CI: ${why}`);
+  });
+}
+
+const DRIVER = join(import.meta.dir, "installer-driver.ts");
+
+describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skipped: ${why})`}`, () => {
+  let work: string;
+  let server: ImageServer;
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "mh-installer-"));
+    buildTestImage(join(work, "cache/testos/1"));
+    server = await startImageServer(join(work, "cache"));
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function drive(hostname: string, timeoutMs = 30_000) {
+    const root = mkdtempSync(join(work, "root-"));
+    const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", process.execPath, DRIVER, new URL("/testos/1/img.tar.lz4", server.url).href, root, hostname, String(timeoutMs)], { stdout: "pipe", stderr: "pipe" });
+    const killer = setTimeout(() => p.kill("SIGKILL"), timeoutMs + 30_000);
+    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+    await p.exited;
+    clearTimeout(killer);
+    const line = out.split("\n").find((l) => l.startsWith("RESULT "));
+    if (!line) throw new Error(`driver gave no result (exit ${p.exitCode}): ${err.slice(-2000)}`);
+    const result = JSON.parse(line.slice(7)) as Record<string, unknown> & { password: string };
+    const logLines = out.split("\n").filter((l) => l.startsWith("{"));
+    return { root, result, logLines, out: out.replace(line, "") };
+  }
+
+  test("contract written 0600, installer run with /dev /proc /sys, boot-info read, binds gone, password never logged", async () => {
+    const { root, result, logLines, out } = await drive("web-1");
+    expect(result.ok).toBe(true);
+    expect(result.binary).toBe("/install.sh");
+    expect(result.report).toEqual({ uuid: "00000000-0000-0000-0000-00000000c0de" });
+    expect(result.bootInfo).toEqual({ kernel: "/boot/vmlinuz", initrd: "", cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-00000000-0000-0000-0000-00000000c0de", bootloaderId: "testos" });
+    expect(readFileSync(join(root, "installed-marker"), "utf8")).toBe("installed 00000000-0000-0000-0000-00000000c0de\n");
+    for (const f of ["machine-details.yaml", "machine-allocation.yaml", "install.yaml"]) expect(statSync(join(root, "etc/metal", f)).mode & 0o777).toBe(0o600);
+    const details = JSON.parse(readFileSync(join(root, "etc/metal/machine-details.yaml"), "utf8")) as Record<string, unknown>;
+    expect(details.password).toBe(result.password);
+    expect(result.mountsLeft).toBe(0);
+    expect(logLines.some((l) => l.includes('"event":"install.installer.output"') && l.includes("installer: done for"))).toBe(true);
+    // install.sh echoes the password line: the log shows it redacted, never the value.
+    expect(logLines.some((l) => l.includes("installer: read") && l.includes("[redacted]"))).toBe(true);
+    expect(out).not.toContain(result.password);
+  });
+
+  test("a failing installer: exit 54 with its last lines in the error", async () => {
+    const { result } = await drive("fail-install");
+    expect(result.ok).toBe(false);
+    expect(result.code).toBe("installer");
+    expect(result.exitCode).toBe(54);
+    expect(result.message).toContain("/install.sh failed (exit 7)");
+    expect(result.message).toContain("installer: grub-install failed: no EFI partition");
+    expect(result.mountsLeft).toBe(0);
+  });
+
+  test("a hanging installer is killed at its bound", async () => {
+    const t0 = performance.now();
+    const { result } = await drive("hang-install", 1_500);
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain("did not finish within 2 s and was killed");
+    expect(result.message).toContain("installer: waiting forever");
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(result.mountsLeft).toBe(0);
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * Calls kexec_file_load(2) through src/sys/kexec.ts for real, but only inside an
+ * unprivileged user namespace (`unshare --user --map-root-user`), where the kernel
+ * answers EPERM before looking at the arguments (kernel/kexec_file.c: CAP_SYS_BOOT in
+ * the initial user namespace). Refuses to run anywhere else. Prints the result as JSON.
+ */
+import { readFileSync } from "node:fs";
+import { linuxKexec, kexecArgs } from "../../../src/sys/kexec.ts";
+
+const uidMap = readFileSync("/proc/self/uid_map", "utf8").trim().split(/\s+/);
+if (uidMap[0] === "0" && uidMap[1] === "0" && uidMap[2] === "4294967295") {
+  process.stderr.write("refusing: this is the initial user namespace (run me under unshare --user)\n");
+  process.exit(2);
+}
+const fd = linuxKexec.openRead(process.execPath);
+const missing = linuxKexec.openRead("/nonexistent/vmlinuz");
+const load = fd >= 0 ? linuxKexec.kexecFileLoad(kexecArgs(fd, undefined, "console=ttyS0")) : -1;
+if (fd >= 0) linuxKexec.close(fd);
+process.stdout.write(JSON.stringify({ fd, missing, load }) + "\n");

@@ -1,0 +1,123 @@
+#!/usr/bin/env bun
+/**
+ * Builds the tiny test OS image: busybox (Debian's busybox-static) as the userland,
+ * an `/install.sh` that checks the installer contract files, writes
+ * /etc/metal/boot-info.yaml and a marker, plus entries that check extraction fidelity
+ * (modes incl. setuid/sticky, numeric owners, a hard link, symbolic links, user and
+ * security xattrs). Packed as `img.tar.lz4` with GNU tar (--xattrs, numeric owners)
+ * and lz4, with `.md5` (as metal-images ship) and `.sha256` sidecars.
+ *
+ *   bun test/lab/images/build.ts --out DIR [--pad-mib N] [--kernel /boot/vmlinuz-...]
+ *
+ * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
+ * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
+ * The installer fails on purpose (exit 7, after printing lines) when the allocation's
+ * hostname is "fail-install", and hangs (sleep 600) when it is "hang-install".
+ */
+import { parseArgs } from "node:util";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const INSTALL_SH = `#!/bin/sh
+# Test OS installer: checks the contract files metal-hammer wrote, writes boot-info.yaml.
+set -e
+d=/etc/metal
+[ -s $d/machine-details.yaml ] || { echo "missing $d/machine-details.yaml"; exit 3; }
+[ -s $d/machine-allocation.yaml ] || { echo "missing $d/machine-allocation.yaml"; exit 3; }
+[ -s $d/install.yaml ] || { echo "missing $d/install.yaml"; exit 3; }
+grep -q '"root_uuid"' $d/machine-details.yaml || { echo "machine-details.yaml has no root_uuid"; exit 3; }
+grep -q '"password"' $d/machine-details.yaml || { echo "machine-details.yaml has no password"; exit 3; }
+# A careless installer echoes the secret: the agent's log must not show it.
+echo "installer: read $(grep '"password"' $d/machine-details.yaml)"
+[ -c /dev/null ] || { echo "/dev is not mounted"; exit 3; }
+[ -r /proc/self/stat ] || { echo "/proc is not mounted"; exit 3; }
+[ -d /sys/kernel ] || { echo "/sys is not mounted"; exit 3; }
+if grep -q '"hostname": "fail-install"' $d/machine-allocation.yaml; then
+  echo "installer: step 1 ok"
+  echo "installer: grub-install failed: no EFI partition"
+  exit 7
+fi
+if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
+  echo "installer: waiting forever"
+  sleep 600
+fi
+id=$(sed -n 's/^ *"id": "\\(.*\\)",$/\\1/p' $d/machine-details.yaml)
+cat > $d/boot-info.yaml <<EOT
+kernel: /boot/vmlinuz
+initrd: ""
+cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-\${id}"
+bootloader_id: testos
+EOT
+echo "installed \${id}" > /installed-marker
+echo "installer: done for \${id}"
+`;
+
+export interface TestImage {
+  readonly dir: string;
+  readonly image: string;
+  readonly md5: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}
+
+function run(argv: string[], opts: { cwd?: string } = {}): string {
+  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: opts.cwd, encoding: "utf8", shell: false });
+  if (r.status !== 0) throw new Error(`${argv.join(" ")} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Builds the tree in a temporary directory and packs it into `out`. */
+export function buildTestImage(out: string, opts: { padMib?: number; kernel?: string; busybox?: string } = {}): TestImage {
+  const tree = mkdtempSync(join(tmpdir(), "mh-testos-"));
+  try {
+    for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
+    copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
+    chmodSync(join(tree, "bin/busybox"), 0o755);
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep"]) symlinkSync("busybox", join(tree, "bin", applet));
+    writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
+    chmodSync(join(tree, "install.sh"), 0o755);
+    writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
+    if (opts.kernel) copyFileSync(opts.kernel, join(tree, "boot/vmlinuz"));
+    // Fidelity entries.
+    writeFileSync(join(tree, "data/setuid"), "suid\n");
+    chmodSync(join(tree, "data/setuid"), 0o4755);
+    writeFileSync(join(tree, "data/secret"), "only owner\n");
+    chmodSync(join(tree, "data/secret"), 0o600);
+    chownSync(join(tree, "data/secret"), 1234, 5678);
+    chmodSync(join(tree, "tmp"), 0o1777);
+    linkSync(join(tree, "data/setuid"), join(tree, "data/hardlink"));
+    symlinkSync("/etc/os-release", join(tree, "data/abs-link"));
+    symlinkSync("../etc/os-release", join(tree, "data/rel-link"));
+    writeFileSync(join(tree, "data/xattr"), "with xattrs\n");
+    run(["setfattr", "-n", "user.metal", "-v", "hammer", join(tree, "data/xattr")]);
+    // security.capability for cap_net_raw+ep, as setcap writes it (VFS_CAP_REVISION_2).
+    run(["setfattr", "-n", "security.capability", "-v", "0sAQAAAgAgAAAAAAAAAAAAAAAAAAA=", join(tree, "data/setuid")]);
+    if (opts.padMib) writeFileSync(join(tree, "data/pad.bin"), randomBytes(opts.padMib << 20));
+    mkdirSync(out, { recursive: true });
+    const image = join(out, "img.tar.lz4");
+    const tar = spawnSync("sh", ["-c", `tar -C "${tree}" --xattrs --xattrs-include='*' --numeric-owner -cf - . | lz4 -q -z -c > "${image}"`], { encoding: "utf8" });
+    if (tar.status !== 0) throw new Error(`packing failed: ${tar.stderr}`);
+    const md5 = run(["md5sum", image]).split(" ")[0]!;
+    const sha256 = run(["sha256sum", image]).split(" ")[0]!;
+    // metal-images' .md5: the digest and the file name, as md5sum writes it.
+    writeFileSync(`${image}.md5`, `${md5}  img.tar.lz4\n`);
+    writeFileSync(`${image}.sha256`, `${sha256}  img.tar.lz4\n`);
+    const bytes = Bun.file(image).size;
+    return { dir: out, image, md5, sha256, bytes };
+  } finally {
+    rmSync(tree, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" } } });
+  if (!values.out) {
+    console.error("usage: bun test/lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH]");
+    process.exit(2);
+  }
+  const img = buildTestImage(values.out, { padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0, ...(values.kernel ? { kernel: values.kernel } : {}) });
+  console.log(JSON.stringify(img));
+}

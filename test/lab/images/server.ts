@@ -1,0 +1,93 @@
+/**
+ * The image cache stand-in for the install tests: serves files of one directory over
+ * plain http on loopback, with Range support (206 + Content-Range) unless switched off,
+ * and faults injected per request: cut the body after N bytes, flip a byte, stall
+ * (send N bytes, then nothing). `requests` records what was asked (path, Range).
+ */
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+
+export interface Fault {
+  /** Applies to GETs of this path only. */
+  readonly path: string;
+  /** How many requests it applies to (then the file is served cleanly). */
+  times: number;
+  readonly kind: "cut" | "stall" | "corrupt";
+  /** Byte offset (in the file) where the fault hits. */
+  readonly at: number;
+}
+
+export interface ImageServer {
+  readonly url: URL;
+  readonly requests: Array<{ path: string; range: string | null; status: number }>;
+  faults: Fault[];
+  ranges: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startImageServer(dir: string): Promise<ImageServer> {
+  const state: ImageServer = {
+    url: new URL("http://127.0.0.1/"),
+    requests: [],
+    faults: [],
+    ranges: true,
+    stop: async () => {},
+  };
+  // node:http, not Bun.serve: it keeps our Content-Length on a streamed answer, so a
+  // cut is a real short body on a closed connection, not a shorter chunked answer.
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const range = req.headers.range ?? null;
+    let data: Buffer;
+    try {
+      data = readFileSync(join(dir, path));
+    } catch {
+      state.requests.push({ path, range, status: 404 });
+      res.writeHead(404).end("not found");
+      return;
+    }
+    let start = 0;
+    let status = 200;
+    const headers: Record<string, string> = { "content-type": "application/octet-stream" };
+    if (state.ranges) headers["accept-ranges"] = "bytes";
+    const m = range && state.ranges ? /^bytes=(\d+)-$/.exec(range) : null;
+    if (m) {
+      start = Number(m[1]);
+      status = 206;
+      headers["content-range"] = `bytes ${start}-${data.length - 1}/${data.length}`;
+    }
+    headers["content-length"] = String(data.length - start);
+    state.requests.push({ path, range, status });
+    res.writeHead(status, headers);
+    if (req.method === "HEAD") return void res.end();
+    const fault = state.faults.find((f) => f.path === path && f.times > 0);
+    if (fault) fault.times--;
+    let body = data.subarray(start);
+    if (fault?.kind === "corrupt" && fault.at >= start) {
+      body = Buffer.from(body);
+      body[fault.at - start] = (body[fault.at - start] ?? 0) ^ 0xff;
+    }
+    if (!fault || fault.kind === "corrupt") return void res.end(body);
+    const head = body.subarray(0, Math.max(0, fault.at - start));
+    // cut: the bytes up to the fault, then the connection is destroyed once they are out.
+    // stall: the same bytes, then nothing; the client's stall detector must give up.
+    res.write(head, () => {
+      if (fault.kind === "cut") res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url.port = String((server.address() as AddressInfo).port);
+  state.stop = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return state;
+}
+
+if (import.meta.main) {
+  // bun test/lab/images/server.ts DIR: serves DIR until killed; prints "PORT <n>".
+  const s = await startImageServer(process.argv[2] ?? ".");
+  process.stdout.write(`PORT ${s.url.port}\n`);
+}
