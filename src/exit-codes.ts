@@ -32,6 +32,7 @@ export const EXIT_CODES = {
   disk_full: { exit: 53, meaning: "the target filesystem ran out of space while the image was unpacked (not retried)" },
   installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml" },
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
+  reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

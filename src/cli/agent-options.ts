@@ -12,13 +12,16 @@ import { READ_CAPS } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
 import { HttpClient } from "../http/client.ts";
+import { installOs } from "../install/install.ts";
 import { PROC_ROOT } from "../inventory/collect.ts";
 import { startLldp } from "../lldp/session.ts";
-import type { Logger } from "../log/logger.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
 import { bringUp, linkFacts } from "../net/bringup.ts";
 import { selectInterfaces } from "../net/select.ts";
 import { sysfsHasDevice } from "../net/sysfs.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
+import { Operations } from "../operations/operations.ts";
+import { linuxKexec } from "../sys/kexec.ts";
 import type { Context } from "./context.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
@@ -63,9 +66,24 @@ function selectNics(config: Config, sysRoot: string): Services["selectNics"] {
   };
 }
 
+const runDir = (opts: AgentOptions): string => (opts.runDir ?? "/run/metal").replace(/\/+$/, "");
+
+/** The operations services, built before the logger (its sink feeds the log shipper); the status file in --run-dir. */
+export function agentOps(ctx: Context, opts: AgentOptions): Operations {
+  return new Operations({ secrets: ctx.secrets, statusPath: `${runDir(opts)}/status.json` });
+}
+
+/** The disks stages until src/disk is merged: the wipe is one warn line, the layout is not built (exit 3). */
+const disksNotBuilt: Services["disks"] = {
+  wipe: async (log) => logEvent(log, "agent.not_built", { step: "wipe disks" }, "disk wipe is not built yet: the disks keep their data", "warn"),
+  layout: async () => {
+    throw new AgentError("not_built", `built-in provisioning flow: the machine is allocated, but the next step "build the filesystem layout" is not built yet (use METAL_HANDOFF=exec:/path for another next stage)`, { step: "build the filesystem layout" });
+  },
+};
+
 /** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
 export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
-  const dir = (opts.runDir ?? "/run/metal").replace(/\/+$/, "");
+  const dir = runDir(opts);
   const sysRoot = opts.sysfs ?? "/sys";
   return {
     log,
@@ -83,6 +101,10 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     bringUp,
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
     now: () => new Date(),
+    ops: over.ops ?? agentOps(ctx, opts),
+    disks: disksNotBuilt,
+    installOs,
+    kexecSys: linuxKexec,
     ...over,
   };
 }

@@ -34,7 +34,8 @@ export interface Io {
 export interface Context {
   readonly io: Io;
   readonly secrets: SecretSet;
-  logger(level: LogLevel, format?: LogFormat): Logger;
+  /** `sink` also receives every finished (already scrubbed) line: the agent's log shipper (Operations.sink). */
+  logger(level: LogLevel, format?: LogFormat, sink?: (line: string) => void): Logger;
 }
 
 export function createContext(io: Io): Context {
@@ -42,12 +43,18 @@ export function createContext(io: Io): Context {
   return {
     io,
     secrets,
-    logger: (level, format) =>
+    logger: (level, format, sink) =>
       createLogger({
         level,
         format: format ?? (io.env.METAL_LOG_FORMAT === "json" || !io.errIsTTY ? "json" : "text"),
-        write: (line) => (io.log ? io.log(line) : io.err(line)),
-        writeAlways: (line) => io.err(line),
+        write: (line) => {
+          sink?.(line);
+          return io.log ? io.log(line) : io.err(line);
+        },
+        writeAlways: (line) => {
+          sink?.(line);
+          io.err(line);
+        },
         secrets,
         flush: async () => io.flush?.(),
       }),

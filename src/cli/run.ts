@@ -5,7 +5,7 @@ import { runFlow, START_STAGES, type StartStage } from "../flow/run-flow.ts";
 import type { Services } from "../flow/services.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
-import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
+import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "./context.ts";
 
 function startStage(from: string | undefined): StartStage {
@@ -22,15 +22,20 @@ function startStage(from: string | undefined): StartStage {
 export async function runAgent(ctx: Context, opts: AgentOptions & { from?: string }, over: Partial<Services> = {}): Promise<void> {
   const config = await agentConfig(ctx, opts);
   const from = startStage(opts.from);
-  const log = ctx.logger(config.logLevel);
+  // Before the logger: every line it writes also goes to the log shipper (remote logging, once metal-boot's config names an endpoint).
+  const ops = over.ops ?? agentOps(ctx, opts);
+  const log = ctx.logger(config.logLevel, undefined, ops.sink);
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
-  const services = agentServices(ctx, opts, config, log, over);
+  ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
+  const services = agentServices(ctx, opts, config, log, { ...over, ops });
   try {
     await runFlow(config, services, from);
   } finally {
     await services.http.close();
+    // The flow ended here (done, or an error for PID 1's METAL_DONE / reboot / debug shell): last lines out, watchdog disarmed.
+    await ops.beforeReboot("the end of the flow", log);
   }
 }
 

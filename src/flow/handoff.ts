@@ -18,6 +18,7 @@ export async function handoff(config: Config, input: HandoffInput, s: Services):
   if (config.handoff.kind === "builtin") return;
   logEvent(s.log, "handoff.exec", { path: config.handoff.path, handoffFile: s.handoffFile });
   await s.http.close();
+  await s.ops.beforeReboot(`exec ${config.handoff.path}`, s.log);
   // Queued output (the handoff.exec line above) must be written before execve replaces the process.
   await s.log.flush();
   s.exec(config.handoff.path, [], handoffEnv(s.env, s.handoffFile));

@@ -1,8 +1,41 @@
-/** Stage "install" (built-in flow): the image installation, not built yet: the flow ends here with not_built. */
+/**
+ * Stage "install" (built-in flow): the allocation's image (through the image cache
+ * when METAL_IMAGE_CACHE_URL or metal-boot's image_cache_url is set) streamed onto the
+ * mounted target, the installer contract written with a fresh console password, the
+ * image's installer run (src/install installOs). Bounded by METAL_IMAGE_STALL_TIMEOUT
+ * and METAL_INSTALLER_TIMEOUT inside; the watchdog is petted throughout.
+ */
+import { toJson } from "@bufbuild/protobuf";
 import type { Boot } from "../boot/boot.ts";
+import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
-import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
+import { MachineAllocationSchema, type MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
+import { downloadUrl } from "../image/cache.ts";
+import type { InstallNic, JsonObject } from "../install/contract.ts";
+import type { InstallOutput } from "../install/install.ts";
+import type { Services, TargetRoot } from "./services.ts";
 
-export function install(boot: Boot, allocation: MachineAllocation): never {
-  throw new AgentError("not_built", `built-in provisioning flow: ${boot.uuid} is allocated (image ${allocation.image?.id || "(none)"}), but the next step "install image" is not built yet (use METAL_HANDOFF=exec:/path for another next stage)`, { uuid: boot.uuid, step: "install image" });
+/** The watchdog is petted while the install runs, not past this (the image and installer have their own, shorter bounds per step). */
+export const INSTALL_HOLD_MS = 4 * 3600_000;
+
+export async function install(config: Config, boot: Boot, allocation: MachineAllocation, target: TargetRoot, nics: readonly InstallNic[], s: Services): Promise<InstallOutput> {
+  const url = allocation.image?.url ?? "";
+  if (url === "") throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
+  const run = s.installOs({
+    http: s.http,
+    log: s.log,
+    secrets: s.secrets,
+    imageUrl: downloadUrl(boot.imageCacheUrl, url),
+    root: target.root,
+    machineId: boot.uuid,
+    nics,
+    allocation: toJson(MachineAllocationSchema, allocation) as JsonObject,
+    console: config.console ?? "",
+    raidEnabled: target.raidEnabled,
+    rootUuid: target.rootUuid,
+    stallMs: config.imageStallMs,
+    installerTimeoutMs: config.installerTimeoutMs,
+    now: s.now,
+  });
+  return await s.ops.hold(run, INSTALL_HOLD_MS);
 }

@@ -3,7 +3,9 @@
  * metal-boot. The token is registered as a secret when parsed, kept in memory and
  * written 0600 for the hand-off and `run --from`; the log shows only its kind,
  * subject and expiry. The partition Register sends is metal-boot's; a different
- * METAL_PARTITION on the cmdline is a warning.
+ * METAL_PARTITION on the cmdline is a warning. Then the config's `logging` starts the
+ * log shipper (Loki; never fails the flow), and when the clock stage gave no time, its
+ * `ntp_servers` are tried.
  */
 import type { Boot } from "../boot/boot.ts";
 import { fetchBootConfig } from "../boot/client.ts";
@@ -13,7 +15,21 @@ import type { Config } from "../config/config.ts";
 import { writePrivateFile } from "../fs/private-file.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
+import { LoggingSchema, type Logging } from "../remote-log/config.ts";
+import { clockUnset } from "./clock.ts";
 import type { Services } from "./services.ts";
+
+/** pixie's `logging` section as the shipper reads it; a malformed one is one warn line and no shipping. */
+function remoteLogging(raw: unknown, s: Services): Logging | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  // pixie's Go structs serialise absent sections as null or with empty fields: those are "not set".
+  const set = (v: unknown): boolean => (typeof v === "string" ? v !== "" : typeof v === "object" && v !== null ? Object.values(v).some(set) : v === true);
+  const r = LoggingSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => set(v)).map(([k, v]) => [k, typeof v === "object" ? Object.fromEntries(Object.entries(v as object).filter(([, x]) => x !== undefined && x !== null)) : v])));
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  logEvent(s.log, "agent.config.warning", { logging: "invalid", path: issue?.path.join(".") ?? "", problem: issue?.message ?? "invalid" }, `metal-boot's logging section is not usable (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}): logs are not shipped`, "warn");
+  return undefined;
+}
 
 export async function metalBoot(config: Config, net: NetworkSummary | undefined, s: Services): Promise<Boot> {
   const id = await machineId(config.uuid, s.readFile, s.sysRoot);
@@ -43,5 +59,7 @@ export async function metalBoot(config: Config, net: NetworkSummary | undefined,
     attempts: got.attempts,
     interfaces: net?.interfaces.length ?? null,
   });
+  s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
+  if (clockUnset(s.ops.clock) && c.ntp_servers.length > 0) await s.ops.resyncFromConfig(c.ntp_servers, s.log);
   return { uuid: id.uuid, uuidSource: id.source, partition, metalBootUrl: config.metalBootUrl.href, apiserverUrl: c.metal_apiserver_url, apiserverCa: c.ca, imageCacheUrl, ntpServers: c.ntp_servers, token, tokenFile: s.tokenFile };
 }

@@ -9,14 +9,34 @@ import type { Boot } from "../boot/boot.ts";
 import type { Config } from "../config/config.ts";
 import { formatDuration } from "../config/duration.ts";
 import { MachineProvisioningEventType as E } from "../gen/metalstack/api/v2/machine_pb.ts";
-import type { LldpSession } from "../lldp/neighbour.ts";
+import type { InstallNic } from "../install/contract.ts";
+import type { Inventory } from "../inventory/map.ts";
+import type { LldpNeighbour, LldpSession } from "../lldp/neighbour.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
 import { versionInfo } from "../version.ts";
 import type { Services } from "./services.ts";
 
-export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registration> {
+/** What Register sent, kept for the installer: the NICs with their switch neighbours (machine-details.yaml nics). */
+export interface Registered extends Registration {
+  readonly nics: readonly InstallNic[];
+}
+
+/** The inventory's NICs with their LLDP neighbours, mapped as Register sends them (provision/neighbours.ts). Pure. */
+export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>): InstallNic[] {
+  return inv.hardware.nics.map((n) => ({
+    mac: n.mac,
+    name: n.name,
+    identifier: n.identifier,
+    vendor: n.vendor,
+    model: n.model,
+    speed: BigInt(n.speed),
+    neighbors: (neighbours.get(n.name) ?? []).map((x) => ({ mac: x.portId, identifier: x.portId, name: x.portDescription, hostname: x.systemName, neighbors: [] })),
+  }));
+}
+
+export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registered> {
   const v = versionInfo();
   await api.events.send(E.PREPARING, `metal-hammer ${v.version} prepares the machine`);
   logEvent(s.log, "lldp.wait", { switches: 2, timeoutMs: config.lldpTimeoutMs }, `waiting up to ${formatDuration(config.lldpTimeoutMs)} for LLDP neighbours on 2 distinct switches`);
@@ -35,5 +55,5 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
   const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`), seen);
   logEvent(s.log, "provision.register", { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts }, `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`);
-  return r;
+  return { ...r, nics: installNics(inv, neighbours) };
 }

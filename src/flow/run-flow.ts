@@ -1,24 +1,35 @@
 /**
  * The boot flow, top to bottom: each stage takes the typed results of the earlier
  * ones and returns its own. LLDP starts first (it collects while the network comes
- * up), then network bring-up, metal-boot (config + token), the apiserver, the image
- * cache, the hand-off; with METAL_HANDOFF=builtin then register, wait, install (not
- * built: exit 3). `from` starts later: "boot" skips the bring-up (done by hand),
- * "register" and "wait" resume from handoff.json and the token file.
+ * up), then network bring-up, the clock (SNTP, before any TLS), metal-boot (config,
+ * token, remote logging), the apiserver, the image cache, the hand-off; with
+ * METAL_HANDOFF=builtin then register, wipe every disk, wait (bounded by
+ * METAL_WAIT_TIMEOUT and the planned reboot), layout, install, InstallationSucceeded
+ * and kexec into the installed OS. Each stage starts with Operations.stage (pets the
+ * watchdog, records the stage in status.json); a TLS error is explained by the clock.
+ * `from` starts later: "boot" skips the bring-up (done by hand), "register" and
+ * "wait" resume from handoff.json and the token file.
  */
 import type { Boot } from "../boot/boot.ts";
 import { machineId } from "../boot/uuid.ts";
 import type { Config } from "../config/config.ts";
+import { toAgentError } from "../errors.ts";
+import type { InstallNic } from "../install/contract.ts";
+import { bootInstalled } from "../install/kexec.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { api as apiStage, connectApi, type Api } from "./api.ts";
 import { handoff } from "./handoff.ts";
 import { image } from "./image.ts";
+import { clock } from "./clock.ts";
 import { install } from "./install.ts";
+import { installed } from "./installed.ts";
+import { layout } from "./layout.ts";
 import { lldp } from "./lldp.ts";
 import { metalBoot } from "./metal-boot.ts";
 import { network } from "./network.ts";
-import { register } from "./register.ts";
+import { plannedReboot } from "./reboot.ts";
+import { installNics, register } from "./register.ts";
 import { resume } from "./resume.ts";
 import type { Services } from "./services.ts";
 import { wait } from "./wait.ts";
@@ -27,12 +38,22 @@ import { wait } from "./wait.ts";
 export const START_STAGES = ["network", "boot", "register", "wait"] as const;
 export type StartStage = (typeof START_STAGES)[number];
 
+/**
+ * How long the watchdog is petted through a stage that has no bound of its own below
+ * the watchdog's timeout (each stage's own bounds are shorter; a stage stuck longer
+ * lets the watchdog reset the machine). Wait and install hold it themselves.
+ */
+export const STAGE_HOLD_MS = 15 * 60_000;
+/** Wiping and building the layout on many or large disks (mkfs, discard) takes longer. */
+export const DISK_HOLD_MS = 2 * 3600_000;
+
 export async function runFlow(config: Config, s: Services, from: StartStage = "network"): Promise<void> {
   const t0 = performance.now();
   const stagesMs: Record<string, number> = {};
-  const stage = async <T>(name: string, describe: string, fn: () => Promise<T>): Promise<T> => {
+  const stage = async <T>(name: string, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
     logEvent(s.log, "agent.stage", { stage: name }, describe);
-    const r = await fn();
+    s.ops.stage(name, s.log);
+    const r = await s.ops.hold(fn(), holdMs);
     stagesMs[name] = Math.round(performance.now() - t0);
     return r;
   };
@@ -44,6 +65,7 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
   /** Stages network (unless from boot) to handoff; `api` is undefined unless the built-in flow goes on (an exec hand-off does not return). */
   const toHandoff = async (start: "network" | "boot"): Promise<{ boot: Boot; network: NetworkSummary | undefined; api: Api | undefined }> => {
     const net = start === "network" ? await stage("network", "IPv6 bring-up: SLAAC, DAD, RA DNS", () => network(config, s)) : undefined;
+    await stage("clock", "check the clock against METAL_NTP_SERVERS (SNTP) before any TLS", () => clock(config, s));
     const boot = await stage("boot", "config and machine token from metal-boot", () => metalBoot(config, net, s));
     const a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(boot, s));
     await stage("image", "probe the image cache", () => image(boot, s));
@@ -57,9 +79,30 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
   try {
     const { boot, network: net, api: a } = from === "network" || from === "boot" ? await toHandoff(from) : await resumed(from);
     if (!a) return done();
-    if (from !== "wait") await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, s), s));
-    const allocation = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
-    await stage("install", "install the allocated image (not built yet)", async () => install(boot, allocation));
+    let nics: readonly InstallNic[] | undefined;
+    if (from !== "wait") nics = (await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, s), s))).nics;
+    // A freed machine must never carry the last tenant's data into the wait.
+    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(s.log), DISK_HOLD_MS);
+    const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
+    if (w.kind === "planned_reboot") {
+      await plannedReboot(s);
+      return done();
+    }
+    const allocation = w.allocation;
+    const target = await stage("layout", "build the allocation's filesystem layout and mount the target", () => layout(allocation, s), DISK_HOLD_MS);
+    // Resumed at wait: the NICs without switch neighbours (Register sent them in an earlier run).
+    nics ??= installNics(await s.inventory(net), new Map());
+    const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, target, nics, s));
+    await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, s));
+    await stage("kexec", "boot the installed OS (kexec_file_load, else reboot)", async () => {
+      await s.ops.beforeReboot("kexec", s.log);
+      await s.log.flush();
+      return await bootInstalled({ root: target.root, bootInfo: os.bootInfo, log: s.log, sys: s.kexecSys, unmountTarget: target.unmount });
+    });
+    done();
+  } catch (e) {
+    // A TLS validity error names the machine's clock and METAL_NTP_SERVERS; other errors pass unchanged.
+    throw s.ops.explainTls(toAgentError(e));
   } finally {
     await session?.close();
   }

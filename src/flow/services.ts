@@ -5,11 +5,31 @@
  */
 import type { LldpInterface, LldpSession } from "../lldp/neighbour.ts";
 import type { HttpClient } from "../http/client.ts";
+import type { InstallInput, InstallOutput } from "../install/install.ts";
 import type { Inventory } from "../inventory/map.ts";
 import type { Logger } from "../log/logger.ts";
+import type { Operations } from "../operations/operations.ts";
+import type { KexecSys } from "../sys/kexec.ts";
 import type { SecretSet } from "../log/redact.ts";
 import type { BringupOptions, BringupResult } from "../net/bringup.ts";
 import type { NetworkSummary } from "../net/summary.ts";
+
+/** The mounted target root the disks stage built from the allocation's FilesystemLayout. */
+export interface TargetRoot {
+  readonly root: string;
+  /** The filesystem UUID of the root filesystem (machine-details.yaml root_uuid). */
+  readonly rootUuid: string;
+  readonly raidEnabled: boolean;
+  /** Unmounts the target cleanly (before kexec). */
+  readonly unmount: () => Promise<void>;
+}
+
+/** The disks stages (src/disk): wipe every disk before Waiting; build and mount the layout after the allocation. */
+export interface DiskStages {
+  readonly wipe: (log: Logger) => Promise<void>;
+  /** `layoutJson`: the allocation's FilesystemLayout as protobuf JSON (undefined: the allocation has none). */
+  readonly layout: (layoutJson: unknown, log: Logger) => Promise<TargetRoot>;
+}
 
 export interface Services {
   readonly log: Logger;
@@ -31,4 +51,11 @@ export interface Services {
   readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
   readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
   readonly now: () => Date;
+  /** Watchdog, clock, remote log, planned reboot, status (built before the logger: its sink feeds the log shipper). */
+  readonly ops: Operations;
+  readonly disks: DiskStages;
+  /** Streams the image onto the target and runs its installer (src/install installOs). */
+  readonly installOs: (i: InstallInput) => Promise<InstallOutput>;
+  /** kexec_file_load(2) and reboot(2) (src/sys/kexec.ts linuxKexec): kexec into the installed OS, the planned reboot. */
+  readonly kexecSys: KexecSys;
 }

@@ -69,6 +69,7 @@ export const EVENTS = {
   "provision.wait.reconnect": "the Wait stream broke; reconnecting after a jittered delay",
   "provision.wait.timeout": "no allocation within METAL_WAIT_TIMEOUT",
   "provision.allocation": "an allocation arrived (logged with secrets redacted)",
+  "provision.installed": "the apiserver took BootService/InstallationSucceeded (the console password is never logged)",
   "clock.skip": "no NTP server configured (METAL_NTP_SERVERS): the clock is not checked",
   "clock.query": "asking NTP servers for the time (servers, attempts, bound)",
   "clock.reject": "an NTP answer was refused (kiss-o'-death, stratum, leap, origin, round trip)",

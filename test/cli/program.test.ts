@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
 import { EXIT_CODES } from "../../src/exit-codes.ts";
 import { captureContext } from "../helpers/capture.ts";
@@ -64,10 +67,11 @@ describe("metal-hammer CLI", () => {
   test("run logs start, config and config warnings as JSON, and stops when no NIC matches", async () => {
     // METAL_NICS names no existing interface: the network stage stops at selection and
     // touches nothing on the machine running the tests (no sysctl, no link change).
-    const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ METAL_NICS=mhn-none0 ip=dhcp secret_thing=abcdefgh" });
-    const code = await runCli(["run"], c.ctx);
+    // METAL_WATCHDOG=0 and --run-dir: the host's /dev/watchdog and /run/metal stay untouched.
+    const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ METAL_NICS=mhn-none0 METAL_WATCHDOG=0 ip=dhcp secret_thing=abcdefgh" });
+    const code = await runCli(["run", "--run-dir", mkdtempSync(join(tmpdir(), "mh-run-"))], c.ctx);
     const lines = c.err().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.event).slice(0, 4)).toEqual(["agent.start", "agent.config", "agent.config.warning", "agent.stage"]);
+    expect(lines.map((l) => l.event).slice(0, 5)).toEqual(["agent.start", "agent.config", "agent.config.warning", "watchdog.off", "agent.stage"]);
     expect(lines[2].level).toBe(40);
     expect(lines[2].msg).toStartWith('ip="dhcp": ');
     expect(code).toBe(EXIT_CODES.no_interface.exit);

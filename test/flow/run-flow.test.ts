@@ -1,22 +1,30 @@
 /**
  * The flow with its services built by the test (the composition root's job): a fake
- * bring-up and LLDP session, the hardware from facts, the strict stand-ins on loopback.
- * Each stage gets the typed results of the earlier ones; `from` starts later stages
- * from what the earlier ones wrote.
+ * bring-up and LLDP session, the hardware from facts, fake disks, installer and kexec
+ * system calls that record what they were given, the real Operations (no watchdog
+ * device) and the strict stand-ins on loopback. Each stage gets the typed results of
+ * the earlier ones; `from` starts later stages from what the earlier ones wrote.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { configFromCmdline } from "../../src/config/config.ts";
+import { configFromCmdline, type Config } from "../../src/config/config.ts";
 import { toAgentError } from "../../src/errors.ts";
 import { runFlow, type StartStage } from "../../src/flow/run-flow.ts";
 import type { Services } from "../../src/flow/services.ts";
 import { HttpClient } from "../../src/http/client.ts";
+import type { InstallInput, InstallOutput } from "../../src/install/install.ts";
 import { toInventory } from "../../src/inventory/map.ts";
 import type { LldpNeighbour, LldpSession } from "../../src/lldp/neighbour.ts";
-import { createLogger } from "../../src/log/logger.ts";
+import { createLogger, type Logger } from "../../src/log/logger.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import type { NetworkSummary } from "../../src/net/summary.ts";
+import type { NtpServer } from "../../src/clock/servers.ts";
+import type { SntpEnv } from "../../src/clock/sntp-client.ts";
+import type { ClockDeps, ClockState } from "../../src/clock/sync.ts";
+import { Operations } from "../../src/operations/operations.ts";
+import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, type KexecSys } from "../../src/sys/kexec.ts";
+import { standinAnswer } from "../integration/clock/sntp-standin.ts";
 import type { Standins } from "../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "../integration/api/suite.ts";
 
@@ -36,16 +44,59 @@ afterAll(async () => {
 beforeEach(() => {
   if (skip) return;
   resetStandins(st);
-  st.machines.allocate(UUID, { uuid: UUID, hostname: "w1", image: { id: "debian-12" } });
+  st.machines.allocate(UUID, ALLOCATION);
 });
+
+const IMAGE_URL = "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4";
+const LAYOUT = { id: "c1-large-x86", filesystems: [{ device: "/dev/sda2", format: "FORMAT_EXT4", path: "/", mountOptions: ["noatime"] }] };
+const ALLOCATION = { uuid: UUID, hostname: "w1", image: { id: "debian-12", url: IMAGE_URL }, filesystemLayout: LAYOUT };
+const PASSWORD = "console-pw-0f3a9c1e77b2";
+
+/**
+ * Operations that also remember every stage it was told about, with SNTP answered in
+ * memory (no datagram leaves the test, the host's clock is never set): the first
+ * server answers the right time.
+ */
+class RecordingOps extends Operations {
+  readonly stages: string[] = [];
+  readonly asked: string[] = [];
+  override stage(name: string, log?: Logger): void {
+    this.stages.push(name);
+    super.stage(name, log);
+  }
+  override syncClock(servers: readonly NtpServer[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
+    const sntp: SntpEnv = {
+      now: Date.now,
+      random: () => 0.5,
+      sleep: async () => {},
+      exchange: async (server, request) => {
+        this.asked.push(server.host);
+        const sentMs = Date.now();
+        const a = server === servers[0] ? standinAnswer(request(sentMs), "correct", sentMs) : undefined;
+        return a ? { kind: "answer", bytes: a, sentMs, receivedMs: Date.now() } : { kind: "failed", message: "silent" };
+      },
+    };
+    return super.syncClock(servers, log, { ...deps, sntp, setClock: () => 1, rtcPresent: () => false });
+  }
+}
 
 const NET: NetworkSummary = { interfaces: [{ name: "eth0", mac: "52:54:00:12:34:56", addresses: ["2001:db8::5054:ff:fe12:3456/64"], defaultRouters: ["fe80::1"], state: "ready" }], dns: { servers: [], search: [] }, timingsMs: {} };
 const neigh = (systemName: string, portId: string): LldpNeighbour => ({ interface: "eth0", chassisId: portId, chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
 
 function services(run: string, over: Partial<Services> = {}) {
   const lines: Record<string, unknown>[] = [];
-  const log = createLogger({ level: "debug", format: "json", write: (l) => void lines.push(JSON.parse(l)), secrets: new SecretSet() });
-  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[] } = { bringUp: 0, inventoryNet: [], lldpName: [] };
+  const raw: string[] = [];
+  const secrets = new SecretSet();
+  const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
+  const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
+  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layoutJson: unknown[]; install: InstallInput[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layoutJson: [], install: [] };
+  const kexecSys: KexecSys = {
+    openRead: (p) => (seen.sys.push(`open ${p}`), 7),
+    close: () => {},
+    kexecFileLoad: (a) => (seen.sys.push(`kexec_file_load ${new TextDecoder().decode(a.cmdline).replace(/\0$/, "")}`), 0),
+    reboot: (cmd) => (seen.sys.push(cmd === LINUX_REBOOT_CMD_KEXEC ? "reboot KEXEC" : cmd === LINUX_REBOOT_CMD_RESTART ? "reboot RESTART" : `reboot ${cmd}`), 0),
+    sync: () => void seen.sys.push("sync"),
+  };
   const lldp: LldpSession = { neighbours: () => new Map(), waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]), close: async () => {} };
   const s: Services = {
     log,
@@ -65,15 +116,29 @@ function services(run: string, over: Partial<Services> = {}) {
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
     inventory: async (net) => (seen.inventoryNet.push(net), toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } }, net)),
     now: () => new Date("2026-01-01T00:00:00Z"),
+    ops,
+    disks: {
+      wipe: async () => void seen.sys.push("wipe"),
+      layout: async (json) => (seen.layoutJson.push(json), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, unmount: async () => void seen.sys.push("unmount") }),
+    },
+    installOs: async (i) => {
+      seen.install.push(i);
+      i.secrets.add(PASSWORD);
+      return { image: { url: i.imageUrl.href, bytes: 1, checksum: { algo: "sha256", hex: "00" }, passes: 1, resumes: 0, restarts: 0, ms: 1 }, installer: { binary: "/install.sh", ms: 1, lines: 0, bootInfo: BOOT_INFO }, bootInfo: BOOT_INFO, report: { uuid: i.machineId, consolePassword: PASSWORD } } satisfies InstallOutput;
+    },
+    kexecSys,
     ...over,
   };
-  return { s, lines, seen };
+  return { s, lines, raw, seen, ops };
 }
 
+const BOOT_INFO = { kernel: "boot/vmlinuz", initrd: "boot/initrd.img", cmdline: "console=ttyS0 root=UUID=0a1b2c3d-0000-4000-8000-00000000f00d", bootloaderId: "metal-debian" };
+const FULL = ["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"];
+
 const config = (extra = "") => configFromCmdline(`METAL_BOOT_URL=${st.urls.boot}/ METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} METAL_WAIT_TIMEOUT=5s ${extra}`);
-const flow = async (from: StartStage, s: Services, extra = "") => {
+const flow = async (from: StartStage, s: Services, extra: string | Config = "") => {
   try {
-    await runFlow(config(extra), s, from);
+    await runFlow(typeof extra === "string" ? config(extra) : extra, s, from);
     return undefined;
   } catch (e) {
     return toAgentError(e);
@@ -82,13 +147,22 @@ const flow = async (from: StartStage, s: Services, extra = "") => {
   }
 };
 
+const stages = (lines: Record<string, unknown>[]) => lines.filter((l) => l.event === "agent.stage").map((l) => l.stage);
+
 describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  test("from the network: every stage in order, each fed by the earlier ones, to install (not built, exit 3)", async () => {
+  test("from the network: every stage in order, each fed by the earlier ones, to kexec into the installed OS", async () => {
     const run = mkdtempSync(join(dir, "run-"));
-    const { s, lines, seen } = services(run);
+    const { s, lines, raw, seen, ops } = services(run);
     const e = await flow("network", s);
-    expect(e?.exitCode).toBe(3);
-    expect(lines.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["network", "boot", "api", "image", "handoff", "register", "wait", "install"]);
+    expect(e).toBeUndefined();
+    expect(stages(lines)).toEqual(FULL);
+    // Operations.stage at the start of every stage (watchdog pet, status.json's stage).
+    expect(ops.stages).toEqual(FULL);
+    expect(JSON.parse(readFileSync(join(run, "status.json"), "utf8"))).toMatchObject({ stage: "kexec" });
+    // No METAL_NTP_SERVERS: the clock stage skips; metal-boot's ntp_servers then set it (the first answers).
+    expect(lines.filter((l) => l.event === "clock.skip")).toHaveLength(1);
+    expect([...new Set(ops.asked)]).toEqual(["fd00:123::1", "ntp.example"]);
+    expect(ops.clock).toMatchObject({ decision: "keep", server: "[fd00:123::1]:123" });
     expect(seen.bringUp).toBe(1);
     // The inventory got the network stage's summary; LLDP announced the machine uuid; Register carried both switches.
     expect(seen.inventoryNet).toEqual([NET]);
@@ -96,22 +170,81 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     const reg = st.machines.registered.get(UUID) as { hardware: { nics: { name: string; neighbors: { hostname: string }[] }[] } };
     expect(reg.hardware.nics[0]?.neighbors.map((n) => n.hostname)).toEqual(["leaf01", "leaf02"]);
     expect(existsSync(join(run, "handoff.json"))).toBe(true);
+    // The layout got the allocation's FilesystemLayout as protobuf JSON; the installer the target, the image through the cache, the NICs with their neighbours.
+    expect(seen.layoutJson).toEqual([LAYOUT]);
+    const i = seen.install[0]!;
+    expect(i.imageUrl.href).toBe(`${st.urls.images}/metal-os/stable/debian/12/img.tar.lz4`);
+    expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
+    expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
+    // InstallationSucceeded reached the strict apiserver with the installer's password (its machine token, its uuid); the password is in no log line.
+    expect(st.machines.installed.get(UUID)).toBe(PASSWORD);
+    expect(st.calls.filter((c) => c.procedure.endsWith("/InstallationSucceeded")).map((c) => c.refused ?? "ok")).toEqual(["ok"]);
+    expect(raw.join("")).not.toContain(PASSWORD);
+    // Wipe before the wait; kexec after the report: load, unmount, sync, reboot(KEXEC).
+    expect(seen.sys).toEqual(["wipe", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "reboot KEXEC"]);
+    expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
+  });
+
+  test("InstallationSucceeded refused by the apiserver: an error naming it, and no kexec", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    const { s, lines, seen } = services(run);
+    // The machine is freed while it installs: metal-apiserver machine.go InstallationSucceeded refuses a machine without an allocation.
+    const real = s.installOs;
+    const e = await flow("boot", { ...s, installOs: async (i) => (st.machines.allocations.delete(UUID), real(i)) });
+    expect(e?.message).toBe(`apiserver refused metalstack.infra.v2.BootService/InstallationSucceeded for ${UUID} (unknown: the machine "${UUID}" is not allocated): the installed OS is not booted`);
+    expect(stages(lines).slice(-2)).toEqual(["install", "installed"]);
+    expect(seen.sys.filter((x) => x.startsWith("kexec") || x.startsWith("reboot"))).toEqual([]);
+    expect(st.machines.installed.has(UUID)).toBe(false);
+  });
+
+  test("the planned reboot ends the wait as a reboot, not an error: no layout, reboot(RESTART)", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    st.machines.reset();
+    const { s, lines, seen } = services(run);
+    const t0 = performance.now();
+    const e = await flow("boot", s, { ...config(), plannedReboot: { boundMs: 300, jitterMs: 0 } });
+    expect(e).toBeUndefined();
+    expect(performance.now() - t0).toBeLessThan(4_000); // well before METAL_WAIT_TIMEOUT=5s
+    expect(stages(lines).slice(-2)).toEqual(["wipe", "wait"]);
+    expect(lines.filter((l) => l.event === "reboot.planned").map((l) => l.due ?? false)).toEqual([false, true]);
+    expect(seen.sys).toEqual(["wipe", "sync", "reboot RESTART"]);
+    expect(lines.some((l) => l.event === "agent.fatal")).toBe(false);
+  });
+
+  test("a TLS certificate that has expired: the error names the machine's clock and METAL_NTP_SERVERS", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    const pki = mkdtempSync(join(dir, "expired-"));
+    const cert = expiredCert(pki);
+    const server = Bun.serve({ hostname: "::1", port: 0, tls: { cert: cert.cert, key: cert.key }, fetch: () => new Response("{}") });
+    try {
+      const { s } = services(run, { http: new HttpClient({ caBundle: cert.caFile, allowHttp: false, log: createLogger({ level: "silent", format: "json", write: () => {}, secrets: new SecretSet() }) }) });
+      const e = await flow("boot", s, configFromCmdline(`METAL_BOOT_URL=https://[::1]:${server.port}/ METAL_CA=${cert.caFile} METAL_UUID=${UUID}`));
+      expect(e?.code).toBe("tls");
+      expect(e?.message).toContain("CERT_HAS_EXPIRED");
+      expect(e?.message).toContain("No NTP server is configured: set METAL_NTP_SERVERS=");
+      expect(e?.details.clockTls).toBe("expired");
+    } finally {
+      await server.stop(true);
+    }
   });
 
   test("--from register and --from wait resume from handoff.json and the token file", async () => {
     const run = mkdtempSync(join(dir, "run-"));
-    expect((await flow("boot", services(run).s))?.exitCode).toBe(3);
+    expect(await flow("boot", services(run).s)).toBeUndefined();
     st.machines.reset();
-    st.machines.allocate(UUID, { uuid: UUID, hostname: "w2" });
+    st.machines.allocate(UUID, { ...ALLOCATION, hostname: "w2" });
     const r = services(run);
-    expect((await flow("register", r.s))?.exitCode).toBe(3);
-    expect(r.lines.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["register", "wait", "install"]);
+    expect(await flow("register", r.s)).toBeUndefined();
+    expect(stages(r.lines)).toEqual(FULL.slice(FULL.indexOf("register")));
     expect(st.machines.registered.has(UUID)).toBe(true);
     const w = services(run);
     st.calls.length = 0;
-    expect((await flow("wait", w.s))?.exitCode).toBe(3);
-    // Only the Waiting event (refused: events are INFRA only) and Wait: no Version, no Register.
-    expect(st.calls.map((c) => `${c.procedure} ${c.refused ?? "ok"}`)).toEqual(["metalstack.infra.v2.EventService/Send permission_denied", "metalstack.infra.v2.BootService/Wait ok"]);
+    expect(await flow("wait", w.s)).toBeUndefined();
+    expect(stages(w.lines)).toEqual(["wipe", ...FULL.slice(FULL.indexOf("wait"))]);
+    // Only the Waiting event (refused: events are INFRA only), Wait and InstallationSucceeded: no Version, no Register.
+    expect(st.calls.map((c) => `${c.procedure} ${c.refused ?? "ok"}`)).toEqual(["metalstack.infra.v2.EventService/Send permission_denied", "metalstack.infra.v2.BootService/Wait ok", "metalstack.infra.v2.BootService/InstallationSucceeded ok"]);
+    // Resumed at wait, the installer still gets the NICs (without neighbours: Register sent them in the earlier run).
+    expect(w.seen.install[0]?.nics.map((n) => [n.name, n.neighbors.length])).toEqual([["eth0", 0]]);
   });
 
   test("--from register without an earlier run: a usage error (exit 2) naming the file", async () => {
@@ -142,3 +275,17 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect((st.machines.registered.get(UUID) as { partition: string }).partition).toBe("fra-equ01");
   });
 });
+
+/** A CA and a server certificate for ::1 that expired on 2020-01-02 (openssl ca with explicit dates). */
+function expiredCert(dir: string): { caFile: string; cert: string; key: string } {
+  const run = (args: string[]) => {
+    const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr.toString()}`);
+  };
+  run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=expired-ca"]);
+  run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "s.key", "-out", "s.csr", "-subj", "/CN=127.0.0.1"]);
+  Bun.spawnSync(["sh", "-c", "touch index.txt && echo 01 > serial"], { cwd: dir });
+  Bun.write(join(dir, "ca.cnf"), "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nsubjectAltName=IP:::1\nbasicConstraints=CA:FALSE\n");
+  run(["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "s.csr", "-out", "s.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extensions", "ext"]);
+  return { caFile: join(dir, "ca.pem"), cert: readFileSync(join(dir, "s.pem"), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") };
+}

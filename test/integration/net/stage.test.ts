@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { waitFor } from "../../lab/wait.ts";
 import { events, MAIN } from "./agent.ts";
 import { SKIP, withLab } from "./lab.ts";
@@ -14,7 +15,7 @@ describe.skipIf(SKIP !== undefined)("run: the network stage", () => {
       const l = lab.addLink();
       await lab.radvd(l, "no-dns.conf"); // no RA DNS: nothing is written to the real /etc/resolv.conf
       const cmdline = `METAL_BOOT_URL=https://[2001:db8::10]/ METAL_NICS=${l.mac} METAL_NET_TIMEOUT=20s METAL_NET_FAST=1 METAL_UUID=00000000-0000-0000-0000-000000000001`;
-      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, MAIN, "run", "--cmdline", cmdline], { stdout: "ignore", stderr: "pipe" });
+      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, MAIN, "run", "--run-dir", join(lab.dir, "run"), "--cmdline", cmdline], { stdout: "ignore", stderr: "pipe" });
       const logs: Record<string, unknown>[] = [];
       const reader = (async () => {
         let buf = "";
@@ -26,12 +27,12 @@ describe.skipIf(SKIP !== undefined)("run: the network stage", () => {
         }
       })();
       try {
-        // The stage after "network" (metal-boot) begins only once the network stage succeeded;
+        // The stages after "network" (clock, then metal-boot) begin only once the network stage succeeded;
         // there is no metal-boot in this lab, so the run is stopped there.
-        await waitFor(() => events(logs, "agent.stage").some((e) => e.stage !== "network") || p.exitCode !== null, 20_000, "the stage after network");
+        await waitFor(() => events(logs, "agent.stage").some((e) => e.stage === "boot") || p.exitCode !== null, 20_000, "the boot stage after network and clock");
         expect(events(logs, "net.select")[0]?.selected).toEqual([l.agentIf]);
         expect(events(logs, "net.ready")).toHaveLength(1);
-        expect(events(logs, "agent.stage").map((e) => e.stage)).toEqual(["network", "boot"]);
+        expect(events(logs, "agent.stage").map((e) => e.stage)).toEqual(["network", "clock", "boot"]);
       } finally {
         p.kill();
         await p.exited;

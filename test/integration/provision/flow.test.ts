@@ -64,7 +64,7 @@ describe.skipIf(skip !== undefined)(`the whole flow in namespaces${skip ? ` (ski
     const ev = (name: string) => logs.filter((l) => l.event === name);
     expect(err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=3s`);
     expect(code).toBe(26);
-    expect(logs.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["network", "boot", "api", "image", "handoff", "register", "wait"]);
+    expect(logs.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait"]);
     expect(ev("net.ready")).toHaveLength(1);
     expect(ev("provision.register")[0]).toMatchObject({ uuid: UUID, partition: "fra-equ01" });
     // The stand-in's request log (answered requests; the open Wait never answers): Register accepted (200).

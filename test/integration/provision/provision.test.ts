@@ -1,8 +1,8 @@
 /**
  * The built-in provisioning flow against the stand-ins over IPv6 (root only): the
  * agent in a netns runs `run --from boot` with METAL_HANDOFF=builtin, registers its
- * hardware, waits for an allocation (BootService/Wait), and ends at the install step,
- * which is not built (exit 3). Also: a Wait stream cut mid-way is reopened; no
+ * hardware, waits for an allocation (BootService/Wait), and ends at the layout step
+ * (disks), which is not wired on this branch (exit 3). Also: a Wait stream cut mid-way is reopened; no
  * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
@@ -68,7 +68,7 @@ const ALLOCATION = {
 };
 
 describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a netns${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  test("registers the hardware, waits for the allocation, logs it redacted, and stops at install image (exit 3)", async () => {
+  test("registers the hardware, waits for the allocation, logs it redacted, and stops at the layout step (exit 3)", async () => {
     const agent = runBuiltin();
     await waiting();
     // Registered before waiting: the machine's uuid and a plausible hardware.
@@ -85,7 +85,7 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     st.machines.allocate(UUID, ALLOCATION);
     const r = await agent;
     expect(r.code).toBe(3);
-    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: ${UUID} is allocated (image debian-12.0.20251101), but the next step "install image" is not built yet`);
+    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: the machine is allocated, but the next step "build the filesystem layout" is not built yet`);
     // The order of the calls: Version (public), one event by its full enum name (refused: Send is INFRA only, so events stop), Register, Wait.
     const sent = st.calls.map((c) => (c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1]));
     expect(sent).toEqual(["Get", "MACHINE_PROVISIONING_EVENT_TYPE_PREPARING", "Register", "Wait"]);

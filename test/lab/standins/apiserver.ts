@@ -12,11 +12,11 @@ import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufb
 import { HealthService } from "../../../src/gen/metalstack/api/v2/health_pb.ts";
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { VersionService } from "../../../src/gen/metalstack/api/v2/version_pb.ts";
-import { BootService, BootServiceRegisterResponseSchema, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
-import { authorize, registerRefusal, type Subject } from "./rules.ts";
+import { authorize, installationRefusal, registerRefusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 export interface ApiCall {
@@ -202,8 +202,15 @@ export function apiserverHandler(o: ApiserverOptions) {
       return waitAnswer(o, requestUuid ?? "", f);
     }
     if (method === BootService.method.installationSucceeded) {
+      const r = message as BootServiceInstallationSucceededRequest;
+      const refusal = installationRefusal(r, o.machines);
+      if (refusal) {
+        record(refusal.code);
+        return connectError(refusal.code, refusal.message);
+      }
       record();
-      return Response.json({});
+      o.machines.installed.set(r.uuid, r.consolePassword);
+      return Response.json(toJson(BootServiceInstallationSucceededResponseSchema, create(BootServiceInstallationSucceededResponseSchema, {})));
     }
     if (method === BootService.method.superUserPassword) {
       record();

@@ -28,6 +28,8 @@ export class MachineBook {
   /** uuid -> the last Register request. */
   readonly registered = new Map<string, Record<string, unknown>>();
   readonly allocations = new Map<string, Record<string, unknown>>();
+  /** uuid -> the console password InstallationSucceeded reported. */
+  readonly installed = new Map<string, string>();
   readonly open = new Set<OpenWait>();
   keepaliveMs = 0;
   /** The two-switch rule (switch.go ConnectMachineWithSwitches); off only for a lab without LLDP peers (--no-switch-rule). */
@@ -63,6 +65,7 @@ export class MachineBook {
   reset(): void {
     this.registered.clear();
     this.allocations.clear();
+    this.installed.clear();
     this.breakWaits();
     this.keepaliveMs = 0;
     this.allocateAfterMs = undefined;

@@ -21,7 +21,7 @@
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import { infra_roles, machine_roles, visibility, Visibility } from "../../../src/gen/metalstack/api/v2/common_pb.ts";
 import type { MachineNic } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import type { BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import type { BootServiceInstallationSucceededRequest, BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 
 /** A caller: the machine token (MACHINE_ROLE_EDITOR for one uuid, pixiecore/http.go:240-246) or an infra token. */
 export type Subject = { readonly kind: "machine"; readonly uuid: string } | { readonly kind: "infra" } | undefined;
@@ -75,5 +75,21 @@ export function registerRefusal(r: BootServiceRegisterRequest, twoSwitches = tru
   if (!r.bios) return { code: "invalid_argument", message: "bios is nil" };
   const switches = [...new Set(r.hardware.nics.flatMap((n) => n.neighbors.map((x) => x.hostname)))];
   if (twoSwitches && switches.length !== 2) return { code: "failed_precondition", message: `machine ${r.uuid} is not connected to exactly two switches, found connections to switches [${switches.join(" ")}]` };
+  return undefined;
+}
+
+/**
+ * InstallationSucceeded's checks: protovalidate (boot.proto:120-129: uuid a UUID,
+ * console_password 2..128 characters), then metal-apiserver pkg/repository/machine.go
+ * InstallationSucceeded (933-940): an unknown machine is not_found, one without an
+ * allocation a plain error (connect-go answers a plain error as code unknown).
+ */
+export function installationRefusal(r: BootServiceInstallationSucceededRequest, machines: { readonly registered: ReadonlyMap<string, unknown>; readonly allocations: ReadonlyMap<string, unknown> }): Refusal | undefined {
+  const v: string[] = [];
+  if (!isUuid(r.uuid)) v.push("uuid: value must be a valid UUID [string.uuid]");
+  if (r.consolePassword.length < 2 || r.consolePassword.length > 128) v.push("console_password: value length must be between 2 and 128 characters [string.min_len]");
+  if (v.length > 0) return { code: "invalid_argument", message: `validation error:\n - ${v.join("\n - ")}` };
+  if (!machines.registered.has(r.uuid)) return { code: "not_found", message: `machine with id "${r.uuid}" not found` };
+  if (!machines.allocations.has(r.uuid)) return { code: "unknown", message: `the machine "${r.uuid}" is not allocated` };
   return undefined;
 }
