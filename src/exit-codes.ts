@@ -1,7 +1,7 @@
 /**
  * The exit code table. README.md "Exit codes" is generated from the same facts and a
  * test checks that the two agree. Codes are grouped by stage: 1x network, 2x metal-boot
- * and apiserver, 3x image cache and hand-off, 4x kernel config.
+ * and apiserver, 3x image cache and hand-off, 4x kernel config, 5x disks.
  */
 export const EXIT_CODES = {
   ok: { exit: 0, meaning: "success" },
@@ -24,6 +24,9 @@ export const EXIT_CODES = {
   handoff: { exit: 31, meaning: "hand-off failed (cannot write handoff.json or exec the next stage)" },
   kconfig_failed: { exit: 40, meaning: "kernel config check: a required option is missing or wrong" },
   kconfig_input: { exit: 41, meaning: "kernel config check: the .config or module list cannot be read or parsed" },
+  wipe_failed: { exit: 50, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
+  layout_refused: { exit: 51, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },
+  layout_failed: { exit: 52, meaning: "a step of the filesystem layout failed (the message names the step)" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

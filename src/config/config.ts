@@ -26,6 +26,8 @@ export interface Config {
   readonly handoff: Handoff;
   /** METAL_WAIT_TIMEOUT: bound for BootService/Wait in the built-in flow. */
   readonly waitTimeoutMs: number;
+  /** METAL_WIPE: what the disk wipe does with disks that support no erase (src/disk/wipe-plan.ts). */
+  readonly wipe: "fast" | "overwrite";
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -95,6 +97,7 @@ export function configFromCmdline(text: string): Config {
     uuid: v.METAL_UUID?.toLowerCase(),
     handoff: v.METAL_HANDOFF,
     waitTimeoutMs: v.METAL_WAIT_TIMEOUT,
+    wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -120,6 +123,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     uuid: c.uuid ?? null,
     handoff: c.handoff.kind === "exec" ? `exec:${c.handoff.path}` : "builtin",
     waitTimeoutMs: c.waitTimeoutMs,
+    wipe: c.wipe,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,
