@@ -2,7 +2,8 @@
  * The disk code's only contact with the machine: running a tool with a bound, reading
  * and writing byte ranges of a block device, the clock. Tests pass their own.
  */
-import { open } from "node:fs/promises";
+import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 
 export interface ToolResult {
   readonly code: number;
@@ -17,6 +18,9 @@ export interface DiskIo {
   read(path: string, offset: number, length: number): Promise<Uint8Array>;
   /** Writes zeroes over [offset, offset+length) in `blockBytes` writes, then fsyncs; calls `progress` after each write. */
   writeZeroes(path: string, offset: number, length: number, blockBytes: number, progress?: (written: number) => void): Promise<void>;
+  exists(path: string): Promise<boolean>;
+  mkdir(path: string): Promise<void>;
+  writeFile(path: string, text: string, mode: number): Promise<void>;
   now(): number;
   sleep(ms: number): Promise<void>;
 }
@@ -76,6 +80,13 @@ export function systemDiskIo(): DiskIo {
       } finally {
         await fh.close();
       }
+    },
+    exists: (path) => stat(path).then(() => true, () => false),
+    mkdir: async (path) => void (await mkdir(path, { recursive: true })),
+    async writeFile(path, text, mode) {
+      await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+      await writeFile(path, text, { mode });
+      await chmod(path, mode);
     },
     now: () => performance.now(),
     sleep: (ms) => Bun.sleep(ms),

@@ -24,6 +24,8 @@ export interface FakeDev {
 /** A fake machine: tool calls act on FakeDevs by path; every argv is recorded. */
 export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<string, (argv: readonly string[]) => ToolResult | undefined>> = {}) {
   const calls: string[][] = [];
+  const files = new Map<string, { text: string; mode: number }>();
+  const dirs = new Set<string>();
   let clock = 0;
   const ok = (stdout = ""): ToolResult => ({ code: 0, stdout, stderr: "", timedOut: false });
   const io: DiskIo = {
@@ -79,8 +81,11 @@ export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<
       }
       if (offset === 0) d.signatures = d.signatures.filter((s) => s !== "gpt" && s !== "PMBR");
     },
+    exists: async (path) => path in devs || files.has(path) || dirs.has(path),
+    mkdir: async (path) => void dirs.add(path),
+    writeFile: async (path, text, mode) => void files.set(path, { text, mode }),
     now: () => clock,
     sleep: async (ms) => void (clock += ms),
   };
-  return { io, calls };
+  return { io, calls, files, dirs };
 }
