@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { registerConfig } from "./config.ts";
+import { registerDisk } from "./disk.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
 import { registerInventory } from "./inventory.ts";
@@ -25,6 +26,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerToken,
   registerReach,
   registerInventory,
+  registerDisk,
   registerKconfig,
   registerVersion,
 ];

@@ -7,6 +7,7 @@
  * their zero value are absent. The protobuf-es types in src/gen/ map onto this at merge.
  */
 import { z } from "zod";
+import { AgentError } from "../errors.ts";
 
 /** enum Format (filesystem.proto). */
 export const FORMATS = ["FORMAT_UNSPECIFIED", "FORMAT_VFAT", "FORMAT_EXT3", "FORMAT_EXT4", "FORMAT_SWAP", "FORMAT_TMPFS", "FORMAT_NONE"] as const;
@@ -133,17 +134,13 @@ const Layout = z
   })
   .strict();
 
-export class LayoutInputError extends Error {
-  override readonly name = "LayoutInputError";
-}
-
-/** Validates protojson (already parsed) into a FilesystemLayoutJson; the error names the field path. */
+/** Validates protojson (already parsed) into a FilesystemLayoutJson; AgentError("layout_refused") names the field path. */
 export function parseLayoutJson(raw: unknown): FilesystemLayoutJson {
   const r = Layout.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0];
     const where = i ? i.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") : "";
-    throw new LayoutInputError(`filesystem layout${where ? ` field ${where}` : ""}: ${i?.message ?? "invalid"}`);
+    throw new AgentError("layout_refused", `filesystem layout${where ? ` field ${where}` : ""}: ${i?.message ?? "invalid"}`, { field: where });
   }
   return r.data as FilesystemLayoutJson;
 }
