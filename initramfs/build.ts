@@ -19,6 +19,7 @@ import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from
 import { parseLdd, verifyClosure } from "../src/initramfs/ldd.ts";
 import { parseModuleList, parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/init/modules-dep.ts";
 import { AGENT_PATH, initShim, MODULE_LIST_NAME } from "../src/init/paths.ts";
+import { parseToolsList, toolItems } from "./tools.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -32,6 +33,7 @@ const { values: opt } = parseArgs({
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
+    tools: { type: "string", default: "initramfs/tools.list" },
   },
   strict: true,
 });
@@ -107,6 +109,11 @@ async function main(): Promise<void> {
   items.push(text(`lib/modules/${kver}/modules.dep`, renderModulesDep(plan.load)));
   items.push(text(`lib/modules/${kver}/${MODULE_LIST_NAME}`, wanted.join("\n") + "\n"));
 
+  // Disk tools (initramfs/tools.list; --tools "" leaves them out), before busybox's applets of the same names.
+  if (opt.tools) {
+    const tools = parseToolsList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tools list ${opt.tools}`)));
+    items.push(...toolItems(tools, new Set(items.map((i) => i.path.replace(/^\/+/, ""))), (p) => run(["ldd", p]).toString()));
+  }
   const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
   items.push(...appletLinks(run([bb, "--list-full"]).toString(), "/bin/busybox", taken));
 
