@@ -127,7 +127,7 @@ export function guestScript(expectDisks: readonly string[], commands: readonly {
     `echo "MHT disks-seen $i $(ls /sys/block | tr '\\n' ' ')"`,
     ...commands.flatMap((c) => [`${c.argv} > /tmp/${c.name}.out`, `rc=$?`, `echo "MHT ${c.name} $rc $(cat /tmp/${c.name}.out | tr '\\n' ' ')"`]),
     "sync",
-    "echo MHT done",
+    "echo \"MHT done 0\"",
     "poweroff -f",
     "",
   ].join("\n");
