@@ -87,6 +87,7 @@ async function runStep(o: ApplyOptions, s: LayoutStep, n: number, total: number)
   } else {
     const end = t0 + s.timeoutMs;
     let delay = 20;
+    if (!(await o.io.exists(s.path))) logEvent(o.log, "disk.layout.step", { step: n, of: total, stage: s.stage, what: s.what, waiting: s.path, timeoutMs: s.timeoutMs }, `layout step ${n}/${total}: waiting up to ${s.timeoutMs / 1000} s for ${s.path}`);
     while (!(await o.io.exists(s.path))) {
       if (o.io.now() >= end) fail(`${s.path} did not appear within ${s.timeoutMs / 1000} s`);
       await o.io.sleep(delay * (0.75 + Math.random() / 2));

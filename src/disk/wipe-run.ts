@@ -152,7 +152,8 @@ async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
   await o.io.writeZeroes(d.path, d.sizeBytes - span, span, span);
 }
 
-async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, timeoutMs: number): Promise<void> {
+/** Runs one wipe method on one disk, without verification (wipeDisks verifies; bench/wipe.ts times it). */
+export async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, timeoutMs: number): Promise<void> {
   switch (m.kind) {
     case "nvme-format":
       await tool(o, ["nvme", "format", d.path, `--ses=${m.ses}`, "--force", `--timeout=${timeoutMs}`], timeoutMs + 30_000);
