@@ -5,7 +5,9 @@
  * hard-disk path; `conv=fsync` added so the time includes reaching the disk, as our
  * overwrite's fsync does). Each method starts from a seeded disk (GPT, md superblock,
  * ext4) and is verified with the agent's own check. Bounded per method.
- * Run (root): bun bench/wipe.ts [--size-mib 256] [--runs 3] [--timeout 300]
+ * With --qemu the same comparison runs on the lab's disks inside QEMU (virtio with
+ * discard ignored / unmapped / not offered, NVMe), with the built kernel and initramfs.
+ * Run (root): bun bench/wipe.ts [--size-mib 256] [--runs 3] [--timeout 300] [--qemu]
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -16,8 +18,10 @@ import { promisesZeroes, type WipeMethod } from "../src/disk/wipe-plan.ts";
 import { runMethod } from "../src/disk/wipe-run.ts";
 import { verifyWiped } from "../src/disk/wipe-verify.ts";
 import { silentLogger } from "../src/log/logger.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../test/lab/kernel.ts";
+import { bootVm, guestScript, markers, type GuestDisk } from "../test/e2e/disks-seed.ts";
 
-const { values: v } = parseArgs({ options: { "size-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, timeout: { type: "string", default: "300" } } });
+const { values: v } = parseArgs({ options: { "size-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, timeout: { type: "string", default: "300" }, qemu: { type: "boolean", default: false } } });
 const sizeMiB = Number(v["size-mib"]);
 const runs = Number(v.runs);
 const timeoutMs = Number(v.timeout) * 1000;
@@ -28,6 +32,7 @@ if (process.getuid?.() !== 0) {
 
 const dir = `.lab/bench-wipe-${process.pid}`;
 mkdirSync(dir, { recursive: true });
+
 const file = `${dir}/disk.img`;
 const sh = (argv: string[]) => {
   const r = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
@@ -78,6 +83,10 @@ const WAYS: Way[] = [
   { name: "metal-hammer: dd bs=10240 (hard disks)", run: (d) => tool(["dd", "status=none", "if=/dev/zero", `of=${d.path}`, "bs=10240", `count=${Math.floor(d.sizeBytes / 10240)}`, "conv=fsync"]), zeroes: true },
 ];
 
+if (v.qemu) {
+  await benchQemu();
+  process.exit(0);
+}
 let dev = "";
 try {
   sh(["truncate", "-s", `${sizeMiB * MIB}`, file]);
@@ -109,4 +118,53 @@ try {
 } finally {
   if (dev) Bun.spawnSync(["losetup", "--detach", dev]);
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** The same comparison inside QEMU on the lab's disk kinds; times from the agent's own report, dd timed by busybox. */
+async function benchQemu(): Promise<void> {
+  const bytes = sizeMiB * MIB;
+  const disks: GuestDisk[] = [
+    { file: `${dir}/a.img`, kind: "virtio", serial: "a", discard: "ignore" },
+    { file: `${dir}/b.img`, kind: "virtio", serial: "b", discard: "unmap" },
+    { file: `${dir}/c.img`, kind: "virtio", serial: "c", plain: true },
+    { file: `${dir}/d.img`, kind: "virtio", serial: "d", plain: true },
+    { file: `${dir}/n.img`, kind: "nvme", serial: "n", discard: "unmap" },
+  ];
+  try {
+    for (const d of disks) sh(["truncate", "-s", String(bytes), d.file]);
+    const names = ["vda", "vdb", "vdc", "vdd", "nvme0n1"];
+    const seedCmd = names.map((n) => `sgdisk -n 1:0:+32M -t 1:fd00 -n 2:0:0 /dev/${n} >/dev/null && blockdev --rereadpt /dev/${n} && sleep 0.2 && mkfs.ext4 -q -F /dev/${n}${n.startsWith("nvme") ? "p" : ""}2`).join(" && ");
+    const wipe = (n: string, mode: string) => ({ name: `${n}-${mode}`, argv: `metal-hammer disk wipe --yes --json --mode ${mode} --disks ${n}` });
+    const run = await bootVm({
+      name: "bench",
+      dir,
+      kernel: LAB_KERNEL,
+      initrd: LAB_INITRD,
+      disks,
+      boundMs: timeoutMs * 6,
+      script: guestScript(names, [
+        { name: "seed", argv: `sh -c '${seedCmd}'` },
+        wipe("vda", "fast"),
+        wipe("vdb", "fast"),
+        wipe("nvme0n1", "fast"),
+        wipe("vdc", "overwrite"),
+        { name: "dd", argv: `sh -c 'time dd if=/dev/zero of=/dev/vdd bs=10240 count=${Math.floor(bytes / 10240)} 2>&1; sync'` },
+      ]),
+    });
+    const m = markers(run.lines);
+    process.stdout.write(`wipe bench in QEMU (TCG, lab kernel ${LAB_KERNEL}): ${sizeMiB} MiB disks\n\n| disk | method (tried before) | time | MiB/s |\n|---|---|---|---|\n`);
+    for (const [n, what] of [["vda", "virtio, discard ignored by QEMU"], ["vdb", "virtio, discard unmapped"], ["nvme0n1", "QEMU NVMe"], ["vdc", "virtio without discard, METAL_WIPE=overwrite"]] as const) {
+      const mode = n === "vdc" ? "overwrite" : "fast";
+      const r = JSON.parse(m.get(`${n}-${mode}`)?.text || "{}") as { disks?: { method: string; durationMs: number; attempts: { method: string; ok: boolean; durationMs: number }[] }[] };
+      const d = r.disks?.[0];
+      const failed = (d?.attempts ?? []).filter((a) => !a.ok).map((a) => `${a.method} ${(a.durationMs / 1000).toFixed(2)} s`);
+      process.stdout.write(`| ${n} (${what}) | ${d?.method ?? "?"}${failed.length ? ` (after ${failed.join(", ")})` : ""} | ${d ? (d.durationMs / 1000).toFixed(2) : "?"} s | ${d ? (sizeMiB / (d.durationMs / 1000)).toFixed(0) : "?"} |\n`);
+    }
+    const real = /real\s+(\d+)m\s*([\d.]+)s/.exec(m.get("dd")?.text ?? "");
+    const ddS = real ? Number(real[1]) * 60 + Number(real[2]) : NaN;
+    process.stdout.write(`| vdd (virtio without discard) | metal-hammer's dd bs=10240 (+ sync) | ${ddS.toFixed(2)} s | ${(sizeMiB / ddS).toFixed(0)} |\n`);
+    if (run.timedOut) process.stdout.write(`(the VM reached its bound; console in ${dir}/bench.console.log)\n`);
+  } finally {
+    for (const d of disks) rmSync(d.file, { force: true });
+  }
 }

@@ -6,6 +6,9 @@
  * calc_sb_1_csum, as libblkid (superblocks/linux_raid.c) and mdadm check them.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { encodeCpio } from "../../src/initramfs/cpio.ts";
+import { composeImage } from "../../src/initramfs/layout.ts";
 
 export const MD_MAGIC = 0xa92b4efc;
 /** v1.2: 4 KiB from the start of the member. */
@@ -100,12 +103,14 @@ export interface GuestDisk {
   readonly readOnly?: boolean;
   /** QEMU's drive discard= (ignore: the device accepts discard and keeps the data). */
   readonly discard?: "ignore" | "unmap";
+  /** The virtio device advertises neither discard nor write-zeroes (a plain hard disk). */
+  readonly plain?: boolean;
 }
 
 export function diskArgs(disks: readonly GuestDisk[]): string[] {
   return disks.flatMap((d, i) => [
     "-drive", `file=${d.file},if=none,id=d${i},format=raw,discard=${d.discard ?? "ignore"}${d.readOnly ? ",readonly=on" : ""}`,
-    "-device", d.kind === "nvme" ? `nvme,drive=d${i},serial=${d.serial}` : `virtio-blk-pci,drive=d${i},serial=${d.serial}`,
+    "-device", d.kind === "nvme" ? `nvme,drive=d${i},serial=${d.serial}` : `virtio-blk-pci,drive=d${i},serial=${d.serial}${d.plain ? ",discard=off,write-zeroes=off" : ""}`,
   ]);
 }
 
@@ -142,3 +147,54 @@ export function markers(lines: readonly string[]): Map<string, { exit: number; t
   }
   return out;
 }
+
+export interface VmRun {
+  readonly lines: string[];
+  readonly exit: number | null;
+  readonly timedOut: boolean;
+}
+
+export interface VmBoot {
+  readonly name: string;
+  /** Where the console log and argv are kept. */
+  readonly dir: string;
+  readonly kernel: string;
+  readonly initrd: string;
+  readonly disks: readonly GuestDisk[];
+  /** The guest's /init (rdinit=/mht-init). */
+  readonly script: string;
+  /** More files for the guest, by path. */
+  readonly files?: Record<string, string>;
+  readonly boundMs: number;
+}
+
+/** Boots the lab kernel with the built initramfs and a small cpio in front; resolves when QEMU exits (killed at the bound). */
+export async function bootVm(b: VmBoot): Promise<VmRun> {
+  const { name, dir, disks, script, files = {} } = b;
+  const entries = { "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 }, ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])) };
+  const image = composeImage(Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })));
+  const initrd = `${dir}/${name}.initrd`;
+  // Uncompressed first: the built lz4 archive has no end marker (test/lab/overlay.ts).
+  writeFileSync(initrd, encodeCpio(image.entries, 0, new Map(Object.entries(entries).map(([p, f]) => [p, f.data]))));
+  writeFileSync(initrd, readFileSync(b.initrd), { flag: "a" });
+  const argv = [
+    "qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+    "-serial", "stdio", "-kernel", b.kernel, "-initrd", initrd,
+    "-append", "console=ttyS0,115200 panic=-1 quiet loglevel=1 rdinit=/mht-init",
+    ...diskArgs(disks),
+  ];
+  writeFileSync(`${dir}/${name}.argv`, JSON.stringify(argv, null, 1));
+  const q = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    q.kill("SIGKILL");
+  }, b.boundMs);
+  const out = await new Response(q.stdout).text();
+  const exit = await q.exited;
+  clearTimeout(timer);
+  rmSync(initrd, { force: true });
+  writeFileSync(`${dir}/${name}.console.log`, out + (await new Response(q.stderr).text()));
+  return { lines: out.split("\n").map((l) => l.replace(/\r/g, "")), exit, timedOut };
+}
+

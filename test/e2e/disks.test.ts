@@ -10,14 +10,14 @@
  * initramfs (`make initramfs build/lab/vmlinux-<kver>`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { composeImage } from "../../src/initramfs/layout.ts";
-import { encodeCpio } from "../../src/initramfs/cpio.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
-import { waitFor } from "../lab/wait.ts";
-import { attachLoop, detachLoop, diskArgs, guestScript, markers, mdSuperblock12, MD_SB_1_2_OFFSET, parseSgdiskPrint, probe, sh, signatures, type GuestDisk } from "./disks-seed.ts";
+import { attachLoop, bootVm as boot, detachLoop, guestScript, markers, mdSuperblock12, MD_SB_1_2_OFFSET, parseSgdiskPrint, probe, sh, signatures, type GuestDisk, type VmRun } from "./disks-seed.ts";
+
+const bootVm = (name: string, disks: readonly GuestDisk[], script: string, files: Record<string, string> = {}) =>
+  boot({ name, dir, kernel: LAB_KERNEL, initrd: LAB_INITRD, disks, script, files, boundMs: BOOT_BOUND_MS });
 
 const MiB = 1024 * 1024;
 const TOOLS = ["qemu-system-x86_64", "sgdisk", "mdadm", "lvm", "losetup", "blkid", "wipefs", "mkfs.ext4", "debugfs"];
@@ -52,40 +52,6 @@ const unloop = (l: string): void => {
 };
 /** Host LVM with its own empty system dir: no host lvm.conf, no backups written to /etc. */
 const lvm = (args: string[]): string => sh(["lvm", ...args, "--config", "backup { backup=0 archive=0 } global { use_lvmlockd=0 }"], { LVM_SYSTEM_DIR: `${dir}/lvm-etc` });
-
-interface VmRun {
-  readonly lines: string[];
-  readonly exit: number | null;
-  readonly timedOut: boolean;
-}
-
-async function bootVm(name: string, disks: readonly GuestDisk[], script: string, files: Record<string, string> = {}): Promise<VmRun> {
-  const entries = { "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 }, ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])) };
-  const image = composeImage(Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })));
-  const initrd = `${dir}/${name}.initrd`;
-  // Uncompressed first: the built lz4 archive has no end marker (test/lab/overlay.ts).
-  writeFileSync(initrd, encodeCpio(image.entries, 0, new Map(Object.entries(entries).map(([p, f]) => [p, f.data]))));
-  writeFileSync(initrd, readFileSync(LAB_INITRD), { flag: "a" });
-  const argv = [
-    "qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-    "-serial", "stdio", "-kernel", LAB_KERNEL, "-initrd", initrd,
-    "-append", "console=ttyS0,115200 panic=-1 quiet loglevel=1 rdinit=/mht-init",
-    ...diskArgs(disks),
-  ];
-  writeFileSync(`${dir}/${name}.argv`, JSON.stringify(argv, null, 1));
-  const q = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    q.kill("SIGKILL");
-  }, BOOT_BOUND_MS);
-  const out = await new Response(q.stdout).text();
-  const exit = await q.exited;
-  clearTimeout(timer);
-  rmSync(initrd, { force: true });
-  writeFileSync(`${dir}/${name}.console.log`, out + (await new Response(q.stderr).text()));
-  return { lines: out.split("\n").map((l) => l.replace(/\r/g, "")), exit, timedOut };
-}
 
 function writeAt(file: string, offset: number, data: Uint8Array): void {
   const fd = openSync(file, "r+");
