@@ -38,6 +38,8 @@ export interface DiskFacts {
   readonly model: string;
   readonly serial: string;
   readonly partitions: readonly PartitionFacts[];
+  /** Devices stacked on the disk or its partitions (sysfs `holders`: md arrays, device-mapper/LVM volumes). */
+  readonly holders: readonly string[];
 }
 
 /** A sysfs string made safe for a log line or a table (firmware strings carry anything). */

@@ -164,6 +164,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     const level = RAID_LEVEL_VALUE[r.level];
     const members = r.devices ?? [];
     const spares = r.spares ?? 0;
+    if (level === "0" && spares > 0) problems.push(`${by}: RAID 0 has no spares (asked for ${spares})`);
     if (members.length - spares < 2) problems.push(`${by}: RAID ${level} needs at least 2 active devices (has ${members.length} devices, ${spares} spares)`);
     const sizes = members.map((m) => known(m, by)?.sizeMiB);
     const known2 = sizes.filter((s): s is number => s !== undefined);

@@ -36,7 +36,7 @@ const int = (v: string | undefined, dflt = 0): number => {
 };
 
 /** One disk from its sysfs files; undefined when the entry is not a disk (see NOT_DISKS) or is empty. */
-export function diskFromFiles(name: string, files: DiskFiles, partitions: readonly PartitionFacts[] = []): DiskFacts | undefined {
+export function diskFromFiles(name: string, files: DiskFiles, partitions: readonly PartitionFacts[] = [], holders: readonly string[] = []): DiskFacts | undefined {
   if (NOT_DISKS.test(name)) return undefined;
   // /sys/block/<name>/size counts 512-byte sectors whatever the logical block size.
   const sizeBytes = int(files.size) * 512;
@@ -64,6 +64,7 @@ export function diskFromFiles(name: string, files: DiskFiles, partitions: readon
     model: [vendor, model].filter((s) => s !== "").join(" "),
     serial: escapeText(files.serial ?? files["device/serial"]),
     partitions,
+    holders,
   };
 }
 
@@ -89,7 +90,9 @@ export async function readDisks(sysRoot = "/sys"): Promise<DiskFacts[]> {
       const d = join(dir, name);
       const files: Record<string, string | undefined> = {};
       await Promise.all(DISK_FILES.map(async (f) => void (files[f] = await text(join(d, f)))));
-      return diskFromFiles(name, files, await partitionsOf(d, name));
+      const parts = await partitionsOf(d, name);
+      const holders = (await Promise.all([d, ...parts.map((p) => join(d, p.name))].map((p) => list(join(p, "holders"))))).flat();
+      return diskFromFiles(name, files, parts, [...new Set(holders)].sort());
     }),
   );
   return disks.filter((d): d is DiskFacts => d !== undefined).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));

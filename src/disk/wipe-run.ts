@@ -221,9 +221,26 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   return { ...base, outcome: "failed", method: last?.method, reason: last?.error, zeroesChecked: false, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
 }
 
+/**
+ * Arrays and volumes still active on the disks (a second run in the same boot, or
+ * something assembled them) keep the devices busy: deactivate every LVM volume group and
+ * stop every md array first. Best effort; a disk still busy then fails its methods.
+ */
+async function release(disks: readonly DiskFacts[], o: WipeOptions): Promise<void> {
+  const held = disks.filter((d) => d.holders.length > 0);
+  if (held.length === 0) return;
+  const t = o.toolTimeoutMs ?? 30_000;
+  logEvent(o.log, "disk.wipe.plan", { release: held.map((d) => ({ disk: d.name, holders: d.holders })) }, `deactivating what holds ${held.map((d) => `${d.name} (${d.holders.join(", ")})`).join(", ")}`);
+  for (const argv of [["lvm", "vgchange", "--activate", "n"], ["mdadm", "--stop", "--scan"]]) {
+    const r = await o.io.run(argv, { timeoutMs: t });
+    if (r.code !== 0) logEvent(o.log, "disk.wipe.fallback", { step: argv.join(" "), code: r.code }, `${argv.join(" ")} exited ${r.code}: ${r.stderr.trim()}`, "warn");
+  }
+}
+
 /** Wipes all disks in parallel; throws AgentError("wipe_failed") naming each disk that failed, with the report in details. */
 export async function wipeDisks(disks: readonly DiskFacts[], o: WipeOptions): Promise<WipeReport> {
   const t0 = o.io.now();
+  await release(disks, o);
   const results = await Promise.all(disks.map((d) => wipeOne(d, o)));
   const report: WipeReport = { mode: o.mode, disks: results, durationMs: Math.round(o.io.now() - t0) };
   const failed = results.filter((r) => r.outcome === "failed");

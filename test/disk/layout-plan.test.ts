@@ -108,6 +108,16 @@ describe("layout planner: metal-stack's default shapes", () => {
     expect(lines(p)).toContain("mount -t ext4 -o noatime /dev/sda1 /rootfs");
   });
 
+  test("RAID 1 with a spare: active devices exclude the spare; a partition without label or type gets neither option", () => {
+    const p = planLayout({
+      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }] }],
+      raid: [{ arrayName: "/dev/md/data", devices: ["/dev/sda1", "/dev/sdb", "/dev/nvme0n1"], level: "RAID_LEVEL_1", spares: 1, createOptions: ["--bitmap=internal"] }],
+      filesystems: [{ device: "/dev/md/data", format: "FORMAT_EXT4", path: "/" }],
+    }, [sda, sdb, nvme(0)], ROOT);
+    expect(lines(p)).toContain("sgdisk --clear --new=1:0:+1000M /dev/sda");
+    expect(lines(p)).toContain("mdadm --create /dev/md/data --force --run --homehost any --level 1 --raid-devices 2 --assume-clean --spare-devices 1 --bitmap=internal /dev/sda1 /dev/sdb /dev/nvme0n1");
+  });
+
   test("an NVMe partition is named with p", () => {
     const p = planLayout({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: "FORMAT_EXT4", path: "/" }] }, [nvme(0)], ROOT);
     expect(lines(p)).toContain("mkfs.ext4 -F /dev/nvme0n1p1");
@@ -142,6 +152,7 @@ describe("layout planner: refusals before anything is written", () => {
     expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda"], level: "RAID_LEVEL_1" }] }).join()).toMatch(/needs at least 2 active devices/);
     expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdx"], level: "RAID_LEVEL_0" }] }).join()).toMatch(/device \/dev\/sdx is neither a disk/);
     expect(refused({ raid: [{ arrayName: "md0", devices: ["/dev/sda", "/dev/sdb"], level: "RAID_LEVEL_0" }] }).join()).toMatch(/expected \/dev\/mdN/);
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb", "/dev/sdc"], level: "RAID_LEVEL_0", spares: 1 }] }, [sda, sdb, disk({ name: "sdc", path: "/dev/sdc" })]).join()).toMatch(/RAID 0 has no spares/);
     const esp = (level: "RAID_LEVEL_0" | "RAID_LEVEL_1", createOptions: string[]) =>
       refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level, createOptions }], filesystems: [{ device: "/dev/md0", format: "FORMAT_VFAT", path: "/boot/efi" }] }).join();
     expect(esp("RAID_LEVEL_0", [])).toMatch(/can only be mirrored/);

@@ -62,6 +62,17 @@ describe("wipeDisks", () => {
     expect(err.message).toMatch(/\/dev\/sdx \(metadata\): wipefs --all --force \/dev\/sdx exited 1: .*Read-only/);
   });
 
+  test("arrays and volumes still active on a disk are deactivated before anything is wiped", async () => {
+    const devs = { "/dev/sda": dev() };
+    const { io, calls } = fakeMachine(devs);
+    const { log } = captureLogger();
+    await wipeDisks([disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE, holders: ["dm-0", "md127"] })], { mode: "fast", io, log, partitions: async () => [] });
+    expect(calls.slice(0, 2)).toEqual([["lvm", "vgchange", "--activate", "n"], ["mdadm", "--stop", "--scan"]]);
+    const quiet = fakeMachine({ "/dev/sda": dev() });
+    await wipeDisks([disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE })], { mode: "fast", io: quiet.io, log, partitions: async () => [] });
+    expect(quiet.calls.some((c) => c[0] === "lvm")).toBe(false);
+  });
+
   test("overwrite writes every byte with progress lines and verifies zeroes", async () => {
     const devs = { "/dev/sda": dev() };
     const { io } = fakeMachine(devs);
