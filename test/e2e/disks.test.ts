@@ -10,7 +10,7 @@
  * initramfs (`make initramfs build/lab/vmlinux-<kver>`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
@@ -95,6 +95,7 @@ function seed(): Seeded {
   unloop(l);
   sh(["truncate", "-s", `${64 * MiB}`, img("ro")]);
   sh(["mkfs.ext4", "-q", "-F", "-L", "keepme", img("ro")]);
+  writeFileSync(img("hdd"), randomBytes(32 * MiB));
   offsets.nvme = [n1.start * 512];
   for (const [n, offs] of Object.entries(offsets)) found[n] = [...signatures(img(n)).map((s) => s.split(/\s+/)[0] as string), ...offs.map((o) => probe(img(n), o).TYPE ?? "nothing")];
   return { offsets, found };
@@ -109,7 +110,13 @@ const VIRTIO: GuestDisk[] = [
 const machine = (withReadOnly: boolean): GuestDisk[] => [
   { ...(VIRTIO[0] as GuestDisk), file: img("vda") },
   { ...(VIRTIO[1] as GuestDisk), file: img("vdb") },
-  ...(withReadOnly ? [{ file: img("ro"), kind: "virtio" as const, serial: "mht-ro", readOnly: true }] : []),
+  ...(withReadOnly
+    ? [
+        { file: img("ro"), kind: "virtio" as const, serial: "mht-ro", readOnly: true },
+        // A "hard disk": no discard, no write-zeroes; random bytes everywhere, for METAL_WIPE=overwrite.
+        { file: img("hdd"), kind: "virtio" as const, serial: "mht-hdd", plain: true },
+      ]
+    : []),
   { ...(VIRTIO[2] as GuestDisk), file: img("nvme") },
 ];
 
@@ -119,15 +126,16 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
   beforeAll(async () => {
     mkdirSync(`${dir}/lvm-etc`, { recursive: true });
     seeded = seed();
-    wipe = await bootVm("wipe", machine(true), guestScript(["vda", "vdb", "vdc", "nvme0n1"], [
+    wipe = await bootVm("wipe", machine(true), guestScript(["vda", "vdb", "vdc", "vdd", "nvme0n1"], [
       { name: "list", argv: "metal-hammer disk list --json" },
       { name: "wipe", argv: "metal-hammer disk wipe --yes --json" },
+      { name: "overwrite", argv: "metal-hammer disk wipe --yes --json --mode overwrite --disks vdd" },
     ]));
   }, BOOT_BOUND_MS + 60_000);
 
   afterAll(() => {
     for (const l of [...loops]) unloop(l);
-    for (const n of ["vda", "vdb", "nvme", "ro"]) rmSync(img(n), { force: true });
+    for (const n of ["vda", "vdb", "nvme", "ro", "hdd"]) rmSync(img(n), { force: true });
   });
 
   test("the seeds were there before the wipe (GPT at both ends, md member, LVM PV, ext4), also in the guest's view", () => {
@@ -138,7 +146,7 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
     });
     const m = markers(wipe.lines);
     const list = JSON.parse(m.get("list")?.text ?? "[]") as { name: string; readOnly: boolean; nvme: boolean; partitions: unknown[] }[];
-    expect(list.map((d) => [d.name, d.readOnly, d.nvme, d.partitions.length])).toEqual([["nvme0n1", false, true, 1], ["vda", false, false, 2], ["vdb", false, false, 2], ["vdc", true, false, 0]]);
+    expect(list.map((d) => [d.name, d.readOnly, d.nvme, d.partitions.length])).toEqual([["nvme0n1", false, true, 1], ["vda", false, false, 2], ["vdb", false, false, 2], ["vdc", true, false, 0], ["vdd", false, false, 0]]);
   });
 
   test("a read-only disk makes the wipe fail loudly with its name (exit 50); every other disk is wiped", () => {
@@ -151,11 +159,24 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
     const report = JSON.parse(m.get("wipe")?.text ?? "{}") as { disks: { disk: string; outcome: string; method: string; attempts: { method: string; ok: boolean }[] }[] };
     const by = Object.fromEntries(report.disks.map((d) => [d.disk, d]));
     expect(by.vdc?.outcome).toBe("failed");
-    expect([by.vda?.outcome, by.vdb?.outcome, by.nvme0n1?.outcome]).toEqual(["wiped", "wiped", "wiped"]);
+    expect([by.vda?.outcome, by.vdb?.outcome, by.vdd?.outcome, by.nvme0n1?.outcome]).toEqual(["wiped", "wiped", "wiped", "wiped"]);
+    expect(by.vdd?.method).toBe("metadata");
     // QEMU's discard=ignore: blkdiscard succeeds, the signatures stay, verification says so and the next method runs.
     expect(by.vda?.attempts.find((a) => a.method === "discard")?.ok).toBe(false);
     expect(by.vda?.method).toBe("metadata");
     expect(by.vdb?.method).toBe("discard");
+  });
+
+  test("METAL_WIPE=overwrite on a disk without discard writes every byte, with a progress line", () => {
+    const m = markers(wipe.lines);
+    expect(m.get("overwrite")?.exit).toBe(0);
+    const r = JSON.parse(m.get("overwrite")?.text ?? "{}") as { mode: string; disks: { disk: string; method: string; zeroesChecked: boolean }[] };
+    expect(r.mode).toBe("overwrite");
+    expect(r.disks.map((d) => [d.disk, d.method, d.zeroesChecked])).toEqual([["vdd", "overwrite", true]]);
+    const progress = wipe.lines.filter((l) => l.includes('"event":"disk.wipe.progress"') && l.includes('"disk":"vdd"'));
+    expect(progress.at(-1)).toContain('"percent":100');
+    // On the host: the 32 MiB of random bytes are all zero now.
+    expect(readFileSync(img("hdd")).every((b) => b === 0)).toBe(true);
   });
 
   test("after the wipe the host finds nothing on the images, also not at the old partitions' offsets", () => {
