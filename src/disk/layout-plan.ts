@@ -275,6 +275,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     if (mk) steps.push({ kind: "exec", stage: "mkfs", what: `${format} on ${device}`, argv: mk, timeoutMs: 600 * SEC });
   }
 
+  if (!planned.some((f) => f.path === "/" && f.target !== undefined)) problems.push("no filesystem is mounted at / (the installer needs the root filesystem)");
   if (problems.length > 0) {
     const id = layout.id ?? layout.name;
     throw new AgentError("layout_refused", `filesystem layout${id ? ` ${id}` : ""} refused: ${problems.join("; ")}`, { problems });

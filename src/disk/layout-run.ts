@@ -112,8 +112,8 @@ export async function runLayoutPlan(plan: LayoutPlan, o: ApplyOptions): Promise<
     if (!uuid) throw new AgentError("layout_failed", `layout: no UUID for ${f.device} (${f.path}) after mkfs: blkid exited ${r.code} ${r.stderr.trim()}`, { device: f.device });
     fss.push({ ...f, uuid });
   }
-  const root = fss.find((f) => f.path === "/");
-  if (!root?.uuid) throw new AgentError("layout_refused", "filesystem layout has no filesystem mounted at /", {});
+  // planLayout refuses a layout without "/", and every mounted filesystem has a UUID by now.
+  const root = fss.find((f) => f.path === "/") as AppliedFilesystem & { uuid: string };
   await o.io.writeFile(`${plan.targetRoot.replace(/\/+$/, "")}/etc/metal/disk.json`, renderDiskJson(fss), 0o600);
   const applied: AppliedLayout = {
     targetRoot: plan.targetRoot,

@@ -187,6 +187,11 @@ describe("layout planner: refusals before anything is written", () => {
     expect(refused({ filesystems: [{ device: "/dev/sda", format: "FORMAT_VFAT", path: "/boot/efi", label: "EFI-SYSTEM-P" }] }).join()).toMatch(/longer than vfat allows \(11 bytes\)/);
   });
 
+  test("a layout without a filesystem at / (the installer needs one)", () => {
+    expect(refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/data" }] }).join()).toMatch(/no filesystem is mounted at \//);
+    expect(refused({ filesystems: [{ device: "tmpfs", format: "FORMAT_TMPFS", path: "/" }] }).join()).toMatch(/no filesystem is mounted at \//);
+  });
+
   test("every problem is listed at once, in the error message too", () => {
     try {
       planLayout({ id: "broken", disks: [{ device: "/dev/sdx" }], filesystems: [{ device: "/dev/sdx1", path: "/" }] }, [sda], ROOT);
