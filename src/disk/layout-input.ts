@@ -108,8 +108,18 @@ export interface FilesystemLayoutJson {
 
 // protojson also accepts enum numbers and 64-bit integers as JSON numbers: normalise both.
 const enumOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.union([z.enum(values), z.number().int().nonnegative().max(values.length - 1).transform((n) => values[n] as T[number])]);
-const uint64 = z.union([z.string().regex(/^\d+$/, "expected an unsigned integer (MiB) as a string"), z.number().int().nonnegative().transform(String)]);
+  z.unknown().transform((v, ctx): T[number] => {
+    if (typeof v === "string" && (values as readonly string[]).includes(v)) return v as T[number];
+    if (typeof v === "number" && Number.isInteger(v) && v >= 0 && v < values.length) return values[v] as T[number];
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(v)}: expected one of ${values.join(", ")} (or its number)` });
+    return z.NEVER;
+  });
+const uint64 = z.unknown().transform((v, ctx): string => {
+  if (typeof v === "string" && /^\d+$/.test(v)) return v;
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return String(v);
+  ctx.addIssue({ code: "custom", message: `${JSON.stringify(v)}: expected an unsigned integer in MiB (protojson: a string of digits)` });
+  return z.NEVER;
+});
 const strings = z.array(z.string()).optional();
 const opt = <T extends z.ZodTypeAny>(t: T) => t.optional();
 

@@ -210,7 +210,7 @@ describe("layout input (protojson)", () => {
   });
 
   test("unknown enum names, unknown fields and display names are refused with the field path", () => {
-    expect(() => parseLayoutJson({ filesystems: [{ format: "ext4" }] })).toThrow(/field filesystems\[0\]\.format/);
+    expect(() => parseLayoutJson({ filesystems: [{ format: "ext4" }] })).toThrow(/field filesystems\[0\]\.format: "ext4": expected one of FORMAT_UNSPECIFIED, FORMAT_VFAT/);
     expect(() => parseLayoutJson({ disks: [{ device: "/dev/sda", wipeOnReinstall: true }] })).toThrow(/field disks\[0\]/);
     expect(() => parseLayoutJson({ logicalVolumes: [{ size: "-1" }] })).toThrow(/logicalVolumes\[0\]\.size/);
   });
