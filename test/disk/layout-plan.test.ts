@@ -170,6 +170,7 @@ describe("layout planner: refusals before anything is written", () => {
     expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "rest", volumeGroup: "vg" }, { name: "late", volumeGroup: "vg", size: "1" }] }).join()).toMatch(/late: comes after logical volume vg\/rest/);
     expect(refused({ volumeGroups: [{ name: "bad name", devices: ["/dev/sda"] }] }).join()).toMatch(/name "bad name"/);
     expect(refused({ volumeGroups: [{ name: "vg" }] }).join()).toMatch(/volume group vg: no devices/);
+    expect(refused({ volumeGroups: [{ name: "vg", devices: ["/dev/sda"] }, { name: "vg", devices: ["/dev/sdb"] }] }).join()).toMatch(/volume group vg is listed twice/);
     expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "", volumeGroup: "vg" }] }).join()).toMatch(/name ""/);
   });
 
