@@ -107,6 +107,10 @@ const VIRTIO: GuestDisk[] = [
   { file: "", kind: "virtio", serial: "mht-b", discard: "unmap" },
   { file: "", kind: "nvme", serial: "mht-nvme", discard: "unmap" },
 ];
+const pvDisks: GuestDisk[] = [
+  { file: "", kind: "virtio", serial: "mht-pv1", plain: true },
+  { file: "", kind: "virtio", serial: "mht-pv2", plain: true },
+];
 const machine = (withReadOnly: boolean): GuestDisk[] => [
   { ...(VIRTIO[0] as GuestDisk), file: img("vda") },
   { ...(VIRTIO[1] as GuestDisk), file: img("vdb") },
@@ -116,7 +120,10 @@ const machine = (withReadOnly: boolean): GuestDisk[] => [
         // A "hard disk": no discard, no write-zeroes; random bytes everywhere, for METAL_WIPE=overwrite.
         { file: img("hdd"), kind: "virtio" as const, serial: "mht-hdd", plain: true },
       ]
-    : []),
+    : [
+        { ...(pvDisks[0] as GuestDisk), file: img("pv1") },
+        { ...(pvDisks[1] as GuestDisk), file: img("pv2") },
+      ]),
   { ...(VIRTIO[2] as GuestDisk), file: img("nvme") },
 ];
 
@@ -135,7 +142,7 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
 
   afterAll(() => {
     for (const l of [...loops]) unloop(l);
-    for (const n of ["vda", "vdb", "nvme", "ro", "hdd"]) rmSync(img(n), { force: true });
+    for (const n of ["vda", "vdb", "nvme", "ro", "hdd", "pv1", "pv2"]) rmSync(img(n), { force: true });
   });
 
   test("the seeds were there before the wipe (GPT at both ends, md member, LVM PV, ext4), also in the guest's view", () => {
@@ -191,12 +198,15 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
     beforeAll(async () => {
       const raid = readFileSync(new URL("../fixtures/disk/e2e/raid1-lvm.json", import.meta.url), "utf8").replaceAll("VGNAME", VG);
       const single = readFileSync(new URL("../fixtures/disk/e2e/single-nvme.json", import.meta.url), "utf8");
-      apply = await bootVm("apply", machine(false), guestScript(["vda", "vdb", "nvme0n1"], [
+      const lvmOnly = readFileSync(new URL("../fixtures/disk/e2e/lvm-raid1-striped.json", import.meta.url), "utf8").replaceAll("VGNAME", `${VG}r`);
+      for (const n of ["pv1", "pv2"]) sh(["truncate", "-s", `${48 * MiB}`, img(n)]);
+      apply = await bootVm("apply", machine(false), guestScript(["vda", "vdb", "vdc", "vdd", "nvme0n1"], [
         { name: "plan", argv: "metal-hammer disk plan /raid1-lvm.json --target /t1" },
         { name: "apply1", argv: "metal-hammer disk apply /raid1-lvm.json --target /t1 --unmount --yes --json" },
         { name: "apply2", argv: "metal-hammer disk apply /single-nvme.json --target /t2 --unmount --yes --json" },
-        { name: "stop", argv: `lvm vgchange -an ${VG} && mdadm --stop /dev/md0 /dev/md1` },
-      ]), { "raid1-lvm.json": raid, "single-nvme.json": single });
+        { name: "apply3", argv: "metal-hammer disk apply /lvm-raid1-striped.json --target /t3 --unmount --yes --json" },
+        { name: "stop", argv: `lvm vgchange -an ${VG} ${VG}r && mdadm --stop /dev/md0 /dev/md1` },
+      ]), { "raid1-lvm.json": raid, "single-nvme.json": single, "lvm-raid1-striped.json": lvmOnly });
     }, BOOT_BOUND_MS + 60_000);
 
     test("both layouts are applied in the VM (exit 0) and report a root UUID", () => {
@@ -206,6 +216,7 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       expect(m.get("plan")?.text).toContain("--metadata=1.0");
       expect(m.get("apply1")?.exit).toBe(0);
       expect(m.get("apply2")?.exit).toBe(0);
+      expect(m.get("apply3")?.exit).toBe(0);
       expect(m.get("stop")?.exit).toBe(0);
     });
 
@@ -269,6 +280,34 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       const fs = p.map((x) => probe(img("nvme"), x.start * 512));
       expect(fs.map((f) => [f.TYPE, f.LABEL])).toEqual([["vfat", "efi"], ["swap", "swap"], ["ext3", "boot"], ["ext4", "root"]]);
       expect(fs[3]?.UUID).toBe(a2.rootUuid);
+    });
+
+    test("LVM raid1 and striped volumes over two whole disks (dm-raid in the initramfs): segment types, both legs, ext4 on each", () => {
+      const a3 = JSON.parse(markers(apply.lines).get("apply3")?.text ?? "{}") as { rootUuid: string };
+      const pv1 = loop(img("pv1"));
+      const pv2 = loop(img("pv2"));
+      try {
+        const devices = `${pv1},${pv2}`;
+        const rep = (what: string, fields: string, all = false) => (JSON.parse(lvm([what, "--readonly", ...(all ? ["-a"] : []), "--devices", devices, "--units", "b", "--nosuffix", "--reportformat", "json", "-o", fields])) as { report: Record<string, Record<string, string>[]>[] }).report[0] as Record<string, Record<string, string>[]>;
+        const lvs = rep("lvs", "lv_name,segtype,stripes,lv_size,seg_pe_ranges", true).lv as Record<string, string>[];
+        const by = Object.fromEntries(lvs.map((l) => [l.lv_name, l]));
+        expect([by.mirror?.segtype, by.stripe?.segtype, by.stripe?.stripes]).toEqual(["raid1", "striped", "2"]);
+        expect(Object.keys(by).filter((n) => n.includes("rimage")).sort()).toEqual(["[mirror_rimage_0]", "[mirror_rimage_1]"]);
+        const ext = Number((rep("vgs", "vg_extent_size").vg?.[0] as Record<string, string>).vg_extent_size);
+        const peStart = Object.fromEntries((rep("pvs", "pv_name,pe_start").pv as Record<string, string>[]).map((p) => [p.pv_name, Number(p.pe_start)]));
+        // Each raid1 leg is a full copy: ext4 "mirror" on both disks.
+        for (const leg of ["[mirror_rimage_0]", "[mirror_rimage_1]"]) {
+          const [, dev, start] = /^(\S+):(\d+)-/.exec(by[leg]?.seg_pe_ranges ?? "") ?? [];
+          const f = probe(dev as string, (peStart[dev as string] as number) + Number(start) * ext);
+          expect({ leg, type: f.TYPE, label: f.LABEL, uuid: f.UUID }).toEqual({ leg, type: "ext4", label: "mirror", uuid: a3.rootUuid });
+        }
+        // The striped volume's first chunk (with the ext4 superblock) is on the first PV of its segment.
+        const [, sdev, sstart] = /^(\S+):(\d+)-/.exec(by.stripe?.seg_pe_ranges ?? "") ?? [];
+        expect(probe(sdev as string, (peStart[sdev as string] as number) + Number(sstart) * ext)).toMatchObject({ TYPE: "ext4", LABEL: "stripe" });
+      } finally {
+        unloop(pv1);
+        unloop(pv2);
+      }
     });
   });
 });
