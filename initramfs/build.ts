@@ -6,7 +6,7 @@
  * dependencies. Writes <out> (compressed cpio newc), <out>.manifest (every entry)
  * and prints a size report. Same inputs, same bytes: see docs/initramfs.md.
  *
- *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] --out build/initramfs/x.cpio.lz4
+ *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] [--tools initramfs/tools.list] --out build/initramfs/x.cpio.lz4
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -33,7 +33,7 @@ const { values: opt } = parseArgs({
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
-    tools: { type: "string", default: "initramfs/tools.list" },
+    tools: { type: "string" },
   },
   strict: true,
 });
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   items.push(text(`lib/modules/${kver}/modules.dep`, renderModulesDep(plan.load)));
   items.push(text(`lib/modules/${kver}/${MODULE_LIST_NAME}`, wanted.join("\n") + "\n"));
 
-  // Disk tools (initramfs/tools.list; --tools "" leaves them out), before busybox's applets of the same names.
+  // Tools from a list (make passes initramfs/tools.list: the disk stages' Debian tools), before busybox's applets of the same names.
   if (opt.tools) {
     const tools = parseToolsList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tools list ${opt.tools}`)));
     items.push(...toolItems(tools, new Set(items.map((i) => i.path.replace(/^\/+/, ""))), (p) => run(["ldd", p]).toString()));

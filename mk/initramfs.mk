@@ -24,4 +24,4 @@ INITRAMFS_SRC := initramfs/build.ts initramfs/tools.ts initramfs/tools.list $(wi
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) | deps-apt
-	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --list $(MODULE_LIST) --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
+	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --list $(MODULE_LIST) --tools initramfs/tools.list --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
