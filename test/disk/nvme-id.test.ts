@@ -11,7 +11,12 @@ describe("NVMe Identify answers", () => {
     expect(c.model).toBe("SAMSUNG MZQLB1T9HAJR-00007");
   });
 
-  test("a controller with Format NVM only (QEMU's): no crypto, no sanitize; without id-ns no zero promise", () => {
+  test("QEMU 7.2's NVMe controller, recorded in the lab (nvme-cli 2.3): Format NVM only, deallocated blocks read zero", () => {
+    const c = parseNvmeCaps(fx("qemu-7.2-id-ctrl.json"), fx("qemu-7.2-id-ns.json"));
+    expect(c).toMatchObject({ format: true, formatCrypto: false, formatAllNamespaces: false, sanitizeCrypto: false, sanitizeBlock: false, deallocatedReadsZero: true, model: "QEMU NVMe Ctrl" });
+  });
+
+  test("a controller with Format NVM only: no crypto, no sanitize; without id-ns no zero promise", () => {
     const c = parseNvmeCaps(fx("format-only-id-ctrl.json"));
     expect(c).toMatchObject({ format: true, formatCrypto: false, sanitizeCrypto: false, sanitizeBlock: false, deallocatedReadsZero: false });
   });
