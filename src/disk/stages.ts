@@ -29,7 +29,7 @@ export async function inventoryDisks(o: StageOptions): Promise<DiskFacts[]> {
   const disks = o.only ? all.filter((d) => o.only?.includes(d.name)) : all;
   logEvent(o.log, "disk.inventory", {
     disks: disks.map((d) => ({ name: d.name, size: d.sizeBytes, rotational: d.rotational, discard: d.discard, nvme: d.nvme, removable: d.removable, readOnly: d.readOnly, model: d.model, serial: d.serial })),
-  }, `${disks.length} disk(s): ${disks.map((d) => d.name).join(", ") || "none"}`);
+  }, disks.length > 0 ? `${disks.length} disk(s): ${disks.map((d) => d.name).join(", ")}` : "no disks found (is the disk controller's driver in the initramfs module list?)", disks.length > 0 ? "info" : "warn");
   return disks;
 }
 
