@@ -241,7 +241,16 @@ async function release(disks: readonly DiskFacts[], o: WipeOptions): Promise<voi
 export async function wipeDisks(disks: readonly DiskFacts[], o: WipeOptions): Promise<WipeReport> {
   const t0 = o.io.now();
   await release(disks, o);
-  const results = await Promise.all(disks.map((d) => wipeOne(d, o)));
+  // Namespaces of one NVMe controller one after the other: a format or sanitize may cover all of them (FNA, sanitize is per controller).
+  const queues = new Map<string, Promise<unknown>>();
+  const results = await Promise.all(
+    disks.map((d) => {
+      if (!d.nvmeController) return wipeOne(d, o);
+      const run = (queues.get(d.nvmeController) ?? Promise.resolve()).then(() => wipeOne(d, o));
+      queues.set(d.nvmeController, run.catch(() => undefined));
+      return run;
+    }),
+  );
   const report: WipeReport = { mode: o.mode, disks: results, durationMs: Math.round(o.io.now() - t0) };
   const failed = results.filter((r) => r.outcome === "failed");
   if (failed.length > 0) {

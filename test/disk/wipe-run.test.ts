@@ -73,6 +73,20 @@ describe("wipeDisks", () => {
     expect(quiet.calls.some((c) => c[0] === "lvm")).toBe(false);
   });
 
+  test("namespaces of one NVMe controller are wiped one after the other, other disks alongside", async () => {
+    const devs = { "/dev/nvme0n1": dev(), "/dev/nvme0n2": dev(), "/dev/sda": dev() };
+    const { io, calls } = fakeMachine(devs, { nvme: () => ({ code: 1, stdout: "", stderr: "no Identify here", timedOut: false }) });
+    const { log } = captureLogger();
+    const ns = (n: number) => disk({ name: `nvme0n${n}`, path: `/dev/nvme0n${n}`, sizeBytes: SIZE, nvme: true, nvmeController: "nvme0", rotational: false, discard: true });
+    await wipeDisks([ns(1), ns(2), disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE, discard: true })], { mode: "fast", io, log, partitions: async () => [] });
+    const touched = calls.map((c) => c.find((a) => a.startsWith("/dev/nvme0n") || a === "/dev/sda")).filter((x): x is string => x !== undefined);
+    const n1 = touched.map((t, i) => (t === "/dev/nvme0n1" ? i : -1)).filter((i) => i >= 0);
+    const n2 = touched.map((t, i) => (t === "/dev/nvme0n2" ? i : -1)).filter((i) => i >= 0);
+    expect(Math.max(...n1)).toBeLessThan(Math.min(...n2));
+    // sda did not wait for the NVMe queue
+    expect(touched.indexOf("/dev/sda")).toBeLessThan(Math.max(...n1));
+  });
+
   test("overwrite writes every byte with progress lines and verifies zeroes", async () => {
     const devs = { "/dev/sda": dev() };
     const { io } = fakeMachine(devs);
