@@ -281,6 +281,11 @@ export const PARAMS = {
     default: "20m",
     doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot); killed after it",
   },
+  METAL_WIPE: {
+    schema: enumOf(["fast", "overwrite"], "fast"),
+    default: "fast",
+    doc: "disk wipe before Waiting: `fast` erases with what each disk supports (NVMe crypto/format, sanitize, discard) and clears only the metadata of disks that support none; `overwrite` writes every block of those instead (hours on large hard disks)",
+  },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",
