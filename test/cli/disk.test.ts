@@ -30,15 +30,15 @@ describe("metal-hammer disk", () => {
     expect(JSON.parse(c.out()).lines).toContain("mkfs.ext4 -F -L root /dev/sda2");
   });
 
-  test("a layout that does not fit exits 51 naming the disk", async () => {
+  test("a layout that does not fit exits 61 naming the disk", async () => {
     const c = captureContext({ "/l.json": layout("s2-xlarge-raid1") });
-    expect(await runCli(["disk", "plan", "/l.json", "--sysfs", SYS], c.ctx)).toBe(51);
+    expect(await runCli(["disk", "plan", "/l.json", "--sysfs", SYS], c.ctx)).toBe(61);
     expect(c.err()).toMatch(/refused: disk \/dev\/sdb: the partitions need 50501 MiB but the disk has 14662 MiB usable/);
   });
 
-  test("a layout file that is not protojson exits 51; a missing one exits 2", async () => {
+  test("a layout file that is not protojson exits 61; a missing one exits 2", async () => {
     const c = captureContext({ "/bad.json": '{"disks":[{"device":"/dev/sda","partitions":[{"gptType":"ef00"}]}]}' });
-    expect(await runCli(["disk", "plan", "/bad.json", "--sysfs", SYS], c.ctx)).toBe(51);
+    expect(await runCli(["disk", "plan", "/bad.json", "--sysfs", SYS], c.ctx)).toBe(61);
     expect(c.err()).toMatch(/field disks\[0\]\.partitions\[0\]\.gptType/);
     expect(await runCli(["disk", "plan", "/missing.json", "--sysfs", SYS], captureContext().ctx)).toBe(2);
   });
