@@ -7,9 +7,9 @@ import { z } from "zod";
 import { AgentError } from "../errors.ts";
 import { parseCmdline } from "./cmdline.ts";
 import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
-import { formatNtpServer, type NtpServer } from "../clock/servers.ts";
-import type { PlannedRebootSetting } from "../reboot/planned.ts";
-import type { WatchdogSetting } from "../watchdog/plan.ts";
+import { formatNtpServer, type NtpServer } from "./ntp-servers.ts";
+import type { PlannedRebootSetting } from "./planned-reboot.ts";
+import type { WatchdogSetting } from "./watchdog-setting.ts";
 
 export type { Handoff, NicSelector } from "./params.ts";
 

@@ -7,8 +7,9 @@
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { parseDuration } from "./duration.ts";
-import { parseNtpServerList, type NtpServer } from "../clock/servers.ts";
-import { planRebootSetting, type PlannedRebootSetting } from "../reboot/planned.ts";
+import { parseNtpServerList, type NtpServer } from "./ntp-servers.ts";
+import { planRebootSetting, type PlannedRebootSetting } from "./planned-reboot.ts";
+import { DEFAULT_WATCHDOG_TIMEOUT_S, type WatchdogSetting } from "./watchdog-setting.ts";
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on", "y"]);
 const FALSE_WORDS = new Set(["0", "false", "no", "off", "n"]);
@@ -146,8 +147,8 @@ const ntpServers = z.custom<Raw>().transform((v, ctx): NtpServer[] => {
 });
 
 /** METAL_WATCHDOG: off (0/false/no/off), on (1/true/yes/on, bare flag: 60 s), or a timeout duration (5s..1h). */
-const watchdog = z.custom<Raw>().transform((v, ctx): { enabled: boolean; timeoutS: number } => {
-  const dflt = 60;
+const watchdog = z.custom<Raw>().transform((v, ctx): WatchdogSetting => {
+  const dflt = DEFAULT_WATCHDOG_TIMEOUT_S;
   if (v === undefined || v === null) return { enabled: true, timeoutS: dflt };
   const w = v.toLowerCase();
   if (FALSE_WORDS.has(w)) return { enabled: false, timeoutS: dflt };

@@ -58,6 +58,7 @@ export function libc(): Libc {
 export const O_RDONLY = 0;
 export const O_WRONLY = 1;
 export const O_CLOEXEC = 0o2000000;
+export const AF_PACKET = 17;
 export const SOCK_RAW = 3;
 export const SOCK_DGRAM = 2;
 export const SOCK_NONBLOCK = 0o4000;

@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { openWatchdogDevice, WATCHDOG_DEVICE, type WatchdogDevice } from "../sys/watchdog.ts";
-import { planWatchdog, type WatchdogSetting } from "./plan.ts";
+import type { WatchdogSetting } from "../config/watchdog-setting.ts";
+import { planWatchdog } from "./plan.ts";
 import { Watchdog, type WatchdogClock } from "./watchdog.ts";
 
 export interface WatchdogDeps {
