@@ -6,7 +6,7 @@
  * dependencies. Writes <out> (compressed cpio newc), <out>.manifest (every entry)
  * and prints a size report. Same inputs, same bytes: see docs/initramfs.md.
  *
- *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] --out build/initramfs/x.cpio.lz4
+ *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] [--tools initramfs/tools.list] --out build/initramfs/x.cpio.lz4
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -19,6 +19,7 @@ import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from
 import { parseLdd, verifyClosure } from "../src/initramfs/ldd.ts";
 import { parseModuleList, parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/init/modules-dep.ts";
 import { AGENT_PATH, initShim, MODULE_LIST_NAME } from "../src/init/paths.ts";
+import { parseToolsList, toolItems } from "./tools.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -32,6 +33,7 @@ const { values: opt } = parseArgs({
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
+    tools: { type: "string" },
   },
   strict: true,
 });
@@ -107,6 +109,11 @@ async function main(): Promise<void> {
   items.push(text(`lib/modules/${kver}/modules.dep`, renderModulesDep(plan.load)));
   items.push(text(`lib/modules/${kver}/${MODULE_LIST_NAME}`, wanted.join("\n") + "\n"));
 
+  // Tools from a list (make passes initramfs/tools.list: the disk stages' Debian tools), before busybox's applets of the same names.
+  if (opt.tools) {
+    const tools = parseToolsList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tools list ${opt.tools}`)));
+    items.push(...toolItems(tools, new Set(items.map((i) => i.path.replace(/^\/+/, ""))), (p) => run(["ldd", p]).toString()));
+  }
   const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
   items.push(...appletLinks(run([bb, "--list-full"]).toString(), "/bin/busybox", taken));
 

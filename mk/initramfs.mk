@@ -17,11 +17,11 @@ INITRAMFS_EXT_zstd := .zst
 INITRAMFS_EXT_gzip := .gz
 INITRAMFS_EXT_none :=
 INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
-INITRAMFS_SRC := initramfs/build.ts $(wildcard src/initramfs/*.ts) src/init/modules-dep.ts src/init/paths.ts $(MODULE_LIST)
+INITRAMFS_SRC := initramfs/build.ts initramfs/tools.ts initramfs/tools.list $(wildcard src/initramfs/*.ts) src/init/modules-dep.ts src/init/paths.ts $(MODULE_LIST)
 
 .PHONY: initramfs
 
 initramfs: $(INITRAMFS)
 
 $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) | deps-apt
-	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --list $(MODULE_LIST) --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
+	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --list $(MODULE_LIST) --tools initramfs/tools.list --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@

@@ -2,7 +2,7 @@
  * The exit code table. README.md "Exit codes" is generated from the same facts and a
  * test checks that the two agree. Codes are grouped by stage: 1x network, 2x metal-boot
  * and apiserver, 3x image cache and hand-off, 4x kernel config, 5x image install,
- * installer and kexec.
+ * installer and kexec, 6x disks.
  */
 export const EXIT_CODES = {
   ok: { exit: 0, meaning: "success" },
@@ -33,6 +33,9 @@ export const EXIT_CODES = {
   installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml" },
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
+  wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
+  layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },
+  layout_failed: { exit: 62, meaning: "a step of the filesystem layout failed (the message names the step)" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { parseCmdline } from "../config/cmdline.ts";
-import { parseNtpServerList } from "../clock/servers.ts";
+import { parseNtpServerList } from "../config/ntp-servers.ts";
 import { syncClock } from "../clock/sync.ts";
 import { AgentError } from "../errors.ts";
 import type { Context } from "./context.ts";

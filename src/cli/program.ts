@@ -9,6 +9,7 @@ import { EXIT_CODES } from "../exit-codes.ts";
 import { escapeUntrusted } from "../log/escape.ts";
 import { registerClock } from "./clock.ts";
 import { registerConfig } from "./config.ts";
+import { registerDisk } from "./disk.ts";
 import { registerNet } from "./net.ts";
 import type { Context } from "./context.ts";
 import { registerInventory } from "./inventory.ts";
@@ -31,6 +32,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerToken,
   registerReach,
   registerInventory,
+  registerDisk,
   registerKconfig,
   registerStatus,
   registerClock,

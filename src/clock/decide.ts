@@ -12,7 +12,7 @@
  *   minutes to hours, and the installed OS runs its own NTP daemon.
  */
 import type { SntpRejection, SntpSample } from "./sntp-check.ts";
-import type { NtpServer } from "./servers.ts";
+import type { NtpServer } from "../config/ntp-servers.ts";
 
 export const STEP_THRESHOLD_MS = 1000;
 

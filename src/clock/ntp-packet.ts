@@ -9,7 +9,7 @@
  * decodes the server's time correctly without trusting its own clock.
  */
 export const NTP_PACKET_BYTES = 48;
-export const NTP_PORT = 123;
+export { NTP_PORT } from "../config/ntp-servers.ts";
 /** Seconds from 1900-01-01 (NTP epoch) to 1970-01-01 (Unix epoch). */
 export const NTP_UNIX_OFFSET_S = 2_208_988_800;
 const ERA_SECONDS = 2 ** 32;

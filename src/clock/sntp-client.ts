@@ -16,7 +16,7 @@ import { isIP } from "node:net";
 import { decodePacket, encodeRequest, unixMsToNtp } from "./ntp-packet.ts";
 import { checkAnswer } from "./sntp-check.ts";
 import type { ServerOutcome } from "./decide.ts";
-import type { NtpServer } from "./servers.ts";
+import type { NtpServer } from "../config/ntp-servers.ts";
 
 export interface SntpPolicy {
   readonly attempts: number;

@@ -9,10 +9,10 @@
 import { existsSync } from "node:fs";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { RTC_DEVICE, setRtc, setSystemClock } from "../sys/clock.ts";
-import { errnoText } from "../sys/fd-calls.ts";
+import { errnoName as errnoText } from "../sys/errno.ts";
 import { decideClock, describeOffset, type ClockDecision } from "./decide.ts";
 import { DEFAULT_SNTP_POLICY, queryServers, realSntpEnv, type SntpEnv, type SntpPolicy } from "./sntp-client.ts";
-import { formatNtpServer, type NtpServer } from "./servers.ts";
+import { formatNtpServer, type NtpServer } from "../config/ntp-servers.ts";
 
 export interface ClockDeps {
   readonly log: Logger;

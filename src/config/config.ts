@@ -7,9 +7,9 @@ import { z } from "zod";
 import { AgentError } from "../errors.ts";
 import { parseCmdline } from "./cmdline.ts";
 import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
-import { formatNtpServer, type NtpServer } from "../clock/servers.ts";
-import type { PlannedRebootSetting } from "../reboot/planned.ts";
-import type { WatchdogSetting } from "../watchdog/plan.ts";
+import { formatNtpServer, type NtpServer } from "./ntp-servers.ts";
+import type { PlannedRebootSetting } from "./planned-reboot.ts";
+import type { WatchdogSetting } from "./watchdog-setting.ts";
 
 export type { Handoff, NicSelector } from "./params.ts";
 
@@ -47,6 +47,8 @@ export interface Config {
   readonly imageStallMs: number;
   /** METAL_INSTALLER_TIMEOUT: bound for the image's installer. */
   readonly installerTimeoutMs: number;
+  /** METAL_WIPE: what the disk wipe does with disks that support no erase (src/disk/wipe-plan.ts). */
+  readonly wipe: "fast" | "overwrite";
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
   readonly debug: boolean;
   readonly done: "poweroff" | "reboot" | "halt" | "shell";
@@ -125,6 +127,7 @@ export function configFromCmdline(text: string): Config {
     debugHang: v.METAL_DEBUG_HANG,
     imageStallMs: v.METAL_IMAGE_STALL_TIMEOUT,
     installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
+    wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     debug: v.DEBUG,
     done: v.METAL_DONE,
@@ -159,6 +162,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     debugHang: c.debugHang ?? null,
     imageStallMs: c.imageStallMs,
     installerTimeoutMs: c.installerTimeoutMs,
+    wipe: c.wipe,
     logLevel: c.logLevel,
     debug: c.debug,
     done: c.done,

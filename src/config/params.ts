@@ -7,8 +7,9 @@
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
 import { parseDuration } from "./duration.ts";
-import { parseNtpServerList, type NtpServer } from "../clock/servers.ts";
-import { planRebootSetting, type PlannedRebootSetting } from "../reboot/planned.ts";
+import { parseNtpServerList, type NtpServer } from "./ntp-servers.ts";
+import { planRebootSetting, type PlannedRebootSetting } from "./planned-reboot.ts";
+import { DEFAULT_WATCHDOG_TIMEOUT_S, type WatchdogSetting } from "./watchdog-setting.ts";
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on", "y"]);
 const FALSE_WORDS = new Set(["0", "false", "no", "off", "n"]);
@@ -146,8 +147,8 @@ const ntpServers = z.custom<Raw>().transform((v, ctx): NtpServer[] => {
 });
 
 /** METAL_WATCHDOG: off (0/false/no/off), on (1/true/yes/on, bare flag: 60 s), or a timeout duration (5s..1h). */
-const watchdog = z.custom<Raw>().transform((v, ctx): { enabled: boolean; timeoutS: number } => {
-  const dflt = 60;
+const watchdog = z.custom<Raw>().transform((v, ctx): WatchdogSetting => {
+  const dflt = DEFAULT_WATCHDOG_TIMEOUT_S;
   if (v === undefined || v === null) return { enabled: true, timeoutS: dflt };
   const w = v.toLowerCase();
   if (FALSE_WORDS.has(w)) return { enabled: false, timeoutS: dflt };
@@ -280,6 +281,11 @@ export const PARAMS = {
     schema: duration(1_200_000, 10_000, 14_400_000),
     default: "20m",
     doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot); killed after it",
+  },
+  METAL_WIPE: {
+    schema: enumOf(["fast", "overwrite"], "fast"),
+    default: "fast",
+    doc: "disk wipe before Waiting: `fast` erases with what each disk supports (NVMe crypto/format, sanitize, discard) and clears only the metadata of disks that support none; `overwrite` writes every block of those instead (hours on large hard disks)",
   },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),

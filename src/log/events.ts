@@ -100,6 +100,16 @@ export const EVENTS = {
   "install.installer.done": "the installer finished and boot-info.yaml was read",
   "install.kexec": "kexec into the installed kernel (kernel, initrd, cmdline length)",
   "install.reboot": "kexec was refused or failed: the machine reboots instead (reason)",
+  "disk.inventory": "the disks found in sysfs (name, size, rotational, discard, NVMe, read-only)",
+  "disk.wipe.plan": "the wipe methods chosen for a disk, in the order they are tried",
+  "disk.wipe.method": "a wipe method starts on a disk",
+  "disk.wipe.progress": "progress of a long overwrite (bytes written, rate)",
+  "disk.wipe.fallback": "a wipe method failed or did not verify; the next one is tried",
+  "disk.wipe.done": "a disk is wiped and verified (method, duration)",
+  "disk.wipe.failed": "a disk could not be wiped (every method failed)",
+  "disk.layout.plan": "the filesystem layout was planned (number of steps, notes)",
+  "disk.layout.step": "a step of the filesystem layout ran (command, duration)",
+  "disk.layout.done": "the filesystem layout is applied (root filesystem UUID)",
 } as const;
 
 export type EventName = keyof typeof EVENTS;

@@ -6,7 +6,7 @@
 export const AF_UNSPEC = 0;
 export const AF_INET6 = 10;
 export const AF_NETLINK = 16;
-export const AF_PACKET = 17;
+export { AF_PACKET } from "../sys/libc.ts";
 export const NETLINK_ROUTE = 0;
 export const SOL_NETLINK = 270;
 export const NETLINK_ADD_MEMBERSHIP = 1;

@@ -5,7 +5,9 @@
  * in tests. Every call returns 0 or an errno; tests never call these (the setter is
  * injected), QEMU runs exercise them.
  */
-import { cstr, errno, fdCalls, O_CLOEXEC, O_RDONLY } from "./fd-calls.ts";
+import { cstr, libc, O_CLOEXEC, O_RDONLY } from "./libc.ts";
+
+const errno = (): number => libc().errno();
 
 export const CLOCK_REALTIME = 0;
 /** _IOW('p', 0x0a, struct rtc_time): struct rtc_time is 9 ints (36 bytes). */
@@ -35,12 +37,12 @@ export function rtcTime(unixMs: number): Uint8Array {
 
 /** Sets CLOCK_REALTIME; 0 or an errno (EPERM without CAP_SYS_TIME). */
 export function setSystemClock(unixMs: number): number {
-  return fdCalls().clock_settime(CLOCK_REALTIME, timespec(unixMs)) < 0 ? errno() : 0;
+  return libc().clock_settime(CLOCK_REALTIME, timespec(unixMs)) < 0 ? errno() : 0;
 }
 
 /** Writes the hardware clock (UTC); 0 or an errno (ENOENT when there is no RTC device). Opened read-only, as hwclock does: the ioctl needs no write access. */
 export function setRtc(unixMs: number, device = RTC_DEVICE): number {
-  const c = fdCalls();
+  const c = libc();
   const fd = c.open(cstr(device), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno();
   try {

@@ -18,6 +18,7 @@ export const ERRNO_NAMES: Readonly<Record<number, string>> = {
   20: "ENOTDIR",
   21: "EISDIR",
   22: "EINVAL",
+  25: "ENOTTY",
   26: "ETXTBSY",
   30: "EROFS",
   36: "ENAMETOOLONG",

@@ -5,7 +5,7 @@
  * bytes each), ETHTOOL_GPFLAGS / ETHTOOL_SPFLAGS for the 32-bit value. A driver
  * without private flags answers a count of 0 (veth, virtio) or EOPNOTSUPP.
  */
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { ptr } from "bun:ffi";
 import { AgentError } from "../errors.ts";
 import { errnoName } from "../sys/errno.ts";
 import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../sys/libc.ts";
@@ -30,14 +30,7 @@ export class EthtoolError extends AgentError {
   }
 }
 
-let ioctlFn: ((fd: number, req: number, arg: Uint8Array) => number) | undefined;
-function ioctl(fd: number, req: number, arg: Uint8Array): number {
-  ioctlFn ??= (() => {
-    const lib = dlopen("libc.so.6", { ioctl: { args: [FFIType.i32, FFIType.u64, FFIType.ptr], returns: FFIType.i32 } });
-    return (f: number, r: number, a: Uint8Array) => lib.symbols.ioctl(f, r, a);
-  })();
-  return ioctlFn(fd, req, arg);
-}
+const ioctl = (fd: number, req: number, arg: Uint8Array): number => libc().ioctl(fd, req, arg);
 
 /** struct ifreq with ifr_data pointing at `data` (the caller keeps `data` alive during the call). */
 export function ifreqWithData(ifname: string, data: Uint8Array): Uint8Array {

@@ -7,7 +7,8 @@
  * cmdline_ptr[cmdline_len - 1] == '\0'). `kexecArgs` builds them (pure);
  * `linuxKexec` makes the calls. Each call returns 0 or an errno.
  */
-import { dlopen, read, type Pointer } from "bun:ffi";
+import { ptr } from "bun:ffi";
+import { libc, O_CLOEXEC, O_RDONLY } from "./libc.ts";
 
 export const SYS_kexec_file_load = 320; // x86-64
 /** <linux/kexec.h> */
@@ -50,30 +51,7 @@ export interface KexecSys {
   sync(): void;
 }
 
-const O_RDONLY = 0;
-const O_CLOEXEC = 0o2000000;
-
-type Lib = ReturnType<typeof open>;
-let lib: Lib | undefined;
-
-function open() {
-  return dlopen("libc.so.6", {
-    // long syscall(long number, ...): integer arguments only, so the fixed signature is safe on x86-64.
-    syscall: { args: ["i64", "i64", "i64", "u64", "ptr", "u64"], returns: "i32" },
-    open: { args: ["ptr", "i32"], returns: "i32" },
-    close: { args: ["i32"], returns: "i32" },
-    reboot: { args: ["i32"], returns: "i32" },
-    sync: { args: [], returns: "void" },
-    __errno_location: { args: [], returns: "ptr" },
-  }).symbols;
-}
-
-function libc(): Lib {
-  lib ??= open();
-  return lib;
-}
-
-const errno = (): number => read.i32(libc().__errno_location() as Pointer, 0);
+const errno = (): number => libc().errno();
 
 export const linuxKexec: KexecSys = {
   openRead(path) {
@@ -84,7 +62,7 @@ export const linuxKexec: KexecSys = {
     libc().close(fd);
   },
   kexecFileLoad(a) {
-    const rc = libc().syscall(SYS_kexec_file_load, a.kernelFd, a.initrdFd, a.cmdlineLen, a.cmdline, a.flags);
+    const rc = libc().syscall(SYS_kexec_file_load, a.kernelFd, a.initrdFd, a.cmdlineLen, ptr(a.cmdline), a.flags, 0);
     return rc < 0 ? errno() : 0;
   },
   reboot(cmd) {

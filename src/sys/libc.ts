@@ -20,9 +20,14 @@ function openLibc() {
     recv: { args: [i32, ptr, u64, i32], returns: i32 },
     poll: { args: [ptr, u64, i32], returns: i32 },
     close: { args: [i32], returns: i32 },
+    write: { args: [i32, ptr, u64], returns: i32 },
+    ioctl: { args: [i32, u64, ptr], returns: i32 },
     // PID 1 (init) and the hand-off
     mount: { args: [ptr, ptr, ptr, u64, ptr], returns: i32 },
-    syscall: { args: [i64, i32, ptr, i32], returns: i32 },
+    umount2: { args: [ptr, i32], returns: i32 },
+    // long syscall(long number, ...): integer arguments only (pointers as ptr() numbers), so one fixed signature serves every call on x86-64.
+    syscall: { args: [i64, i64, i64, i64, i64, i64], returns: i32 },
+    clock_settime: { args: [i32, ptr], returns: i32 },
     reboot: { args: [i32], returns: i32 },
     sync: { args: [], returns: FFIType.void },
     waitpid: { args: [i32, ptr, i32], returns: i32 },
@@ -50,6 +55,10 @@ export function libc(): Libc {
   return shared;
 }
 
+export const O_RDONLY = 0;
+export const O_WRONLY = 1;
+export const O_CLOEXEC = 0o2000000;
+export const AF_PACKET = 17;
 export const SOCK_RAW = 3;
 export const SOCK_DGRAM = 2;
 export const SOCK_NONBLOCK = 0o4000;

@@ -3,7 +3,7 @@
  * (bind mounts of /dev, /proc, /sys into the target root). Opened on first use, so
  * importing this file costs nothing in tests. Each call returns 0 or an errno.
  */
-import { dlopen, read, type Pointer } from "bun:ffi";
+import { cstr, libc, result } from "./libc.ts";
 
 /** <linux/mount.h> */
 export const MS_RDONLY = 1;
@@ -12,24 +12,6 @@ export const MS_REC = 16384;
 /** <sys/mount.h> umount2 flags */
 export const MNT_DETACH = 2;
 
-type Lib = ReturnType<typeof open>;
-let lib: Lib | undefined;
-
-function open() {
-  return dlopen("libc.so.6", {
-    mount: { args: ["ptr", "ptr", "ptr", "u64", "ptr"], returns: "i32" },
-    umount2: { args: ["ptr", "i32"], returns: "i32" },
-    __errno_location: { args: [], returns: "ptr" },
-  }).symbols;
-}
-
-function libc(): Lib {
-  lib ??= open();
-  return lib;
-}
-
-const cstr = (s: string): Buffer => Buffer.from(s + "\0");
-const result = (rc: number): number => (rc < 0 ? read.i32(libc().__errno_location() as Pointer, 0) : 0);
 
 /** The mount calls the installer needs, as an interface so tests inject a recorder. */
 export interface MountSys {

@@ -21,7 +21,8 @@ export function mount(source: string, target: string, fstype: string, flags: num
 }
 
 export function finitModule(fd: number, params = ""): number {
-  return result(libc().syscall(SYS_finit_module, fd, cstr(params), 0));
+  const p = cstr(params);
+  return result(libc().syscall(SYS_finit_module, fd, ptr(p), 0, 0, 0));
 }
 
 export function reboot(cmd: number): number {

@@ -4,7 +4,9 @@
  * 'V'), and the magic close (write 'V', then close) that disarms it. Each call returns
  * 0 or an errno. Opened on first use: importing this file costs nothing in tests.
  */
-import { cstr, errno, fdCalls, O_CLOEXEC, O_WRONLY } from "./fd-calls.ts";
+import { cstr, libc, O_CLOEXEC, O_WRONLY } from "./libc.ts";
+
+const errno = (): number => libc().errno();
 
 export const WATCHDOG_DEVICE = "/dev/watchdog";
 /** _IOWR('W', 6, int): sets the timeout in seconds and writes back the one the driver chose. */
@@ -25,7 +27,7 @@ export interface WatchdogDevice {
 
 /** Opens the device (this arms the watchdog with the driver's default timeout); the device or an errno. */
 export function openWatchdogDevice(path = WATCHDOG_DEVICE): WatchdogDevice | number {
-  const c = fdCalls();
+  const c = libc();
   const fd = c.open(cstr(path), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return errno();
   const one = (b: number): number => (c.write(fd, new Uint8Array([b]), 1) === 1 ? 0 : errno());

@@ -2,13 +2,7 @@
  * Whether to use the hardware watchdog, from METAL_WATCHDOG and whether the device
  * exists. Pure.
  */
-export interface WatchdogSetting {
-  /** METAL_WATCHDOG=0/off turns it off; a duration (or 1/on for the default) sets the timeout. */
-  readonly enabled: boolean;
-  readonly timeoutS: number;
-}
-
-export const DEFAULT_WATCHDOG_TIMEOUT_S = 60;
+import type { WatchdogSetting } from "../config/watchdog-setting.ts";
 
 export type WatchdogPlan = { readonly kind: "use"; readonly path: string; readonly timeoutS: number } | { readonly kind: "off"; readonly reason: string };
 

@@ -3,10 +3,11 @@
  * Never throws: a watchdog that cannot be opened is logged and the agent runs without.
  */
 import { existsSync } from "node:fs";
-import { errnoText as errnoName } from "../sys/fd-calls.ts";
+import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { openWatchdogDevice, WATCHDOG_DEVICE, type WatchdogDevice } from "../sys/watchdog.ts";
-import { planWatchdog, type WatchdogSetting } from "./plan.ts";
+import type { WatchdogSetting } from "../config/watchdog-setting.ts";
+import { planWatchdog } from "./plan.ts";
 import { Watchdog, type WatchdogClock } from "./watchdog.ts";
 
 export interface WatchdogDeps {

@@ -7,7 +7,7 @@
  * stuck beyond its bound resets the machine too. `close()` disarms it with the magic
  * character before reboot or kexec.
  */
-import { errnoText as errnoName } from "../sys/fd-calls.ts";
+import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import type { WatchdogDevice } from "../sys/watchdog.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { decideClock, describeOffset, STEP_THRESHOLD_MS, type ServerOutcome } from "../../src/clock/decide.ts";
-import type { NtpServer } from "../../src/clock/servers.ts";
+import type { NtpServer } from "../../src/config/ntp-servers.ts";
 
 const s = (n: number): NtpServer => ({ host: `fd00::${n}`, port: 123 });
 const sample = (n: number, offsetMs: number, delayMs = 10): ServerOutcome => ({ server: s(n), kind: "sample", sample: { kind: "sample", offsetMs, delayMs, stratum: 2, serverTimeMs: 0 } });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { NtpServer } from "../../src/clock/servers.ts";
+import type { NtpServer } from "../../src/config/ntp-servers.ts";
 import type { SntpEnv } from "../../src/clock/sntp-client.ts";
 import { syncClock } from "../../src/clock/sync.ts";
 import { standinAnswer, YEAR_MS, type StandinMode } from "../integration/clock/sntp-standin.ts";

@@ -119,6 +119,10 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     // stopped at the first step not built yet.
     const apiPaths = requests.filter((q) => q.server === "api").map((q) => q.path);
     expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Register");
+    // Register for real: the strict stand-in keeps the two-switch rule (switch.go) with the
+    // lab's two lldpd leaves, and the agent sent both as neighbours.
+    expect(ev(r, "lldp.neighbours")[0]).toMatchObject({ switches: ["leaf01", "leaf02"] });
+    expect(requests.filter((q) => q.path === "/metalstack.infra.v2.BootService/Register").map((q) => q.status)).toEqual([200]);
     expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Wait");
     expect(ev(r, "provision.allocation")).toHaveLength(1);
     expect(ev(r, "agent.not_built").map((l) => l.step)).toContain("build the filesystem layout");

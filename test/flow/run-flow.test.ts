@@ -19,7 +19,7 @@ import type { LldpNeighbour, LldpSession } from "../../src/lldp/neighbour.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import type { NetworkSummary } from "../../src/net/summary.ts";
-import type { NtpServer } from "../../src/clock/servers.ts";
+import type { NtpServer } from "../../src/config/ntp-servers.ts";
 import type { SntpEnv } from "../../src/clock/sntp-client.ts";
 import type { ClockDeps, ClockState } from "../../src/clock/sync.ts";
 import { Operations } from "../../src/operations/operations.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_PLANNED_REBOOT, planRebootSetting, plannedRebootAt, waitBound } from "../../src/reboot/planned.ts";
+import { DEFAULT_PLANNED_REBOOT, planRebootSetting } from "../../src/config/planned-reboot.ts";
+import { plannedRebootAt, waitBound } from "../../src/reboot/planned.ts";
 
 const H = 3_600_000;
 

@@ -18,7 +18,7 @@ const fake: LldpSession = { neighbours: () => byInterface, waitForSwitches: asyn
 
 const ctx = createContext(processIo());
 const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { selectNics: () => [], startLldp: () => fake, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
-// As src/main.ts: every queued byte (the final error line too) is written before exit.
+// As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();
   process.exit(code);

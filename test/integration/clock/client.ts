@@ -5,7 +5,7 @@
  * never touched). Prints one JSON line: the stage's result, what would have been set,
  * the elapsed time and the log lines.
  */
-import { parseNtpServerList } from "../../../src/clock/servers.ts";
+import { parseNtpServerList } from "../../../src/config/ntp-servers.ts";
 import { syncClock } from "../../../src/clock/sync.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatNtpServer, parseNtpServer, parseNtpServerList } from "../../src/clock/servers.ts";
+import { formatNtpServer, parseNtpServer, parseNtpServerList } from "../../src/config/ntp-servers.ts";
 
 describe("NTP server lists", () => {
   test("IPv6 literals bare or in brackets with a port, IPv4 literals and host names", () => {

@@ -4,7 +4,8 @@
  * literals, or host names, optionally `:port` (default 123). Pure.
  */
 import ipaddr from "ipaddr.js";
-import { NTP_PORT } from "./ntp-packet.ts";
+/** The NTP port (RFC 4330: UDP 123). */
+export const NTP_PORT = 123;
 
 export interface NtpServer {
   /** IP literal (IPv6 without brackets) or host name. */

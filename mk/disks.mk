@@ -1,0 +1,16 @@
+# Disks: inventory, wipe, FilesystemLayout (docs/disks.md).
+#   make test-disk             unit tests (no root)
+#   make test-disk-e2e RUNS=2  QEMU: wipe, RAID 1 + LVM and single-disk layouts (root)
+#   make bench-wipe SIZE_MIB=256  wipe time per method vs metal-hammer's dd (root, loop device)
+.PHONY: test-disk test-disk-e2e bench-wipe
+
+test-disk: deps-npm
+	$(BUN) test test/disk test/cli/disk.test.ts
+
+RUNS ?= 1
+test-disk-e2e: deps initramfs $(VMLINUX)
+	@for i in $$(seq $(RUNS)); do echo "disk e2e run $$i/$(RUNS)"; $(BUN) test --timeout 600000 test/e2e/disks.test.ts || exit 1; done
+
+SIZE_MIB ?= 256
+bench-wipe: deps
+	$(BUN) bench/wipe.ts --size-mib $(SIZE_MIB) --runs 3

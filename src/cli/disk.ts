@@ -1,0 +1,107 @@
+/**
+ * `metal-hammer disk list|wipe|plan|apply`: the disk stages by hand, for the debug
+ * shell and the QEMU tests. `wipe` and `apply` erase disks and need --yes.
+ */
+import type { Command } from "commander";
+import { AgentError } from "../errors.ts";
+import { humanBytes } from "../disk/facts.ts";
+import { parseLayoutJson } from "../disk/layout-input.ts";
+import { planLayout, stepLine } from "../disk/layout-plan.ts";
+import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
+import { systemDiskIo } from "../disk/io.ts";
+import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../disk/stages.ts";
+import { readDisks } from "../disk/sysfs.ts";
+import { silentLogger } from "../log/logger.ts";
+import { versionInfo } from "../version.ts";
+import type { Context } from "./context.ts";
+import { printTable } from "./print.ts";
+
+interface Common {
+  sysfs: string;
+  json?: boolean;
+  disks?: string;
+}
+
+const only = (o: Common): string[] | undefined => o.disks?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+
+function needYes(yes: boolean | undefined, what: string): void {
+  if (!yes) throw new AgentError("usage", `disk ${what} erases disks: add --yes to go ahead`);
+}
+
+/** A layout file: FilesystemLayout protojson, or an allocation carrying it as `filesystemLayout`. */
+async function readLayoutFile(ctx: Context, path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = new TextDecoder().decode(await ctx.io.readFile(path));
+  } catch (e) {
+    throw new AgentError("usage", `layout file ${path}: ${(e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new AgentError("layout_refused", `layout file ${path}: not JSON (expected FilesystemLayout protojson)`);
+  }
+  if (raw !== null && typeof raw === "object" && "filesystemLayout" in raw) return (raw as { filesystemLayout: unknown }).filesystemLayout;
+  return raw;
+}
+
+export function registerDisk(program: Command, ctx: Context): void {
+  const disk = program.command("disk").description("disks: inventory, wipe, filesystem layout (plan and apply)");
+  const common = (c: Command) => c.option("--sysfs <dir>", "sysfs root", "/sys").option("--json", "print JSON");
+  common(disk.command("list").description("the disks from sysfs: size, rotational, discard, NVMe, removable, read-only, model, serial")).action(async (o: Common) => {
+    const disks = await readDisks(o.sysfs);
+    if (o.json) return void ctx.io.out(JSON.stringify(disks) + "\n");
+    printTable(ctx, ["NAME", "SIZE", "KIND", "DISCARD", "FLAGS", "MODEL", "SERIAL"], disks.map((d) => [
+      d.name,
+      humanBytes(d.sizeBytes),
+      d.nvme ? "nvme" : d.rotational ? "rotating" : "ssd",
+      d.discard ? `yes (granularity ${d.discardGranularity})` : "no",
+      [d.readOnly ? "read-only" : "", d.removable ? "removable" : "", d.writeZeroes ? "write-zeroes" : "", d.partitions.length ? `${d.partitions.length} partitions` : ""].filter((s) => s).join(",") || "-",
+      d.model || "-",
+      d.serial || "-",
+    ]));
+  });
+  common(disk.command("wipe").description("wipe every disk (or --disks) with the fastest method that really erases, verified; exit 50 naming a disk that failed"))
+    .option("--mode <mode>", "fast or overwrite (METAL_WIPE)", "fast")
+    .option("--disks <names>", "only these disks (comma-separated kernel names)")
+    .option("--yes", "really erase")
+    .action(async (o: Common & { mode: string; yes?: boolean }) => {
+      if (o.mode !== "fast" && o.mode !== "overwrite") throw new AgentError("usage", `--mode ${o.mode}: expected fast or overwrite`);
+      needYes(o.yes, "wipe");
+      const disks = only(o);
+      const report = await wipeMachineDisks({ log: ctx.logger("info"), sysRoot: o.sysfs, mode: o.mode, ...(disks ? { only: disks } : {}) }).catch((e: unknown) => {
+        const r = e instanceof AgentError ? e.details.report : undefined;
+        if (o.json && r) ctx.io.out(JSON.stringify(r) + "\n");
+        throw e;
+      });
+      if (o.json) return void ctx.io.out(JSON.stringify(report) + "\n");
+      printTable(ctx, ["DISK", "SIZE", "OUTCOME", "METHOD", "SECONDS", "TRIED"], report.disks.map((r) => [r.path, humanBytes(r.sizeBytes), r.outcome, r.method ?? "-", (r.durationMs / 1000).toFixed(1), r.attempts.map((a) => `${a.method}:${a.ok ? "ok" : "failed"}`).join(" ") || "-"]));
+    });
+  common(disk.command("plan <layout.json>").description("print the commands a FilesystemLayout (protojson) would run on this machine's disks, without running them"))
+    .option("--target <dir>", "where the filesystems would be mounted", TARGET_ROOT)
+    .action(async (file: string, o: Common & { target: string }) => {
+      const layout = parseLayoutJson(await readLayoutFile(ctx, file));
+      const plan = planLayout(layout, await inventoryDisks({ log: silentLogger(), sysRoot: o.sysfs }), { targetRoot: o.target });
+      if (o.json) return void ctx.io.out(JSON.stringify({ ...plan, lines: plan.steps.map(stepLine) }) + "\n");
+      for (const n of plan.notes) ctx.io.out(`# note: ${n}\n`);
+      ctx.io.out(plan.steps.map(stepLine).join("\n") + "\n");
+    });
+  common(disk.command("apply <layout.json>").description("build a FilesystemLayout (protojson) on the disks, mount it under --target, write disk.json and fstab"))
+    .option("--target <dir>", "where the filesystems are mounted", TARGET_ROOT)
+    .option("--unmount", "unmount again when done")
+    .option("--yes", "really erase")
+    .action(async (file: string, o: Common & { target: string; unmount?: boolean; yes?: boolean }) => {
+      needYes(o.yes, "apply");
+      const raw = await readLayoutFile(ctx, file);
+      const io = systemDiskIo();
+      const applied = await applyAllocationLayout(raw, { log: ctx.logger("info"), sysRoot: o.sysfs, io, targetRoot: o.target, version: versionInfo().version });
+      await writeFstab(applied, io);
+      const unmountFailed = o.unmount ? await unmountLayout(applied, io) : [];
+      if (unmountFailed.length > 0) throw new AgentError("layout_failed", `unmount failed: ${unmountFailed.join("; ")}`);
+      if (o.json) return void ctx.io.out(JSON.stringify(applied) + "\n");
+      ctx.io.out(`root UUID ${applied.rootUuid}\n`);
+      printTable(ctx, ["DEVICE", "FORMAT", "PATH", "LABEL", "UUID"], applied.filesystems.map((f) => [f.device, f.format, f.path ?? "-", f.label || "-", f.uuid ?? "-"]));
+    });
+  disk.exitOverride().configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) });
+}

@@ -1,0 +1,94 @@
+/**
+ * The disk code's only contact with the machine: running a tool with a bound, reading
+ * and writing byte ranges of a block device, the clock. Tests pass their own.
+ */
+import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+
+export interface ToolResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+}
+
+export interface DiskIo {
+  /** Runs argv[0] (looked up in TOOL_PATH) with a bound; never throws for a non-zero exit. */
+  run(argv: readonly string[], opts: { readonly timeoutMs: number }): Promise<ToolResult>;
+  read(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Writes zeroes over [offset, offset+length) in `blockBytes` writes, then fsyncs; calls `progress` after each write. */
+  writeZeroes(path: string, offset: number, length: number, blockBytes: number, progress?: (written: number) => void): Promise<void>;
+  exists(path: string): Promise<boolean>;
+  mkdir(path: string): Promise<void>;
+  writeFile(path: string, text: string, mode: number): Promise<void>;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** Real tools first: the initramfs also has busybox applets of the same names (blkid, mkswap, mkfs.vfat). */
+export const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+export function systemDiskIo(): DiskIo {
+  return {
+    async run(argv, opts) {
+      const exe = Bun.which(argv[0] as string, { PATH: TOOL_PATH }) ?? (argv[0] as string);
+      // DM_DISABLE_UDEV: the initramfs runs no udev; LVM then creates its device nodes itself.
+      const env = { PATH: TOOL_PATH, LANG: "C", DM_DISABLE_UDEV: "1", LVM_SUPPRESS_FD_WARNINGS: "1" };
+      let p;
+      try {
+        p = Bun.spawn([exe, ...argv.slice(1)], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
+      } catch (e) {
+        return { code: 127, stdout: "", stderr: `cannot run ${argv[0]}: ${(e as Error).message}`, timedOut: false };
+      }
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        p.kill("SIGKILL");
+      }, opts.timeoutMs);
+      const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      clearTimeout(timer);
+      return { code, stdout, stderr, timedOut };
+    },
+    async read(path, offset, length) {
+      const fh = await open(path, "r");
+      try {
+        const buf = new Uint8Array(length);
+        let got = 0;
+        while (got < length) {
+          const r = await fh.read(buf, got, length - got, offset + got);
+          if (r.bytesRead === 0) break;
+          got += r.bytesRead;
+        }
+        return buf.subarray(0, got);
+      } finally {
+        await fh.close();
+      }
+    },
+    async writeZeroes(path, offset, length, blockBytes, progress) {
+      const fh = await open(path, "r+");
+      try {
+        const zero = new Uint8Array(Math.min(blockBytes, length));
+        let done = 0;
+        while (done < length) {
+          const n = Math.min(zero.length, length - done);
+          const r = await fh.write(zero, 0, n, offset + done);
+          if (r.bytesWritten <= 0) throw new Error(`short write at byte ${offset + done}`);
+          done += r.bytesWritten;
+          progress?.(done);
+        }
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    },
+    exists: (path) => stat(path).then(() => true, () => false),
+    mkdir: async (path) => void (await mkdir(path, { recursive: true })),
+    async writeFile(path, text, mode) {
+      await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+      await writeFile(path, text, { mode });
+      await chmod(path, mode);
+    },
+    now: () => performance.now(),
+    sleep: (ms) => Bun.sleep(ms),
+  };
+}
