@@ -8,7 +8,10 @@ import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
 import { RESOLV_CONF } from "../flow/network.ts";
-import { READ_CAPS } from "../fs/read-bounded.ts";
+import { systemDiskIo } from "../disk/io.ts";
+import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
+import { applyAllocationLayout, wipeMachineDisks } from "../disk/stages.ts";
+import { READ_CAPS, readBoundedTextSync } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
 import { HttpClient } from "../http/client.ts";
@@ -22,6 +25,7 @@ import { sysfsHasDevice } from "../net/sysfs.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import { Operations } from "../operations/operations.ts";
 import { linuxKexec } from "../sys/kexec.ts";
+import { versionInfo } from "../version.ts";
 import type { Context } from "./context.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
@@ -73,13 +77,58 @@ export function agentOps(ctx: Context, opts: AgentOptions): Operations {
   return new Operations({ secrets: ctx.secrets, statusPath: `${runDir(opts)}/status.json` });
 }
 
-/** The disks stages until src/disk is merged: the wipe is one warn line, the layout is not built (exit 3). */
-const disksNotBuilt: Services["disks"] = {
-  wipe: async (log) => logEvent(log, "agent.not_built", { step: "wipe disks" }, "disk wipe is not built yet: the disks keep their data", "warn"),
-  layout: async () => {
-    throw new AgentError("not_built", `built-in provisioning flow: the machine is allocated, but the next step "build the filesystem layout" is not built yet (use METAL_HANDOFF=exec:/path for another next stage)`, { step: "build the filesystem layout" });
-  },
-};
+/** The type of the filesystem mounted at "/" in a /proc/self/mounts text (the last one wins: overmounts). Pure. */
+export function rootFsType(mounts: string): string | undefined {
+  let type: string | undefined;
+  for (const line of mounts.split("\n")) {
+    const f = line.split(" ");
+    if (f[1] === "/") type = f[2];
+  }
+  return type;
+}
+
+/** "/" of the agent's initramfs: the kernel's rootfs (ramfs or tmpfs). */
+const INITRAMFS_ROOT = new Set(["rootfs", "tmpfs", "ramfs"]);
+
+/**
+ * The disks stages (src/disk/stages.ts) on this machine's disks. They run only when the
+ * agent runs from its initramfs ("/" is rootfs/tmpfs/ramfs): a `run` started on an
+ * installed system or a test host must never wipe the disks it runs from. Elsewhere
+ * they refuse (wipe_failed) before touching anything.
+ */
+function machineDisks(config: Config, sysRoot: string): Services["disks"] {
+  const guard = (what: string) => {
+    let type: string | undefined;
+    try {
+      type = rootFsType(readBoundedTextSync("/proc/self/mounts", "textFile"));
+    } catch {
+      type = undefined;
+    }
+    if (type === undefined || !INITRAMFS_ROOT.has(type)) {
+      throw new AgentError("wipe_failed", `refusing to ${what}: / is ${type ?? "unknown (no /proc/self/mounts)"}, not the agent's initramfs (rootfs, tmpfs or ramfs); the built-in flow touches disks only when metal-hammer boots the machine (by hand: metal-hammer disk wipe|apply --yes)`, { rootFs: type ?? null });
+    }
+  };
+  return {
+    wipe: async (log) => {
+      guard("wipe the disks");
+      await wipeMachineDisks({ log, mode: config.wipe, sysRoot });
+    },
+    layout: async (layoutJson, log) => {
+      guard("partition the disks");
+      const io = systemDiskIo();
+      const a = await applyAllocationLayout(layoutJson, { log, version: versionInfo().version, sysRoot, io });
+      return {
+        root: a.targetRoot,
+        rootUuid: a.rootUuid,
+        finish: () => writeFstab(a, io),
+        unmount: async () => {
+          const failed = await unmountLayout(a, io);
+          if (failed.length > 0) logEvent(log, "disk.layout.done", { unmountFailed: failed }, `not cleanly unmounted (synced before the reboot): ${failed.join("; ")}`, "warn");
+        },
+      };
+    },
+  };
+}
 
 /** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
 export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
@@ -102,7 +151,7 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
     now: () => new Date(),
     ops: over.ops ?? agentOps(ctx, opts),
-    disks: disksNotBuilt,
+    disks: machineDisks(config, sysRoot),
     installOs,
     kexecSys: linuxKexec,
     ...over,

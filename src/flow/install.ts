@@ -2,7 +2,8 @@
  * Stage "install" (built-in flow): the allocation's image (through the image cache
  * when METAL_IMAGE_CACHE_URL or metal-boot's image_cache_url is set) streamed onto the
  * mounted target, the installer contract written with a fresh console password, the
- * image's installer run (src/install installOs). Bounded by METAL_IMAGE_STALL_TIMEOUT
+ * image's installer run (src/install installOs), then the layout's fstab written into
+ * the installed system (TargetRoot.finish). Bounded by METAL_IMAGE_STALL_TIMEOUT
  * and METAL_INSTALLER_TIMEOUT inside; the watchdog is petted throughout.
  */
 import { toJson } from "@bufbuild/protobuf";
@@ -30,12 +31,15 @@ export async function install(config: Config, boot: Boot, allocation: MachineAll
     machineId: boot.uuid,
     nics,
     allocation: toJson(MachineAllocationSchema, allocation) as JsonObject,
-    console: config.console ?? "",
+    // metal-hammer cmd/install.go:212-215: ttyS0 when the cmdline has no console=.
+    console: config.console ?? "ttyS0",
     raidEnabled: target.raidEnabled,
     rootUuid: target.rootUuid,
     stallMs: config.imageStallMs,
     installerTimeoutMs: config.installerTimeoutMs,
     now: s.now,
   });
-  return await s.ops.hold(run, INSTALL_HOLD_MS);
+  const out = await s.ops.hold(run, INSTALL_HOLD_MS);
+  await target.finish();
+  return out;
 }

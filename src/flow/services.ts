@@ -20,6 +20,8 @@ export interface TargetRoot {
   /** The filesystem UUID of the root filesystem (machine-details.yaml root_uuid). */
   readonly rootUuid: string;
   readonly raidEnabled: boolean;
+  /** After the installer ran: what the installed system needs from the layout (its /etc/fstab, as metal-hammer writes it). */
+  readonly finish: () => Promise<void>;
   /** Unmounts the target cleanly (before kexec). */
   readonly unmount: () => Promise<void>;
 }
@@ -28,7 +30,7 @@ export interface TargetRoot {
 export interface DiskStages {
   readonly wipe: (log: Logger) => Promise<void>;
   /** `layoutJson`: the allocation's FilesystemLayout as protobuf JSON (undefined: the allocation has none). */
-  readonly layout: (layoutJson: unknown, log: Logger) => Promise<TargetRoot>;
+  readonly layout: (layoutJson: unknown, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
 }
 
 export interface Services {

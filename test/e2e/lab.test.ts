@@ -116,7 +116,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
       expect(mine.some((q) => q.status >= 200 && q.status < 300)).toBe(true);
     }
     // The built-in flow registered the machine, got the lab operator's allocation, and
-    // stopped at the first step not built yet.
+    // stopped at the layout: the lab operator's allocation has no filesystemLayout (layout_refused).
     const apiPaths = requests.filter((q) => q.server === "api").map((q) => q.path);
     expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Register");
     // Register for real: the strict stand-in keeps the two-switch rule (switch.go) with the
@@ -125,7 +125,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(requests.filter((q) => q.path === "/metalstack.infra.v2.BootService/Register").map((q) => q.status)).toEqual([200]);
     expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Wait");
     expect(ev(r, "provision.allocation")).toHaveLength(1);
-    expect(ev(r, "agent.not_built").map((l) => l.step)).toContain("build the filesystem layout");
+    expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "layout_refused" });
   });
 });
 

@@ -119,7 +119,7 @@ function services(run: string, over: Partial<Services> = {}) {
     ops,
     disks: {
       wipe: async () => void seen.sys.push("wipe"),
-      layout: async (json) => (seen.layoutJson.push(json), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, unmount: async () => void seen.sys.push("unmount") }),
+      layout: async (json) => (seen.layoutJson.push(json), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", finish: async () => void seen.sys.push("fstab"), unmount: async () => void seen.sys.push("unmount") }),
     },
     installOs: async (i) => {
       seen.install.push(i);
@@ -180,8 +180,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(st.machines.installed.get(UUID)).toBe(PASSWORD);
     expect(st.calls.filter((c) => c.procedure.endsWith("/InstallationSucceeded")).map((c) => c.refused ?? "ok")).toEqual(["ok"]);
     expect(raw.join("")).not.toContain(PASSWORD);
-    // Wipe before the wait; kexec after the report: load, unmount, sync, reboot(KEXEC).
-    expect(seen.sys).toEqual(["wipe", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "reboot KEXEC"]);
+    // Wipe before the wait; fstab after the installer; kexec after the report: load, unmount, sync, reboot(KEXEC).
+    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "reboot KEXEC"]);
     expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
   });
 
@@ -195,6 +195,24 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(stages(lines).slice(-2)).toEqual(["install", "installed"]);
     expect(seen.sys.filter((x) => x.startsWith("kexec") || x.startsWith("reboot"))).toEqual([]);
     expect(st.machines.installed.has(UUID)).toBe(false);
+  });
+
+  test("an allocation without a filesystem layout is refused before the disks are touched (exit 61); one with md arrays installs with raidEnabled", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    const { filesystemLayout: _, ...noLayout } = ALLOCATION;
+    st.machines.allocate(UUID, noLayout);
+    const a = services(run);
+    const e = await flow("boot", a.s);
+    expect(e?.exitCode).toBe(61);
+    expect(e?.message).toBe(`the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`);
+    expect(a.seen.layoutJson).toEqual([]);
+    st.machines.reset();
+    const raid = { ...LAYOUT, raid: [{ arrayName: "/dev/md1", devices: ["/dev/sda2", "/dev/sdb2"], level: "RAID_LEVEL_1" }] };
+    st.machines.allocate(UUID, { ...ALLOCATION, filesystemLayout: raid });
+    const b = services(run);
+    expect(await flow("boot", b.s)).toBeUndefined();
+    expect(b.seen.layoutJson).toEqual([raid]);
+    expect(b.seen.install[0]?.raidEnabled).toBe(true);
   });
 
   test("the planned reboot ends the wait as a reboot, not an error: no layout, reboot(RESTART)", async () => {

@@ -3,12 +3,17 @@
  * replaced by a fake that reports the neighbours in FAKE_LLDP (a JSON array of
  * LldpNeighbour) at once, and RA DNS written to RESOLV_CONF (a test file, never the
  * host's /etc/resolv.conf). Used where the tests need Register accepted without real
- * LLDP peers (the receiver, src/lldp/session.ts, is engineer lldp's).
+ * LLDP peers (the receiver, src/lldp/session.ts, is engineer lldp's). The disks are
+ * never touched: the wipe is a no-op and a layout is refused before anything is
+ * written (the host's disks are not the machine's; the real stages would refuse on a
+ * host anyway, src/cli/agent-options.ts).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
 import { createContext, processIo } from "../../../src/cli/context.ts";
 import { REGISTRARS, runCli } from "../../../src/cli/program.ts";
 import { registerRun } from "../../../src/cli/run.ts";
+import { AgentError } from "../../../src/errors.ts";
+import type { DiskStages } from "../../../src/flow/services.ts";
 import type { LldpNeighbour, LldpSession } from "../../../src/lldp/neighbour.ts";
 
 const neighbours: LldpNeighbour[] = JSON.parse(process.env.FAKE_LLDP ?? "[]");
@@ -16,8 +21,15 @@ const byInterface = new Map<string, LldpNeighbour[]>();
 for (const n of neighbours) byInterface.set(n.interface, [...(byInterface.get(n.interface) ?? []), n]);
 const fake: LldpSession = { neighbours: () => byInterface, waitForSwitches: async () => byInterface, close: async () => {} };
 
+const noDisks: DiskStages = {
+  wipe: async () => {},
+  layout: async () => {
+    throw new AgentError("layout_refused", "agent-driver (test): this host's disks are never laid out; refused before anything was written");
+  },
+};
+
 const ctx = createContext(processIo());
-const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { selectNics: () => [], startLldp: () => fake, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { selectNics: () => [], startLldp: () => fake, disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
 // As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();

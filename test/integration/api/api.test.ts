@@ -12,8 +12,8 @@ import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
-/** Where the built-in flow stops on this branch: the disks stages are not wired yet (src/cli/agent-options.ts). */
-const NOT_BUILT = 'the next step "build the filesystem layout" is not built yet';
+/** Where the built-in flow stops here: the stand-in's allocation has no filesystemLayout (layout_refused, exit 61). */
+const NO_LAYOUT = `the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`;
 const skip = canRunNetns();
 
 let link: HostLink;
@@ -49,7 +49,7 @@ beforeEach(() => {
   st.metalBoot.imageCacheUrl = original().images;
   st.calls.length = 0;
   st.log.entries.length = 0;
-  // Allocated up front: a builtin run goes through register and wait to the install step (not built).
+  // Allocated up front: a builtin run goes through register, wipe (the driver's: a no-op) and wait to the layout step (no layout: exit 61).
   st.machines.reset();
   st.machines.allocate(UUID, { uuid: UUID, hostname: "standin" });
 });
@@ -99,11 +99,11 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(events(r.logs, "boot.config")[0]).toMatchObject({ address: link.hostAddr, tokenSubject: UUID, caFromMetalBoot: true });
   });
 
-  test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the layout step (not_built, exit 3)", async () => {
+  test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the layout step (no layout in the allocation: exit 61)", async () => {
     const run = runDir();
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()], { lldp: twoSwitches(link.machineIf) });
-    expect(r.code).toBe(3);
-    expect(r.err).toContain(`built-in provisioning flow: the machine is allocated, but ${NOT_BUILT}`);
+    expect(r.code).toBe(61);
+    expect(r.err).toContain(`metal-hammer: ${NO_LAYOUT}`);
     expect(statSync(join(run, "handoff.json")).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8")).uuid).toBe(UUID);
   });
@@ -139,7 +139,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     st.faults.api.set({ status: 503, count: 2 });
     // trace level: the token scan at the end covers the most verbose logs too.
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")], { lldp: twoSwitches(link.machineIf) });
-    expect(r.code).toBe(3); // the flow went on through the hand-off to the layout step (not built)
+    expect(r.code).toBe(61); // the flow went on through the hand-off to the layout step
     const retries = events(r.logs, "http.retry");
     expect(retries.map((l) => [l.what, l.attempt, l.reason])).toEqual([
       ["apiserver metalstack.api.v2.VersionService/Get", 1, "status 503"],
@@ -294,8 +294,10 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(refused.err).toContain("metal-hammer: apiserver refused Register: machine is not connected to exactly two switches (LLDP saw: no switch)");
     st.machines.switchRule = false;
     const builtin = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline()], { binary });
-    expect(builtin.code).toBe(3);
-    expect(builtin.err).toContain(NOT_BUILT);
+    // The compiled binary has the real disks stages: on this host (not an initramfs) the wipe refuses before touching a disk.
+    expect(builtin.code).toBe(60);
+    expect(builtin.err).toContain("metal-hammer: refusing to wipe the disks: / is ");
+    expect(builtin.err).toContain("not the agent's initramfs");
     expect(Number((st.machines.registered.get(UUID)?.hardware as { memory: string }).memory)).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,8 +1,9 @@
 /**
  * The built-in provisioning flow against the stand-ins over IPv6 (root only): the
  * agent in a netns runs `run --from boot` with METAL_HANDOFF=builtin, registers its
- * hardware, waits for an allocation (BootService/Wait), and ends at the layout step
- * (disks), which is not wired on this branch (exit 3). Also: a Wait stream cut mid-way is reopened; no
+ * hardware, waits for an allocation (BootService/Wait), and ends at the layout step:
+ * the allocations here have no filesystemLayout (layout_refused, exit 61; the driver
+ * never touches the host's disks). Also: a Wait stream cut mid-way is reopened; no
  * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
@@ -68,7 +69,7 @@ const ALLOCATION = {
 };
 
 describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a netns${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  test("registers the hardware, waits for the allocation, logs it redacted, and stops at the layout step (exit 3)", async () => {
+  test("registers the hardware, waits for the allocation, logs it redacted, and stops at the layout step (no layout: exit 61)", async () => {
     const agent = runBuiltin();
     await waiting();
     // Registered before waiting: the machine's uuid and a plausible hardware.
@@ -84,8 +85,8 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
 
     st.machines.allocate(UUID, ALLOCATION);
     const r = await agent;
-    expect(r.code).toBe(3);
-    expect(r.err).toContain(`metal-hammer: built-in provisioning flow: the machine is allocated, but the next step "build the filesystem layout" is not built yet`);
+    expect(r.code).toBe(61);
+    expect(r.err).toContain(`metal-hammer: the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`);
     // The order of the calls: Version (public), one event by its full enum name (refused: Send is INFRA only, so events stop), Register, Wait.
     const sent = st.calls.map((c) => (c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1]));
     expect(sent).toEqual(["Get", "MACHINE_PROVISIONING_EVENT_TYPE_PREPARING", "Register", "Wait"]);
@@ -113,7 +114,7 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
   test("already allocated: Wait answers at once", async () => {
     st.machines.allocate(UUID, { uuid: UUID, hostname: "early" });
     const r = await runBuiltin();
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(61);
     expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "early", reconnects: 0 });
     expect(waitCalls()).toBe(1);
   });
@@ -127,7 +128,7 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     await waitFor(() => waitCalls() === 2 && st.machines.open.size === 1, 30_000, "the agent to reopen the Wait stream");
     st.machines.allocate(UUID, { uuid: UUID, hostname: "after-break" });
     const r = await agent;
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(61);
     const rec = events(r.logs, "provision.wait.reconnect");
     expect(rec.length).toBe(1);
     expect(rec[0]).toMatchObject({ level: 40, reconnect: 1 });
@@ -143,7 +144,7 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     await waiting();
     st.machines.allocate(UUID, { uuid: UUID, hostname: "after-unavailable" });
     const r = await agent;
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(61);
     expect(String(events(r.logs, "provision.wait.reconnect")[0]?.reason)).toContain("unavailable: stand-in fault");
   });
 
