@@ -58,11 +58,9 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(r.records.some((x) => Number(x.level) >= 50 && x.event === "init.module")).toBe(false);
   });
 
-  test("the VM powered off cleanly as the flow's last step", () => {
-    expect(r.outcome).toBe("poweroff");
-    expect(r.exitCode).toBe(0);
-    expect(last(r)).toMatchObject({ event: "init.reboot", action: "poweroff" });
-    expect(r.lines.at(-1)?.text).toMatch(/reboot: Power down/);
+  test("the flow ended at the layout (the lab's allocation has no filesystemLayout): the agent reboots, QEMU exits (-no-reboot)", () => {
+    expect(r.outcome).toBe("reboot");
+    expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot" });
     expect(r.lines.some((l) => /Kernel panic/.test(l.text))).toBe(false);
   });
 
@@ -95,10 +93,10 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
     expect(dns?.search).toEqual([DNS_SEARCH]);
   });
 
-  test("after the network, each stage reached its lab server from the SLAAC address, and no stage failed", () => {
-    expect(ev(r, "agent.fatal")).toHaveLength(0);
+  test("after the network, each stage reached its lab server from the SLAAC address; only the layout failed (no filesystemLayout)", () => {
+    expect(ev(r, "agent.fatal").map((f) => f.code)).toEqual(["layout_refused"]);
     const stages = ev(r, "agent.stage").map((s) => s.stage);
-    expect(stages).toEqual(["network", "boot", "api", "image", "handoff", "register", "wait", "install"]);
+    expect(stages).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout"]);
     const requests = (r.serverLogs.standins ?? "")
       .split("\n")
       .filter((l) => l.startsWith("{"))
@@ -212,7 +210,9 @@ describe.skipIf(missing.length > 0)("QEMU lab: two NICs, one /64 per port, METAL
     const ready = ev(r, "net.ready")[0];
     expect(ready?.interfaces).toHaveLength(2);
     for (const d of dad) expect(d.ms).toBeLessThanOrEqual(ready?.ms ?? 0);
-    expect(r.outcome).toBe("poweroff");
+    // The run goes on to the layout, which the lab's allocation (no filesystemLayout) ends: a reboot.
+    expect(ev(r, "agent.fatal").map((f) => f.code)).toEqual(["layout_refused"]);
+    expect(r.outcome).toBe("reboot");
   });
 });
 
@@ -222,9 +222,10 @@ describe.skipIf(missing.length > 0)("QEMU lab: e1000 NIC", () => {
     r = await boot({ nicModel: "e1000" });
   }, HOOK_MS);
 
-  test("the e1000 driver loads and the run ends in a clean power-off", () => {
+  test("the e1000 driver loads and the run goes on to the layout (no filesystemLayout in the lab: a reboot)", () => {
     expect(ev(r, "init.module").map((m) => m.module)).toContain("e1000");
-    expect(r.outcome).toBe("poweroff");
+    expect(ev(r, "agent.fatal").map((f) => f.code)).toEqual(["layout_refused"]);
+    expect(r.outcome).toBe("reboot");
   });
 
   test("the e1000 interface gets its SLAAC address too", () => {
