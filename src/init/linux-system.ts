@@ -3,7 +3,7 @@ import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } 
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import * as libc from "../sys/syscalls.ts";
 import { BUSYBOX } from "./paths.ts";
-import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
+import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem } from "./system.ts";
 
 const ERRNO_BY_CODE: Readonly<Record<string, number>> = { EPERM: 1, ENOENT: 2, EACCES: 13, EEXIST: 17, ENOTDIR: 20, EROFS: 30 };
@@ -72,6 +72,7 @@ export function linuxSystem(): InitSystem {
     shell: () => spawnTracked([BUSYBOX, "setsid", BUSYBOX, "cttyhack", BUSYBOX, "sh"], { inherit: true }),
     onSignal: (name, handler) => void process.on(name as NodeJS.Signals, handler),
     startReaper: (onReap) => {
+      let earlier = new Set<number>();
       const sweep = (): void => {
         const procs: ProcStat[] = [];
         for (const d of readdirSync("/proc")) {
@@ -83,7 +84,8 @@ export function linuxSystem(): InitSystem {
             // gone between readdir and read
           }
         }
-        for (const pid of zombiesToReap(procs, process.pid, tracked)) if (libc.waitpidNoHang(pid) === pid) onReap(pid);
+        for (const pid of zombiesToReap(procs, process.pid, tracked, earlier)) if (libc.waitpidNoHang(pid) === pid) onReap(pid);
+        earlier = zombiesOf(procs, process.pid);
       };
       // A periodic sweep (not a wait): it also keeps PID 1's event loop alive.
       const timer = setInterval(sweep, 1000);

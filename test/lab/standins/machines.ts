@@ -10,6 +10,7 @@
 import { create, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { IMAGE_PATH } from "./image-cache.ts";
 
 /** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */
 export const waitMessage = (allocation: Record<string, unknown>): JsonValue =>
@@ -38,13 +39,15 @@ export class MachineBook {
   size = "v1-small-x86";
   /** When set, every machine that registers is allocated this long afterwards (the lab's "operator"). */
   allocateAfterMs: number | undefined;
+  /** The lab's allocation carries a filesystem layout for /dev/vda and the served image (main.ts --image). */
+  labInstall = false;
 
   /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
     const after = this.allocateAfterMs;
     if (after === undefined || this.allocations.has(uuid)) return;
-    setTimeout(() => this.allocate(uuid, labAllocation(uuid)), after).unref();
+    setTimeout(() => this.allocate(uuid, labAllocation(uuid, this.labInstall)), after).unref();
   }
 
   allocate(uuid: string, allocation: Record<string, unknown>): void {
@@ -69,17 +72,30 @@ export class MachineBook {
     this.breakWaits();
     this.keepaliveMs = 0;
     this.allocateAfterMs = undefined;
+    this.labInstall = false;
     this.switchRule = true;
   }
 }
 
-/** The allocation the lab's operator gives every machine that registers. */
-export function labAllocation(uuid: string): Record<string, unknown> {
+/**
+ * The lab's install layout: one ext4 root over the whole virtio disk (FilesystemLayout
+ * protojson, metal-stack-api proto/metalstack/api/v2/filesystem.proto).
+ */
+export const LAB_LAYOUT = {
+  id: "lab-single",
+  disks: [{ device: "/dev/vda", partitions: [{ number: 1, label: "root", gptType: "GPT_TYPE_LINUX" }] }],
+  filesystems: [{ device: "/dev/vda1", format: "FORMAT_EXT4", path: "/", label: "root", mountOptions: ["noatime"] }],
+};
+
+/** The allocation the lab's operator gives every machine that registers; `install`: with LAB_LAYOUT and the served image. */
+export function labAllocation(uuid: string, install = false): Record<string, unknown> {
   return {
     uuid,
     hostname: `lab-${uuid.slice(-4)}`,
     project: "lab",
-    image: { id: "debian-12.0.20251101", url: "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4" },
+    // With a cache the agent fetches <cache>/<path of this URL>: the stand-in cache serves IMAGE_PATH.
+    image: { id: "debian-12.0.20251101", url: install ? `https://images.metal-stack.io/${IMAGE_PATH}` : "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4" },
+    ...(install ? { filesystemLayout: LAB_LAYOUT } : {}),
     userdata: "#cloud-config\n# lab-userdata-not-a-secret-anywhere-else\n",
   };
 }

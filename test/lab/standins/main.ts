@@ -15,7 +15,7 @@
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDns } from "./dns.ts";
@@ -40,10 +40,13 @@ const { values } = parseArgs({
     "allocate-after": { type: "string" },
     // Lab only, until the lab runs two lldpd peers: Register without the two-switch rule.
     "no-switch-rule": { type: "boolean" },
+    // Lab install runs: the cache serves this img.tar.lz4 (make test-image), and the lab's
+    // allocation carries a filesystem layout for the VM's disk /dev/vda and this image.
+    image: { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--image img.tar.lz4]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -63,7 +66,9 @@ const s = await startStandins({
   ...(values["advertise-name"] ? { advertiseName: values["advertise-name"] } : {}),
   machines,
   logFile: join(stateDir, "requests.jsonl"),
+  ...(values.image ? { image: new Uint8Array(readFileSync(values.image)) } : {}),
 });
+if (values.image) s.machines.labInstall = true;
 if (values["allocate-after"] !== undefined) {
   const ms = Number(values["allocate-after"]);
   if (!Number.isInteger(ms) || ms < 0) throw new Error(`--allocate-after ${JSON.stringify(values["allocate-after"])}: expected milliseconds`);

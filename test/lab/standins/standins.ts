@@ -35,6 +35,8 @@ export interface StandinOptions {
   readonly advertiseName?: string;
   readonly machines: readonly Machine[];
   readonly logFile?: string;
+  /** The image the cache serves (default: random bytes, enough for probes and fault tests). */
+  readonly image?: Uint8Array;
 }
 
 export interface Standins {
@@ -71,7 +73,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const tokens = new TokenIssuer();
   const calls: ApiCall[] = [];
   const book = new MachineBook();
-  const image = makeImage();
+  const image = o.image ?? makeImage();
   const machines = new Map(o.machines.map((m) => [m.uuid, m]));
 
   // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
