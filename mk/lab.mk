@@ -1,6 +1,6 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
-#            [EXPECT=poweroff|reboot] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
+#            [EXPECT=reboot|poweroff] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
 #            [BOOT=chain|direct]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
@@ -10,7 +10,8 @@ NIC ?= virtio
 NICS ?= 2
 TIMEOUT ?= 120
 NET_TIMEOUT ?= 30s
-EXPECT ?= poweroff
+# The default lab VM has no disk: the flow ends at the layout (layout_refused) and reboots.
+EXPECT ?= reboot
 MEM ?= 1024
 FIRMWARE ?= seabios
 SERVERS ?= standins
