@@ -227,6 +227,11 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(lines.filter((l) => l.event === "reboot.planned").map((l) => l.due ?? false)).toEqual([false, true]);
     expect(seen.sys).toEqual(["wipe", "sync", "reboot RESTART"]);
     expect(lines.some((l) => l.event === "agent.fatal")).toBe(false);
+    // reboot(2) refused (EPERM): the one way the planned reboot is an error, exit 56 naming it.
+    const refused = services(mkdtempSync(join(dir, "run-")));
+    const e2 = await flow("boot", { ...refused.s, kexecSys: { ...refused.s.kexecSys, reboot: () => 1 } }, { ...config(), plannedReboot: { boundMs: 300, jitterMs: 0 } });
+    expect(e2?.exitCode).toBe(56);
+    expect(e2?.message).toBe("planned reboot: reboot(2) failed: EPERM");
   });
 
   test("a TLS certificate that has expired: the error names the machine's clock and METAL_NTP_SERVERS", async () => {
