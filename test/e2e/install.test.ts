@@ -15,24 +15,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildTestImage } from "../lab/images/build.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
+import { LAB_KERNEL } from "../lab/kernel.ts";
 import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
 import { LAB_UUID } from "../lab/plan.ts";
+import { labMissing } from "../lab/prereqs.ts";
 import { standinServers } from "../lab/servers.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
-const missing = [
-  process.getuid?.() === 0 ? undefined : "root",
-  existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
-  Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
-  Bun.which("radvd") ? undefined : "radvd",
+const missing = labMissing([
   Bun.which("debugfs") ? undefined : "debugfs",
   Bun.which("partx") ? undefined : "partx",
-  existsSync(LAB_KERNEL) ? undefined : `${LAB_KERNEL} (make lab-kernel)`,
-  existsSync(LAB_INITRD) ? undefined : `${LAB_INITRD} (make initramfs)`,
   existsSync(BZIMAGE) ? undefined : `${BZIMAGE} (the installed OS's kernel)`,
-].filter((m) => m !== undefined);
+]);
 if (missing.length > 0) console.warn(`e2e install skipped: missing ${missing.join(", ")}`);
 
 const BOOT_BOUND_MS = 240_000;

@@ -9,17 +9,11 @@ import { existsSync } from "node:fs";
 import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
 import { DNS_ADDR, DNS_SEARCH, LAB_UUID } from "../lab/plan.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
+import { labMissing } from "../lab/prereqs.ts";
 
 const KERNEL = LAB_KERNEL;
 const INITRD = LAB_INITRD;
-const missing = [
-  process.getuid?.() === 0 ? undefined : "root",
-  existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
-  Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
-  Bun.which("radvd") ? undefined : "radvd",
-  existsSync(KERNEL) ? undefined : `${KERNEL} (make lab-kernel)`,
-  existsSync(INITRD) ? undefined : `${INITRD} (make initramfs)`,
-].filter((m) => m !== undefined);
+const missing = labMissing();
 if (missing.length > 0) console.warn(`e2e lab skipped: missing ${missing.join(", ")}`);
 
 const BOOT_BOUND_MS = 150_000;

@@ -14,19 +14,12 @@ import { join } from "node:path";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
 import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
 import { SERVICE_ADDR } from "../../lab/plan.ts";
+import { labMissing } from "../../lab/prereqs.ts";
 import type { LabServer, LabServerEnv } from "../../lab/servers.ts";
 import { LOKI_PORT } from "./lab-ops-servers.ts";
 
 const WD_MODULES = ["watchdog", "i6300esb"].map((m) => `lib/modules/${KVER}/kernel/drivers/watchdog/${m}.ko`);
-const missing = [
-  process.getuid?.() === 0 ? undefined : "root",
-  existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
-  Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
-  Bun.which("radvd") ? undefined : "radvd",
-  existsSync(LAB_KERNEL) ? undefined : `${LAB_KERNEL} (make lab-kernel)`,
-  existsSync(LAB_INITRD) ? undefined : `${LAB_INITRD} (make initramfs)`,
-  ...WD_MODULES.map((m) => (existsSync(`/${m}`) ? undefined : `/${m}`)),
-].filter((m) => m !== undefined);
+const missing = labMissing(WD_MODULES.map((m) => (existsSync(`/${m}`) ? undefined : `/${m}`)));
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`clock/watchdog QEMU suite cannot run under CI: missing ${missing.join(", ")}`);
 
 const BOUND_MS = 180_000;
