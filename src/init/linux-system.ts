@@ -1,9 +1,54 @@
 /** The real InitSystem: Linux syscalls via libc.ts, busybox for insmod and the shell. */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import type { DeviceAlias } from "./coldplug.ts";
 import * as libc from "./libc.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
-import type { InitSystem } from "./system.ts";
+import type { InitSystem, PciDevice } from "./system.ts";
+
+const SYS_BUS = "/sys/bus";
+
+const list = (dir: string): string[] => {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+};
+
+const readTrim = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return undefined;
+  }
+};
+
+function modaliases(): DeviceAlias[] {
+  const out: DeviceAlias[] = [];
+  for (const bus of list(SYS_BUS)) {
+    for (const dev of list(`${SYS_BUS}/${bus}/devices`)) {
+      const device = `${SYS_BUS}/${bus}/devices/${dev}`;
+      const modalias = readTrim(`${device}/modalias`);
+      if (modalias) out.push({ device, modalias });
+    }
+  }
+  return out;
+}
+
+function pciDevices(): PciDevice[] {
+  const dir = `${SYS_BUS}/pci/devices`;
+  return list(dir).map((slot) => {
+    const hex = (f: string): string => (readTrim(`${dir}/${slot}/${f}`) ?? "?").replace(/^0x/, "");
+    let driver: string | null = null;
+    try {
+      driver = readlinkSync(`${dir}/${slot}/driver`).split("/").at(-1) ?? null;
+    } catch {
+      // no driver bound
+    }
+    return { slot, id: `${hex("vendor")}:${hex("device")}`, driver };
+  });
+}
 
 const ERRNO_BY_CODE: Readonly<Record<string, number>> = { EPERM: 1, ENOENT: 2, EACCES: 13, EEXIST: 17, ENOTDIR: 20, EROFS: 30 };
 const codeToErrno = (e: unknown): number => ERRNO_BY_CODE[(e as { code?: string }).code ?? ""] ?? 5;
@@ -30,6 +75,9 @@ export function linuxSystem(): InitSystem {
         return undefined;
       }
     },
+    exists: (path) => existsSync(path),
+    modaliases: async () => modaliases(),
+    pciDevices: async () => pciDevices(),
     mkdir: (path, mode) => {
       try {
         mkdirSync(path, { recursive: true, mode });

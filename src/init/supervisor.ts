@@ -1,15 +1,19 @@
 /**
  * PID 1: mounts the API filesystems, makes sure a console is attached, loads the
- * listed kernel modules in dependency order, handles signals, reaps orphans, runs
+ * kernel modules for the devices present (coldplug.ts), handles signals, reaps orphans, runs
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
  */
 import { AgentError, toAgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { errnoName } from "./libc.ts";
-import { parseModuleList, parseModulesDep, planModuleLoad } from "./modules-dep.ts";
+import { aliasMatcher, parseModulesAlias } from "../kmod/alias.ts";
+import { parseModulesDep } from "../kmod/dep.ts";
+import { parseModulesFirmware } from "../kmod/firmware.ts";
+import { parseModuleList } from "../kmod/names.ts";
+import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
 import { MOUNT_PLAN, parseMounts, pendingMounts } from "./mounts.ts";
-import { MODULE_LIST_NAME, MODULES_ROOT } from "./paths.ts";
+import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULES_ROOT } from "./paths.ts";
 import { afterShell, decideAction, SIGNAL_ACTIONS, type FlowOutcome, type InitAction, type InitOptions } from "./policy.ts";
 import type { InitSystem } from "./system.ts";
 
@@ -30,43 +34,99 @@ export async function mountAll(sys: InitSystem, log: Logger): Promise<void> {
   }
 }
 
-/** Loads /lib/modules/<running kernel>/modules.load in dependency order; failures are logged, not fatal. */
-export async function loadModules(sys: InitSystem, log: Logger): Promise<{ loaded: string[]; failed: string[] }> {
+/** Bound on scan rounds: each round's modules can only reveal devices one bus level deeper. */
+const MAX_ROUNDS = 6;
+
+export interface ModuleLoadResult {
+  readonly loaded: string[];
+  readonly failed: string[];
+}
+
+/**
+ * Loads the boot list (modules.load), then the modules the present devices' modaliases
+ * match in the image's modules.alias, each after its dependencies, rescanning until a
+ * round loads nothing. Every load is logged with its reason; a module that fails is a
+ * warning naming it (not fatal: the network stage then reports the missing interface).
+ * Ends with one init.devices line: every PCI device and the driver bound to it.
+ */
+export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleLoadResult> {
   const kver = (await sys.readText("/proc/sys/kernel/osrelease"))?.trim();
   const loaded: string[] = [];
   const failed: string[] = [];
   const dir = `${MODULES_ROOT}/${kver}`;
-  const [depText, listText] = [await sys.readText(`${dir}/modules.dep`), await sys.readText(`${dir}/${MODULE_LIST_NAME}`)];
-  if (!kver || depText === undefined || listText === undefined) {
-    logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no module list for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
+  const [depText, listText, aliasText, fwText] = [
+    await sys.readText(`${dir}/modules.dep`),
+    await sys.readText(`${dir}/${MODULE_LIST_NAME}`),
+    await sys.readText(`${dir}/${MODULE_ALIAS_NAME}`),
+    await sys.readText(`${dir}/${MODULE_FIRMWARE_NAME}`),
+  ];
+  if (!kver || depText === undefined) {
+    logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no modules for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
     return { loaded, failed };
   }
-  let plan;
+  let dep, boot: string[], matcher, firmware: Map<string, string[]>;
   try {
-    plan = planModuleLoad(parseModulesDep(depText), parseModuleList(listText));
+    dep = parseModulesDep(depText);
+    boot = parseModuleList(listText ?? "", `${dir}/${MODULE_LIST_NAME}`);
+    matcher = aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`));
+    firmware = parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`);
   } catch (e) {
-    logEvent(log, "init.module", { dir, error: (e as Error).message }, "module list unusable: loading none", "error");
+    logEvent(log, "init.module", { dir, error: (e as Error).message }, "module tables unusable: loading none", "error");
     return { loaded, failed };
   }
-  for (const m of plan.load) {
-    const path = `${dir}/${m.path}`;
-    const t0 = sys.now();
-    const e = sys.finitModule(path);
-    if (e === 0 || e === EEXIST) {
-      loaded.push(m.name);
-      logEvent(log, "init.module", { module: m.name, via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
-      continue;
+  const handled = new Set<string>();
+  const run = async (steps: readonly LoadStep[]): Promise<void> => {
+    for (const s of steps) {
+      handled.add(s.module.name);
+      if (await loadOne(sys, log, dir, s)) {
+        loaded.push(s.module.name);
+        for (const f of missingFirmware(firmware.get(s.module.name) ?? [], (p) => sys.exists(p))) {
+          logEvent(log, "init.firmware", { module: s.module.name, firmware: f }, `module ${s.module.name} names firmware ${f}, which the image does not carry`, "warn");
+        }
+      } else failed.push(s.module.name);
     }
-    const rc = await sys.insmod(path);
-    if (rc === 0) {
-      loaded.push(m.name);
-      logEvent(log, "init.module", { module: m.name, via: "insmod", finitError: errnoName(e), ms: Math.round(sys.now() - t0) });
-    } else {
-      failed.push(m.name);
-      logEvent(log, "init.module", { module: m.name, finitError: errnoName(e), insmodExit: rc }, `cannot load module ${m.name}`, "error");
+  };
+  const plan = (wanted: { module: string; reason: LoadReason }[]): LoadStep[] => {
+    try {
+      return loadSteps(dep, wanted, handled);
+    } catch (e) {
+      logEvent(log, "init.module", { error: (e as Error).message }, "module tables inconsistent: skipping", "warn");
+      for (const w of wanted) handled.add(w.module);
+      return [];
     }
+  };
+  await run(plan(boot.map((module) => ({ module, reason: { kind: "boot" } }))));
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const wanted = wantedByDevices(matcher, await sys.modaliases(), handled);
+    if (wanted.length === 0) break;
+    await run(plan(wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } }))));
   }
+  const pci = await sys.pciDevices();
+  logEvent(log, "init.devices", { loaded, failed, pci }, `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}; ${pci.filter((d) => d.driver !== null).length} of ${pci.length} PCI devices have a driver`);
   return { loaded, failed };
+}
+
+function reasonFields(r: LoadReason): Record<string, string> {
+  if (r.kind === "boot") return { for: "boot list" };
+  if (r.kind === "dependency") return { for: `dependency of ${r.of}` };
+  return { for: r.device, modalias: r.modalias };
+}
+
+async function loadOne(sys: InitSystem, log: Logger, dir: string, s: LoadStep): Promise<boolean> {
+  const path = `${dir}/${s.module.path}`;
+  const t0 = sys.now();
+  const e = sys.finitModule(path);
+  if (e === 0 || e === EEXIST) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
+    return true;
+  }
+  const rc = await sys.insmod(path);
+  if (rc === 0) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "insmod", finitError: errnoName(e), ms: Math.round(sys.now() - t0) });
+    return true;
+  }
+  logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e), insmodExit: rc }, `cannot load module ${s.module.name}`, "warn");
+  return false;
 }
 
 /** Runs `action` (and the shell's follow-up). Resolves only if a power call failed. */

@@ -6,7 +6,7 @@
  */
 import { AgentError } from "../errors.ts";
 import { CONFIG_PREFIX } from "./dotconfig.ts";
-import { normaliseModuleName } from "./module-names.ts";
+import { normaliseModuleName } from "../kmod/names.ts";
 
 export const CLASSES = ["required-builtin", "required", "recommended", "must-not"] as const;
 export type OptionClass = (typeof CLASSES)[number];
