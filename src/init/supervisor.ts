@@ -60,14 +60,15 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
     await sys.readText(`${dir}/${MODULE_ALIAS_NAME}`),
     await sys.readText(`${dir}/${MODULE_FIRMWARE_NAME}`),
   ];
-  if (!kver || depText === undefined) {
+  // modules.load marks a tree the initramfs build wrote: on a system that is not our image (a test host) PID 1 loads nothing.
+  if (!kver || depText === undefined || listText === undefined) {
     logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no modules for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
     return { loaded, failed };
   }
   let dep, boot: string[], matcher, firmware: Map<string, string[]>;
   try {
     dep = parseModulesDep(depText);
-    boot = parseModuleList(listText ?? "", `${dir}/${MODULE_LIST_NAME}`);
+    boot = parseModuleList(listText, `${dir}/${MODULE_LIST_NAME}`);
     matcher = aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`));
     firmware = parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`);
   } catch (e) {

@@ -151,6 +151,16 @@ describe("init supervisor", () => {
     expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["virtio"] });
   });
 
+  test("a module tree the initramfs build did not write (no modules.load: a host, not our image) is left alone", async () => {
+    const sys = fakeSystem();
+    const files = { ...sys };
+    sys.readText = async (p) => (p.endsWith("/modules.load") ? undefined : files.readText(p));
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls.some((c) => c.startsWith("finit"))).toBe(false);
+    expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no modules for kernel 6.1.0-57-amd64 in the image/);
+  });
+
   test("an image without modules for the running kernel loads none and says why", async () => {
     const sys = fakeSystem({ files: { "/proc/sys/kernel/osrelease": "6.18.0-other\n" } });
     const { log, lines } = capture();

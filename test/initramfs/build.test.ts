@@ -6,7 +6,7 @@
  * the newest installed), so a Debian ABI bump needs no edit here; a missing kernel,
  * busybox or lz4 skips with the reason, and fails under CI=true.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { decodeCpio } from "../../src/initramfs/cpio.ts";
@@ -18,6 +18,8 @@ import { parseModulesDep } from "../../src/kmod/dep.ts";
 import { KVER } from "../lab/kernel.ts";
 
 const ROOT = `${import.meta.dir}/../..`;
+// A build runs modinfo on ~90 modules and compresses ~25 MiB: seconds, more on a loaded machine.
+setDefaultTimeout(60_000);
 const missing = [`/lib/modules/${KVER}/modules.dep`, "/bin/busybox"].filter((p) => !existsSync(p)).concat(Bun.which("lz4") === null ? ["lz4"] : []);
 const ready = missing.length === 0;
 

@@ -24,6 +24,16 @@ function startPid1(cmdline: string) {
   return p;
 }
 
+/** Collects a stream's text as it comes, so a test can wait for a line instead of sleeping. */
+function collect(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+  let buf = "";
+  const dec = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of stream) buf += dec.decode(chunk, { stream: true });
+  })();
+  return { text: () => buf, done };
+}
+
 const records = (text: string) =>
   text
     .split("\n")
@@ -57,6 +67,7 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
     // A 60 s reboot delay keeps PID 1 waiting while we look at its mounts and signal it.
     const p = startPid1("METAL_BOOT_URL=ftp://nowhere METAL_REBOOT_DELAY=60s");
     const killer = setTimeout(() => p.kill("SIGKILL"), 40_000);
+    const stderr = collect(p.stderr);
     try {
       const agent = await waitFor("the agent's host PID", () => childOf(p.pid), 10_000);
       const mounts = await waitFor(
@@ -69,12 +80,12 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
       );
       // (sys, dev and dev/pts come mounted from the host here; in the VM PID 1 mounts them: the e2e lab shows it.)
       for (const want of [/^sysfs \/sys sysfs/m, /^devtmpfs \/dev devtmpfs/m, /^devpts \/dev\/pts devpts/m, /^tmpfs \/run tmpfs rw,nosuid,nodev/m, /^tmpfs \/tmp tmpfs rw,nosuid,nodev/m]) expect(mounts).toMatch(want);
-      // SIGUSR2 once the agent is in its reboot delay (the fatal error has been logged).
-      await waitFor("PID 1 to enter the reboot delay", async () => (readFileSync(`/proc/${agent}/stat`, "utf8").split(" ")[2] === "S" ? true : undefined), 10_000);
-      await Bun.sleep(300);
+      // SIGUSR2 once the agent has logged that it waits out the reboot delay (its signal handlers are set before the flow runs).
+      await waitFor("PID 1's init.reboot line with the 60 s delay", () => records(stderr.text()).some((x) => x.event === "init.reboot" && x.delayMs === 60_000), 15_000);
       process.kill(agent, "SIGUSR2");
       const code = await p.exited;
-      const r = records(await new Response(p.stderr).text());
+      await stderr.done;
+      const r = records(stderr.text());
       expect(r.find((x) => x.event === "init.signal")).toMatchObject({ signal: "SIGUSR2", action: "poweroff" });
       expect(r.at(-1)).toMatchObject({ event: "init.reboot", action: "poweroff", reason: "signal SIGUSR2" });
       expect(p.signalCode ?? code).toBe(p.signalCode ? "SIGINT" : 130);

@@ -116,7 +116,7 @@ describe.skipIf(SKIP)(`Debian kernel ${VERSION || "(skipped: no /boot/config-* o
     expect(report.counts.fail).toBe(0);
     expect(report.results.filter((r) => r.status === "warn").map((r) => r.option)).toEqual(["IP_PNP", "IP_PNP_DHCP"]);
     for (const m of LAB_MODULES.split(",")) expect(shipped.split(",")).toContain(m);
-  });
+  }, 60_000);
 
   test("with the kernel's whole module tree: every requirement met, and every module the fragment names exists", async () => {
     const tree = `/lib/modules/${VERSION}`;

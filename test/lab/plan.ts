@@ -27,6 +27,8 @@ export interface LabOptions {
   readonly serverCmdline?: readonly string[];
   /** Extra cmdline words, appended last (they win). */
   readonly extraCmdline: readonly string[];
+  /** Extra QEMU arguments (more devices: NICs and storage controllers of other vendors), appended last. */
+  readonly extraQemu?: readonly string[];
 }
 
 export const LAB_PREFIX = "mhl";
@@ -114,5 +116,6 @@ export function qemuArgv(o: LabOptions, names: LabNames): string[] {
     "-initrd", o.initrd,
     "-append", guestCmdline(o),
     ...nicArgs,
+    ...(o.extraQemu ?? []),
   ];
 }
