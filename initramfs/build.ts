@@ -12,7 +12,7 @@
  * construction), plus the boot list (initramfs/modules/boot.list: what PID 1 loads
  * without a device) and any `--list` files, each with its modules.dep closure. PID 1
  * loads drivers by the devices' modaliases (src/init/coldplug.ts), so the image also
- * carries modules.alias and modules.firmware for exactly these modules.
+ * carries modules.alias, modules.softdep and modules.firmware for exactly these modules.
  *
  *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress zstd [--level 19] --out build/initramfs/x.cpio.zst
  *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list]
@@ -32,7 +32,8 @@ import { parseModulesAlias, renderModulesAlias } from "../src/kmod/alias.ts";
 import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/kmod/dep.ts";
 import { parseModinfoFirmware, renderModulesFirmware } from "../src/kmod/firmware.ts";
 import { parseModuleList, plainModulePath } from "../src/kmod/names.ts";
-import { AGENT_PATH, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME } from "../src/init/paths.ts";
+import { parseModulesSoftdep, renderModulesSoftdep, resolveSoftdeps } from "../src/kmod/softdep.ts";
+import { AGENT_PATH, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME } from "../src/init/paths.ts";
 
 const { values: opt } = parseArgs({
   options: {
@@ -130,7 +131,17 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
 
   const dep = parseModulesDep(await text(`${modDir}/modules.dep`, "modules.dep"));
   const builtin = parseModulesBuiltin(await Bun.file(`${modDir}/modules.builtin`).text().catch(() => ""));
-  const plan = planModuleLoad(dep, wanted, builtin);
+  const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
+  // Pre-softdeps (ext4 -> a crc32c implementation) are shipped too, until no module adds another.
+  const soft = resolveSoftdeps(parseModulesSoftdep(await Bun.file(`${modDir}/modules.softdep`).text().catch(() => ""), `${modDir}/modules.softdep`), aliases, new Set(dep.keys()));
+  let plan = planModuleLoad(dep, wanted, builtin);
+  for (;;) {
+    const have = new Set(plan.load.map((m) => m.name));
+    const more = [...new Set([...have].flatMap((n) => soft.get(n) ?? []))].filter((n) => !have.has(n) && !builtin.has(n));
+    if (more.length === 0) break;
+    wanted.push(...more);
+    plan = planModuleLoad(dep, wanted, builtin);
+  }
   const items: ImageItem[] = [];
   const fwByModule = new Map<string, string[]>();
   const fwDir = opt["firmware-dir"];
@@ -151,13 +162,13 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
   }
   // Firmware from Debian's packages (mk/initramfs.mk unpacks them); a symlink (ice.pkg -> ice-1.3.30.0.pkg) is stored as the file it names.
   for (const f of [...firmware].sort()) items.push({ ...hostFile(`lib/firmware/${f}`, realpathSync(`${fwDir}/${f}`), 0o644, "firmware") });
-  const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
   const names = new Set(plan.load.map((m) => m.name));
   const dir = `lib/modules/${kver}`;
   const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
   items.push(bytesItem(`${dir}/modules.dep`, enc(renderModulesDep(plan.load)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(aliases, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_FIRMWARE_NAME}`, enc(renderModulesFirmware(fwByModule)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(soft, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_LIST_NAME}`, enc(boot.join("\n") + "\n"), "modules"));
   return { items, load: plan.load.map((m) => m.name), builtin: plan.builtin, firmware: [...firmware].sort(), missingFirmware: [...missing].sort() };
 }

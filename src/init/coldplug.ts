@@ -10,6 +10,7 @@
 import type { AliasMatcher } from "../kmod/alias.ts";
 import type { ModuleInfo } from "../kmod/dep.ts";
 import { planModuleLoad } from "../kmod/dep.ts";
+import type { Softdeps } from "../kmod/softdep.ts";
 
 export interface DeviceAlias {
   /** The device's sysfs directory, e.g. /sys/bus/pci/devices/0000:00:02.0. */
@@ -36,19 +37,27 @@ export function wantedByDevices(matcher: AliasMatcher, devices: readonly DeviceA
 }
 
 /**
- * The load steps for `wanted`, each after its dependencies, skipping what is handled
- * (loaded or failed before). Names missing from modules.dep throw (the image is broken).
+ * The load steps for `wanted`, each after its dependencies and its pre-softdeps
+ * (modules.softdep: ext4 wants a crc32c implementation first), skipping what is
+ * handled (loaded or failed before). Names missing from modules.dep throw (the image
+ * is broken).
  */
-export function loadSteps(dep: ReadonlyMap<string, ModuleInfo>, wanted: readonly { module: string; reason: LoadReason }[], handled: ReadonlySet<string>): LoadStep[] {
+export function loadSteps(dep: ReadonlyMap<string, ModuleInfo>, wanted: readonly { module: string; reason: LoadReason }[], handled: ReadonlySet<string>, softdeps: Softdeps = new Map()): LoadStep[] {
   const steps: LoadStep[] = [];
   const seen = new Set(handled);
-  for (const w of wanted) {
-    for (const m of planModuleLoad(dep, [w.module]).load) {
+  const visiting = new Set<string>();
+  const visit = (name: string, reason: LoadReason): void => {
+    for (const m of planModuleLoad(dep, [name]).load) {
+      if (seen.has(m.name) || visiting.has(m.name)) continue;
+      visiting.add(m.name);
+      for (const s of softdeps.get(m.name) ?? []) visit(s, { kind: "dependency", of: m.name });
+      visiting.delete(m.name);
       if (seen.has(m.name)) continue;
       seen.add(m.name);
-      steps.push({ module: m, reason: m.name === w.module ? w.reason : { kind: "dependency", of: w.module } });
+      steps.push({ module: m, reason: m.name === name ? reason : { kind: "dependency", of: name } });
     }
-  }
+  };
+  for (const w of wanted) visit(w.module, w.reason);
   return steps;
 }
 

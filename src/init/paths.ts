@@ -4,6 +4,8 @@ export const MODULES_ROOT = "/lib/modules";
 export const MODULE_LIST_NAME = "modules.load";
 /** modules.alias of exactly the image's modules: PID 1 matches device modaliases against it. */
 export const MODULE_ALIAS_NAME = "modules.alias";
+/** Pre-softdeps of the image's modules, as module names (src/kmod/softdep.ts). */
+export const MODULE_SOFTDEP_NAME = "modules.softdep";
 /** Which firmware files each module of the image names (src/kmod/firmware.ts). */
 export const MODULE_FIRMWARE_NAME = "modules.firmware";
 export const BUSYBOX = "/bin/busybox";

@@ -11,13 +11,15 @@ import { aliasMatcher, parseModulesAlias } from "../kmod/alias.ts";
 import { parseModulesDep } from "../kmod/dep.ts";
 import { parseModulesFirmware } from "../kmod/firmware.ts";
 import { parseModuleList } from "../kmod/names.ts";
+import { parseModulesSoftdep } from "../kmod/softdep.ts";
 import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
 import { MOUNT_PLAN, parseMounts, pendingMounts } from "./mounts.ts";
-import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULES_ROOT } from "./paths.ts";
+import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME, MODULES_ROOT } from "./paths.ts";
 import { afterShell, decideAction, SIGNAL_ACTIONS, type FlowOutcome, type InitAction, type InitOptions } from "./policy.ts";
 import type { InitSystem } from "./system.ts";
 
 const EEXIST = 17;
+const ENODEV = 19;
 const EBUSY = 16;
 
 export async function mountAll(sys: InitSystem, log: Logger): Promise<void> {
@@ -40,6 +42,8 @@ const MAX_ROUNDS = 6;
 export interface ModuleLoadResult {
   readonly loaded: string[];
   readonly failed: string[];
+  /** Refused with ENODEV: the module has nothing to drive here (efivarfs without UEFI, crc32c_intel without SSE4.2). */
+  readonly absent: string[];
 }
 
 /**
@@ -53,33 +57,38 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
   const kver = (await sys.readText("/proc/sys/kernel/osrelease"))?.trim();
   const loaded: string[] = [];
   const failed: string[] = [];
+  const absent: string[] = [];
   const dir = `${MODULES_ROOT}/${kver}`;
-  const [depText, listText, aliasText, fwText] = [
+  const [depText, listText, aliasText, fwText, softText] = [
     await sys.readText(`${dir}/modules.dep`),
     await sys.readText(`${dir}/${MODULE_LIST_NAME}`),
     await sys.readText(`${dir}/${MODULE_ALIAS_NAME}`),
     await sys.readText(`${dir}/${MODULE_FIRMWARE_NAME}`),
+    await sys.readText(`${dir}/${MODULE_SOFTDEP_NAME}`),
   ];
   // modules.load marks a tree the initramfs build wrote: on a system that is not our image (a test host) PID 1 loads nothing.
   if (!kver || depText === undefined || listText === undefined) {
     logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no modules for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
-    return { loaded, failed };
+    return { loaded, failed, absent };
   }
-  let dep, boot: string[], matcher, firmware: Map<string, string[]>;
+  let dep, boot: string[], matcher, firmware: Map<string, string[]>, softdeps: Map<string, string[]>;
   try {
     dep = parseModulesDep(depText);
     boot = parseModuleList(listText, `${dir}/${MODULE_LIST_NAME}`);
     matcher = aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`));
     firmware = parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`);
+    softdeps = parseModulesSoftdep(softText ?? "", `${dir}/${MODULE_SOFTDEP_NAME}`);
   } catch (e) {
     logEvent(log, "init.module", { dir, error: (e as Error).message }, "module tables unusable: loading none", "error");
-    return { loaded, failed };
+    return { loaded, failed, absent };
   }
   const handled = new Set<string>();
   const run = async (steps: readonly LoadStep[]): Promise<void> => {
     for (const s of steps) {
       handled.add(s.module.name);
-      if (await loadOne(sys, log, dir, s)) {
+      const r = await loadOne(sys, log, dir, s);
+      if (r === "absent") absent.push(s.module.name);
+      else if (r === "loaded") {
         loaded.push(s.module.name);
         for (const f of missingFirmware(firmware.get(s.module.name) ?? [], (p) => sys.exists(p))) {
           logEvent(log, "init.firmware", { module: s.module.name, firmware: f }, `module ${s.module.name} names firmware ${f}, which the image does not carry`, "warn");
@@ -89,7 +98,7 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
   };
   const plan = (wanted: { module: string; reason: LoadReason }[]): LoadStep[] => {
     try {
-      return loadSteps(dep, wanted, handled);
+      return loadSteps(dep, wanted, handled, softdeps);
     } catch (e) {
       logEvent(log, "init.module", { error: (e as Error).message }, "module tables inconsistent: skipping", "warn");
       for (const w of wanted) handled.add(w.module);
@@ -103,8 +112,8 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
     await run(plan(wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } }))));
   }
   const pci = await sys.pciDevices();
-  logEvent(log, "init.devices", { loaded, failed, pci }, `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}; ${pci.filter((d) => d.driver !== null).length} of ${pci.length} PCI devices have a driver`);
-  return { loaded, failed };
+  logEvent(log, "init.devices", { loaded, failed, absent, pci }, `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}${absent.length ? `, ${absent.length} without hardware (${absent.join(", ")})` : ""}; ${pci.filter((d) => d.driver !== null).length} of ${pci.length} PCI devices have a driver`);
+  return { loaded, failed, absent };
 }
 
 function reasonFields(r: LoadReason): Record<string, string> {
@@ -113,21 +122,26 @@ function reasonFields(r: LoadReason): Record<string, string> {
   return { for: r.device, modalias: r.modalias };
 }
 
-async function loadOne(sys: InitSystem, log: Logger, dir: string, s: LoadStep): Promise<boolean> {
+async function loadOne(sys: InitSystem, log: Logger, dir: string, s: LoadStep): Promise<"loaded" | "failed" | "absent"> {
   const path = `${dir}/${s.module.path}`;
   const t0 = sys.now();
   const e = sys.finitModule(path);
   if (e === 0 || e === EEXIST) {
     logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
-    return true;
+    return "loaded";
+  }
+  // ENODEV from a module's init: nothing for it to drive on this machine. Not a failure, and insmod would say the same.
+  if (e === ENODEV) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e) }, `module ${s.module.name}: no such device or firmware interface here (ENODEV), not loaded`);
+    return "absent";
   }
   const rc = await sys.insmod(path);
   if (rc === 0) {
     logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "insmod", finitError: errnoName(e), ms: Math.round(sys.now() - t0) });
-    return true;
+    return "loaded";
   }
   logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e), insmodExit: rc }, `cannot load module ${s.module.name}`, "warn");
-  return false;
+  return "failed";
 }
 
 /** Runs `action` (and the shell's follow-up). Resolves only if a power call failed. */

@@ -33,6 +33,12 @@ describe("coldplug decisions", () => {
     ]);
   });
 
+  test("a module's pre-softdeps load before it, each after its own dependencies", () => {
+    const soft = new Map([["virtio_net", ["e1000e"]]]);
+    const steps = loadSteps(DEP, [{ module: "virtio_net", reason: { kind: "boot" } }], new Set(), soft).map((s) => s.module.name);
+    expect(steps).toEqual(["virtio_ring", "virtio", "failover", "net_failover", "pps_core", "ptp", "e1000e", "virtio_net"]);
+  });
+
   test("firmware counts as present plain or xz-compressed (the kernel's loader takes both)", () => {
     const have = new Set(["/lib/firmware/intel/ice/ddp/ice.pkg", "/lib/firmware/tigon/tg3.bin.xz"]);
     expect(missingFirmware(["intel/ice/ddp/ice.pkg", "tigon/tg3.bin", "tigon/tg3_tso.bin"], (p) => have.has(p))).toEqual(["tigon/tg3_tso.bin"]);

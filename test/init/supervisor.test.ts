@@ -151,6 +151,15 @@ describe("init supervisor", () => {
     expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["virtio"] });
   });
 
+  test("a module refused with ENODEV (nothing to drive here) is logged as absent at info, without insmod, and is no failure", async () => {
+    const sys = fakeSystem({ files: { [`${DIR}/modules.load`]: "ext4\n" }, finit: (p) => (p.endsWith("ext4.ko") ? 19 : 0) });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls.some((c) => c.startsWith("insmod"))).toBe(false);
+    expect(lines.find((l) => l.event === "init.module" && l.module === "ext4")).toMatchObject({ level: 30, finitError: "ENODEV", for: "boot list" });
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: [], absent: ["ext4"] });
+  });
+
   test("a module tree the initramfs build did not write (no modules.load: a host, not our image) is left alone", async () => {
     const sys = fakeSystem();
     const files = { ...sys };
