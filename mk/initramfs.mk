@@ -33,3 +33,8 @@ $(FIRMWARE_STAMP): initramfs/firmware.list initramfs/firmware.sh | deps-apt
 $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-apt
 	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --firmware-dir $(FIRMWARE_DIR)/root/lib/firmware \
 		$(if $(TOOLS),--tools $(TOOLS)) --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
+
+# Size and unpack time of every compression side by side (docs/initramfs.md, README figures).
+.PHONY: bench-initramfs
+bench-initramfs: deps dist/metal-hammer $(FIRMWARE_STAMP) lab-kernel
+	$(BUN) bench/initramfs-size.ts --runs $(or $(RUNS),1)

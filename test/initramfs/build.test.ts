@@ -62,7 +62,7 @@ describe.skipIf(!ready)("initramfs build", () => {
     const mods = `lib/modules/${KVER}`;
     const modFiles = files.filter((f) => f.startsWith(`${mods}/kernel/`));
     expect(files.filter((f) => !f.startsWith(`${mods}/kernel/`)).sort()).toEqual(
-      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", ...libs, ...["modules.dep", "modules.alias", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
+      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
     );
     // The image's modules.dep lists exactly the module files it carries, each dependency among them.
     const text = (name: string): string => new TextDecoder().decode(entries.find((e) => e.name === `${mods}/${name}`)?.data);
@@ -78,6 +78,9 @@ describe.skipIf(!ready)("initramfs build", () => {
     for (const a of aliases) expect([a.module, dep.has(a.module)]).toEqual([a.module, true]);
     expect(aliases.some((a) => a.module === "ice" && a.pattern.startsWith("pci:v00008086d00001591"))).toBe(true);
     expect(text("modules.load").trim().split("\n")).toEqual(["sd_mod", "md_mod", "raid0", "raid1", "dm_mod", "dm_raid", "ext4", "vfat", "nls_cp437", "nls_iso8859_1", "efivarfs"]);
+    // ext4's softdep (crypto-crc32c) resolved to modules the image carries.
+    expect(text("modules.softdep")).toContain("softdep ext4 pre: crc32c_intel crc32c_generic\n");
+    for (const m of ["crc32c_intel", "crc32c_generic"]) expect(dep.has(m)).toBe(true);
     // Without --firmware-dir the firmware the drivers name is listed, not carried.
     expect(text("modules.firmware")).toContain("ice: intel/ice/ddp/ice.pkg");
     const init = entries.find((e) => e.name === "init");
