@@ -13,6 +13,7 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { prerequisites } from "../helpers/prerequisites.ts";
 import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
 import { KVER, LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 import { loadSteps } from "../../src/init/coldplug.ts";
@@ -21,19 +22,14 @@ import { parseModulesDep } from "../../src/kmod/dep.ts";
 import { parseModuleList } from "../../src/kmod/names.ts";
 import { parseModulesSoftdep, resolveSoftdeps } from "../../src/kmod/softdep.ts";
 
-const missing = [
-  process.getuid?.() === 0 ? undefined : "root",
-  existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
-  Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
-  existsSync(LAB_KERNEL) ? undefined : `${LAB_KERNEL} (make lab-kernel)`,
-  existsSync(LAB_INITRD) ? undefined : `${LAB_INITRD} (make initramfs)`,
-  existsSync(`/lib/modules/${KVER}/modules.dep`) ? undefined : `/lib/modules/${KVER} (make deps)`,
-].filter((m) => m !== undefined);
-
-test("prerequisites of the drivers e2e (root, QEMU, kernel and initramfs built)", () => {
-  if (missing.length > 0 && process.env.CI === "true") throw new Error(`missing under CI: ${missing.join(", ")}`);
-  if (missing.length > 0) console.warn(`e2e drivers skipped: missing ${missing.join(", ")}`);
-});
+const ready = prerequisites("the drivers e2e", [
+  process.getuid?.() !== 0 && "root",
+  !existsSync("/dev/net/tun") && "/dev/net/tun",
+  !Bun.which("qemu-system-x86_64") && "qemu-system-x86_64",
+  !existsSync(LAB_KERNEL) && `${LAB_KERNEL} (make lab-kernel)`,
+  !existsSync(LAB_INITRD) && `${LAB_INITRD} (make initramfs)`,
+  !existsSync(`/lib/modules/${KVER}/modules.dep`) && `/lib/modules/${KVER} (make deps)`,
+]);
 
 const BOOT_BOUND_MS = 180_000;
 
@@ -67,7 +63,7 @@ interface PciLine {
   driver: string | null;
 }
 
-describe.skipIf(missing.length > 0)("QEMU: drivers for the devices present, nothing else", () => {
+describe.skipIf(!ready)("QEMU: drivers for the devices present, nothing else", () => {
   let r: LabResult;
   let devices: { loaded: string[]; failed: string[]; absent: string[]; pci: PciLine[] };
   beforeAll(async () => {

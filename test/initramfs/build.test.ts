@@ -15,18 +15,18 @@ import { parseLdd, verifyClosure } from "../../src/initramfs/ldd.ts";
 import { initShim } from "../../src/init/paths.ts";
 import { parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
+import { prerequisites } from "../helpers/prerequisites.ts";
 import { KVER } from "../lab/kernel.ts";
 
 const ROOT = `${import.meta.dir}/../..`;
 // A build runs modinfo on ~90 modules and compresses ~25 MiB: seconds, more on a loaded machine.
 setDefaultTimeout(60_000);
-const missing = [`/lib/modules/${KVER}/modules.dep`, "/bin/busybox"].filter((p) => !existsSync(p)).concat(Bun.which("lz4") === null ? ["lz4"] : []);
-const ready = missing.length === 0;
-
-test(`prerequisites of the build tests (kernel ${KVER} modules, busybox-static, lz4; make deps installs them)`, () => {
-  if (!ready && process.env.CI === "true") throw new Error(`missing under CI: ${missing.join(", ")}`);
-  if (!ready) console.warn(`initramfs build tests skipped: missing ${missing.join(", ")}`);
-});
+const ready = prerequisites("the initramfs build tests (make deps installs them)", [
+  !existsSync(`/lib/modules/${KVER}/modules.dep`) && `kernel ${KVER} modules`,
+  !existsSync("/bin/busybox") && "busybox-static",
+  Bun.which("lz4") === null && "lz4",
+]);
+const haveAgent = prerequisites("the agent library check (make build)", [!existsSync(`${ROOT}/dist/metal-hammer`) && "dist/metal-hammer"]);
 const dir = mkdtempSync(`${tmpdir()}/mhl-initramfs-`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -151,7 +151,7 @@ describe.skipIf(!ready)("initramfs build", () => {
   });
 });
 
-describe.skipIf(!existsSync(`${ROOT}/dist/metal-hammer`))("the agent binary's libraries", () => {
+describe.skipIf(!haveAgent)("the agent binary's libraries", () => {
   test("are exactly the five glibc files the field notes name, verified against the ELF headers", () => {
     const bin = `${ROOT}/dist/metal-hammer`;
     const libs = parseLdd(Bun.spawnSync(["ldd", bin]).stdout.toString());

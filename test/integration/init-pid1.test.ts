@@ -10,10 +10,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { prerequisites } from "../helpers/prerequisites.ts";
 import { waitFor } from "../lab/wait.ts";
 
 const BIN = `${import.meta.dir}/../../dist/metal-hammer`;
-const ready = process.getuid?.() === 0 && existsSync(BIN) && Bun.which("unshare") !== null;
+const ready = prerequisites("metal-hammer as PID 1 in a PID namespace", [
+  process.getuid?.() !== 0 && "root",
+  !existsSync(BIN) && "dist/metal-hammer (make build)",
+  Bun.which("unshare") === null && "unshare",
+]);
 const dir = mkdtempSync(`${tmpdir()}/mhl-pid1-`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -14,6 +14,7 @@ import type { OptionResult, Report } from "../../src/kconfig/evaluate.ts";
 import { BUILTIN_FRAGMENT_TEXT } from "../../src/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../src/kconfig/fragment.ts";
 import { parseModuleList } from "../../src/kmod/names.ts";
+import { prerequisites } from "../helpers/prerequisites.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const versionOf = (f: string) => f.slice("config-".length);
@@ -72,6 +73,8 @@ const NOT_IN_LAB = [
   "BLK_DEV_MD", "MD_RAID1", "MD_RAID0", "BLK_DEV_DM", "DM_RAID",
   "EXT4_FS", "VFAT_FS", "NLS_CODEPAGE_437", "NLS_ISO8859_1", "EFIVAR_FS", "WATCHDOG_CORE", "NET_VRF",
 ];
+
+prerequisites("the Debian kernel check", [SKIP && "/boot/config-* (make deps installs linux-image-amd64)"]);
 
 describe.skipIf(SKIP)(`Debian kernel ${VERSION || "(skipped: no /boot/config-* on this machine; make deps installs linux-image-amd64)"}`, () => {
   test("without --modules: passes, IPv6 and the RA features built in, every =m counted as unverified, only IP_PNP warnings", async () => {
