@@ -46,7 +46,7 @@ function pciDevices(): PciDevice[] {
     } catch {
       // no driver bound
     }
-    return { slot, id: `${hex("vendor")}:${hex("device")}`, driver };
+    return { slot, id: `${hex("vendor")}:${hex("device")}`, class: hex("class"), driver };
   });
 }
 

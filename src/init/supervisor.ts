@@ -111,8 +111,16 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
     if (wanted.length === 0) break;
     await run(plan(wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } }))));
   }
-  const pci = await sys.pciDevices();
-  logEvent(log, "init.devices", { loaded, failed, absent, pci }, `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}${absent.length ? `, ${absent.length} without hardware (${absent.join(", ")})` : ""}; ${pci.filter((d) => d.driver !== null).length} of ${pci.length} PCI devices have a driver`);
+  const all = await sys.pciDevices();
+  // Storage (class 01) and network (02) controllers, and whatever has a driver: a server has a hundred bridges and functions nobody drives.
+  const pci = all.filter((d) => d.driver !== null || d.class.startsWith("01") || d.class.startsWith("02"));
+  const undriven = pci.filter((d) => d.driver === null);
+  logEvent(
+    log,
+    "init.devices",
+    { loaded, failed, absent, pci, pciTotal: all.length },
+    `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}${absent.length ? `, ${absent.length} without hardware (${absent.join(", ")})` : ""}; ${pci.length - undriven.length} of ${all.length} PCI devices have a driver${undriven.length ? `; storage/network without one: ${undriven.map((d) => `${d.slot} ${d.id}`).join(", ")}` : ""}`,
+  );
   return { loaded, failed, absent };
 }
 

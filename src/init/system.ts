@@ -11,6 +11,8 @@ export interface PciDevice {
   readonly slot: string;
   /** `8086:10d3` (vendor:device, hex). */
   readonly id: string;
+  /** PCI class code, hex without 0x (`020000` Ethernet, `010802` NVMe). */
+  readonly class: string;
   readonly driver: string | null;
 }
 

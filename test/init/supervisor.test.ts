@@ -44,7 +44,10 @@ function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) 
     readText: async (p) => files[p],
     exists: (p) => (over.present ?? []).includes(p),
     modaliases: async () => (calls.some((c) => c.endsWith("virtio_pci.ko")) ? [PCI_VIRTIO_NET, VIRTIO_NET_DEV] : [PCI_VIRTIO_NET]),
-    pciDevices: async () => [{ slot: "0000:00:02.0", id: "1af4:1000", driver: calls.some((c) => c.endsWith("virtio_pci.ko")) ? "virtio-pci" : null }],
+    pciDevices: async () => [
+      { slot: "0000:00:00.0", id: "8086:29c0", class: "060000", driver: null },
+      { slot: "0000:00:02.0", id: "1af4:1000", class: "020000", driver: calls.some((c) => c.endsWith("virtio_pci.ko")) ? "virtio-pci" : null },
+    ],
     mkdir: () => 0,
     mount: (m: Mount) => (calls.push(`mount ${m.fstype} ${m.target}`), 0),
     stdioOpen: () => true,
@@ -102,7 +105,9 @@ describe("init supervisor", () => {
     expect(lines.find((l) => l.event === "init.devices")).toMatchObject({
       loaded: ["ext4", "virtio_ring", "virtio", "virtio_pci", "virtio_net"],
       failed: [],
-      pci: [{ slot: "0000:00:02.0", id: "1af4:1000", driver: "virtio-pci" }],
+      // The host bridge (class 06, no driver) is left out; the NIC is there with its driver.
+      pci: [{ slot: "0000:00:02.0", id: "1af4:1000", class: "020000", driver: "virtio-pci" }],
+      pciTotal: 2,
     });
   });
 
