@@ -51,7 +51,8 @@ export interface ModuleLoadResult {
  * match in the image's modules.alias, each after its dependencies, rescanning until a
  * round loads nothing. Every load is logged with its reason; a module that fails is a
  * warning naming it (not fatal: the network stage then reports the missing interface).
- * Ends with one init.devices line: every PCI device and the driver bound to it.
+ * Ends with one init.devices line: the storage and network controllers and every
+ * driven PCI device, with the driver bound to each.
  */
 export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleLoadResult> {
   const kver = (await sys.readText("/proc/sys/kernel/osrelease"))?.trim();
@@ -96,14 +97,19 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
       } else failed.push(s.module.name);
     }
   };
+  // Planned one wanted module at a time, so an inconsistent table entry costs only that module.
   const plan = (wanted: { module: string; reason: LoadReason }[]): LoadStep[] => {
-    try {
-      return loadSteps(dep, wanted, handled, softdeps);
-    } catch (e) {
-      logEvent(log, "init.module", { error: (e as Error).message }, "module tables inconsistent: skipping", "warn");
-      for (const w of wanted) handled.add(w.module);
-      return [];
+    const steps: LoadStep[] = [];
+    for (const w of wanted) {
+      try {
+        steps.push(...loadSteps(dep, [w], new Set([...handled, ...steps.map((s) => s.module.name)]), softdeps));
+      } catch (e) {
+        logEvent(log, "init.module", { module: w.module, error: (e as Error).message }, `module tables inconsistent for ${w.module}: skipping it`, "warn");
+        handled.add(w.module);
+        failed.push(w.module);
+      }
     }
+    return steps;
   };
   await run(plan(boot.map((module) => ({ module, reason: { kind: "boot" } }))));
   for (let round = 1; round <= MAX_ROUNDS; round++) {

@@ -165,6 +165,18 @@ describe("init supervisor", () => {
     expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: [], absent: ["ext4"] });
   });
 
+  test("a module whose table entries are inconsistent is skipped as failed; the other devices still get their drivers", async () => {
+    const e1000e = { device: "/sys/bus/pci/devices/0000:00:03.0", modalias: "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00" };
+    const sys = fakeSystem({ files: { [`${DIR}/modules.alias`]: "alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* nosuch\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n" } });
+    sys.modaliases = async () => [PCI_VIRTIO_NET, e1000e];
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls).toContain("finit kernel/virtio_pci.ko");
+    expect(sys.calls).toContain("finit kernel/e1000e.ko");
+    expect(lines.find((l) => l.event === "init.module" && l.module === "nosuch")).toMatchObject({ level: 40, msg: "module tables inconsistent for nosuch: skipping it" });
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["nosuch"] });
+  });
+
   test("a module tree the initramfs build did not write (no modules.load: a host, not our image) is left alone", async () => {
     const sys = fakeSystem();
     const files = { ...sys };
