@@ -6,7 +6,6 @@ import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem, PciDevice } from "./system.ts";
 
-const SYS_BUS = "/sys/bus";
 
 const list = (dir: string): string[] => {
   try {
@@ -24,11 +23,12 @@ const readTrim = (path: string): string | undefined => {
   }
 };
 
-function modaliases(): DeviceAlias[] {
+/** Every device's modalias under `<sys>/bus/<bus>/devices/` (device paths as seen there). */
+export function readModaliases(sys = "/sys"): DeviceAlias[] {
   const out: DeviceAlias[] = [];
-  for (const bus of list(SYS_BUS)) {
-    for (const dev of list(`${SYS_BUS}/${bus}/devices`)) {
-      const device = `${SYS_BUS}/${bus}/devices/${dev}`;
+  for (const bus of list(`${sys}/bus`)) {
+    for (const dev of list(`${sys}/bus/${bus}/devices`)) {
+      const device = `${sys}/bus/${bus}/devices/${dev}`;
       const modalias = readTrim(`${device}/modalias`);
       if (modalias) out.push({ device, modalias });
     }
@@ -36,8 +36,9 @@ function modaliases(): DeviceAlias[] {
   return out;
 }
 
-function pciDevices(): PciDevice[] {
-  const dir = `${SYS_BUS}/pci/devices`;
+/** `<sys>/bus/pci/devices` with vendor:device, class and the bound driver (the `driver` link's target name). */
+export function readPciDevices(sys = "/sys"): PciDevice[] {
+  const dir = `${sys}/bus/pci/devices`;
   return list(dir).map((slot) => {
     const hex = (f: string): string => (readTrim(`${dir}/${slot}/${f}`) ?? "?").replace(/^0x/, "");
     let driver: string | null = null;
@@ -76,8 +77,8 @@ export function linuxSystem(): InitSystem {
       }
     },
     exists: (path) => existsSync(path),
-    modaliases: async () => modaliases(),
-    pciDevices: async () => pciDevices(),
+    modaliases: async () => readModaliases(),
+    pciDevices: async () => readPciDevices(),
     mkdir: (path, mode) => {
       try {
         mkdirSync(path, { recursive: true, mode });
