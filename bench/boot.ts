@@ -48,7 +48,7 @@ const rows: Row[] = [];
 for (const comp of comps) {
   const out = `build/bench/initramfs.${comp}`;
   const t0 = performance.now();
-  const b = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--kver", v.kver as string, "--compress", comp, "--out", out], { stdout: "pipe", stderr: "pipe" });
+  const b = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--kver", v.kver as string, "--firmware-dir", "build/firmware/root/lib/firmware", "--compress", comp, "--out", out], { stdout: "pipe", stderr: "pipe" });
   if (b.exitCode !== 0) throw new Error(`initramfs build (${comp}) failed: ${b.stderr.toString()}`);
   const row: Row = { comp, sizeMiB: statSync(out).size / 1048576, buildS: (performance.now() - t0) / 1000, kernel: [], init: [], net: [], last: [], end: [], outcomes: [] };
   for (let i = 0; i < runs; i++) {

@@ -1,39 +1,56 @@
 #!/usr/bin/env bun
 /**
- * Builds the metal-hammer initramfs: the agent as /init, exactly the shared
- * libraries its ELF headers ask for, busybox (debug shell) with applet links, the CA
- * bundle, and the kernel modules of initramfs/modules/<kernel>.list with their
- * dependencies. Writes <out> (compressed cpio newc), <out>.manifest (every entry)
- * and prints a size report. Same inputs, same bytes: see docs/initramfs.md.
+ * Builds the metal-hammer initramfs: the agent (behind the /init shim), exactly the
+ * shared libraries its ELF headers ask for, busybox (debug shell) with applet links,
+ * the CA bundle, the kernel modules for real servers with their dependencies and the
+ * firmware they name, and optional host tools (`--tools FILE`) with their libraries.
+ * Writes <out> (compressed cpio newc), <out>.manifest (every entry) and prints a size
+ * report. Same inputs, same bytes: see docs/initramfs.md.
  *
- *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress lz4 [--level 9] [--tools initramfs/tools.list] --out build/initramfs/x.cpio.lz4
+ * The module set: every module named by a `# module:` line of the kernel config
+ * fragment (kernel-config/metal-hammer.config, so `kconfig check --modules` passes by
+ * construction), plus the boot list (initramfs/modules/boot.list: what PID 1 loads
+ * without a device) and any `--list` files, each with its modules.dep closure. PID 1
+ * loads drivers by the devices' modaliases (src/init/coldplug.ts), so the image also
+ * carries modules.alias, modules.softdep and modules.firmware for exactly these modules.
+ *
+ *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress zstd [--level 19] --out build/initramfs/x.cpio.zst
+ *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list]
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { cpioChunks } from "../src/initramfs/cpio.ts";
 import { COMPRESSORS, parseCompression, parseLevel } from "../src/initramfs/compress.ts";
 import { readElfDeps } from "../src/initramfs/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "../src/initramfs/layout.ts";
-import { parseLdd, verifyClosure } from "../src/initramfs/ldd.ts";
-import { parseModuleList, parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/init/modules-dep.ts";
-import { AGENT_PATH, initShim, MODULE_LIST_NAME } from "../src/init/paths.ts";
-import { parseToolsList, toolItems } from "./tools.ts";
+import { parseLdd, verifyClosure, type SharedLib } from "../src/initramfs/ldd.ts";
+import { parseToolList } from "../src/initramfs/tools.ts";
+import { parseFragment } from "../src/kconfig/fragment.ts";
+import { parseModulesAlias, renderModulesAlias } from "../src/kmod/alias.ts";
+import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/kmod/dep.ts";
+import { parseModinfoFirmware, renderModulesFirmware } from "../src/kmod/firmware.ts";
+import { parseModuleList, plainModulePath } from "../src/kmod/names.ts";
+import { parseModulesSoftdep, renderModulesSoftdep, resolveSoftdeps } from "../src/kmod/softdep.ts";
+import { AGENT_PATH, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME } from "../src/init/paths.ts";
 
 const { values: opt } = parseArgs({
   options: {
     agent: { type: "string", default: "dist/metal-hammer" },
     kver: { type: "string" },
     "modules-dir": { type: "string" },
-    list: { type: "string" },
+    fragment: { type: "string", default: "kernel-config/metal-hammer.config" },
+    "boot-list": { type: "string", default: "initramfs/modules/boot.list" },
+    list: { type: "string", multiple: true, default: [] },
+    "firmware-dir": { type: "string" },
+    tools: { type: "string" },
     busybox: { type: "string", default: "/bin/busybox" },
     ca: { type: "string", default: "/etc/ssl/certs/ca-certificates.crt" },
-    compress: { type: "string", default: "lz4" },
+    compress: { type: "string", default: "zstd" },
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
-    tools: { type: "string" },
   },
   strict: true,
 });
@@ -60,60 +77,143 @@ function run(argv: string[]): Uint8Array {
 const sizeOf = (p: string): number => statSync(p).size;
 const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
 
+function hostFile(path: string, src: string, mode: number, group: string): ImageItem {
+  if (!existsSync(src)) fail(`${src} does not exist`);
+  return { kind: "file", path, mode, size: sizeOf(src), source: { kind: "host", path: src }, group };
+}
+
+function bytesItem(path: string, data: Uint8Array, group: string): ImageItem {
+  return { kind: "file", path, mode: 0o644, size: data.length, source: { kind: "bytes", data }, group };
+}
+
+/**
+ * The shared libraries `binary` loads, as ldd resolves them, verified against the ELF
+ * headers (a missing or extra library fails the build); ones already in `seen` are not
+ * added twice. A static binary needs none.
+ */
+async function libItems(binary: string, seen: Map<string, SharedLib>, group: string): Promise<ImageItem[]> {
+  const deps = readElfDeps(await bytesOf(binary));
+  if (deps.interpreter === undefined && deps.needed.length === 0) return [];
+  const libs = parseLdd(run(["ldd", binary]).toString());
+  const needed = new Map<string, readonly string[]>();
+  for (const l of libs) needed.set(l.path, readElfDeps(await bytesOf(l.path)).needed);
+  try {
+    verifyClosure(deps, libs, (p) => needed.get(p) ?? []);
+  } catch (e) {
+    fail(`${binary}: ${(e as Error).message}`);
+  }
+  const out: ImageItem[] = [];
+  for (const l of libs) {
+    if (seen.has(l.path)) continue;
+    seen.set(l.path, l);
+    out.push(hostFile(l.path.slice(1), l.path, 0o755, group));
+  }
+  return out;
+}
+
+interface ModuleItems {
+  readonly items: ImageItem[];
+  readonly load: string[];
+  readonly builtin: readonly string[];
+  readonly firmware: string[];
+  readonly missingFirmware: string[];
+}
+
+async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
+  const text = (p: string, what: string): Promise<string> => Bun.file(p).text().catch(() => fail(`cannot read the ${what} ${p}`));
+  const fragmentPath = opt.fragment as string;
+  const fromFragment = parseFragment(await text(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
+  const bootPath = opt["boot-list"] as string;
+  const boot = parseModuleList(await text(bootPath, "boot module list"), bootPath);
+  const extra: string[] = [];
+  for (const l of opt.list as string[]) extra.push(...parseModuleList(await text(l, "module list"), l));
+  const wanted = [...new Set([...fromFragment, ...boot, ...extra])];
+
+  const dep = parseModulesDep(await text(`${modDir}/modules.dep`, "modules.dep"));
+  const builtin = parseModulesBuiltin(await Bun.file(`${modDir}/modules.builtin`).text().catch(() => ""));
+  const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
+  // Pre-softdeps (ext4 -> a crc32c implementation) are shipped too, until no module adds another.
+  const soft = resolveSoftdeps(parseModulesSoftdep(await Bun.file(`${modDir}/modules.softdep`).text().catch(() => ""), `${modDir}/modules.softdep`), aliases, new Set(dep.keys()));
+  let plan = planModuleLoad(dep, wanted, builtin);
+  for (;;) {
+    const have = new Set(plan.load.map((m) => m.name));
+    const more = [...new Set([...have].flatMap((n) => soft.get(n) ?? []))].filter((n) => !have.has(n) && !builtin.has(n));
+    if (more.length === 0) break;
+    wanted.push(...more);
+    plan = planModuleLoad(dep, wanted, builtin);
+  }
+  const items: ImageItem[] = [];
+  const fwByModule = new Map<string, string[]>();
+  const fwDir = opt["firmware-dir"];
+  const firmware = new Set<string>();
+  const missing = new Set<string>();
+  for (const m of plan.load) {
+    const src = `${modDir}/${m.path}`;
+    const data = m.path.endsWith(".xz") ? run(["xz", "-dc", src]) : m.path.endsWith(".zst") ? run(["zstd", "-dcq", src]) : m.path.endsWith(".gz") ? run(["gzip", "-dc", src]) : undefined;
+    const path = `lib/modules/${kver}/${plainModulePath(m.path)}`;
+    items.push(data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules"));
+    const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", src]).toString());
+    if (fw.length > 0) fwByModule.set(m.name, fw);
+    for (const f of fw) {
+      const host = fwDir ? `${fwDir}/${f}` : undefined;
+      if (host && existsSync(host)) firmware.add(f);
+      else missing.add(f);
+    }
+  }
+  // Firmware from Debian's packages (mk/initramfs.mk unpacks them); a symlink (ice.pkg -> ice-1.3.30.0.pkg) is stored as the file it names.
+  for (const f of [...firmware].sort()) items.push({ ...hostFile(`lib/firmware/${f}`, realpathSync(`${fwDir}/${f}`), 0o644, "firmware") });
+  const names = new Set(plan.load.map((m) => m.name));
+  const dir = `lib/modules/${kver}`;
+  const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+  items.push(bytesItem(`${dir}/modules.dep`, enc(renderModulesDep(plan.load)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(aliases, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_FIRMWARE_NAME}`, enc(renderModulesFirmware(fwByModule)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(soft, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_LIST_NAME}`, enc(boot.join("\n") + "\n"), "modules"));
+  return { items, load: plan.load.map((m) => m.name), builtin: plan.builtin, firmware: [...firmware].sort(), missingFirmware: [...missing].sort() };
+}
+
 async function main(): Promise<void> {
   const kver = opt.kver ?? fail("--kver is required (e.g. 6.1.0-57-amd64)");
   const compression = parseCompression(opt.compress as string);
   const level = parseLevel(compression, opt.level);
   const out = opt.out ?? fail("--out is required");
   const modDir = opt["modules-dir"] ?? `/lib/modules/${kver}`;
-  const listPath = opt.list ?? `initramfs/modules/${kver}.list`;
   const mtime = Number(opt.mtime ?? process.env.SOURCE_DATE_EPOCH ?? 0);
   if (!Number.isInteger(mtime) || mtime < 0) fail(`mtime ${opt.mtime}: expected seconds since 1970`);
   const items: ImageItem[] = [...SKELETON];
 
-  // The agent and exactly the libraries its ELF headers need (ldd resolves the paths).
+  const seenLibs = new Map<string, SharedLib>();
   const agent = opt.agent as string;
-  const agentDeps = readElfDeps(await bytesOf(agent));
-  const libs = parseLdd(run(["ldd", agent]).toString());
-  const elfCache = new Map<string, readonly string[]>();
-  for (const l of libs) elfCache.set(l.path, readElfDeps(await bytesOf(l.path)).needed);
-  verifyClosure(agentDeps, libs, (p) => elfCache.get(p) ?? []);
-  items.push({ kind: "file", path: AGENT_PATH.slice(1), mode: 0o755, size: sizeOf(agent), source: { kind: "host", path: agent }, group: "agent" });
+  items.push(hostFile(AGENT_PATH.slice(1), agent, 0o755, "agent"));
   const shim = new TextEncoder().encode(initShim());
   items.push({ kind: "file", path: "init", mode: 0o755, size: shim.length, source: { kind: "bytes", data: shim }, group: "agent" });
-  for (const l of libs) items.push({ kind: "file", path: l.path, mode: 0o755, size: sizeOf(l.path), source: { kind: "host", path: l.path }, group: "libs" });
+  items.push(...(await libItems(agent, seenLibs, "libs")));
 
   // busybox must be static: it is the shell of last resort, even when the libraries are broken.
   const bb = opt.busybox as string;
   if (readElfDeps(await bytesOf(bb)).interpreter !== undefined) fail(`${bb} is dynamically linked; install busybox-static`);
-  items.push({ kind: "file", path: "bin/busybox", mode: 0o755, size: sizeOf(bb), source: { kind: "host", path: bb }, group: "busybox" });
+  items.push(hostFile("bin/busybox", bb, 0o755, "busybox"));
+  items.push(hostFile("etc/ssl/certs/ca-certificates.crt", opt.ca as string, 0o644, "ca"));
 
-  const ca = opt.ca as string;
-  items.push({ kind: "file", path: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, size: sizeOf(ca), source: { kind: "host", path: ca }, group: "ca" });
-
-  // Kernel modules: the list plus dependencies, decompressed (no CONFIG_MODULE_DECOMPRESS needed).
-  const dep = parseModulesDep(new TextDecoder().decode(await bytesOf(`${modDir}/modules.dep`)));
-  const builtin = parseModulesBuiltin(await Bun.file(`${modDir}/modules.builtin`).text().catch(() => ""));
-  const wanted = parseModuleList(await Bun.file(listPath).text().catch(() => fail(`cannot read the module list ${listPath}`)));
-  const plan = planModuleLoad(dep, wanted, builtin);
-  for (const m of plan.load) {
-    const src = `${modDir}/${m.path}`;
-    const data = m.path.endsWith(".xz") ? run(["xz", "-dc", src]) : m.path.endsWith(".zst") ? run(["zstd", "-dcq", src]) : m.path.endsWith(".gz") ? run(["gzip", "-dc", src]) : undefined;
-    const path = `lib/modules/${kver}/${m.path.replace(/\.ko\.(xz|zst|gz)$/, ".ko")}`;
-    items.push(data ? { kind: "file", path, mode: 0o644, size: data.length, source: { kind: "bytes", data }, group: "modules" } : { kind: "file", path, mode: 0o644, size: sizeOf(src), source: { kind: "host", path: src }, group: "modules" });
+  // Host tools (--tools): each at its own path, with the libraries it loads.
+  const tools = opt.tools ? parseToolList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tool list ${opt.tools}`)), opt.tools) : [];
+  for (const t of tools) {
+    const st = lstatSync(t, { throwIfNoEntry: false }) ?? fail(`${opt.tools}: ${t} does not exist on the build host (install its Debian package: make deps)`);
+    // A symlink stays a symlink (mkfs.ext4 -> mke2fs: its target is listed too); a file that is not ELF (mke2fs.conf) is copied as it is.
+    if (st.isSymbolicLink()) {
+      items.push({ kind: "symlink", path: t.slice(1), target: readlinkSync(t), group: "tools" });
+      continue;
+    }
+    items.push(hostFile(t.slice(1), t, st.mode & 0o777, "tools"));
+    const head = (await bytesOf(t)).subarray(0, 4);
+    if (head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) items.push(...(await libItems(t, seenLibs, "tools")));
   }
-  const text = (path: string, s: string): ImageItem => {
-    const data = new TextEncoder().encode(s);
-    return { kind: "file", path, mode: 0o644, size: data.length, source: { kind: "bytes", data }, group: "modules" };
-  };
-  items.push(text(`lib/modules/${kver}/modules.dep`, renderModulesDep(plan.load)));
-  items.push(text(`lib/modules/${kver}/${MODULE_LIST_NAME}`, wanted.join("\n") + "\n"));
 
-  // Tools from a list (make passes initramfs/tools.list: the disk stages' Debian tools), before busybox's applets of the same names.
-  if (opt.tools) {
-    const tools = parseToolsList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tools list ${opt.tools}`)));
-    items.push(...toolItems(tools, new Set(items.map((i) => i.path.replace(/^\/+/, ""))), (p) => run(["ldd", p]).toString()));
-  }
+  // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
+  const mods = await moduleItems(kver, modDir);
+  items.push(...mods.items);
+
   const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
   items.push(...appletLinks(run([bb, "--list-full"]).toString(), "/bin/busybox", taken));
 
@@ -144,7 +244,7 @@ async function main(): Promise<void> {
       return `${kind}  [${image.groups.get(e.path)}]`;
     })
     .join("\n");
-  await Bun.write(`${out}.manifest`, `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules (load order): ${plan.load.map((m) => m.name).join(" ")}\n${manifest}\n`);
+  await Bun.write(`${out}.manifest`, `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifest}\n`);
 
   const groups = sizeByGroup(items);
   const lines = [
@@ -152,8 +252,10 @@ async function main(): Promise<void> {
     ...[...groups.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([g, n]) => `  ${g.padEnd(10)} ${mib(n).padStart(10)}`),
     `  ${"cpio".padEnd(10)} ${mib(rawSize).padStart(10)}  (${image.entries.length} entries)`,
     `  ${compression.padEnd(10)} ${mib(sizeOf(out)).padStart(10)}  sha256 ${sha.slice(0, 16)} (level ${level})`,
-    `  modules    ${plan.load.map((m) => m.name).join(" ")}${plan.builtin.length ? ` (built in: ${plan.builtin.join(" ")})` : ""}`,
-    `  libs       ${libs.map((l) => l.path).join(" ")}`,
+    `  modules    ${mods.load.length} (${mods.builtin.length} built in: ${mods.builtin.join(" ") || "none"})`,
+    `  firmware   ${mods.firmware.join(" ") || "none"}${mods.missingFirmware.length ? `; missing: ${mods.missingFirmware.join(" ")}` : ""}`,
+    `  libs       ${[...seenLibs.values()].map((l) => l.path).join(" ")}`,
+    ...(tools.length ? [`  tools      ${tools.join(" ")}`] : []),
   ];
   process.stdout.write(lines.join("\n") + "\n");
 }

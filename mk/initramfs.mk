@@ -1,27 +1,40 @@
 # The metal-hammer initramfs (docs/initramfs.md).
-#   make initramfs [COMPRESS=lz4|zstd|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>]
-# The kernel: the one Debian's linux-image-amd64 depends on, else the newest installed,
-# else the newest module list in the repo (a fresh machine before `make deps`).
-KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst /boot/vmlinuz-%,%,$(lastword $(sort $(wildcard /boot/vmlinuz-*)))),$(patsubst initramfs/modules/%.list,%,$(lastword $(sort $(wildcard initramfs/modules/*.list)))))
+#   make initramfs [COMPRESS=zstd|lz4|xz|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>] [TOOLS=<list file>]
+# The kernel: the one Debian's linux-image-amd64 depends on, else the newest installed.
+KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst /boot/vmlinuz-%,%,$(lastword $(sort $(wildcard /boot/vmlinuz-*)))))
 KVER := $(KVER)
 export KVER
-# The module list for that kernel; after a Debian ABI bump the newest list stands in
-# (module names rarely change) and the build says so.
-MODULE_LIST := $(or $(wildcard initramfs/modules/$(KVER).list),$(lastword $(sort $(wildcard initramfs/modules/*.list))))
-ifneq ($(MODULE_LIST),initramfs/modules/$(KVER).list)
-$(warning no initramfs/modules/$(KVER).list: using $(MODULE_LIST); copy it to that name once checked)
-endif
-COMPRESS ?= lz4
+COMPRESS ?= zstd
 INITRAMFS_EXT_lz4 := .lz4
 INITRAMFS_EXT_zstd := .zst
+INITRAMFS_EXT_xz := .xz
 INITRAMFS_EXT_gzip := .gz
 INITRAMFS_EXT_none :=
 INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
-INITRAMFS_SRC := initramfs/build.ts initramfs/tools.ts initramfs/tools.list $(wildcard src/initramfs/*.ts) src/init/modules-dep.ts src/init/paths.ts $(MODULE_LIST)
+# The tests find the image the run built (test/lab/kernel.ts).
+export INITRAMFS
+# Host binaries to add with their libraries, one absolute path per line (initramfs/tools.list when present).
+TOOLS ?= $(wildcard initramfs/tools.list)
+INITRAMFS_SRC := initramfs/build.ts $(wildcard src/initramfs/*.ts src/kmod/*.ts) src/kconfig/fragment.ts src/init/paths.ts \
+	kernel-config/metal-hammer.config initramfs/modules/boot.list $(TOOLS)
+# Debian's firmware packages (initramfs/firmware.list), unpacked; the build takes the files its modules name.
+FIRMWARE_DIR := build/firmware
+FIRMWARE_STAMP := $(FIRMWARE_DIR)/.stamp
 
-.PHONY: initramfs
+.PHONY: initramfs firmware
 
 initramfs: $(INITRAMFS)
+firmware: $(FIRMWARE_STAMP)
 
-$(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) | deps-apt
-	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --list $(MODULE_LIST) --tools initramfs/tools.list --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
+$(FIRMWARE_STAMP): initramfs/firmware.list initramfs/firmware.sh | deps-apt
+	sh initramfs/firmware.sh $(FIRMWARE_DIR)
+	@touch $@
+
+$(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-apt
+	$(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --firmware-dir $(FIRMWARE_DIR)/root/lib/firmware \
+		$(if $(TOOLS),--tools $(TOOLS)) --compress $(COMPRESS) $(if $(COMPRESS_LEVEL),--level $(COMPRESS_LEVEL)) --out $@
+
+# Size and unpack time of every compression side by side (docs/initramfs.md, README figures).
+.PHONY: bench-initramfs
+bench-initramfs: deps dist/metal-hammer $(FIRMWARE_STAMP) lab-kernel
+	$(BUN) bench/initramfs-size.ts --runs $(or $(RUNS),1)

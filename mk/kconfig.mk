@@ -4,7 +4,7 @@
 KCONFIG ?= $(shell ls -v /boot/config-* 2>/dev/null | tail -n 1)
 MODULES ?=
 
-.PHONY: kconfig-check test-kconfig
+.PHONY: kconfig-check kconfig-check-initramfs test-kconfig
 
 # The binary embeds the fragment, so it is rebuilt when the fragment changes.
 dist/metal-hammer: kernel-config/metal-hammer.config
@@ -13,8 +13,12 @@ kconfig-check: dist/metal-hammer
 	@if [ -z "$(KCONFIG)" ]; then echo "kconfig-check: no KCONFIG given and no /boot/config-* found (make deps installs linux-image-amd64)" >&2; exit 2; fi
 	dist/metal-hammer kconfig check --config "$(KCONFIG)" $(if $(MODULES),--modules "$(MODULES)")
 
+# The module set the default initramfs ships (its manifest's "# modules:" line) against the kernel it is built for.
+kconfig-check-initramfs: dist/metal-hammer $(INITRAMFS)
+	dist/metal-hammer kconfig check --config /boot/config-$(KVER) --modules "$$(sed -n 's/^# modules: //p' $(INITRAMFS).manifest | tr ' ' ',')"
+
 test-kconfig: deps-npm
-	$(BUN) test test/kconfig test/cli/kconfig.test.ts
+	$(BUN) test test/kconfig test/kmod test/cli/kconfig.test.ts
 
 # Merge the fragment into a base config inside a kernel source tree and check the result
 # (kernel-config/README.md, "Merging"). Writes $(KMERGE_OUT)/.config; the tree stays clean.

@@ -1,12 +1,13 @@
 /**
- * Kernel cmdline -> validated configuration. Pure: takes the cmdline text, returns a
- * Config or throws one AgentError("usage") whose message names the parameter, the
- * value and what was expected.
+ * Kernel cmdline -> the agent's validated configuration. Pure: takes the cmdline text,
+ * returns a Config or throws one AgentError("usage") whose message names the
+ * parameter, the value and what was expected. Only the agent's rows of the table are
+ * parsed here; PID 1's rows are read by src/init/init-options.ts (params.ts).
  */
 import { z } from "zod";
 import { AgentError } from "../errors.ts";
 import { parseCmdline } from "./cmdline.ts";
-import { PARAMS, PARAM_NAMES, type Handoff, type NicSelector, type ParamName } from "./params.ts";
+import { AGENT_PARAM_NAMES, PARAMS, type AgentParamName, type Handoff, type NicSelector, type ParamName } from "./params.ts";
 import { formatNtpServer, type NtpServer } from "./ntp-servers.ts";
 import type { PlannedRebootSetting } from "./planned-reboot.ts";
 import type { WatchdogSetting } from "./watchdog-setting.ts";
@@ -49,11 +50,8 @@ export interface Config {
   readonly installerTimeoutMs: number;
   /** METAL_WIPE: what the disk wipe does with disks that support no erase (src/disk/wipe-plan.ts). */
   readonly wipe: "fast" | "overwrite";
+  /** METAL_LOG_LEVEL, else debug with DEBUG=1. (DEBUG's other effect, the debug shell, and METAL_DONE / METAL_REBOOT_DELAY are PID 1's: src/init/init-options.ts.) */
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
-  readonly debug: boolean;
-  readonly done: "poweroff" | "reboot" | "halt" | "shell";
-  readonly rebootDelayMs: number;
-  readonly console: string | undefined;
   /** Settings that work but are likely a mistake, one line each (logged at start as agent.config.warning). */
   readonly warnings: readonly string[];
   /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
@@ -83,8 +81,8 @@ function parseParam<N extends ParamName>(name: N, raw: string | null | undefined
 export function configFromCmdline(text: string): Config {
   const { params, initArgs } = parseCmdline(text);
   const get = (n: ParamName) => (params.has(n) ? params.get(n) ?? null : undefined);
-  const v = Object.fromEntries(PARAM_NAMES.map((n) => [n, parseParam(n, get(n))])) as {
-    [N in ParamName]: z.output<(typeof PARAMS)[N]["schema"]>;
+  const v = Object.fromEntries(AGENT_PARAM_NAMES.map((n) => [n, parseParam(n, get(n))])) as {
+    [N in AgentParamName]: z.output<(typeof PARAMS)[N]["schema"]>;
   };
 
   const mode = v.METAL_MODE;
@@ -129,10 +127,6 @@ export function configFromCmdline(text: string): Config {
     installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
     wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
-    debug: v.DEBUG,
-    done: v.METAL_DONE,
-    rebootDelayMs: v.METAL_REBOOT_DELAY,
-    console: v.console,
     ignored,
     initArgs,
   };
@@ -164,10 +158,6 @@ export function configToJson(c: Config): Record<string, unknown> {
     installerTimeoutMs: c.installerTimeoutMs,
     wipe: c.wipe,
     logLevel: c.logLevel,
-    debug: c.debug,
-    done: c.done,
-    rebootDelayMs: c.rebootDelayMs,
-    console: c.console ?? null,
     ignored: c.ignored,
     initArgs: c.initArgs,
   };

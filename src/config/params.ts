@@ -3,6 +3,13 @@
  * (zod), defaults, and the README's parameter list (test/docs/readme.test.ts keeps
  * them in step). Each schema takes the raw value (`null` for a bare flag, `undefined`
  * when absent) and says in its message what was expected.
+ *
+ * Who reads a row (`consumer`, absent = the agent): the agent parses its rows strictly
+ * (src/config/config.ts: a bad value stops it with exit 2); PID 1 parses its rows
+ * leniently (src/init/init-options.ts: it must still reboot on a bad cmdline, so a bad
+ * value falls back to the default and is reported); `kernel` rows are the kernel's own,
+ * listed for the operator and parsed by nobody. DEBUG is read by both, each for its
+ * own effect: PID 1's shell-on-fatal policy, the agent's default log level.
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
@@ -298,16 +305,19 @@ export const PARAMS = {
     doc: "debug: verbose logs, and on a fatal error drop to a shell instead of rebooting",
   },
   METAL_DONE: {
+    consumer: "init",
     schema: enumOf(["poweroff", "reboot", "halt", "shell"], "reboot"),
     default: "reboot",
     doc: "as PID 1, what to do when the flow ends (finished, or stopped at a stage not built yet): `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
   },
   METAL_REBOOT_DELAY: {
+    consumer: "init",
     schema: duration(30_000, 0, 3_600_000),
     default: "30s",
     doc: "as PID 1, after a fatal error (DEBUG off): wait this long, then reboot",
   },
   console: {
+    consumer: "kernel",
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",
     doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1",
@@ -316,3 +326,11 @@ export const PARAMS = {
 
 export type ParamName = keyof typeof PARAMS;
 export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];
+
+type Consumer = "agent" | "init" | "kernel";
+const consumerOf = (n: ParamName): Consumer => ((PARAMS[n] as { consumer?: Consumer }).consumer ?? "agent");
+/** The rows the agent parses (strictly): every row without a consumer, and DEBUG. */
+export type AgentParamName = { [N in ParamName]: (typeof PARAMS)[N] extends { consumer: "init" | "kernel" } ? never : N }[ParamName];
+export const AGENT_PARAM_NAMES = PARAM_NAMES.filter((n): n is AgentParamName => consumerOf(n) === "agent");
+/** The rows PID 1 parses (leniently), and DEBUG. */
+export const INIT_PARAM_NAMES = [...PARAM_NAMES.filter((n) => consumerOf(n) === "init"), "DEBUG"] as const;

@@ -31,8 +31,7 @@ export async function install(config: Config, boot: Boot, allocation: MachineAll
     machineId: boot.uuid,
     nics,
     allocation: toJson(MachineAllocationSchema, allocation) as JsonObject,
-    // metal-hammer cmd/install.go:212-215: ttyS0 when the cmdline has no console=.
-    console: config.console ?? "ttyS0",
+    console: s.console,
     raidEnabled: target.raidEnabled,
     rootUuid: target.rootUuid,
     stallMs: config.imageStallMs,

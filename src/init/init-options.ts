@@ -5,13 +5,13 @@
  * its default and is reported instead of thrown. Pure.
  */
 import { parseCmdline } from "../config/cmdline.ts";
-import { PARAMS } from "../config/params.ts";
+import { PARAMS, type INIT_PARAM_NAMES } from "../config/params.ts";
 import type { InitOptions } from "./policy.ts";
 
 export function initOptionsFromCmdline(text: string): { options: InitOptions; problems: string[] } {
   const { params } = parseCmdline(text);
   const problems: string[] = [];
-  const get = <N extends "DEBUG" | "METAL_DONE" | "METAL_REBOOT_DELAY">(name: N) => {
+  const get = <N extends (typeof INIT_PARAM_NAMES)[number]>(name: N) => {
     const raw = params.has(name) ? (params.get(name) ?? null) : undefined;
     const r = PARAMS[name].schema.safeParse(raw);
     if (r.success) return r.data;

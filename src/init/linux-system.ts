@@ -1,10 +1,56 @@
 /** The real InitSystem: Linux syscalls via src/sys/syscalls.ts, busybox for insmod and the shell. */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readlinkSync } from "node:fs";
+import type { DeviceAlias } from "./coldplug.ts";
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import * as libc from "../sys/syscalls.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
-import type { InitSystem } from "./system.ts";
+import type { InitSystem, PciDevice } from "./system.ts";
+
+
+const list = (dir: string): string[] => {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+};
+
+const readTrim = (path: string): string | undefined => {
+  try {
+    return readBoundedTextSync(path, "sysfs").trim();
+  } catch {
+    return undefined;
+  }
+};
+
+/** Every device's modalias under `<sys>/bus/<bus>/devices/` (device paths as seen there). */
+export function readModaliases(sys = "/sys"): DeviceAlias[] {
+  const out: DeviceAlias[] = [];
+  for (const bus of list(`${sys}/bus`)) {
+    for (const dev of list(`${sys}/bus/${bus}/devices`)) {
+      const device = `${sys}/bus/${bus}/devices/${dev}`;
+      const modalias = readTrim(`${device}/modalias`);
+      if (modalias) out.push({ device, modalias });
+    }
+  }
+  return out;
+}
+
+/** `<sys>/bus/pci/devices` with vendor:device, class and the bound driver (the `driver` link's target name). */
+export function readPciDevices(sys = "/sys"): PciDevice[] {
+  const dir = `${sys}/bus/pci/devices`;
+  return list(dir).map((slot) => {
+    const hex = (f: string): string => (readTrim(`${dir}/${slot}/${f}`) ?? "?").replace(/^0x/, "");
+    let driver: string | null = null;
+    try {
+      driver = readlinkSync(`${dir}/${slot}/driver`).split("/").at(-1) ?? null;
+    } catch {
+      // no driver bound
+    }
+    return { slot, id: `${hex("vendor")}:${hex("device")}`, class: hex("class"), driver };
+  });
+}
 
 const ERRNO_BY_CODE: Readonly<Record<string, number>> = { EPERM: 1, ENOENT: 2, EACCES: 13, EEXIST: 17, ENOTDIR: 20, EROFS: 30 };
 const codeToErrno = (e: unknown): number => ERRNO_BY_CODE[(e as { code?: string }).code ?? ""] ?? 5;
@@ -31,6 +77,9 @@ export function linuxSystem(): InitSystem {
         return undefined;
       }
     },
+    exists: (path) => existsSync(path),
+    modaliases: async () => readModaliases(),
+    pciDevices: async () => readPciDevices(),
     mkdir: (path, mode) => {
       try {
         mkdirSync(path, { recursive: true, mode });

@@ -1,7 +1,13 @@
 /** Where PID 1 finds what the initramfs build put in the image. */
 export const MODULES_ROOT = "/lib/modules";
-/** File in /lib/modules/<kernel>/ listing the modules PID 1 loads (the repo's initramfs/modules/<kernel>.list). */
+/** File in /lib/modules/<kernel>/ listing the modules PID 1 loads at boot without a device (the repo's initramfs/modules/boot.list). */
 export const MODULE_LIST_NAME = "modules.load";
+/** modules.alias of exactly the image's modules: PID 1 matches device modaliases against it. */
+export const MODULE_ALIAS_NAME = "modules.alias";
+/** Pre-softdeps of the image's modules, as module names (src/kmod/softdep.ts). */
+export const MODULE_SOFTDEP_NAME = "modules.softdep";
+/** Which firmware files each module of the image names (src/kmod/firmware.ts). */
+export const MODULE_FIRMWARE_NAME = "modules.firmware";
 export const BUSYBOX = "/bin/busybox";
 /** The agent binary in the image; /init execs it. */
 export const AGENT_PATH = "/bin/metal-hammer";

@@ -1,19 +1,25 @@
 /**
  * PID 1: mounts the API filesystems, makes sure a console is attached, loads the
- * listed kernel modules in dependency order, handles signals, reaps orphans, runs
+ * kernel modules for the devices present (coldplug.ts), handles signals, reaps orphans, runs
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
  */
 import { AgentError, toAgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { errnoName } from "../sys/errno.ts";
-import { parseModuleList, parseModulesDep, planModuleLoad } from "./modules-dep.ts";
+import { aliasMatcher, parseModulesAlias } from "../kmod/alias.ts";
+import { parseModulesDep } from "../kmod/dep.ts";
+import { parseModulesFirmware } from "../kmod/firmware.ts";
+import { parseModuleList } from "../kmod/names.ts";
+import { parseModulesSoftdep } from "../kmod/softdep.ts";
+import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
 import { MOUNT_PLAN, parseMounts, pendingMounts } from "./mounts.ts";
-import { MODULE_LIST_NAME, MODULES_ROOT } from "./paths.ts";
+import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME, MODULES_ROOT } from "./paths.ts";
 import { afterShell, decideAction, SIGNAL_ACTIONS, type FlowOutcome, type InitAction, type InitOptions } from "./policy.ts";
 import type { InitSystem } from "./system.ts";
 
 const EEXIST = 17;
+const ENODEV = 19;
 const EBUSY = 16;
 
 export async function mountAll(sys: InitSystem, log: Logger): Promise<void> {
@@ -30,43 +36,126 @@ export async function mountAll(sys: InitSystem, log: Logger): Promise<void> {
   }
 }
 
-/** Loads /lib/modules/<running kernel>/modules.load in dependency order; failures are logged, not fatal. */
-export async function loadModules(sys: InitSystem, log: Logger): Promise<{ loaded: string[]; failed: string[] }> {
+/** Bound on scan rounds: each round's modules can only reveal devices one bus level deeper. */
+const MAX_ROUNDS = 6;
+
+export interface ModuleLoadResult {
+  readonly loaded: string[];
+  readonly failed: string[];
+  /** Refused with ENODEV: the module has nothing to drive here (efivarfs without UEFI, crc32c_intel without SSE4.2). */
+  readonly absent: string[];
+}
+
+/**
+ * Loads the boot list (modules.load), then the modules the present devices' modaliases
+ * match in the image's modules.alias, each after its dependencies, rescanning until a
+ * round loads nothing. Every load is logged with its reason; a module that fails is a
+ * warning naming it (not fatal: the network stage then reports the missing interface).
+ * Ends with one init.devices line: the storage and network controllers and every
+ * driven PCI device, with the driver bound to each.
+ */
+export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleLoadResult> {
   const kver = (await sys.readText("/proc/sys/kernel/osrelease"))?.trim();
   const loaded: string[] = [];
   const failed: string[] = [];
+  const absent: string[] = [];
   const dir = `${MODULES_ROOT}/${kver}`;
-  const [depText, listText] = [await sys.readText(`${dir}/modules.dep`), await sys.readText(`${dir}/${MODULE_LIST_NAME}`)];
+  const [depText, listText, aliasText, fwText, softText] = [
+    await sys.readText(`${dir}/modules.dep`),
+    await sys.readText(`${dir}/${MODULE_LIST_NAME}`),
+    await sys.readText(`${dir}/${MODULE_ALIAS_NAME}`),
+    await sys.readText(`${dir}/${MODULE_FIRMWARE_NAME}`),
+    await sys.readText(`${dir}/${MODULE_SOFTDEP_NAME}`),
+  ];
+  // modules.load marks a tree the initramfs build wrote: on a system that is not our image (a test host) PID 1 loads nothing.
   if (!kver || depText === undefined || listText === undefined) {
-    logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no module list for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
-    return { loaded, failed };
+    logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no modules for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
+    return { loaded, failed, absent };
   }
-  let plan;
+  let dep, boot: string[], matcher, firmware: Map<string, string[]>, softdeps: Map<string, string[]>;
   try {
-    plan = planModuleLoad(parseModulesDep(depText), parseModuleList(listText));
+    dep = parseModulesDep(depText);
+    boot = parseModuleList(listText, `${dir}/${MODULE_LIST_NAME}`);
+    matcher = aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`));
+    firmware = parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`);
+    softdeps = parseModulesSoftdep(softText ?? "", `${dir}/${MODULE_SOFTDEP_NAME}`);
   } catch (e) {
-    logEvent(log, "init.module", { dir, error: (e as Error).message }, "module list unusable: loading none", "error");
-    return { loaded, failed };
+    logEvent(log, "init.module", { dir, error: (e as Error).message }, "module tables unusable: loading none", "error");
+    return { loaded, failed, absent };
   }
-  for (const m of plan.load) {
-    const path = `${dir}/${m.path}`;
-    const t0 = sys.now();
-    const e = sys.finitModule(path);
-    if (e === 0 || e === EEXIST) {
-      loaded.push(m.name);
-      logEvent(log, "init.module", { module: m.name, via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
-      continue;
+  const handled = new Set<string>();
+  const run = async (steps: readonly LoadStep[]): Promise<void> => {
+    for (const s of steps) {
+      handled.add(s.module.name);
+      const r = await loadOne(sys, log, dir, s);
+      if (r === "absent") absent.push(s.module.name);
+      else if (r === "loaded") {
+        loaded.push(s.module.name);
+        for (const f of missingFirmware(firmware.get(s.module.name) ?? [], (p) => sys.exists(p))) {
+          logEvent(log, "init.firmware", { module: s.module.name, firmware: f }, `module ${s.module.name} names firmware ${f}, which the image does not carry`, "warn");
+        }
+      } else failed.push(s.module.name);
     }
-    const rc = await sys.insmod(path);
-    if (rc === 0) {
-      loaded.push(m.name);
-      logEvent(log, "init.module", { module: m.name, via: "insmod", finitError: errnoName(e), ms: Math.round(sys.now() - t0) });
-    } else {
-      failed.push(m.name);
-      logEvent(log, "init.module", { module: m.name, finitError: errnoName(e), insmodExit: rc }, `cannot load module ${m.name}`, "error");
+  };
+  // Planned one wanted module at a time, so an inconsistent table entry costs only that module.
+  const plan = (wanted: { module: string; reason: LoadReason }[]): LoadStep[] => {
+    const steps: LoadStep[] = [];
+    for (const w of wanted) {
+      try {
+        steps.push(...loadSteps(dep, [w], new Set([...handled, ...steps.map((s) => s.module.name)]), softdeps));
+      } catch (e) {
+        logEvent(log, "init.module", { module: w.module, error: (e as Error).message }, `module tables inconsistent for ${w.module}: skipping it`, "warn");
+        handled.add(w.module);
+        failed.push(w.module);
+      }
     }
+    return steps;
+  };
+  await run(plan(boot.map((module) => ({ module, reason: { kind: "boot" } }))));
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const wanted = wantedByDevices(matcher, await sys.modaliases(), handled);
+    if (wanted.length === 0) break;
+    await run(plan(wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } }))));
   }
-  return { loaded, failed };
+  const all = await sys.pciDevices();
+  // Storage (class 01) and network (02) controllers, and whatever has a driver: a server has a hundred bridges and functions nobody drives.
+  const pci = all.filter((d) => d.driver !== null || d.class.startsWith("01") || d.class.startsWith("02"));
+  const undriven = pci.filter((d) => d.driver === null);
+  logEvent(
+    log,
+    "init.devices",
+    { loaded, failed, absent, pci, pciTotal: all.length },
+    `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}${absent.length ? `, ${absent.length} without hardware (${absent.join(", ")})` : ""}; ${pci.length - undriven.length} of ${all.length} PCI devices have a driver${undriven.length ? `; storage/network without one: ${undriven.map((d) => `${d.slot} ${d.id}`).join(", ")}` : ""}`,
+  );
+  return { loaded, failed, absent };
+}
+
+function reasonFields(r: LoadReason): Record<string, string> {
+  if (r.kind === "boot") return { for: "boot list" };
+  if (r.kind === "dependency") return { for: `dependency of ${r.of}` };
+  return { for: r.device, modalias: r.modalias };
+}
+
+async function loadOne(sys: InitSystem, log: Logger, dir: string, s: LoadStep): Promise<"loaded" | "failed" | "absent"> {
+  const path = `${dir}/${s.module.path}`;
+  const t0 = sys.now();
+  const e = sys.finitModule(path);
+  if (e === 0 || e === EEXIST) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
+    return "loaded";
+  }
+  // ENODEV from a module's init: nothing for it to drive on this machine. Not a failure, and insmod would say the same.
+  if (e === ENODEV) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e) }, `module ${s.module.name}: no such device or firmware interface here (ENODEV), not loaded`);
+    return "absent";
+  }
+  const rc = await sys.insmod(path);
+  if (rc === 0) {
+    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "insmod", finitError: errnoName(e), ms: Math.round(sys.now() - t0) });
+    return "loaded";
+  }
+  logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e), insmodExit: rc }, `cannot load module ${s.module.name}`, "warn");
+  return "failed";
 }
 
 /** Runs `action` (and the shell's follow-up). Resolves only if a power call failed. */

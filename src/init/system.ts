@@ -2,12 +2,25 @@
  * What PID 1 does to the machine, behind one interface: the supervisor (supervisor.ts)
  * only decides, this adapter acts. Tests pass a fake that records calls.
  */
+import type { DeviceAlias } from "./coldplug.ts";
 import type { Mount } from "./mounts.ts";
 import type { PowerAction } from "./policy.ts";
+
+/** A PCI device as sysfs shows it, with the driver bound to it (null: none). */
+export interface PciDevice {
+  readonly slot: string;
+  /** `8086:10d3` (vendor:device, hex). */
+  readonly id: string;
+  /** PCI class code, hex without 0x (`020000` Ethernet, `010802` NVMe). */
+  readonly class: string;
+  readonly driver: string | null;
+}
 
 export interface InitSystem {
   /** File text, or undefined when it cannot be read. */
   readText(path: string): Promise<string | undefined>;
+  /** Whether a path exists. */
+  exists(path: string): boolean;
   /** Creates a directory (and parents) if missing; returns 0 or an errno. */
   mkdir(path: string, mode: number): number;
   /** mount(2); 0 or an errno. */
@@ -16,6 +29,10 @@ export interface InitSystem {
   stdioOpen(): boolean;
   /** Opens the console onto fds 0-2; 0 or an errno. */
   attachConsole(): number;
+  /** Every device's modalias under /sys/bus/<bus>/devices/. */
+  modaliases(): Promise<DeviceAlias[]>;
+  /** /sys/bus/pci/devices with their drivers. */
+  pciDevices(): Promise<PciDevice[]>;
   /** finit_module(2) on the file; 0 or an errno. */
   finitModule(path: string): number;
   /** `busybox insmod <path>`; its exit code. */

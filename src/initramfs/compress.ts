@@ -5,13 +5,13 @@
  * count (checked: -T1, -T2 and -T0 give identical bytes), and lz4's legacy frame
  * format, the only lz4 format the kernel's initramfs unpacker reads.
  */
-export type Compression = "lz4" | "zstd" | "gzip" | "none";
+export type Compression = "lz4" | "zstd" | "xz" | "gzip" | "none";
 
-export const COMPRESSIONS: readonly Compression[] = ["lz4", "zstd", "gzip", "none"];
+export const COMPRESSIONS: readonly Compression[] = ["lz4", "zstd", "xz", "gzip", "none"];
 
 export interface Compressor {
   readonly ext: string;
-  /** Levels the tool accepts, and the default: lz4 -9 (fast to unpack), zstd -19 (the size target), gzip -9. */
+  /** Levels the tool accepts, and the default: lz4 -9 (fast to unpack), zstd -22 (the size target: <= 50 MB; bench/initramfs-size.ts), xz -9, gzip -9. */
   readonly levels: readonly [min: number, max: number, dflt: number];
   /** argv that reads `input` and writes to stdout. */
   argv(input: string, level: number): string[];
@@ -21,7 +21,10 @@ export interface Compressor {
 
 export const COMPRESSORS: Readonly<Record<Compression, Compressor>> = {
   lz4: { ext: ".lz4", levels: [1, 12, 9], argv: (i, l) => ["lz4", "-l", `-${l}`, "-q", "-c", i], kconfig: "CONFIG_RD_LZ4" },
-  zstd: { ext: ".zst", levels: [1, 19, 19], argv: (i, l) => ["zstd", `-${l}`, "-T0", "-q", "-c", i], kconfig: "CONFIG_RD_ZSTD" },
+  // 20..22 need --ultra (windows up to 128 MiB; the kernel's unpacker allocates the window).
+  zstd: { ext: ".zst", levels: [1, 22, 22], argv: (i, l) => ["zstd", ...(l > 19 ? ["--ultra"] : []), `-${l}`, "-T0", "-q", "-c", i], kconfig: "CONFIG_RD_ZSTD" },
+  // The kernel's xz decoder takes only CRC32 (or no) checks; --x86 is the BCJ filter for machine code (XZ_DEC_X86). One thread: the same bytes everywhere.
+  xz: { ext: ".xz", levels: [0, 9, 9], argv: (i, l) => ["xz", "--check=crc32", "--x86", `--lzma2=preset=${l}`, "-T1", "-q", "-c", i], kconfig: "CONFIG_RD_XZ" },
   gzip: { ext: ".gz", levels: [1, 9, 9], argv: (i, l) => ["gzip", `-${l}`, "-n", "-c", i], kconfig: "CONFIG_RD_GZIP" },
   none: { ext: "", levels: [0, 0, 0], argv: (i) => ["cat", i], kconfig: undefined },
 };

@@ -25,8 +25,10 @@ export interface DotConfig {
 }
 
 const NAME = "[A-Za-z0-9_]+";
-const ASSIGN = new RegExp(`^${CONFIG_PREFIX}(${NAME})=(.*)$`);
-const NOT_SET = new RegExp(`^# ${CONFIG_PREFIX}(${NAME}) is not set$`);
+/** `CONFIG_X=value`: the option name and the raw value. Shared with the fragment parser (fragment.ts). */
+export const ASSIGN = new RegExp(`^${CONFIG_PREFIX}(${NAME})=(.*)$`);
+/** `# CONFIG_X is not set`. */
+export const NOT_SET = new RegExp(`^# ${CONFIG_PREFIX}(${NAME}) is not set$`);
 
 function inputError(source: string, line: number, message: string): AgentError {
   return new AgentError("kconfig_input", `${source}:${line}: ${message}`, { source, line });

@@ -5,8 +5,8 @@
  * kernel-config/metal-hammer.config. Pure; errors name the line.
  */
 import { AgentError } from "../errors.ts";
-import { CONFIG_PREFIX } from "./dotconfig.ts";
-import { normaliseModuleName } from "./module-names.ts";
+import { ASSIGN, CONFIG_PREFIX, NOT_SET } from "./dotconfig.ts";
+import { normaliseModuleName } from "../kmod/names.ts";
 
 export const CLASSES = ["required-builtin", "required", "recommended", "must-not"] as const;
 export type OptionClass = (typeof CLASSES)[number];
@@ -28,9 +28,6 @@ export interface Fragment {
   readonly entries: readonly FragmentEntry[];
 }
 
-const NAME = "[A-Za-z0-9_]+";
-const ASSIGN = new RegExp(`^${CONFIG_PREFIX}(${NAME})=(.*)$`);
-const NOT_SET = new RegExp(`^# ${CONFIG_PREFIX}(${NAME}) is not set$`);
 const MARKER = /^#\s*@(\S+)\s*$/;
 const MODULE_LINE = /^#\s*module:\s*(.*)$/;
 

@@ -1,15 +1,34 @@
 /**
  * The I/O edge of the kconfig check: reads the .config, an optional fragment file and
- * the module set through the Io interface and hands text to the pure parsers. Every
- * read failure is a kconfig_input error naming the path.
+ * the module set through a small file-reading interface (the CLI passes its Io) and
+ * hands text to the pure parsers. Every read failure or bad module name is a
+ * kconfig_input error naming the path.
  */
-import type { Io } from "../cli/context.ts";
 import { AgentError } from "../errors.ts";
 import { parseDotConfig, type DotConfig } from "./dotconfig.ts";
 import type { ModuleSet } from "./evaluate.ts";
 import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "./builtin-fragment.ts";
 import { parseFragment, type Fragment } from "./fragment.ts";
-import { isModulePath, moduleNameOfFile, parseModuleArg, parseModuleList } from "./module-names.ts";
+import { isModulePath, ModuleError, moduleNameOfFile, parseModuleArg, parseModuleList } from "../kmod/names.ts";
+
+/** What the check reads files through (declared here, so kconfig needs nothing from the CLI). */
+export interface KconfigIo {
+  readFile(path: string): Promise<Uint8Array>;
+  /** Files under a directory (recursive), or undefined when the path is not a directory. */
+  listFiles?(path: string): Promise<string[] | undefined>;
+}
+
+type Io = KconfigIo;
+
+/** Module-name errors from the shared parser become kconfig_input errors with the same message. */
+function asInput<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ModuleError) throw new AgentError("kconfig_input", e.message);
+    throw e;
+  }
+}
 
 async function readText(io: Io, path: string, what: string): Promise<string> {
   let bytes: Uint8Array;
@@ -39,12 +58,13 @@ export async function loadFragment(io: Io, path: string | undefined): Promise<Fr
  * module files, or a list file (names, or modules.dep / modules.order lines).
  */
 export async function loadModuleSet(io: Io, arg: string): Promise<ModuleSet> {
-  if (!isModulePath(arg)) return { source: arg, names: new Set(parseModuleArg(arg)) };
+  if (!isModulePath(arg)) return { source: arg, names: new Set(asInput(() => parseModuleArg(arg))) };
   const files = io.listFiles ? await io.listFiles(arg) : undefined;
   if (files !== undefined) {
     const names = files.map(moduleNameOfFile).filter((n): n is string => n !== undefined);
     if (names.length === 0) throw new AgentError("kconfig_input", `the module directory ${arg} holds no *.ko, *.ko.xz, *.ko.zst or *.ko.gz files`, { path: arg });
     return { source: arg, names: new Set(names) };
   }
-  return { source: arg, names: new Set(parseModuleList(await readText(io, arg, "module list"), arg)) };
+  const text = await readText(io, arg, "module list");
+  return { source: arg, names: new Set(asInput(() => parseModuleList(text, arg))) };
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
 import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
 import { eui64Address } from "../lab/ipxe/eui64.ts";
+import { LAB_INITRD } from "../lab/kernel.ts";
 import { run } from "../lab/ipxe/lab-process.ts";
 import { waitFor } from "../lab/wait.ts";
 import type { Partition } from "../lab/ipxe/partitions.ts";
@@ -24,7 +25,7 @@ const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNE
 if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
-const AGENT_INITRD = join(ROOT_DIR, "build/initramfs", `initramfs-${KERNEL?.replace(/^\/boot\/vmlinuz-/, "")}.cpio.lz4`);
+const AGENT_INITRD = join(ROOT_DIR, LAB_INITRD);
 const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
 /** With the provisioning stages the agent registers and waits for an allocation (the stand-in gives one). */
 const PROVISION_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-wait.ts"));

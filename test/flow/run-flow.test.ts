@@ -116,6 +116,7 @@ function services(run: string, over: Partial<Services> = {}) {
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
     inventory: async (net) => (seen.inventoryNet.push(net), toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } }, net)),
     now: () => new Date("2026-01-01T00:00:00Z"),
+    console: "ttyS1,115200n8",
     ops,
     disks: {
       wipe: async () => void seen.sys.push("wipe"),
@@ -174,7 +175,7 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(seen.layoutJson).toEqual([LAYOUT]);
     const i = seen.install[0]!;
     expect(i.imageUrl.href).toBe(`${st.urls.images}/metal-os/stable/debian/12/img.tar.lz4`);
-    expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
+    expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, console: "ttyS1,115200n8", rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
     expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
     // InstallationSucceeded reached the strict apiserver with the installer's password (its machine token, its uuid); the password is in no log line.
     expect(st.machines.installed.get(UUID)).toBe(PASSWORD);

@@ -5,6 +5,7 @@ import { SecretSet } from "../../src/log/redact.ts";
 import type { Mount } from "../../src/init/mounts.ts";
 import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
 import { superviseInit } from "../../src/init/supervisor.ts";
+import { waitFor } from "../lab/wait.ts";
 import type { InitSystem } from "../../src/init/system.ts";
 
 const KVER = "6.1.0-57-amd64";
@@ -15,12 +16,24 @@ interface Fake extends InitSystem {
   signals: Map<string, () => void>;
 }
 
-function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) => number; insmod?: number; powerErr?: number } = {}): Fake {
+const PCI_VIRTIO_NET = { device: "/sys/bus/pci/devices/0000:00:02.0", modalias: "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00" };
+const VIRTIO_NET_DEV = { device: "/sys/bus/virtio/devices/virtio0", modalias: "virtio:d00000001v00001AF4" };
+
+/**
+ * A machine with one virtio-net NIC: the PCI device is there from the start, the
+ * virtio device appears once virtio_pci is loaded (as on Linux).
+ */
+function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) => number; insmod?: number; powerErr?: number; present?: string[] } = {}): Fake {
   const files: Record<string, string> = {
     "/proc/self/mounts": "proc /proc proc rw 0 0\n",
     "/proc/sys/kernel/osrelease": `${KVER}\n`,
-    [`${DIR}/modules.dep`]: "kernel/virtio_ring.ko:\nkernel/virtio.ko: kernel/virtio_ring.ko\nkernel/virtio_net.ko: kernel/virtio.ko kernel/virtio_ring.ko\n",
-    [`${DIR}/modules.load`]: "virtio_net\n",
+    [`${DIR}/modules.dep`]: [
+      "kernel/virtio_ring.ko:", "kernel/virtio.ko: kernel/virtio_ring.ko", "kernel/virtio_pci.ko: kernel/virtio.ko kernel/virtio_ring.ko",
+      "kernel/virtio_net.ko: kernel/virtio.ko kernel/virtio_ring.ko", "kernel/ext4.ko:", "kernel/e1000e.ko:", "kernel/ice.ko:",
+    ].join("\n"),
+    [`${DIR}/modules.load`]: "",
+    [`${DIR}/modules.alias`]: "alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\nalias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00008086d00001591sv*sd*bc*sc*i* ice\n",
+    [`${DIR}/modules.firmware`]: "ice: intel/ice/ddp/ice.pkg\n",
     ...over.files,
   };
   const calls: string[] = [];
@@ -29,6 +42,12 @@ function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) 
     calls,
     signals,
     readText: async (p) => files[p],
+    exists: (p) => (over.present ?? []).includes(p),
+    modaliases: async () => (calls.some((c) => c.endsWith("virtio_pci.ko")) ? [PCI_VIRTIO_NET, VIRTIO_NET_DEV] : [PCI_VIRTIO_NET]),
+    pciDevices: async () => [
+      { slot: "0000:00:00.0", id: "8086:29c0", class: "060000", driver: null },
+      { slot: "0000:00:02.0", id: "1af4:1000", class: "020000", driver: calls.some((c) => c.endsWith("virtio_pci.ko")) ? "virtio-pci" : null },
+    ],
     mkdir: () => 0,
     mount: (m: Mount) => (calls.push(`mount ${m.fstype} ${m.target}`), 0),
     stdioOpen: () => true,
@@ -54,7 +73,7 @@ function capture() {
 const OPTS: InitOptions = { debug: false, done: "poweroff", rebootDelayMs: 1000 };
 
 describe("init supervisor", () => {
-  test("mounts what is missing, loads modules in dependency order, runs the flow, then powers off", async () => {
+  test("mounts what is missing, loads the modules the devices ask for in dependency order, runs the flow, then powers off", async () => {
     const sys = fakeSystem();
     const { log } = capture();
     let flowRan = false;
@@ -66,9 +85,45 @@ describe("init supervisor", () => {
     expect(sys.calls).toEqual([
       "mount sysfs /sys", "mount devtmpfs /dev", "mount devpts /dev/pts", "mount tmpfs /run", "mount tmpfs /tmp",
       "cad off", "reaper",
-      "finit kernel/virtio_ring.ko", "finit kernel/virtio.ko", "finit kernel/virtio_net.ko",
+      "finit kernel/virtio_ring.ko", "finit kernel/virtio.ko", "finit kernel/virtio_pci.ko", "finit kernel/virtio_net.ko",
       "power poweroff",
     ]);
+  });
+
+  test("each load is logged with its reason, and the devices line names every PCI device's driver", async () => {
+    const sys = fakeSystem({ files: { [`${DIR}/modules.load`]: "ext4\n" } });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    const loads = lines.filter((l) => l.event === "init.module").map((l) => [l.module, l.for]);
+    expect(loads).toEqual([
+      ["ext4", "boot list"],
+      ["virtio_ring", "dependency of virtio_pci"],
+      ["virtio", "dependency of virtio_pci"],
+      ["virtio_pci", PCI_VIRTIO_NET.device],
+      ["virtio_net", VIRTIO_NET_DEV.device],
+    ]);
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({
+      loaded: ["ext4", "virtio_ring", "virtio", "virtio_pci", "virtio_net"],
+      failed: [],
+      // The host bridge (class 06, no driver) is left out; the NIC is there with its driver.
+      pci: [{ slot: "0000:00:02.0", id: "1af4:1000", class: "020000", driver: "virtio-pci" }],
+      pciTotal: 2,
+    });
+  });
+
+  test("a driver whose firmware is not in the image is a warning naming module and file", async () => {
+    const ice = { device: "/sys/bus/pci/devices/0000:01:00.0", modalias: "pci:v00008086d00001591sv00008086sd00000001bc02sc00i00" };
+    const sys = fakeSystem();
+    sys.modaliases = async () => [ice];
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(lines.filter((l) => l.event === "init.firmware")).toMatchObject([{ module: "ice", firmware: "intel/ice/ddp/ice.pkg", level: 40 }]);
+    const withFw = fakeSystem({ present: ["/lib/firmware/intel/ice/ddp/ice.pkg"] });
+    withFw.modaliases = async () => [ice];
+    const quiet = capture();
+    await superviseInit(withFw, quiet.log, OPTS, async () => {});
+    expect(quiet.lines.filter((l) => l.event === "init.firmware")).toEqual([]);
+    expect(withFw.calls).toContain("finit kernel/ice.ko");
   });
 
   test("a fatal flow error is logged with its code and reboots after the delay", async () => {
@@ -97,7 +152,39 @@ describe("init supervisor", () => {
     await superviseInit(sys, log, OPTS, async () => {});
     expect(sys.calls).toContain("insmod kernel/virtio.ko");
     expect(sys.calls).toContain("finit kernel/virtio_net.ko");
-    expect(lines.find((l) => l.event === "init.module" && l.module === "virtio")).toMatchObject({ finitError: "ENOEXEC", insmodExit: 1, level: 50 });
+    expect(lines.find((l) => l.event === "init.module" && l.module === "virtio")).toMatchObject({ finitError: "ENOEXEC", insmodExit: 1, level: 40, msg: "cannot load module virtio" });
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["virtio"] });
+  });
+
+  test("a module refused with ENODEV (nothing to drive here) is logged as absent at info, without insmod, and is no failure", async () => {
+    const sys = fakeSystem({ files: { [`${DIR}/modules.load`]: "ext4\n" }, finit: (p) => (p.endsWith("ext4.ko") ? 19 : 0) });
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls.some((c) => c.startsWith("insmod"))).toBe(false);
+    expect(lines.find((l) => l.event === "init.module" && l.module === "ext4")).toMatchObject({ level: 30, finitError: "ENODEV", for: "boot list" });
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: [], absent: ["ext4"] });
+  });
+
+  test("a module whose table entries are inconsistent is skipped as failed; the other devices still get their drivers", async () => {
+    const e1000e = { device: "/sys/bus/pci/devices/0000:00:03.0", modalias: "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00" };
+    const sys = fakeSystem({ files: { [`${DIR}/modules.alias`]: "alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* nosuch\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n" } });
+    sys.modaliases = async () => [PCI_VIRTIO_NET, e1000e];
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls).toContain("finit kernel/virtio_pci.ko");
+    expect(sys.calls).toContain("finit kernel/e1000e.ko");
+    expect(lines.find((l) => l.event === "init.module" && l.module === "nosuch")).toMatchObject({ level: 40, msg: "module tables inconsistent for nosuch: skipping it" });
+    expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["nosuch"] });
+  });
+
+  test("a module tree the initramfs build did not write (no modules.load: a host, not our image) is left alone", async () => {
+    const sys = fakeSystem();
+    const files = { ...sys };
+    sys.readText = async (p) => (p.endsWith("/modules.load") ? undefined : files.readText(p));
+    const { log, lines } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    expect(sys.calls.some((c) => c.startsWith("finit"))).toBe(false);
+    expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no modules for kernel 6.1.0-57-amd64 in the image/);
   });
 
   test("an image without modules for the running kernel loads none and says why", async () => {
@@ -105,31 +192,31 @@ describe("init supervisor", () => {
     const { log, lines } = capture();
     await superviseInit(sys, log, OPTS, async () => {});
     expect(sys.calls.some((c) => c.startsWith("finit"))).toBe(false);
-    expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no module list for kernel 6.18.0-other/);
+    expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no modules for kernel 6.18.0-other/);
   });
 
   test("SIGUSR2 powers off, SIGHUP is ignored", async () => {
     const sys = fakeSystem();
     const { log } = capture();
-    let release = (): void => {};
+    let release: (() => void) | undefined;
     const done = superviseInit(sys, log, OPTS, () => new Promise<void>((r) => (release = r)));
-    await Bun.sleep(5);
+    await waitFor(() => release !== undefined, 2000, "the flow to start", 1);
     sys.signals.get("SIGHUP")?.();
     sys.signals.get("SIGUSR2")?.();
-    await Bun.sleep(5);
     expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual(["power poweroff"]);
-    release();
+    release?.();
     await done;
   });
 
   test("a signal during the reboot delay acts at once instead of waiting for the delay", async () => {
     const sys = fakeSystem();
-    sys.sleep = () => new Promise(() => {});
+    let delaying = false;
+    sys.sleep = () => ((delaying = true), new Promise(() => {}));
     const { log } = capture();
     void superviseInit(sys, log, { ...OPTS, rebootDelayMs: 60_000 }, async () => {
       throw new AgentError("net_timeout", "no RA");
     });
-    await Bun.sleep(5);
+    await waitFor(() => delaying, 2000, "the reboot delay to start", 1);
     expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual([]);
     sys.signals.get("SIGUSR2")?.();
     expect(sys.calls.filter((c) => c.startsWith("power"))).toEqual(["power poweroff"]);

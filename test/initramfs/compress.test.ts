@@ -6,15 +6,18 @@ describe("initramfs compressors", () => {
     expect(COMPRESSORS.lz4.argv("in", 9)).toEqual(["lz4", "-l", "-9", "-q", "-c", "in"]);
     expect(COMPRESSORS.gzip.argv("in", 9)).toContain("-n");
     expect(COMPRESSORS.zstd.argv("in", 19)).toEqual(["zstd", "-19", "-T0", "-q", "-c", "in"]);
+    // Levels above 19 need --ultra; xz keeps to CRC32 checks (the kernel's decoder takes no other) with the x86 BCJ filter.
+    expect(COMPRESSORS.zstd.argv("in", 22)).toEqual(["zstd", "--ultra", "-22", "-T0", "-q", "-c", "in"]);
+    expect(COMPRESSORS.xz.argv("in", 9)).toEqual(["xz", "--check=crc32", "--x86", "--lzma2=preset=9", "-T1", "-q", "-c", "in"]);
   });
 
-  test("default levels: lz4 9, zstd 19 (the size target), gzip 9; others in range are taken", () => {
-    expect([parseLevel("lz4", undefined), parseLevel("zstd", undefined), parseLevel("gzip", "")]).toEqual([9, 19, 9]);
+  test("default levels: lz4 9, zstd 22 (the size target), xz 9, gzip 9; others in range are taken", () => {
+    expect([parseLevel("lz4", undefined), parseLevel("zstd", undefined), parseLevel("xz", undefined), parseLevel("gzip", "")]).toEqual([9, 22, 9, 9]);
     expect(parseLevel("zstd", "12")).toBe(12);
   });
 
   test("unknown compressions and out-of-range levels are refused, naming what is allowed", () => {
-    expect(() => parseCompression("xz")).toThrow('compression "xz": expected one of lz4, zstd, gzip, none');
+    expect(() => parseCompression("bzip2")).toThrow('compression "bzip2": expected one of lz4, zstd, xz, gzip, none');
     expect(() => parseLevel("gzip", "12")).toThrow('compression level "12" for gzip: expected 1..9');
     expect(() => parseLevel("lz4", "fast")).toThrow(/expected 1..12/);
   });

@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { ElfError, readElfDeps } from "../../src/initramfs/elf.ts";
+import { prerequisites } from "../helpers/prerequisites.ts";
+
+const haveBusybox = prerequisites("the busybox ELF check (busybox-static, make deps)", [!existsSync("/bin/busybox") && "/bin/busybox"]);
 
 /** A minimal ELF64 LE: PT_LOAD over the whole file at 0x400000, optional PT_INTERP, PT_DYNAMIC with DT_NEEDED. */
 function makeElf(opts: { interp?: string; needed: string[]; strtabInLoad?: boolean }): Uint8Array {
@@ -66,7 +69,7 @@ describe("ELF dependency reader", () => {
     expect(() => readElfDeps(makeElf({ needed: ["libc.so.6"], strtabInLoad: false }))).toThrow(/in no PT_LOAD segment/);
   });
 
-  test.skipIf(!existsSync("/bin/busybox"))("the host's busybox-static has no interpreter", () => {
+  test.skipIf(!haveBusybox)("the host's busybox-static has no interpreter", () => {
     expect(readElfDeps(new Uint8Array(readFileSync("/bin/busybox"))).interpreter).toBeUndefined();
   });
 });

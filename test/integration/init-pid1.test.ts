@@ -10,10 +10,15 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { prerequisites } from "../helpers/prerequisites.ts";
 import { waitFor } from "../lab/wait.ts";
 
 const BIN = `${import.meta.dir}/../../dist/metal-hammer`;
-const ready = process.getuid?.() === 0 && existsSync(BIN) && Bun.which("unshare") !== null;
+const ready = prerequisites("metal-hammer as PID 1 in a PID namespace", [
+  process.getuid?.() !== 0 && "root",
+  !existsSync(BIN) && "dist/metal-hammer (make build)",
+  Bun.which("unshare") === null && "unshare",
+]);
 const dir = mkdtempSync(`${tmpdir()}/mhl-pid1-`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -22,6 +27,16 @@ function startPid1(cmdline: string) {
   writeFileSync(file, cmdline + "\n");
   const p = Bun.spawn(["unshare", "--pid", "--mount", "--net", "--fork", "--mount-proc", "sh", "-c", `mount --bind ${file} /proc/cmdline && exec ${BIN}`], { stdout: "pipe", stderr: "pipe" });
   return p;
+}
+
+/** Collects a stream's text as it comes, so a test can wait for a line instead of sleeping. */
+function collect(stream: ReadableStream<Uint8Array>): { text: () => string; done: Promise<void> } {
+  let buf = "";
+  const dec = new TextDecoder();
+  const done = (async () => {
+    for await (const chunk of stream) buf += dec.decode(chunk, { stream: true });
+  })();
+  return { text: () => buf, done };
 }
 
 const records = (text: string) =>
@@ -57,6 +72,7 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
     // A 60 s reboot delay keeps PID 1 waiting while we look at its mounts and signal it.
     const p = startPid1("METAL_BOOT_URL=ftp://nowhere METAL_REBOOT_DELAY=60s");
     const killer = setTimeout(() => p.kill("SIGKILL"), 40_000);
+    const stderr = collect(p.stderr);
     try {
       const agent = await waitFor(() => childOf(p.pid), 10_000, "the agent's host PID");
       const mounts = await waitFor(
@@ -69,12 +85,12 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
       );
       // (sys, dev and dev/pts come mounted from the host here; in the VM PID 1 mounts them: the e2e lab shows it.)
       for (const want of [/^sysfs \/sys sysfs/m, /^devtmpfs \/dev devtmpfs/m, /^devpts \/dev\/pts devpts/m, /^tmpfs \/run tmpfs rw,nosuid,nodev/m, /^tmpfs \/tmp tmpfs rw,nosuid,nodev/m]) expect(mounts).toMatch(want);
-      // SIGUSR2 once the agent is in its reboot delay (the fatal error has been logged).
-      await waitFor(async () => (readFileSync(`/proc/${agent}/stat`, "utf8").split(" ")[2] === "S" ? true : undefined), 10_000, "PID 1 to enter the reboot delay");
-      await Bun.sleep(300);
+      // SIGUSR2 once the agent has logged that it waits out the reboot delay (its signal handlers are set before the flow runs).
+      await waitFor(() => records(stderr.text()).some((x) => x.event === "init.reboot" && x.delayMs === 60_000), 15_000, "PID 1's init.reboot line with the 60 s delay");
       process.kill(agent, "SIGUSR2");
       const code = await p.exited;
-      const r = records(await new Response(p.stderr).text());
+      await stderr.done;
+      const r = records(stderr.text());
       expect(r.find((x) => x.event === "init.signal")).toMatchObject({ signal: "SIGUSR2", action: "poweroff" });
       expect(r.at(-1)).toMatchObject({ event: "init.reboot", action: "poweroff", reason: "signal SIGUSR2" });
       expect(p.signalCode ?? code).toBe(p.signalCode ? "SIGINT" : 130);

@@ -29,7 +29,7 @@ export interface LabOptions {
   readonly serverCmdline?: readonly string[];
   /** Extra cmdline words, appended last (they win). */
   readonly extraCmdline: readonly string[];
-  /** Extra QEMU arguments, appended last (e.g. `-rtc base=2001-01-01`, `-device i6300esb`). */
+  /** Extra QEMU arguments, appended last: more devices (NICs and storage controllers of other vendors, `-device i6300esb`) or `-rtc base=2001-01-01`. */
   readonly extraQemu?: readonly string[];
 }
 

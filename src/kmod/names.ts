@@ -1,17 +1,35 @@
 /**
- * Kernel module names from the forms an initramfs module set comes in: a comma list
- * (`virtio_net,e1000`), a list file (one name per line, `#` comments, or modules.dep /
- * modules.order lines with paths), or the file names under a modules directory
- * (`*.ko`, `*.ko.xz`, `*.ko.zst`, `*.ko.gz`). Names are normalised the way modprobe
- * compares them: `-` and `_` are the same (nvme-core.ko is module nvme_core). Pure.
+ * Kernel module names, one parser for every place that reads them (the initramfs
+ * build, PID 1, `kconfig check --modules`): a comma list (`virtio_net,e1000`), a list
+ * file (names, `#` comments, or modules.dep / modules.order lines with paths), or the
+ * file names under a modules directory (`*.ko`, `*.ko.xz`, `*.ko.zst`, `*.ko.gz`).
+ * Names are normalised the way modprobe compares them: `-` and `_` are the same
+ * (nvme-core.ko is module nvme_core). Pure; errors are ModuleError naming the input.
  */
-import { AgentError } from "../errors.ts";
+
+export class ModuleError extends Error {
+  override readonly name = "ModuleError";
+}
 
 const MODULE_NAME = /^[A-Za-z0-9_-]+$/;
 const MODULE_FILE = /\.ko(?:\.(?:xz|zst|gz))?$/;
 
 export function normaliseModuleName(name: string): string {
   return name.replaceAll("-", "_");
+}
+
+export function isModuleName(s: string): boolean {
+  return MODULE_NAME.test(s);
+}
+
+/** Whether a path names a module file (plain or compressed). */
+export function isModuleFile(path: string): boolean {
+  return MODULE_FILE.test(path);
+}
+
+/** The same path with the compression suffix dropped (the image holds plain .ko files). */
+export function plainModulePath(path: string): string {
+  return path.replace(MODULE_FILE, ".ko");
 }
 
 /** The module name of a path like kernel/drivers/nvme/host/nvme-core.ko.zst, or undefined for other files. */
@@ -25,14 +43,6 @@ export function moduleNameOfFile(path: string): string | undefined {
 function nameOfToken(token: string): string | undefined {
   const base = token.slice(token.lastIndexOf("/") + 1).replace(MODULE_FILE, "");
   return MODULE_NAME.test(base) ? normaliseModuleName(base) : undefined;
-}
-
-function listError(source: string, line: number, token: string): AgentError {
-  return new AgentError(
-    "kconfig_input",
-    `${source}:${line}: ${JSON.stringify(token.slice(0, 80))} is not a module name (expected names like virtio_net, one per line, or modules.dep lines)`,
-    { source, line },
-  );
 }
 
 /**
@@ -50,7 +60,9 @@ export function parseModuleList(text: string, source: string): string[] {
     for (const token of line.split(/[\s,]+/)) {
       if (token === "") continue;
       const name = nameOfToken(token);
-      if (name === undefined) throw listError(source, i + 1, token);
+      if (name === undefined) {
+        throw new ModuleError(`${source}:${i + 1}: ${JSON.stringify(token.slice(0, 80))} is not a module name (expected names like virtio_net, one per line, or modules.dep lines)`);
+      }
       names.push(name);
     }
   });
@@ -65,7 +77,7 @@ export function parseModuleArg(arg: string): string[] {
     .filter((t) => t !== "")
     .map((t) => {
       if (!MODULE_NAME.test(t)) {
-        throw new AgentError("kconfig_input", `--modules: ${JSON.stringify(t.slice(0, 80))} is not a module name (expected a comma list like virtio_net,e1000, a list file or a modules directory)`);
+        throw new ModuleError(`--modules: ${JSON.stringify(t.slice(0, 80))} is not a module name (expected a comma list like virtio_net,e1000, a list file or a modules directory)`);
       }
       return normaliseModuleName(t);
     });

@@ -1,15 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../src/errors.ts";
-import { isModulePath, moduleNameOfFile, parseModuleArg, parseModuleList } from "../../src/kconfig/module-names.ts";
+import { isModulePath, ModuleError, moduleNameOfFile, parseModuleArg, parseModuleList } from "../../src/kmod/names.ts";
 
 function inputMessage(fn: () => unknown): string {
   try {
     fn();
   } catch (e) {
-    expect((e as AgentError).code).toBe("kconfig_input");
-    return (e as AgentError).message;
+    expect(e).toBeInstanceOf(ModuleError);
+    return (e as ModuleError).message;
   }
-  throw new Error("expected a kconfig_input error");
+  throw new Error("expected a ModuleError");
 }
 
 describe("module names", () => {

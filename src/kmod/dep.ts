@@ -1,8 +1,11 @@
 /**
- * Kernel module bookkeeping shared by the initramfs build (which modules to copy)
- * and PID 1 (in which order to load them). Pure: parses modules.dep and a module
- * list, and orders the list so every module comes after its dependencies.
+ * modules.dep, shared by the initramfs build (which modules to copy) and PID 1 (in
+ * which order to load them). Pure: parses modules.dep and orders wanted modules so
+ * every module comes after its dependencies.
  */
+import { isModuleFile, ModuleError, moduleNameOfFile, plainModulePath } from "./names.ts";
+
+export { ModuleError } from "./names.ts";
 
 export interface ModuleInfo {
   /** Canonical name: file name without .ko[.xz|.zst|.gz], dashes as underscores. */
@@ -11,16 +14,6 @@ export interface ModuleInfo {
   readonly path: string;
   /** Direct and indirect dependencies as modules.dep lists them (paths). */
   readonly deps: readonly string[];
-}
-
-export class ModuleError extends Error {
-  override readonly name = "ModuleError";
-}
-
-const SUFFIX = /\.ko(\.xz|\.zst|\.gz)?$/;
-
-export function moduleName(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1).replace(SUFFIX, "").replaceAll("-", "_");
 }
 
 /** `kernel/drivers/net/virtio_net.ko: kernel/drivers/net/net_failover.ko ...` per line. */
@@ -32,28 +25,18 @@ export function parseModulesDep(text: string): Map<string, ModuleInfo> {
     const colon = line.indexOf(":");
     if (colon <= 0) throw new ModuleError(`modules.dep line ${i + 1}: expected "path.ko: dep.ko ...", got ${JSON.stringify(line)}`);
     const path = line.slice(0, colon);
-    if (!SUFFIX.test(path)) throw new ModuleError(`modules.dep line ${i + 1}: ${JSON.stringify(path)} is not a .ko file`);
+    if (!isModuleFile(path)) throw new ModuleError(`modules.dep line ${i + 1}: ${JSON.stringify(path)} is not a .ko file`);
     const deps = line.slice(colon + 1).trim().split(/\s+/).filter((d) => d !== "");
-    out.set(moduleName(path), { name: moduleName(path), path, deps });
+    const name = moduleNameOfFile(path);
+    if (name === undefined) throw new ModuleError(`modules.dep line ${i + 1}: ${JSON.stringify(path)} has no module name`);
+    out.set(name, { name, path, deps });
   });
-  return out;
-}
-
-/** A module list: one name per line, `#` starts a comment, blank lines ignored. */
-export function parseModuleList(text: string): string[] {
-  const out: string[] = [];
-  for (const raw of text.split("\n")) {
-    const line = raw.replace(/#.*/, "").trim();
-    if (line === "") continue;
-    if (!/^[A-Za-z0-9_-]+$/.test(line)) throw new ModuleError(`module list: ${JSON.stringify(line)} is not a module name`);
-    out.push(line.replaceAll("-", "_"));
-  }
   return out;
 }
 
 /** modules.builtin: paths of modules compiled into the kernel; returns their names. */
 export function parseModulesBuiltin(text: string): Set<string> {
-  return new Set(text.split("\n").map((l) => l.trim()).filter((l) => l !== "").map(moduleName));
+  return new Set(text.split("\n").map((l) => moduleNameOfFile(l.trim())).filter((n): n is string => n !== undefined));
 }
 
 export interface LoadPlan {
@@ -96,6 +79,5 @@ export function planModuleLoad(dep: ReadonlyMap<string, ModuleInfo>, wanted: rea
 
 /** The modules.dep lines for exactly these modules, with compression suffixes dropped (the image holds plain .ko). */
 export function renderModulesDep(mods: readonly ModuleInfo[]): string {
-  const plain = (p: string): string => p.replace(SUFFIX, ".ko");
-  return mods.map((m) => `${plain(m.path)}:${m.deps.map((d) => " " + plain(d)).join("")}\n`).join("");
+  return mods.map((m) => `${plainModulePath(m.path)}:${m.deps.map((d) => " " + plainModulePath(d)).join("")}\n`).join("");
 }

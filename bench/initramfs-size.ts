@@ -1,0 +1,150 @@
+/**
+ * Initramfs size and unpack time, the choices side by side: which parts the image is
+ * made of and how each compresses, every compressor and level the kernel can unpack
+ * (lz4 legacy, zstd 9/15/19/22, xz with the x86 BCJ filter, gzip), stripping, and the
+ * time from QEMU start to the agent's first line for each (the kernel unpacks the
+ * initramfs before /init, so the difference to the uncompressed image is the unpack
+ * cost). One cpio is built (the real agent, the module set, Debian's firmware) and
+ * compressed by each; QEMU boots each image with a config error right after module
+ * loading, so a boot ends seconds after /init. Boots go round-robin over the variants.
+ *   bun bench/initramfs-size.ts [--runs 1] [--variants lz4-9,zstd-19,...] [--no-qemu] [--firmware-dir build/firmware/root/lib/firmware]
+ * Target: <= 50 MB (50,000,000 bytes). Prints a markdown table (README, docs/initramfs.md).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { decodeCpio } from "../src/initramfs/cpio.ts";
+import { defaultRun, runLab } from "../test/lab/lab.ts";
+import { KVER, LAB_KERNEL } from "../test/lab/kernel.ts";
+
+const { values: v } = parseArgs({
+  options: {
+    runs: { type: "string", default: "1" },
+    variants: { type: "string" },
+    "no-qemu": { type: "boolean", default: false },
+    "skip-parts": { type: "boolean", default: false },
+    "firmware-dir": { type: "string", default: "build/firmware/root/lib/firmware" },
+    agent: { type: "string", default: "dist/metal-hammer" },
+    kernel: { type: "string", default: LAB_KERNEL },
+  },
+});
+
+interface Variant {
+  readonly name: string;
+  readonly ext: string;
+  readonly argv: (input: string) => string[];
+  readonly unpack: (input: string) => string[];
+}
+
+const VARIANTS: readonly Variant[] = [
+  { name: "none", ext: "", argv: (i) => ["cat", i], unpack: (i) => ["cat", i] },
+  { name: "lz4-9", ext: ".lz4", argv: (i) => ["lz4", "-l", "-9", "-q", "-c", i], unpack: (i) => ["lz4", "-dc", i] },
+  { name: "gzip-9", ext: ".gz", argv: (i) => ["gzip", "-9", "-n", "-c", i], unpack: (i) => ["gzip", "-dc", i] },
+  { name: "zstd-9", ext: ".zst", argv: (i) => ["zstd", "-9", "-T0", "-q", "-c", i], unpack: (i) => ["zstd", "-dcq", i] },
+  { name: "zstd-15", ext: ".zst", argv: (i) => ["zstd", "-15", "-T0", "-q", "-c", i], unpack: (i) => ["zstd", "-dcq", i] },
+  { name: "zstd-19", ext: ".zst", argv: (i) => ["zstd", "-19", "-T0", "-q", "-c", i], unpack: (i) => ["zstd", "-dcq", i] },
+  { name: "zstd-22", ext: ".zst", argv: (i) => ["zstd", "--ultra", "-22", "-T0", "-q", "-c", i], unpack: (i) => ["zstd", "-dcq", i] },
+  { name: "xz-9", ext: ".xz", argv: (i) => ["xz", "--check=crc32", "--x86", "--lzma2=preset=9", "-T1", "-q", "-c", i], unpack: (i) => ["xz", "-dc", i] },
+];
+const chosen = v.variants ? VARIANTS.filter((x) => (v.variants as string).split(",").includes(x.name)) : VARIANTS;
+
+const dir = "build/bench/size";
+mkdirSync(dir, { recursive: true });
+const mib = (n: number): string => (n / 1048576).toFixed(1);
+const mb = (n: number): string => (n / 1e6).toFixed(1);
+
+function timed(argv: string[], out?: string): number {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(argv, { stdout: out ? Bun.file(out) : "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`${argv.join(" ")}: ${r.stderr.toString()}`);
+  return (performance.now() - t0) / 1000;
+}
+
+// 1. One uncompressed image with everything the default build carries.
+const cpio = `${dir}/initramfs.cpio`;
+const b = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", v.agent as string, "--kver", KVER, "--firmware-dir", v["firmware-dir"] as string, "--compress", "none", "--out", cpio], { stdout: "pipe", stderr: "pipe" });
+if (b.exitCode !== 0) throw new Error(`initramfs build failed: ${b.stderr.toString()}`);
+const rawSize = statSync(cpio).size;
+
+// 2. The parts (groups of the manifest), each compressed on its own.
+const groupOf = new Map<string, string>();
+for (const line of readFileSync(`${cpio}.manifest`, "utf8").split("\n")) {
+  const m = /^f \d+ (\S+) \d+ {2}\[(\w+)\]$/.exec(line);
+  if (m) groupOf.set(m[1] as string, m[2] as string);
+}
+const parts = new Map<string, Uint8Array[]>();
+for (const e of decodeCpio(new Uint8Array(readFileSync(cpio)))) {
+  const g = groupOf.get(e.name);
+  if (g && e.data.length > 0) parts.set(g, [...(parts.get(g) ?? []), e.data]);
+}
+const partRows: string[] = [];
+if (v["skip-parts"]) parts.clear();
+for (const [g, chunks] of [...parts.entries()].sort((a, b) => b[1].reduce((s, c) => s + c.length, 0) - a[1].reduce((s, c) => s + c.length, 0))) {
+  const f = `${dir}/part-${g}`;
+  writeFileSync(f, Buffer.concat(chunks));
+  const raw = statSync(f).size;
+  const sizes = ["lz4 -l -9", "zstd -19 -T0", "xz --x86 -9 -T1"].map((c) => {
+    Bun.spawnSync(["sh", "-c", `${c.replace("xz --x86 -9", "xz --check=crc32 --x86 --lzma2=preset=9")} -q -c ${f} > ${f}.c`]);
+    return statSync(`${f}.c`).size;
+  });
+  partRows.push(`| ${g} | ${mib(raw)} | ${sizes.map(mib).join(" | ")} |`);
+  rmSync(`${f}.c`, { force: true });
+  rmSync(f, { force: true });
+}
+
+// 3. Stripping: what strip would save on the modules (they are signed: stripping breaks the signature).
+let modRaw = 0;
+let modDebug = 0;
+let modUnneeded = 0;
+for (const line of readFileSync(`${cpio}.manifest`, "utf8").split("\n")) {
+  const m = /^f \d+ (lib\/modules\/\S+\.ko) \d+/.exec(line);
+  if (!m) continue;
+  const src = `/lib/modules/${KVER}/${(m[1] as string).split("/").slice(3).join("/")}`;
+  if (!existsSync(src)) continue;
+  modRaw += statSync(src).size;
+  Bun.spawnSync(["strip", "--strip-debug", "-o", `${dir}/s.ko`, src]);
+  modDebug += statSync(`${dir}/s.ko`).size;
+  Bun.spawnSync(["strip", "--strip-unneeded", "-o", `${dir}/s.ko`, src]);
+  modUnneeded += statSync(`${dir}/s.ko`).size;
+}
+rmSync(`${dir}/s.ko`, { force: true });
+
+// 4. Each compressor: size, compress time, host unpack time, and QEMU start -> the agent's first line.
+interface Row {
+  name: string;
+  size: number;
+  compressS: number;
+  hostUnpackS: number;
+  initS: number[];
+}
+const rows: Row[] = [];
+const files = new Map<string, string>();
+for (const x of chosen) {
+  const out = `${dir}/initramfs.cpio.${x.name}${x.ext}`;
+  const compressS = timed(x.argv(cpio), out);
+  files.set(x.name, out);
+  rows.push({ name: x.name, size: statSync(out).size, compressS, hostUnpackS: timed(x.unpack(out)), initS: [] });
+}
+// Boots round-robin (every variant once per round), so a change in the machine's load hits all variants alike.
+if (!v["no-qemu"]) {
+  for (let i = 0; i < Number(v.runs); i++) {
+    for (const row of rows) {
+      const r = await runLab(defaultRun({ kernel: v.kernel as string, initrd: files.get(row.name) as string, live: false, servers: () => [], ra: false, expect: "reboot", timeoutMs: 240_000, extraCmdline: ["METAL_NET_TIMEOUT=not-a-duration"] }));
+      const first = r.records.find((e) => e.event === "init.options");
+      row.initS.push(first ? first.ms / 1000 : NaN);
+    }
+  }
+}
+for (const f of files.values()) rmSync(f, { force: true });
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN;
+const base = rows.find((r) => r.name === "none");
+const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+console.log(`\ninitramfs ${mib(rawSize)} MiB uncompressed (kernel ${KVER}); load average ${load}; QEMU TCG, median of ${v.runs}\n`);
+if (partRows.length) console.log("| parts | raw MiB | lz4 -9 | zstd -19 | xz -9 --x86 |\n|---|---|---|---|---|\n" + partRows.join("\n"));
+console.log(`\nmodules: ${mib(modRaw)} MiB as shipped; strip --strip-debug ${mib(modDebug)} MiB, --strip-unneeded ${mib(modUnneeded)} MiB (signed modules: any strip drops the signature)\n`);
+console.log("| compression | size MiB | size MB | <= 50 MB | compress s | host unpack s | QEMU start -> /init s | unpack vs none s |\n|---|---|---|---|---|---|---|---|");
+for (const r of rows) {
+  const init = r.initS.length ? median(r.initS) : NaN;
+  const delta = base && base.initS.length && r.initS.length ? init - median(base.initS) : NaN;
+  console.log(`| ${r.name} | ${mib(r.size)} | ${mb(r.size)} | ${r.size <= 50_000_000 ? "yes" : "no"} | ${r.compressS.toFixed(1)} | ${r.hostUnpackS.toFixed(2)} | ${Number.isNaN(init) ? "-" : init.toFixed(2)} | ${Number.isNaN(delta) ? "-" : delta.toFixed(2)} |`);
+}
