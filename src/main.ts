@@ -3,13 +3,14 @@
  * the init supervisor (src/init/), which runs `run` and never exits: the kernel
  * passes PID 1 the cmdline words it does not know as arguments, so they are ignored.
  */
-import { createContext, processIo, type Context } from "./cli/context.ts";
+import { createContext, processIo, type Context } from "./io/context.ts";
 import { escapeUntrusted } from "./log/escape.ts";
 import { runCli } from "./cli/program.ts";
 import { runPid1 } from "./init/pid1.ts";
+import { runAgent } from "./cli/run.ts";
 
 async function main(ctx: Context): Promise<number> {
-  if (process.pid === 1) await runPid1(ctx);
+  if (process.pid === 1) await runPid1(ctx, (cmdline) => runAgent(ctx, { cmdline }));
   return runCli(process.argv.slice(2), ctx);
 }
 

@@ -26,7 +26,7 @@ import { NetlinkSocket } from "../netlink/socket.ts";
 import { Operations } from "../operations/operations.ts";
 import { linuxKexec } from "../sys/kexec.ts";
 import { versionInfo } from "../version.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
 export interface AgentOptions {

@@ -13,7 +13,7 @@ import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } 
 import { readDisks } from "../disk/sysfs.ts";
 import { silentLogger } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { printTable } from "./print.ts";
 
 interface Common {

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { collectInventory, PROC_ROOT } from "../inventory/collect.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { escapeUntrusted } from "../log/escape.ts";
 import { printRecord, printTable } from "./print.ts";
 

@@ -8,7 +8,7 @@ import { AgentError } from "../errors.ts";
 import { evaluate } from "../kconfig/evaluate.ts";
 import { loadDotConfig, loadFragment, loadModuleSet } from "../kconfig/load.ts";
 import { failedOptions, formatTable } from "../kconfig/report.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 
 interface CheckOptions {
   config: string;

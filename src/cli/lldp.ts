@@ -15,7 +15,7 @@ import { logEvent, type LogLevel } from "../log/logger.ts";
 import { selectLinks } from "../net/bringup.ts";
 import { IFF_LOWER_UP, IFF_UP } from "../netlink/constants.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { duration, selectors } from "./net.ts";
 
 /** metal-hammer's LLDPTxIntervalTimeout: twice the leaves' 15 s tx-interval plus 2 s (cmd/network/lldpclient.go). */

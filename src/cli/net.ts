@@ -13,7 +13,7 @@ import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
 import { watch } from "../net/watch.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import type { LogLevel } from "../log/logger.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 
 const DEFAULT_RESOLV = "/etc/resolv.conf";
 

@@ -11,7 +11,7 @@ import { registerClock } from "./clock.ts";
 import { registerConfig } from "./config.ts";
 import { registerDisk } from "./disk.ts";
 import { registerNet } from "./net.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { registerInventory } from "./inventory.ts";
 import { registerKconfig } from "./kconfig.ts";
 import { registerLldp } from "./lldp.ts";

@@ -16,7 +16,7 @@ import { HttpClient } from "../http/client.ts";
 import { cachePath, probeCacheBase } from "../image/cache.ts";
 import { probeOneImage } from "../image/probe.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { printTable } from "./print.ts";
 
 type Target = "metal-boot" | "apiserver" | "image-cache";

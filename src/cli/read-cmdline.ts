@@ -2,7 +2,7 @@ import { AgentError } from "../errors.ts";
 import { READ_CAPS } from "../fs/read-bounded.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { configFromCmdline, type Config } from "../config/config.ts";
-import type { Io } from "./context.ts";
+import type { Io } from "../io/context.ts";
 
 export interface CmdlineSource {
   cmdline?: string;

@@ -7,7 +7,7 @@ import type { Services } from "../flow/services.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
 import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { readCmdlineText } from "./read-cmdline.ts";
 
 function startStage(from: string | undefined): StartStage {

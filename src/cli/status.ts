@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { statusLines } from "../status/sections.ts";
 import { STATUS_FILE, StatusSchema } from "../status/status-file.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 
 export function registerStatus(program: Command, ctx: Context): void {
   program

@@ -8,7 +8,7 @@ import { fetchBootConfig } from "../boot/client.ts";
 import { MachineToken } from "../boot/machine-token.ts";
 import { machineId } from "../boot/uuid.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 import { printRecord } from "./print.ts";
 
 export function registerToken(program: Command, ctx: Context): void {

@@ -13,7 +13,7 @@ import { hangForever } from "../operations/hang.ts";
 import { WATCHDOG_DEVICE } from "../sys/watchdog.ts";
 import { startWatchdog } from "../watchdog/start.ts";
 import type { WatchdogStatus } from "../watchdog/watchdog.ts";
-import type { Context } from "./context.ts";
+import type { Context } from "../io/context.ts";
 
 export function registerWatchdog(program: Command, ctx: Context): void {
   const wd = program.command("watchdog").description("hardware watchdog checks for the debug shell");

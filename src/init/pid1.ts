@@ -4,8 +4,7 @@
  * process forever if even the power action failed. Uncaught errors go through the
  * same policy as a fatal flow error.
  */
-import type { Context } from "../cli/context.ts";
-import { runAgent } from "../cli/run.ts";
+import type { Context } from "../io/context.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { toAgentError } from "../errors.ts";
 import { readBoundedSync } from "../fs/read-bounded.ts";
@@ -15,7 +14,8 @@ import { linuxSystem } from "./linux-system.ts";
 import { decideAction } from "./policy.ts";
 import { perform, superviseInit } from "./supervisor.ts";
 
-export async function runPid1(ctx: Context): Promise<never> {
+/** PID 1: supervises `agent` (the `run` command, given by the entry point) and never returns. */
+export async function runPid1(ctx: Context, agent: (cmdline: string) => Promise<void>): Promise<never> {
   let text = "";
   try {
     text = decodeCmdlineBytes(readBoundedSync("/proc/cmdline", "cmdline"));
@@ -33,7 +33,7 @@ export async function runPid1(ctx: Context): Promise<never> {
   };
   process.on("uncaughtException", onCrash);
   process.on("unhandledRejection", onCrash);
-  await superviseInit(sys, log, options, () => runAgent(ctx, { cmdline: text }));
+  await superviseInit(sys, log, options, () => agent(text));
   // Only reached when reboot(2) failed: PID 1 must not exit.
   setInterval(() => {}, 1 << 30);
   return new Promise<never>(() => {});

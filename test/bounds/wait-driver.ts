@@ -9,7 +9,7 @@
  *   bun test/bounds/wait-driver.ts <apiserver-url> <timeout-ms> [debug]
  */
 import { ConnectClient } from "../../src/api/client.ts";
-import { createContext, processIo } from "../../src/cli/context.ts";
+import { createContext, processIo } from "../../src/io/context.ts";
 import { runCli } from "../../src/cli/program.ts";
 import { HttpClient } from "../../src/http/client.ts";
 import { WAIT_BACKOFF } from "../../src/provision/wait-policy.ts";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { READ_CAPS, TooLargeError, readBounded, readBoundedSync, readBoundedText } from "../../src/fs/read-bounded.ts";
 import { runCli } from "../../src/cli/program.ts";
-import { createContext, processIo } from "../../src/cli/context.ts";
+import { createContext, processIo } from "../../src/io/context.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "read-bounded-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createContext, processIo } from "../../src/cli/context.ts";
+import { createContext, processIo } from "../../src/io/context.ts";
 import { runCli } from "../../src/cli/program.ts";
 import { EXIT_CODES } from "../../src/exit-codes.ts";
 import type { OptionResult, Report } from "../../src/kconfig/evaluate.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processIo } from "../../src/cli/context.ts";
+import { processIo } from "../../src/io/context.ts";
 import { AgentError } from "../../src/errors.ts";
 import { loadDotConfig, loadModuleSet } from "../../src/kconfig/load.ts";
 

@@ -9,7 +9,7 @@
  * host anyway, src/cli/agent-options.ts).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
-import { createContext, processIo } from "../../../src/cli/context.ts";
+import { createContext, processIo } from "../../../src/io/context.ts";
 import { REGISTRARS, runCli } from "../../../src/cli/program.ts";
 import { registerRun } from "../../../src/cli/run.ts";
 import { AgentError } from "../../../src/errors.ts";
