@@ -8,8 +8,8 @@
  */
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { defaultRun, runLab } from "../test/lab/lab.ts";
-import { KVER, LAB_KERNEL } from "../test/lab/kernel.ts";
+import { defaultRun, runLab } from "../lab/lab.ts";
+import { KVER, LAB_KERNEL } from "../lab/kernel.ts";
 
 const { values: v } = parseArgs({
   options: {

@@ -20,10 +20,10 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../test/lab/ipxe/chain-lab.ts";
-import { run } from "../test/lab/ipxe/lab-process.ts";
-import { waitFor } from "../test/lab/wait.ts";
-import { cmdlineFor, type Partition } from "../test/lab/ipxe/partitions.ts";
+import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../lab/ipxe/chain-lab.ts";
+import { run } from "../lab/ipxe/lab-process.ts";
+import { waitFor } from "../lab/wait.ts";
+import { cmdlineFor, type Partition } from "../lab/ipxe/partitions.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const env = process.env;
@@ -47,7 +47,7 @@ try {
   let initrd = env.INITRD ?? "";
   if (!initrd) {
     initrd = join(work, "marker-pad.img");
-    await run([join(ROOT, "test/lab/ipxe/mk-marker-initrd.sh"), "bench", initrd]);
+    await run([join(ROOT, "lab/ipxe/mk-marker-initrd.sh"), "bench", initrd]);
     if (PAD_MB > 0) {
       await run(["bash", "-c", `cd ${work} && head -c ${PAD_MB}M /dev/urandom > pad && echo pad | cpio -o -H newc -R 0:0 --quiet >> ${initrd} && rm pad`]);
     }

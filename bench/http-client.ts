@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HttpClient } from "../src/http/client.ts";
 import { silentLogger } from "../src/log/logger.ts";
-import { makeCa, makeServerCert } from "../test/lab/standins/pki.ts";
+import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 
 const N = Number(process.argv[2] ?? 500);
 const dir = mkdtempSync(join(tmpdir(), "mha-bench-"));

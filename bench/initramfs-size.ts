@@ -12,9 +12,9 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { decodeCpio } from "../src/initramfs/cpio.ts";
-import { defaultRun, runLab } from "../test/lab/lab.ts";
-import { KVER, LAB_KERNEL } from "../test/lab/kernel.ts";
+import { decodeCpio } from "../initramfs/lib/cpio.ts";
+import { defaultRun, runLab } from "../lab/lab.ts";
+import { KVER, LAB_KERNEL } from "../lab/kernel.ts";
 
 const { values: v } = parseArgs({
   options: {

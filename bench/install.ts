@@ -8,14 +8,14 @@
  *   tmpfs (the initramfs' /tmp is RAM), md5sum it, then lz4 -d | tar -x from the file.
  * Peak memory = the largest sum of VmRSS over the process tree (sampled every 20 ms),
  * plus, for download-then-unpack, the image file held in tmpfs.
- * The image cache stand-in runs in its own process (test/lab/images/server.ts).
+ * The image cache stand-in runs in its own process (lab/images/server.ts).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildTestImage } from "../test/lab/images/build.ts";
+import { buildTestImage } from "../lab/images/build.ts";
 
 const { values: v } = parseArgs({ options: { "pad-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, target: { type: "string" }, "run-ours": { type: "string" }, url: { type: "string" } } });
 
@@ -65,7 +65,7 @@ async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; o
 const work = mkdtempSync(join(tmpdir(), "mh-bench-install-"));
 const targetBase = v.target ?? join(work, "target");
 const ram = join(work, "ram");
-const server = spawn(process.execPath, [join(import.meta.dir, "../test/lab/images/server.ts"), join(work, "cache")], { stdio: ["ignore", "pipe", "inherit"] });
+const server = spawn(process.execPath, [join(import.meta.dir, "../lab/images/server.ts"), join(work, "cache")], { stdio: ["ignore", "pipe", "inherit"] });
 try {
   const img = buildTestImage(join(work, "cache/bench"), { padMib: Number(v["pad-mib"]) });
   const port = await new Promise<string>((resolve) => server.stdout!.on("data", (d) => /PORT (\d+)/.test(String(d)) && resolve(/PORT (\d+)/.exec(String(d))![1]!)));

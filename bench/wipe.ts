@@ -18,7 +18,7 @@ import { promisesZeroes, type WipeMethod } from "../src/disk/wipe-plan.ts";
 import { runMethod } from "../src/disk/wipe-run.ts";
 import { verifyWiped } from "../src/disk/wipe-verify.ts";
 import { silentLogger } from "../src/log/logger.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../test/lab/kernel.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 import { bootVm, guestScript, markers, type GuestDisk } from "../test/e2e/disks-seed.ts";
 
 const { values: v } = parseArgs({ options: { "size-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, timeout: { type: "string", default: "300" }, qemu: { type: "boolean", default: false } } });

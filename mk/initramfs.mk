@@ -11,11 +11,11 @@ INITRAMFS_EXT_xz := .xz
 INITRAMFS_EXT_gzip := .gz
 INITRAMFS_EXT_none :=
 INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
-# The tests find the image the run built (test/lab/kernel.ts).
+# The tests find the image the run built (lab/kernel.ts).
 export INITRAMFS
 # Host binaries to add with their libraries, one absolute path per line (initramfs/tools.list when present).
 TOOLS ?= $(wildcard initramfs/tools.list)
-INITRAMFS_SRC := initramfs/build.ts $(wildcard src/initramfs/*.ts src/kmod/*.ts) src/kconfig/fragment.ts src/init/paths.ts \
+INITRAMFS_SRC := initramfs/build.ts $(wildcard initramfs/lib/*.ts src/kmod/*.ts) src/kconfig/fragment.ts src/init/paths.ts \
 	kernel-config/metal-hammer.config initramfs/modules/boot.list $(TOOLS)
 # Debian's firmware packages (initramfs/firmware.list), unpacked; the build takes the files its modules name.
 FIRMWARE_DIR := build/firmware

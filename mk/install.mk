@@ -13,7 +13,7 @@ test-install-integration: deps
 # The test OS image (busybox + /install.sh) into build/test-image (PAD_MIB adds padding).
 PAD_MIB ?= 0
 test-image: deps
-	$(BUN) test/lab/images/build.ts --out build/test-image --pad-mib $(PAD_MIB)
+	$(BUN) lab/images/build.ts --out build/test-image --pad-mib $(PAD_MIB)
 
 bench-install: deps
 	$(BUN) bench/install.ts

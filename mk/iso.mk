@@ -42,15 +42,15 @@ $(CHAIN_BUILD)/lab.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh 
 	BOOT_URL='$(LAB_BOOT_URL)' ISO_ATTEMPTS=3 ISO_RETRY_DELAY=1 $(BUN) ipxe/render-chain.ts $@.ipxe
 	ipxe/mkiso.sh $@.ipxe $@
 
-$(CHAIN_BUILD)/marker-initrd-%.img: test/lab/ipxe/mk-marker-initrd.sh test/lab/ipxe/marker/init
+$(CHAIN_BUILD)/marker-initrd-%.img: lab/ipxe/mk-marker-initrd.sh lab/ipxe/marker/init
 	@mkdir -p $(@D)
-	test/lab/ipxe/mk-marker-initrd.sh $* $@
+	lab/ipxe/mk-marker-initrd.sh $* $@
 
 chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
 
 lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
 	$(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
-	$(BUN) test/lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
+	$(BUN) lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps
 	$(BUN) test --timeout 300000 test/e2e/chain.test.ts

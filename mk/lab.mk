@@ -27,9 +27,9 @@ LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NIC
 lab-kernel: $(VMLINUX)
 
 # The uncompressed kernel boots through its PVH entry: ~4 s less than the bzImage under TCG.
-$(VMLINUX): /boot/vmlinuz-$(KVER) test/lab/vmlinux.ts | deps-npm
+$(VMLINUX): /boot/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
 	@mkdir -p $(dir $@)
-	$(BUN) test/lab/vmlinux.ts $< $@
+	$(BUN) lab/vmlinux.ts $< $@
 
 /boot/vmlinuz-$(KVER):
 	$(MAKE) deps-apt
@@ -37,7 +37,7 @@ $(VMLINUX): /boot/vmlinuz-$(KVER) test/lab/vmlinux.ts | deps-npm
 
 lab: deps $(VMLINUX) $(INITRAMFS)
 ifeq ($(BOOT),direct)
-	$(BUN) test/lab/lab.ts $(LAB_FLAGS)
+	$(BUN) lab/lab.ts $(LAB_FLAGS)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
 endif

@@ -7,8 +7,8 @@
  */
 import { ptr } from "bun:ffi";
 import { AgentError } from "../errors.ts";
-import { errnoName } from "../sys/errno.ts";
-import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../sys/libc.ts";
+import { errnoName } from "./errno.ts";
+import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "./libc.ts";
 
 export const SIOCETHTOOL = 0x8946;
 export const ETHTOOL_GSTRINGS = 0x1b;

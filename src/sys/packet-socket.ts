@@ -11,8 +11,8 @@
  * it, and so must whoever polls the fd (clearError).
  */
 import { AgentError } from "../errors.ts";
-import { errnoName } from "../sys/errno.ts";
-import { int32, libc, SOCK_CLOEXEC, SOCK_NONBLOCK, SOCK_RAW, SOL_SOCKET, SO_ERROR, type Libc, AF_PACKET } from "../sys/libc.ts";
+import { errnoName } from "./errno.ts";
+import { int32, libc, SOCK_CLOEXEC, SOCK_NONBLOCK, SOCK_RAW, SOL_SOCKET, SO_ERROR, type Libc, AF_PACKET } from "./libc.ts";
 
 export const SOL_PACKET = 263;
 export const PACKET_ADD_MEMBERSHIP = 1;

@@ -28,7 +28,6 @@ export const LAYERS: Readonly<Record<string, number>> = {
   netlink: 3,
   http: 3,
   kconfig: 3,
-  initramfs: 3,
   lldp: 4,
   clock: 4,
   watchdog: 4,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { parseToolList } from "../../src/initramfs/tools.ts";
+import { parseToolList } from "../../initramfs/lib/tools.ts";
 
 describe("initramfs tools list", () => {
   test("the repo's list names every tool the disk code runs", () => {

@@ -3,19 +3,19 @@
  * Debian's iPXE -> SLAAC from radvd -> boot.ipxe from the boot-side metal-boot
  * stand-in (partition by source prefix) -> Debian's bzImage + the partition's initrd
  * over IPv6 -> /init reports back from its own SLAAC address. The initrd is the
- * marker initrd (test/lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
+ * marker initrd (lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
-import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../lab/ipxe/chain-lab.ts";
-import { eui64Address } from "../lab/ipxe/eui64.ts";
-import { LAB_INITRD } from "../lab/kernel.ts";
-import { run } from "../lab/ipxe/lab-process.ts";
-import { waitFor } from "../lab/wait.ts";
-import type { Partition } from "../lab/ipxe/partitions.ts";
+import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/ipxe/chain-lab.ts";
+import { eui64Address } from "../../lab/ipxe/eui64.ts";
+import { LAB_INITRD } from "../../lab/kernel.ts";
+import { run } from "../../lab/ipxe/lab-process.ts";
+import { waitFor } from "../../lab/wait.ts";
+import type { Partition } from "../../lab/ipxe/partitions.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
@@ -90,7 +90,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
     await run([join(ROOT_DIR, "ipxe/mkiso.sh"), `${iso}.ipxe`, iso]);
     for (const v of ["v1", "v2"]) {
       initrd[v] = join(work, `marker-${v}.img`);
-      await run([join(ROOT_DIR, "test/lab/ipxe/mk-marker-initrd.sh"), v, initrd[v] as string]);
+      await run([join(ROOT_DIR, "lab/ipxe/mk-marker-initrd.sh"), v, initrd[v] as string]);
     }
   }, 60_000);
 

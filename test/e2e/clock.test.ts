@@ -8,10 +8,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
-import { SERVICE_ADDR } from "../lab/plan.ts";
-import { labMissing } from "../lab/prereqs.ts";
-import { standinServers, type LabServer, type LabServerEnv } from "../lab/servers.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
+import { SERVICE_ADDR } from "../../lab/plan.ts";
+import { labMissing } from "../../lab/prereqs.ts";
+import { standinServers, type LabServer, type LabServerEnv } from "../../lab/servers.ts";
 import { LOKI_PORT } from "../integration/clock/lab-ops-servers.ts";
 
 const missing = labMissing();

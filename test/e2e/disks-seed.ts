@@ -7,8 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { encodeCpio } from "../../src/initramfs/cpio.ts";
-import { composeImage } from "../../src/initramfs/layout.ts";
+import { encodeCpio } from "../../initramfs/lib/cpio.ts";
+import { composeImage } from "../../initramfs/lib/layout.ts";
 
 export const MD_MAGIC = 0xa92b4efc;
 /** v1.2: 4 KiB from the start of the member. */
@@ -174,7 +174,7 @@ export async function bootVm(b: VmBoot): Promise<VmRun> {
   const entries = { "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 }, ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])) };
   const image = composeImage(Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })));
   const initrd = `${dir}/${name}.initrd`;
-  // Uncompressed first: the built lz4 archive has no end marker (test/lab/overlay.ts).
+  // Uncompressed first: the built lz4 archive has no end marker (lab/overlay.ts).
   writeFileSync(initrd, encodeCpio(image.entries, 0, new Map(Object.entries(entries).map(([p, f]) => [p, f.data]))));
   writeFileSync(initrd, readFileSync(b.initrd), { flag: "a" });
   const argv = [

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
 import { attachLoop, bootVm as boot, detachLoop, guestScript, markers, mdSuperblock12, MD_SB_1_2_OFFSET, parseSgdiskPrint, probe, sh, signatures, type GuestDisk, type VmRun } from "./disks-seed.ts";
 
 const bootVm = (name: string, disks: readonly GuestDisk[], script: string, files: Record<string, string> = {}) =>

@@ -14,12 +14,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage } from "../lab/images/build.ts";
-import { LAB_KERNEL } from "../lab/kernel.ts";
-import { defaultRun, runLab, type LabResult } from "../lab/lab.ts";
-import { LAB_UUID } from "../lab/plan.ts";
-import { labMissing } from "../lab/prereqs.ts";
-import { standinServers } from "../lab/servers.ts";
+import { buildTestImage } from "../../lab/images/build.ts";
+import { LAB_KERNEL } from "../../lab/kernel.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
+import { LAB_UUID } from "../../lab/plan.ts";
+import { labMissing } from "../../lab/prereqs.ts";
+import { standinServers } from "../../lab/servers.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;

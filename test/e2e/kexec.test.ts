@@ -12,7 +12,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KVER } from "../lab/kernel.ts";
+import { KVER } from "../../lab/kernel.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;

@@ -25,7 +25,7 @@ import type { ClockDeps, ClockState } from "../../src/clock/sync.ts";
 import { Operations } from "../../src/operations/operations.ts";
 import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, type KexecSys } from "../../src/sys/kexec.ts";
 import { standinAnswer } from "../integration/clock/sntp-standin.ts";
-import type { Standins } from "../lab/standins/standins.ts";
+import type { Standins } from "../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "../integration/api/suite.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3160";

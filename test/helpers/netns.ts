@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ipaddr from "ipaddr.js";
-import { waitFor } from "../lab/wait.ts";
+export { eui64 } from "../../lab/ipxe/eui64.ts";
+import { waitFor } from "../../lab/wait.ts";
 
 export const isRoot = process.getuid?.() === 0;
 export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
@@ -23,16 +24,7 @@ export function sh(...argv: string[]): string {
 }
 export const nsx = (ns: string, ...argv: string[]): string => sh("ip", "netns", "exec", ns, ...argv);
 
-
 export const suffix = (): string => Math.random().toString(16).slice(2, 6);
-
-/** EUI-64 SLAAC address for a MAC in a /64 prefix ("2001:db8:1::"). */
-export function eui64(prefix: string, mac: string): string {
-  const p = ipaddr.IPv6.parse(prefix).toByteArray().slice(0, 8);
-  const b = mac.split(":").map((x) => parseInt(x, 16));
-  const id = [(b[0] ?? 0) ^ 2, b[1] ?? 0, b[2] ?? 0, 0xff, 0xfe, b[3] ?? 0, b[4] ?? 0, b[5] ?? 0];
-  return ipaddr.fromByteArray([...p, ...id]).toString();
-}
 
 export interface Link {
   /** Agent-side interface name (in the agent namespace). */

@@ -5,7 +5,7 @@ import { SecretSet } from "../../src/log/redact.ts";
 import type { Mount } from "../../src/init/mounts.ts";
 import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
 import { superviseInit } from "../../src/init/supervisor.ts";
-import { waitFor } from "../lab/wait.ts";
+import { waitFor } from "../../lab/wait.ts";
 import type { InitSystem } from "../../src/init/system.ts";
 
 const KVER = "6.1.0-57-amd64";

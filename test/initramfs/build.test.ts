@@ -9,14 +9,14 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { decodeCpio } from "../../src/initramfs/cpio.ts";
-import { readElfDeps } from "../../src/initramfs/elf.ts";
-import { parseLdd, verifyClosure } from "../../src/initramfs/ldd.ts";
+import { decodeCpio } from "../../initramfs/lib/cpio.ts";
+import { readElfDeps } from "../../initramfs/lib/elf.ts";
+import { parseLdd, verifyClosure } from "../../initramfs/lib/ldd.ts";
 import { initShim } from "../../src/init/paths.ts";
 import { parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
-import { KVER } from "../lab/kernel.ts";
+import { KVER } from "../../lab/kernel.ts";
 
 const ROOT = `${import.meta.dir}/../..`;
 // A build runs modinfo on ~90 modules and compresses ~25 MiB: seconds, more on a loaded machine.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { COMPRESSORS, parseCompression, parseLevel } from "../../src/initramfs/compress.ts";
+import { COMPRESSORS, parseCompression, parseLevel } from "../../initramfs/lib/compress.ts";
 
 describe("initramfs compressors", () => {
   test("lz4 uses the legacy frame format the kernel reads; gzip stores no name or time", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { CpioError, decodeCpio, encodeCpio, type CpioEntry } from "../../src/initramfs/cpio.ts";
+import { CpioError, decodeCpio, encodeCpio, type CpioEntry } from "../../initramfs/lib/cpio.ts";
 
 const ascii = (s: string): number[] => [...Buffer.from(s, "latin1")];
 const header = (fields: number[], name: string): number[] => {

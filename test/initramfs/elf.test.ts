@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { ElfError, readElfDeps } from "../../src/initramfs/elf.ts";
+import { ElfError, readElfDeps } from "../../initramfs/lib/elf.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
 
 const haveBusybox = prerequisites("the busybox ELF check (busybox-static, make deps)", [!existsSync("/bin/busybox") && "/bin/busybox"]);

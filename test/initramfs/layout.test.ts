@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { appletLinks, composeImage, SKELETON, type ImageItem } from "../../src/initramfs/layout.ts";
+import { appletLinks, composeImage, SKELETON, type ImageItem } from "../../initramfs/lib/layout.ts";
 
 const file = (path: string, group = "g"): ImageItem => ({ kind: "file", path, mode: 0o644, size: 1, source: { kind: "bytes", data: new Uint8Array(1) }, group });
 

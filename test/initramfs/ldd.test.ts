@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LddError, parseLdd, verifyClosure } from "../../src/initramfs/ldd.ts";
+import { LddError, parseLdd, verifyClosure } from "../../initramfs/lib/ldd.ts";
 
 // `ldd dist/metal-hammer` on Debian 12 (glibc 2.36).
 const LDD = `	linux-vdso.so.1 (0x00007fe1320c6000)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseToolList, ToolListError } from "../../src/initramfs/tools.ts";
+import { parseToolList, ToolListError } from "../../initramfs/lib/tools.ts";
 
 describe("--tools list", () => {
   test("absolute paths, comments and blank lines; duplicates once", () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createLogger, logEvent } from "../../src/log/logger.ts";
 import { FdOutput } from "../../src/log/output.ts";
 import { SecretSet } from "../../src/log/redact.ts";
-import { waitFor } from "../lab/wait.ts";
+import { waitFor } from "../../lab/wait.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-output-"));
 const fds: number[] = [];

@@ -18,8 +18,8 @@ import { LoggingSchema } from "../../src/remote-log/config.ts";
 import { openWatchdogDevice } from "../../src/sys/watchdog.ts";
 import type { SntpEnv } from "../../src/clock/sntp-client.ts";
 import { standinAnswer, YEAR_MS, type StandinMode } from "../integration/clock/sntp-standin.ts";
-import { startLoki } from "../lab/standins/loki.ts";
-import { waitFor } from "../lab/wait.ts";
+import { startLoki } from "../../lab/standins/loki.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-ops-"));

@@ -10,9 +10,9 @@ import { logEvent } from "../../src/log/logger.ts";
 import { LoggingSchema } from "../../src/remote-log/config.ts";
 import { LogShipper } from "../../src/remote-log/shipper.ts";
 import { startRemoteLog } from "../../src/remote-log/start.ts";
-import { makeCa, makeServerCert, type Ca, type ServerCert } from "../lab/standins/pki.ts";
-import { startLoki, type LokiStandin } from "../lab/standins/loki.ts";
-import { waitFor } from "../lab/wait.ts";
+import { makeCa, makeServerCert, type Ca, type ServerCert } from "../../lab/standins/pki.ts";
+import { startLoki, type LokiStandin } from "../../lab/standins/loki.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-mtls-"));

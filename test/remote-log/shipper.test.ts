@@ -12,8 +12,8 @@ import { LoggingSchema } from "../../src/remote-log/config.ts";
 import { LogShipper, type ShipperChange } from "../../src/remote-log/shipper.ts";
 import { logShipperChanges, startRemoteLog } from "../../src/remote-log/start.ts";
 import { prepareForReboot } from "../../src/reboot/prepare.ts";
-import { startLoki, type LokiStandin } from "../lab/standins/loki.ts";
-import { waitFor } from "../lab/wait.ts";
+import { startLoki, type LokiStandin } from "../../lab/standins/loki.ts";
+import { waitFor } from "../../lab/wait.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";

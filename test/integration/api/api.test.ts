@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Standins } from "../../lab/standins/standins.ts";
+import type { Standins } from "../../../lab/standins/standins.ts";
 import { REPO, runAgent, twoSwitches } from "./agent.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
@@ -222,7 +222,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
   });
 
   test("host names resolve through the resolv.conf in the netns (DNS stand-in, AAAA)", async () => {
-    const { startDns } = await import("../../lab/standins/dns.ts");
+    const { startDns } = await import("../../../lab/standins/dns.ts");
     const name = "dns.mha.test";
     const dns = await startDns(link.hostAddr, 53, new Map([[name, link.hostAddr]]));
     const resolv = `/etc/netns/${link.ns}/resolv.conf`;

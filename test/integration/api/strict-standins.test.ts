@@ -1,5 +1,5 @@
 /**
- * The stand-ins refuse what the real servers refuse (test/lab/standins/rules.ts names
+ * The stand-ins refuse what the real servers refuse (lab/standins/rules.ts names
  * each upstream source), and the agent handles each refusal as documented
  * (docs/apiserver.md). On loopback; needs openssl for the stand-ins' PKI.
  */
@@ -15,9 +15,9 @@ import type { LldpNeighbour } from "../../../src/lldp/neighbour.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 import { register, registerRequest } from "../../../src/provision/register.ts";
-import type { Standins } from "../../lab/standins/standins.ts";
+import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";

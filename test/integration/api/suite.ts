@@ -3,8 +3,8 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startStandins, type Standins } from "../../lab/standins/standins.ts";
-import type { Machine } from "../../lab/standins/metal-boot.ts";
+import { startStandins, type Standins } from "../../../lab/standins/standins.ts";
+import type { Machine } from "../../../lab/standins/metal-boot.ts";
 import { everythingPrinted, leakedTokens } from "./agent.ts";
 import type { HostLink } from "../../helpers/netns.ts";
 

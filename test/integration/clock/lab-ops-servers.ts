@@ -3,7 +3,7 @@
  * UDP [addr]:123 and the Loki stand-in on TCP [addr]:3100 (the TCP port the lab waits
  * for). `bun lab-ops-servers.ts --addr fd6d:686c:0:ffff::1`
  */
-import { startLoki } from "../../lab/standins/loki.ts";
+import { startLoki } from "../../../lab/standins/loki.ts";
 import { startStandin } from "./sntp-standin.ts";
 
 export const LOKI_PORT = 3100;

@@ -11,11 +11,11 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
-import { SERVICE_ADDR } from "../../lab/plan.ts";
-import { labMissing } from "../../lab/prereqs.ts";
-import type { LabServer, LabServerEnv } from "../../lab/servers.ts";
+import { defaultRun, runLab, type LabResult } from "../../../lab/lab.ts";
+import { KVER, LAB_INITRD, LAB_KERNEL } from "../../../lab/kernel.ts";
+import { SERVICE_ADDR } from "../../../lab/plan.ts";
+import { labMissing } from "../../../lab/prereqs.ts";
+import type { LabServer, LabServerEnv } from "../../../lab/servers.ts";
 import { LOKI_PORT } from "./lab-ops-servers.ts";
 
 const WD_MODULES = ["watchdog", "i6300esb"].map((m) => `lib/modules/${KVER}/kernel/drivers/watchdog/${m}.ko`);

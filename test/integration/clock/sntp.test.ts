@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 import { YEAR_MS } from "./sntp-standin.ts";
 
 const reason = process.getuid?.() !== 0 ? "needs root (network namespaces)" : Bun.spawnSync(["ip", "-V"], { stdout: "pipe", stderr: "pipe" }).exitCode !== 0 ? "needs iproute2" : undefined;

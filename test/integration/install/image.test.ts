@@ -17,8 +17,8 @@ import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage } from "../../../src/install/image.ts";
 import { createLogger, silentLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
-import { buildTestImage, type TestImage } from "../../lab/images/build.ts";
-import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
+import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
+import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 
 const tools = ["tar", "lz4", "setfattr", "getfattr", "mount", "umount"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && tools.length === 0 && existsSync("/bin/busybox");

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage } from "../../lab/images/build.ts";
-import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
+import { buildTestImage } from "../../../lab/images/build.ts";
+import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 
 const missing = ["tar", "lz4", "setfattr", "unshare", "chroot"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && missing.length === 0 && existsSync("/bin/busybox");

@@ -11,7 +11,7 @@ import { test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRoot, Lab, nsx, type Link } from "../../helpers/netns.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 
 const hasLldpd = Bun.which("lldpd", { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }) !== null;
 export const SKIP = !isRoot ? "needs root (network namespaces)" : !hasLldpd ? "needs lldpd (apt-get install lldpd)" : undefined;

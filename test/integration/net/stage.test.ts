@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 import { events, MAIN } from "./agent.ts";
 import { SKIP, withLab } from "./lab.ts";
 

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasRadvd, isRoot, Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { REPO, twoSwitches } from "../api/agent.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";
 const ADDR = "2001:db8:1::1";
@@ -31,7 +31,7 @@ beforeAll(async () => {
   state = join(lab.dir, "standins");
   // The router end carries the servers' address in the SLAAC prefix (on-link for the agent).
   nsx(link.routerNs, "ip", "-6", "addr", "add", `${ADDR}/64`, "dev", link.routerIf, "nodad");
-  standins = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(REPO, "test/lab/standins/main.ts"), "--listen", `[${ADDR}]:${PORT}`, "--state-dir", state, "--machine", `${UUID},fra-equ01`], { stdout: "pipe", stderr: "pipe" });
+  standins = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(REPO, "lab/standins/main.ts"), "--listen", `[${ADDR}]:${PORT}`, "--state-dir", state, "--machine", `${UUID},fra-equ01`], { stdout: "pipe", stderr: "pipe" });
   await waitFor(() => {
     try {
       return JSON.parse(readFileSync(join(state, "standins.json"), "utf8")).ready === true;

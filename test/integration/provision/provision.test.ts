@@ -10,11 +10,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Standins } from "../../lab/standins/standins.ts";
+import type { Standins } from "../../../lab/standins/standins.ts";
 import { runAgent, twoSwitches } from "../api/agent.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../../lab/wait.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
 const CONSOLE_PASSWORD = "mhp-console-secret-7f3a9c";

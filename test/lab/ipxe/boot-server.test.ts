@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "../wait.ts";
-import { Proc } from "./lab-process.ts";
-import { parseRequestLog } from "./request-log.ts";
+import { waitFor } from "../../../lab/wait.ts";
+import { Proc } from "../../../lab/ipxe/lab-process.ts";
+import { parseRequestLog } from "../../../lab/ipxe/request-log.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mhc-bootsrv-"));
 const kernel = join(work, "vmlinuz");
@@ -25,7 +25,7 @@ beforeAll(async () => {
   writeFileSync(kernel, new Uint8Array(300_000).fill(7));
   writeFileSync(initrd, new Uint8Array(1_000_001).fill(9));
   writeFileSync(join(work, "ok.json"), JSON.stringify(config([part("loop", "::1/128"), part("other", "2001:db8::/64")])));
-  server = new Proc("boot-server", [process.execPath, join(import.meta.dir, "boot-server.ts"), join(work, "ok.json"), logFile]);
+  server = new Proc("boot-server", [process.execPath, join(import.meta.dir, "../../../lab/ipxe/boot-server.ts"), join(work, "ok.json"), logFile]);
   const line = await waitFor(() => /boot-server listening on (\S+)/.exec(server.text()) ?? (server.exitCode !== null && Promise.reject(new Error(server.text()))), 10_000, "the boot server to listen");
   base = (line[1] as string).replace(/\/$/, "");
 });
@@ -61,14 +61,14 @@ describe("boot-server.ts", () => {
 
   test("a bad configuration stops it at once with one line naming the field", () => {
     writeFileSync(join(work, "bad.json"), JSON.stringify(config([part("loop", "10.0.0.0/8")])));
-    const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "boot-server.ts"), join(work, "bad.json"), logFile]);
+    const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../../lab/ipxe/boot-server.ts"), join(work, "bad.json"), logFile]);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.toString()).toContain("boot server config: partitions.0.prefix: expected an IPv6 prefix like 2001:db8:a::/64");
   });
 
   test("a missing kernel file is named before it listens", () => {
     writeFileSync(join(work, "missing.json"), JSON.stringify(config([{ ...part("loop", "::1/128"), kernel: join(work, "nope") }])));
-    const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "boot-server.ts"), join(work, "missing.json"), logFile]);
+    const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../../../lab/ipxe/boot-server.ts"), join(work, "missing.json"), logFile]);
     expect(r.exitCode).not.toBe(0);
     expect(r.stderr.toString()).toContain(`partitions.loop: ${join(work, "nope")}: no such file`);
   });

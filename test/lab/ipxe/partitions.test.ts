@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline } from "../../../src/config/config.ts";
-import { renderBootScript } from "./boot-script.ts";
-import { eui64Address, routerAddress } from "./eui64.ts";
-import { cmdlineFor, parseBootServerConfig, partitionFor, type Partition } from "./partitions.ts";
-import { parseRequestLog } from "./request-log.ts";
+import { renderBootScript } from "../../../lab/ipxe/boot-script.ts";
+import { eui64Address, routerAddress } from "../../../lab/ipxe/eui64.ts";
+import { cmdlineFor, parseBootServerConfig, partitionFor, type Partition } from "../../../lab/ipxe/partitions.ts";
+import { parseRequestLog } from "../../../lab/ipxe/request-log.ts";
 
 const A: Partition = {
   name: "lab-a", prefix: "2001:db8:a::/64", kernel: "/k", initrd: "/i1", initrdVersion: "v1",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { decodeCpio } from "../../../src/initramfs/cpio.ts";
-import { overlayCpio } from "../overlay.ts";
+import { decodeCpio } from "../../../initramfs/lib/cpio.ts";
+import { overlayCpio } from "../../../lab/overlay.ts";
 
 describe("per-run overlay archive", () => {
   test("holds exactly the given files with their parents, 4-byte aligned so an archive can follow", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName } from "../plan.ts";
-import { defaultRun } from "../lab.ts";
+import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName } from "../../../lab/plan.ts";
+import { defaultRun } from "../../../lab/lab.ts";
 
 describe("lab plan", () => {
   test("names carry the mhl prefix and the run's id, and fit IFNAMSIZ", () => {

@@ -1,5 +1,5 @@
 /**
- * PLACEHOLDER until the metal-boot stand-in lands (test/lab/standins/): listens on one
+ * PLACEHOLDER until the metal-boot stand-in lands (lab/standins/): listens on one
  * IPv6 address, answers every request 503 "placeholder", and logs each request as a
  * JSON line on stdout (the lab saves it as servers/<name>.log).
  */

@@ -3,7 +3,7 @@
  * on IPv6 only. Each entry is the hook for one server: its argv, the TCP port the lab
  * waits for, and what it gives the guest once it is up (files added to the initramfs
  * through a small overlay archive, cmdline words). The default is the stand-ins
- * (test/lab/standins/: metal-boot, apiserver, image cache, DNS); the placeholder
+ * (lab/standins/: metal-boot, apiserver, image cache, DNS); the placeholder
  * HTTP server is kept for runs that need no real servers (`--servers placeholder`).
  */
 import { readFileSync } from "node:fs";

@@ -62,7 +62,7 @@ export interface ChainLabOptions {
   readonly bootServer?: { readonly partitions: readonly PartitionInput[] };
   readonly memoryMb?: number;
   /**
-   * Also run the metal-boot/apiserver/image-cache stand-ins (test/lab/standins/, https)
+   * Also run the metal-boot/apiserver/image-cache stand-ins (lab/standins/, https)
    * on STANDINS_ADDR and point every partition's agent at them: METAL_BOOT_URL becomes
    * the stand-in's, and the stand-ins' boot CA goes to the machine as an extra initrd
    * (/etc/metal/ca.pem, METAL_CA on the cmdline), as metal-boot would hand out the
@@ -81,7 +81,7 @@ export interface ChainLabOptions {
    * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
    */
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
-  /** One lldpd switch per NIC port (test/lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
+  /** One lldpd switch per NIC port (lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
   readonly switches?: boolean;
 }
 

@@ -8,8 +8,8 @@
  * interval (upstream sends none).
  */
 import { create, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
-import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { IMAGE_PATH } from "./image-cache.ts";
 
 /** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */

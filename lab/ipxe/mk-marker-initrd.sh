@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/lab/ipxe/mk-marker-initrd.sh <version> <out.img>: a busybox-only initrd (gzip'd
+# lab/ipxe/mk-marker-initrd.sh <version> <out.img>: a busybox-only initrd (gzip'd
 # cpio newc, owner 0:0, fixed dates) with the marker /init, Debian's virtio-net modules
 # and its version in /etc/initrd-version. Same inputs, same bytes.
 set -euo pipefail

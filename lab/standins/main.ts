@@ -1,7 +1,7 @@
 /**
  * The stand-ins as one process, for `make lab` (run inside the lab's namespace):
  *
- *   bun test/lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
+ *   bun lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
  *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
  *     [--machine UUID[,PARTITION]]... [--dns [addr]:53] [--allocate-after MS]
  *

@@ -1,6 +1,6 @@
 /**
  * metal-boot stand-in, boot side (lab only, plain http: Debian's iPXE trusts only its
- * built-in roots). `bun test/lab/ipxe/boot-server.ts <config.json> <requests.jsonl>`
+ * built-in roots). `bun lab/ipxe/boot-server.ts <config.json> <requests.jsonl>`
  *
  *   GET /boot.ipxe                      per partition, chosen by the source prefix
  *   GET /p/<partition>/vmlinuz          the partition's kernel

@@ -7,7 +7,7 @@
  * security xattrs). Packed as `img.tar.lz4` with GNU tar (--xattrs, numeric owners)
  * and lz4, with `.md5` (as metal-images ship) and `.sha256` sidecars.
  *
- *   bun test/lab/images/build.ts --out DIR [--pad-mib N] [--kernel /boot/vmlinuz-...]
+ *   bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel /boot/vmlinuz-...]
  *
  * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
  * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
@@ -115,7 +115,7 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
 if (import.meta.main) {
   const { values } = parseArgs({ options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" } } });
   if (!values.out) {
-    console.error("usage: bun test/lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH]");
+    console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH]");
     process.exit(2);
   }
   const img = buildTestImage(values.out, { padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0, ...(values.kernel ? { kernel: values.kernel } : {}) });

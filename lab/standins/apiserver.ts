@@ -9,11 +9,11 @@
  * one. Faults (faults.ts) and `keepaliveMs` are test-only deviations, off by default.
  */
 import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
-import { HealthService } from "../../../src/gen/metalstack/api/v2/health_pb.ts";
-import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { VersionService } from "../../../src/gen/metalstack/api/v2/version_pb.ts";
-import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
-import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
+import { HealthService } from "../../src/gen/metalstack/api/v2/health_pb.ts";
+import { MachineProvisioningEventType } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
+import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
 import { authorize, installationRefusal, registerRefusal, type Subject } from "./rules.ts";

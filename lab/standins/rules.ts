@@ -19,9 +19,9 @@
  *   exactly 2, else failed_precondition.
  */
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
-import { infra_roles, machine_roles, visibility, Visibility } from "../../../src/gen/metalstack/api/v2/common_pb.ts";
-import type { MachineNic } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import type { BootServiceInstallationSucceededRequest, BootServiceRegisterRequest } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { infra_roles, machine_roles, visibility, Visibility } from "../../src/gen/metalstack/api/v2/common_pb.ts";
+import type { MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import type { BootServiceInstallationSucceededRequest, BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 
 /** A caller: the machine token (MACHINE_ROLE_EDITOR for one uuid, pixiecore/http.go:240-246) or an infra token. */
 export type Subject = { readonly kind: "machine"; readonly uuid: string } | { readonly kind: "infra" } | undefined;

@@ -7,7 +7,7 @@
  * as Loki without out-of-order ingestion answers). Accepted pushes answer 204, a bad
  * body 400 naming what is wrong. Optional basic auth (401 without it). Faults: `down`
  * (503 for every push) and `slowMs`. `GET /ready` answers "ready"; `GET /lines` lists
- * what arrived (lab debugging). Run alone: `bun test/lab/standins/loki.ts --port 3100`.
+ * what arrived (lab debugging). Run alone: `bun lab/standins/loki.ts --port 3100`.
  */
 import { z } from "zod";
 

@@ -87,7 +87,7 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
 }
 
 if (import.meta.main) {
-  // bun test/lab/images/server.ts DIR: serves DIR until killed; prints "PORT <n>".
+  // bun lab/images/server.ts DIR: serves DIR until killed; prints "PORT <n>".
   const s = await startImageServer(process.argv[2] ?? ".");
   process.stdout.write(`PORT ${s.url.port}\n`);
 }
