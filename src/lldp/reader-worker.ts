@@ -1,6 +1,6 @@
 /**
  * Worker that reads the LLDP packet sockets without blocking the main thread
- * (FIELD-NOTES §4): poll() over every fd with a 100 ms timeout, then recv(MSG_DONTWAIT)
+ * (../shared/FIELD-NOTES.md §4): poll() over every fd with a 100 ms timeout, then recv(MSG_DONTWAIT)
  * until EAGAIN, posting each frame with the index of its socket and its receive time.
  * POLLERR (a latched ENETDOWN: link went down, or the socket was bound while it was
  * down) is cleared by reading SO_ERROR and the socket keeps reading once the link is
