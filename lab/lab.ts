@@ -10,7 +10,7 @@
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
@@ -20,6 +20,8 @@ import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
 import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
+import { buildTestImage } from "./images/build.ts";
+import { standinServers } from "./servers.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;
@@ -328,6 +330,7 @@ async function main(): Promise<number> {
       cmdline: { type: "string", multiple: true, default: [] },
       servers: { type: "string", default: "standins" },
       "no-allocate": { type: "boolean", default: false },
+      install: { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -366,7 +369,28 @@ async function main(): Promise<number> {
     ...(v.initrd ? { initrd: v.initrd } : {}),
   });
   for (const f of [run.kernel, run.initrd]) if (!(await Bun.file(f).exists())) return usage(`${f} is missing (make lab builds it)`);
-  return (await runLab(run)).exitCode;
+  if (!v.install) return (await runLab(run)).exitCode;
+  // --install: the whole flow on a disk. A sparse 1 GiB virtio disk and the test OS image
+  // (lab/images/build.ts, the installed kernel is the lab's own) served by the image-cache
+  // stand-in, which then allocates with a one-partition ext4 layout; the run ends when the
+  // kexec'd kernel of the installed OS panics for want of a root (QEMU -no-reboot exits).
+  if (v.servers !== "standins") return usage("--install needs --servers standins");
+  if (v["no-allocate"]) return usage("--install needs the allocation (drop --no-allocate)");
+  const kver = run.kernel.replace(/^.*vmlinux-/, "");
+  mkdirSync(run.dir, { recursive: true });
+  const img = buildTestImage(resolve(run.dir, "image"), { kernel: `/boot/vmlinuz-${kver}` });
+  const disk = resolve(run.dir, "disk.raw");
+  writeFileSync(disk, "");
+  truncateSync(disk, 1 << 30);
+  process.stderr.write(`lab: --install: disk ${disk} (1 GiB, sparse), test OS image ${img.image}\n`);
+  return (
+    await runLab({
+      ...run,
+      expect: "panic",
+      extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
+      servers: (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image] } : srv)),
+    })
+  ).exitCode;
 }
 
 if (import.meta.main) {

@@ -2,7 +2,9 @@
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=reboot|poweroff] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
-#            [BOOT=chain|direct]
+#            [BOOT=chain|direct] [INSTALL=1]
+# INSTALL=1 (direct boot): a VM with a 1 GiB disk and the test OS image: the whole flow to
+# the kexec into the installed kernel (wipe, layout, image, installer, InstallationSucceeded).
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
@@ -19,7 +21,7 @@ VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \
 	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) --servers $(SERVERS) \
-	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) \
+	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) $(if $(filter 1,$(INSTALL)),--install) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
 .PHONY: lab lab-kernel bench-boot
@@ -36,7 +38,7 @@ $(VMLINUX): /boot/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 
 lab: deps $(VMLINUX) $(INITRAMFS)
-ifeq ($(BOOT),direct)
+ifneq ($(filter direct,$(BOOT))$(filter 1,$(INSTALL)),)
 	$(BUN) lab/lab.ts $(LAB_FLAGS)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
