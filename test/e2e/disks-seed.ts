@@ -126,7 +126,9 @@ export function guestScript(expectDisks: readonly string[], commands: readonly {
     "/bin/busybox mount -t proc proc /proc",
     "export PATH=/usr/sbin:/usr/bin:/sbin:/bin METAL_LOG_FORMAT=json",
     "mount -t sysfs sys /sys; mount -t devtmpfs dev /dev; mount -t tmpfs run /run; mount -t tmpfs tmp /tmp",
-    "for m in $(cat /lib/modules/$(uname -r)/modules.load); do modprobe $m || echo \"MHT modprobe-failed $m\"; done",
+    // The boot list (what PID 1 loads without a device) plus the disk drivers PID 1 would load by
+    // modalias; efivarfs is absent (ENODEV) on BIOS firmware, as PID 1 reports it too.
+    "for m in $(cat /lib/modules/$(uname -r)/modules.load) virtio_pci virtio_blk nvme; do modprobe $m || { [ \"$m\" = efivarfs ] && [ ! -d /sys/firmware/efi ]; } || echo \"MHT modprobe-failed $m\"; done",
     "i=0",
     `while [ $i -lt 300 ] && ! { ${waitDisks}; }; do sleep 0.1; i=$((i+1)); done`,
     `echo "MHT disks-seen $i $(ls /sys/block | tr '\\n' ' ')"`,

@@ -20,7 +20,7 @@ const BUN = join(ROOT, "node_modules/.bin/bun");
 const RUNTIME = join(ROOT, "node_modules/@oven/bun-linux-x64-baseline/bin/bun");
 const missing = [
   ...["qemu-system-x86_64", "cpio", "lz4"].filter((t) => Bun.which(t) === null),
-  ...[BZIMAGE, "/bin/busybox", RUNTIME, join(ROOT, `initramfs/modules/${KVER}.list`)].filter((p) => !existsSync(p)),
+  ...[BZIMAGE, "/bin/busybox", RUNTIME].filter((p) => !existsSync(p)),
 ];
 const ready = missing.length === 0;
 const why = `needs ${missing.join(", ")}`;
