@@ -12,6 +12,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRoot, Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { readJsonLines } from "../../helpers/json-lines.ts";
 
 const hasLldpd = Bun.which("lldpd", { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }) !== null;
 export const SKIP = !isRoot ? "needs root (network namespaces)" : !hasLldpd ? "needs lldpd (apt-get install lldpd)" : undefined;
@@ -114,42 +115,24 @@ export class SwitchLab {
     const p = Bun.spawn(["ip", "netns", "exec", this.lab.agentNs, process.execPath, DRIVER, JSON.stringify(opts)], { stdout: "pipe", stderr: "pipe" });
     this.procs.push({ pid: p.pid, exited: p.exited });
     const logs: LogRecord[] = [];
-    let err = "";
-    const readErr = (async () => {
-      const dec = new TextDecoder();
-      let buf = "";
-      for await (const chunk of p.stderr) {
-        const s = dec.decode(chunk, { stream: true });
-        err += s;
-        buf += s;
-        let i: number;
-        while ((i = buf.indexOf("\n")) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          try {
-            logs.push(JSON.parse(line) as LogRecord);
-          } catch {
-            /* text format, or a crash message: kept in stderr */
-          }
-        }
-      }
-    })();
+    const errReader = readJsonLines(p.stderr, logs);
+    const readErr = errReader.done;
     const done = (async () => {
       const out = await new Response(p.stdout).text();
       const code = await p.exited;
       await readErr;
       const line = out.trim().split("\n")[0];
-      return { code, result: line ? (JSON.parse(line) as { ms: number; neighbours: Record<string, Record<string, unknown>[]> }) : undefined, stderr: err };
+      return { code, result: line ? (JSON.parse(line) as { ms: number; neighbours: Record<string, Record<string, unknown>[]> }) : undefined, stderr: errReader.text() };
     })();
     return {
       logs,
-      stderr: () => err,
+      stderr: errReader.text,
       done,
       async waitLog(what, pred, ms) {
         let found: LogRecord | undefined;
         await waitFor(() => {
           found = logs.find(pred);
-          if (!found && p.exitCode !== null) throw new Error(`driver exited ${p.exitCode} before ${what}: ${err.slice(-2000)}`);
+          if (!found && p.exitCode !== null) throw new Error(`driver exited ${p.exitCode} before ${what}: ${errReader.text().slice(-2000)}`);
           return found !== undefined;
         }, ms, what);
         return found as LogRecord;

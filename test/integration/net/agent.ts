@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { Lab } from "../../helpers/netns.ts";
+import { readJsonLines } from "../../helpers/json-lines.ts";
 
 export const MAIN = join(import.meta.dir, "../../../src/main.ts");
 
@@ -23,26 +24,8 @@ export function startAgent(lab: Lab, args: string[], wrap: readonly string[] = [
   const t0 = performance.now();
   const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...wrap, process.execPath, MAIN, "net", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, METAL_LOG_FORMAT: "json" } });
   const logs: Record<string, unknown>[] = [];
-  let err = "";
-  const readErr = (async () => {
-    const dec = new TextDecoder();
-    let buf = "";
-    for await (const chunk of p.stderr) {
-      const s = dec.decode(chunk, { stream: true });
-      err += s;
-      buf += s;
-      let i: number;
-      while ((i = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        try {
-          logs.push(JSON.parse(line) as Record<string, unknown>);
-        } catch {
-          /* the final error line is plain text */
-        }
-      }
-    }
-  })();
+  const errReader = readJsonLines(p.stderr, logs);
+  const readErr = errReader.done;
   let out = "";
   const readOut = (async () => {
     const dec = new TextDecoder();
@@ -53,9 +36,9 @@ export function startAgent(lab: Lab, args: string[], wrap: readonly string[] = [
     const stdout = out;
     const code = await p.exited;
     await readErr;
-    return { code, stdout, stderr: err, logs, ms: performance.now() - t0 };
+    return { code, stdout, stderr: errReader.text(), logs, ms: performance.now() - t0 };
   })();
-  return { pid: p.pid, logs, stderr: () => err, stdout: () => out, done, kill: () => p.kill() };
+  return { pid: p.pid, logs, stderr: errReader.text, stdout: () => out, done, kill: () => p.kill() };
 }
 
 export const runAgent = (lab: Lab, args: string[], wrap: readonly string[] = []) => startAgent(lab, args, wrap).done;
