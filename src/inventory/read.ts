@@ -18,7 +18,7 @@ export interface FactSources {
   /** procfs root (default /proc). */
   readonly procRoot: string;
   /** Total memory in bytes (default: systeminformation mem().total). */
-  readonly memTotal?: () => Promise<number | undefined>;
+  readonly memTotal?: (procRoot: string) => Promise<number | undefined>;
 }
 
 const text = (p: string) => readBoundedText(p, "sysfs").then((s) => s.trim(), () => undefined);
@@ -67,7 +67,7 @@ async function pciFacts(sys: string): Promise<PciFacts[]> {
 export async function readFacts(src: FactSources): Promise<RawFacts> {
   const dmi = join(src.sysRoot, "class/dmi/id");
   const [memTotal, cpuinfo, nets, blocks, pci, biosVendor, biosVersion, biosDate] = await Promise.all([
-    (src.memTotal ?? memTotalBytes)(),
+    (src.memTotal ?? memTotalBytes)(src.procRoot),
     text(join(src.procRoot, "cpuinfo")),
     netFacts(src.sysRoot),
     blockFacts(src.sysRoot),
