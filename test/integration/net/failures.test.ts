@@ -36,6 +36,11 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
       const l = lab.addLink();
       const ll = eui64("fe80::", l.mac);
       nsx(l.routerNs, "ip", "-6", "addr", "add", `${ll}/64`, "dev", l.routerIf, "nodad");
+      // Two probes, 1 s apart (the agent keeps a higher dad_transmits). With no RS delay the
+      // first probe leaves as the link comes up; the router side's transmit path is activated
+      // by the kernel's linkwatch at about the same time, and its answer to that first probe
+      // can be dropped (seen once in CI: no duplicate found). A real switch port is up long before.
+      nsx(lab.agentNs, "sysctl", "-qw", `net.ipv6.conf.${l.agentIf}.dad_transmits=2`);
       const r = await netUp(lab, l, "--timeout", "30s");
       expect(r.code).toBe(12);
       expect(r.stderr).toContain(`${l.agentIf}: duplicate address ${ll} (DAD failed)`);
