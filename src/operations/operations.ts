@@ -18,7 +18,9 @@
  * Nothing here throws into the flow: every part reports into its log line and the
  * status file instead.
  */
+import { eventTypeName } from "../api/events.ts";
 import type { Config } from "../config/config.ts";
+import { MachineProvisioningEventType } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { formatDuration } from "../config/duration.ts";
 import type { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
@@ -38,6 +40,9 @@ import { startWatchdog, type WatchdogDeps } from "../watchdog/start.ts";
 import { Watchdog } from "../watchdog/watchdog.ts";
 import { silentLogger } from "../log/logger.ts";
 import { hangForever } from "./hang.ts";
+
+/** The provisioning event upstream sends for it (reference/metal-stack-api/proto/metalstack/api/v2/machine.proto). */
+export const PLANNED_REBOOT_EVENT = eventTypeName(MachineProvisioningEventType.PLANNED_REBOOT);
 
 /** METAL_DEBUG_HANG: how long the last lines may take to the console and Loki before the agent blocks. */
 export const HANG_FLUSH_MS = 2000;
@@ -66,6 +71,8 @@ export class Operations {
   #clock: ClockState | undefined;
   #log: Logger = silentLogger();
   #rebootAt: number | undefined;
+  /** METAL_PLANNED_REBOOT as given, for the line that says why the machine reboots. */
+  #rebootSetting = "";
   #hangAt: string | undefined;
 
   constructor(opts: OperationsOptions) {
@@ -183,16 +190,31 @@ export class Operations {
     if (this.#rebootAt === undefined && config.plannedReboot) {
       this.#rebootAt = plannedRebootAt(now, config.plannedReboot, this.#random);
       const at = new Date(this.#rebootAt).toISOString();
-      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}) unless an allocation comes first`);
+      this.#rebootSetting = `METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}`;
+      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (${this.#rebootSetting}) unless an allocation comes first`);
       this.status.update({ plannedReboot: { at } });
     }
     return { ...waitBound(now, config.waitTimeoutMs, this.#rebootAt), rebootAt: this.#rebootAt };
   }
 
-  /** The wait ended by the planned reboot: one line, then the flow calls beforeReboot("planned reboot") and reboots. */
+  /**
+   * The wait ended by the planned reboot: one line with the reason and the time it was
+   * planned for; the flow then calls beforeReboot("planned reboot"), which ships it to
+   * Loki (when configured) before the reboot. Upstream metal-hammer also emits the
+   * provisioning event PLANNED_REBOOT (reference/metal-hammer/cmd/root.go); the agent
+   * cannot: EventService/Send needs INFRA_ROLE_EDITOR
+   * (reference/metal-stack-api/proto/metalstack/infra/v2/event.proto), the machine token
+   * has MACHINE_ROLE_EDITOR only. So the line says so (`sent: false`).
+   */
   rebootDue(log: Logger): void {
     const at = this.#rebootAt === undefined ? undefined : new Date(this.#rebootAt).toISOString();
-    logEvent(log, "reboot.planned", { at, due: true }, `planned reboot due (${at}): no allocation came; rebooting to pick up the current agent`);
+    const reason = `no allocation came before the planned reboot (${this.#rebootSetting}): rebooting to pick up the current agent`;
+    logEvent(
+      log,
+      "reboot.planned",
+      { at, due: true, reason, provisioningEvent: PLANNED_REBOOT_EVENT, sent: false },
+      `planned reboot due (planned for ${at}): ${reason}; not sent as ${PLANNED_REBOOT_EVENT} (EventService/Send is INFRA_ROLE_EDITOR only)`,
+    );
   }
 
   /** Before reboot, poweroff or kexec: the last lines flushed (bounded), then the watchdog closed. */

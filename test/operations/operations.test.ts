@@ -76,7 +76,19 @@ describe("the operations services through a run", () => {
       expect(shipped).toEqual(cap.lines.slice(0, shipped.length).map((l) => l.trimEnd()));
       expect(shipped.join("\n")).not.toContain(TOKEN);
       expect(shipped.some((l) => l.includes('"event":"clock.sync"'))).toBe(true);
-      expect(shipped.some((l) => l.includes('"event":"reboot.planned"') && l.includes('"due":true'))).toBe(true);
+      // The planned reboot: its reason and the time it was planned for, in the log and at Loki; not sent as an event (Send is INFRA_ROLE only).
+      const due = cap.events("reboot.planned").find((r) => r.due === true);
+      const plannedFor = new Date(now + 30 * 3_600_000).toISOString();
+      expect(due).toMatchObject({
+        at: plannedFor,
+        reason: "no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent",
+        provisioningEvent: "MACHINE_PROVISIONING_EVENT_TYPE_PLANNED_REBOOT",
+        sent: false,
+      });
+      expect(due!.msg).toBe(
+        `planned reboot due (planned for ${plannedFor}): no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent; not sent as MACHINE_PROVISIONING_EVENT_TYPE_PLANNED_REBOOT (EventService/Send is INFRA_ROLE_EDITOR only)`,
+      );
+      expect(shipped.map((l) => JSON.parse(l)).find((r) => r.event === "reboot.planned" && r.due === true)).toMatchObject({ at: plannedFor, reason: due!.reason });
       expect(new Date(Number(loki.state.lines[0]!.ns / 1_000_000n)).getUTCFullYear()).toBe(2002);
 
       // The watchdog was pinged at start and at every stage, and closed with 'V' last.
