@@ -52,6 +52,8 @@ export interface LabResult {
   readonly records: readonly (AgentRecord & { ms: number })[];
   readonly serverLogs: Readonly<Record<string, string>>;
   readonly qemuExit: number | null;
+  /** When QEMU exited, in ms since it started (the clock of `lines[].ms`). */
+  readonly qemuEndMs: number;
   readonly durationMs: number;
 }
 
@@ -279,6 +281,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       void stop(qemu.pid, 1000);
     }, run.timeoutMs);
     const qemuExit = await qemu.exited;
+    const qemuEndMs = Math.round(performance.now() - qStart);
     clearTimeout(timer);
     await pump;
     if (interrupted) throw new LabInterrupted(interrupted);
@@ -298,7 +301,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         })
         .join("");
     }
-    const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, durationMs };
+    const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, qemuEndMs, durationMs };
     writeFileSync(`${dir}/result.json`, JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n");
     say(`ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`);
     return result;

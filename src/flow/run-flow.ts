@@ -52,7 +52,7 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
   const stagesMs: Record<string, number> = {};
   const stage = async <T>(name: string, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
     logEvent(s.log, "agent.stage", { stage: name }, describe);
-    s.ops.stage(name, s.log);
+    await s.ops.stage(name, s.log);
     const r = await s.ops.hold(fn(), holdMs);
     stagesMs[name] = Math.round(performance.now() - t0);
     return r;

@@ -7,7 +7,7 @@
  *   const ops = new Operations({ secrets, statusPath: `${runDir}/status.json` }); // STATUS_FILE
  *   const log = createLogger({ ..., write: (line) => { io.err(line); ops.sink(line); } });
  *   ops.startWatchdog(config.watchdog, log);                  // agent start
- *   ops.stage("network", log);                                // each stage start (pets, status, METAL_DEBUG_HANG)
+ *   await ops.stage("network", log);                          // each stage start (pets, status, METAL_DEBUG_HANG)
  *   await ops.syncClock(config.ntpServers, log);              // after the network, before the first TLS
  *   throw ops.explainTls(err);                                // where a TLS error is reported
  *   ops.startRemoteLog(bootConfig.logging, { uuid, ca, log }); // once metal-boot's config is known
@@ -18,7 +18,9 @@
  * Nothing here throws into the flow: every part reports into its log line and the
  * status file instead.
  */
+import { eventTypeName } from "../api/events.ts";
 import type { Config } from "../config/config.ts";
+import { MachineProvisioningEventType } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { formatDuration } from "../config/duration.ts";
 import type { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
@@ -39,6 +41,12 @@ import { Watchdog } from "../watchdog/watchdog.ts";
 import { silentLogger } from "../log/logger.ts";
 import { hangForever } from "./hang.ts";
 
+/** The provisioning event upstream sends for it (reference/metal-stack-api/proto/metalstack/api/v2/machine.proto). */
+export const PLANNED_REBOOT_EVENT = eventTypeName(MachineProvisioningEventType.PLANNED_REBOOT);
+
+/** METAL_DEBUG_HANG: how long the last lines may take to the console and Loki before the agent blocks. */
+export const HANG_FLUSH_MS = 2000;
+
 export interface OperationsOptions {
   readonly secrets: SecretSet;
   /** Required, so no test writes the host's /run/metal by default: `${runDir}/status.json` (STATUS_FILE in the agent). */
@@ -48,6 +56,8 @@ export interface OperationsOptions {
   readonly shipper?: LogShipper;
   /** What METAL_DEBUG_HANG does (tests pass a recorder). */
   readonly hang?: () => void;
+  /** METAL_DEBUG_HANG's bound on flushing the last lines (default HANG_FLUSH_MS). */
+  readonly hangFlushMs?: number;
 }
 
 export class Operations {
@@ -56,16 +66,20 @@ export class Operations {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #hang: () => void;
+  readonly #hangFlushMs: number;
   #watchdog: Watchdog = Watchdog.off("not started", silentLogger());
   #clock: ClockState | undefined;
   #log: Logger = silentLogger();
   #rebootAt: number | undefined;
+  /** METAL_PLANNED_REBOOT as given, for the line that says why the machine reboots. */
+  #rebootSetting = "";
   #hangAt: string | undefined;
 
   constructor(opts: OperationsOptions) {
     this.#now = opts.now ?? Date.now;
     this.#random = opts.random ?? Math.random;
     this.#hang = opts.hang ?? hangForever;
+    this.#hangFlushMs = opts.hangFlushMs ?? HANG_FLUSH_MS;
     this.shipper = opts.shipper ?? new LogShipper({ now: this.#now, onChange: (c) => (logShipperChanges(() => this.#log)(c), this.#updateShipping()) });
     this.status = new StatusWriter(opts.statusPath, opts.secrets, this.#now);
   }
@@ -89,15 +103,35 @@ export class Operations {
     this.status.update({ watchdog: watchdogSection(this.#watchdog.status) });
   }
 
-  /** At the start of every stage: pets the watchdog, records the stage; METAL_DEBUG_HANG hangs here. */
-  stage(name: string, log: Logger = this.#log): void {
+  /**
+   * At the start of every stage: pets the watchdog, records the stage. The flow awaits
+   * it: only METAL_DEBUG_HANG's stage returns a promise, one that does not settle (the
+   * agent blocks in it; with a test's `hang` recorder it resolves).
+   */
+  stage(name: string, log: Logger = this.#log): void | Promise<void> {
     this.#watchdog.pet();
     this.status.update({ stage: name, watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
-    if (this.#hangAt === name) {
-      logEvent(log, "agent.stage", { stage: name, debugHang: true }, `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${this.#watchdog.status.state}, timeout ${this.#watchdog.status.timeoutS ?? "?"} s) must reset the machine`, "warn");
-      this.status.flush();
-      this.#hang();
-    }
+    if (this.#hangAt === name) return this.#debugHang(name, log);
+  }
+
+  /**
+   * METAL_DEBUG_HANG: the pings stop at once (a hold() still running too), the line
+   * saying so reaches the console and Loki (log output is asynchronous: a blocked event
+   * loop would keep it queued; bounded by HANG_FLUSH_MS), then the event loop blocks.
+   */
+  async #debugHang(name: string, log: Logger): Promise<void> {
+    this.#watchdog.abandon();
+    const wd = this.#watchdog.status;
+    logEvent(log, "agent.stage", { stage: name, debugHang: true }, `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${wd.state}, ${wd.timeoutS === undefined ? "the driver's default timeout" : `timeout ${wd.timeoutS} s`}) must reset the machine`, "warn");
+    this.status.flush();
+    const shipping = this.shipper.stats.state !== "off" && this.shipper.stats.state !== "buffering";
+    let timer: Timer | undefined;
+    await Promise.race([
+      Promise.all([log.flush(), shipping ? this.shipper.flush(this.#hangFlushMs) : undefined]),
+      new Promise((resolve) => (timer = setTimeout(resolve, this.#hangFlushMs))),
+    ]);
+    clearTimeout(timer);
+    this.#hang();
   }
 
   /** Inside progress loops: a ping (rate-limited). */
@@ -156,16 +190,31 @@ export class Operations {
     if (this.#rebootAt === undefined && config.plannedReboot) {
       this.#rebootAt = plannedRebootAt(now, config.plannedReboot, this.#random);
       const at = new Date(this.#rebootAt).toISOString();
-      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}) unless an allocation comes first`);
+      this.#rebootSetting = `METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}`;
+      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (${this.#rebootSetting}) unless an allocation comes first`);
       this.status.update({ plannedReboot: { at } });
     }
     return { ...waitBound(now, config.waitTimeoutMs, this.#rebootAt), rebootAt: this.#rebootAt };
   }
 
-  /** The wait ended by the planned reboot: one line, then the flow calls beforeReboot("planned reboot") and reboots. */
+  /**
+   * The wait ended by the planned reboot: one line with the reason and the time it was
+   * planned for; the flow then calls beforeReboot("planned reboot"), which ships it to
+   * Loki (when configured) before the reboot. Upstream metal-hammer also emits the
+   * provisioning event PLANNED_REBOOT (reference/metal-hammer/cmd/root.go); the agent
+   * cannot: EventService/Send needs INFRA_ROLE_EDITOR
+   * (reference/metal-stack-api/proto/metalstack/infra/v2/event.proto), the machine token
+   * has MACHINE_ROLE_EDITOR only. So the line says so (`sent: false`).
+   */
   rebootDue(log: Logger): void {
     const at = this.#rebootAt === undefined ? undefined : new Date(this.#rebootAt).toISOString();
-    logEvent(log, "reboot.planned", { at, due: true }, `planned reboot due (${at}): no allocation came; rebooting to pick up the current agent`);
+    const reason = `no allocation came before the planned reboot (${this.#rebootSetting}): rebooting to pick up the current agent`;
+    logEvent(
+      log,
+      "reboot.planned",
+      { at, due: true, reason, provisioningEvent: PLANNED_REBOOT_EVENT, sent: false },
+      `planned reboot due (planned for ${at}): ${reason}; not sent as ${PLANNED_REBOOT_EVENT} (EventService/Send is INFRA_ROLE_EDITOR only)`,
+    );
   }
 
   /** Before reboot, poweroff or kexec: the last lines flushed (bounded), then the watchdog closed. */

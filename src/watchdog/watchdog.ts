@@ -39,6 +39,8 @@ export class Watchdog {
   #status: WatchdogStatus;
   #lastPet = -Infinity;
   #pingFailed = false;
+  /** METAL_DEBUG_HANG: no ping from now on, whatever asks for one (a running hold() too). */
+  #abandoned = false;
   /** hold()'s ping period is a third of this: the driver's timeout, or when unknown the smaller of the requested one and 30 s. */
   #periodBaseS = 30;
 
@@ -74,9 +76,17 @@ export class Watchdog {
     return this.#status;
   }
 
+  /**
+   * No more pings from here on (METAL_DEBUG_HANG, before the agent blocks): the device
+   * stays armed, so it resets the machine one timeout after the last ping.
+   */
+  abandon(): void {
+    this.#abandoned = true;
+  }
+
   /** One ping, at most one per second; never throws. */
   pet(): void {
-    if (!this.#dev || this.#status.state !== "armed") return;
+    if (!this.#dev || this.#status.state !== "armed" || this.#abandoned) return;
     const now = this.#clock.now();
     if (now - this.#lastPet < MIN_PET_INTERVAL_MS) return;
     const e = this.#dev.ping();

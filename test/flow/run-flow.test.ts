@@ -225,7 +225,10 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(e).toBeUndefined();
     expect(performance.now() - t0).toBeLessThan(4_000); // well before METAL_WAIT_TIMEOUT=5s
     expect(stages(lines).slice(-2)).toEqual(["wipe", "wait"]);
-    expect(lines.filter((l) => l.event === "reboot.planned").map((l) => l.due ?? false)).toEqual([false, true]);
+    const planned = lines.filter((l) => l.event === "reboot.planned");
+    expect(planned.map((l) => l.due ?? false)).toEqual([false, true]);
+    // The due line names the time it was planned for (the one logged when the wait started) and why.
+    expect(planned[1]).toMatchObject({ at: planned[0]!.at, reason: expect.stringContaining("no allocation came before the planned reboot"), sent: false });
     expect(seen.sys).toEqual(["wipe", "sync", "reboot RESTART"]);
     expect(lines.some((l) => l.event === "agent.fatal")).toBe(false);
     // reboot(2) refused (EPERM): the one way the planned reboot is an error, exit 56 naming it.

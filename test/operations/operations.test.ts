@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromCmdline } from "../../src/config/config.ts";
 import { AgentError } from "../../src/errors.ts";
-import { logEvent } from "../../src/log/logger.ts";
+import { createLogger, logEvent } from "../../src/log/logger.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import { Operations } from "../../src/operations/operations.ts";
 import { LoggingSchema } from "../../src/remote-log/config.ts";
@@ -76,7 +76,19 @@ describe("the operations services through a run", () => {
       expect(shipped).toEqual(cap.lines.slice(0, shipped.length).map((l) => l.trimEnd()));
       expect(shipped.join("\n")).not.toContain(TOKEN);
       expect(shipped.some((l) => l.includes('"event":"clock.sync"'))).toBe(true);
-      expect(shipped.some((l) => l.includes('"event":"reboot.planned"') && l.includes('"due":true'))).toBe(true);
+      // The planned reboot: its reason and the time it was planned for, in the log and at Loki; not sent as an event (Send is INFRA_ROLE only).
+      const due = cap.events("reboot.planned").find((r) => r.due === true);
+      const plannedFor = new Date(now + 30 * 3_600_000).toISOString();
+      expect(due).toMatchObject({
+        at: plannedFor,
+        reason: "no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent",
+        provisioningEvent: "MACHINE_PROVISIONING_EVENT_TYPE_PLANNED_REBOOT",
+        sent: false,
+      });
+      expect(due!.msg).toBe(
+        `planned reboot due (planned for ${plannedFor}): no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent; not sent as MACHINE_PROVISIONING_EVENT_TYPE_PLANNED_REBOOT (EventService/Send is INFRA_ROLE_EDITOR only)`,
+      );
+      expect(shipped.map((l) => JSON.parse(l)).find((r) => r.event === "reboot.planned" && r.due === true)).toMatchObject({ at: plannedFor, reason: due!.reason });
       expect(new Date(Number(loki.state.lines[0]!.ns / 1_000_000n)).getUTCFullYear()).toBe(2002);
 
       // The watchdog was pinged at start and at every stage, and closed with 'V' last.
@@ -116,7 +128,7 @@ const log = silentLogger();
 ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: ${JSON.stringify(wdFile)}, open: openWatchdogDevice }, "wait");
 // A long wait under hold(): pings every ~1.7 s while the event loop runs.
 void ops.hold(new Promise(() => {}), 60_000);
-setTimeout(() => { console.log("stage wait"); ops.stage("wait", log); console.log("not reached"); }, 4000);
+setTimeout(async () => { console.log("stage wait"); await ops.stage("wait", log); console.log("not reached"); }, 4000);
 `,
     );
     const p = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
@@ -141,6 +153,59 @@ setTimeout(() => { console.log("stage wait"); ops.stage("wait", log); console.lo
       p.kill("SIGKILL");
     }
   }, 40_000);
+});
+
+describe("METAL_DEBUG_HANG's last line", () => {
+  /** A logger whose output is asynchronous like the agent's (log/output.ts): lines wait in `queued` until flushed. */
+  const asyncLogger = (flushes: boolean) => {
+    const queued: string[] = [];
+    const written: string[] = [];
+    const log = createLogger({
+      level: "info",
+      format: "json",
+      secrets: new SecretSet(),
+      write: (l) => queued.push(l),
+      flush: () => (flushes ? new Promise<void>((r) => setTimeout(() => (written.push(...queued.splice(0)), r()), 50)) : new Promise<void>(() => {})),
+    });
+    return { log, queued, written };
+  };
+  const hangOps = (name: string, onHang: () => void) => {
+    const ops = new Operations({ secrets: new SecretSet(), statusPath: join(dir, `${name}.json`), hang: onHang, hangFlushMs: 300 });
+    return ops;
+  };
+
+  test("the line saying so is written out before the agent blocks; pings stop first", async () => {
+    const { log, written } = asyncLogger(true);
+    let atHang: string[] | undefined;
+    const ops = hangOps("hang-flush", () => (atHang = [...written]));
+    const wdFile = join(dir, "hang-flush-watchdog");
+    writeFileSync(wdFile, "");
+    ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: wdFile, open: openWatchdogDevice }, "wait");
+    expect(ops.stage("boot", log)).toBeUndefined();
+    const pending = ops.stage("wait", log);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(atHang).toBeUndefined();
+    await pending;
+    const hang = atHang!.map((l) => JSON.parse(l)).find((r) => r.debugHang);
+    expect(hang).toMatchObject({ event: "agent.stage", stage: "wait", debugHang: true });
+    expect(hang.msg).toBe("METAL_DEBUG_HANG=wait: the agent hangs here on purpose; the hardware watchdog (armed, the driver's default timeout) must reset the machine");
+    const pings = readFileSync(wdFile, "utf8");
+    ops.pet();
+    await ops.hold(Promise.resolve(), 1000);
+    expect(readFileSync(wdFile, "utf8")).toBe(pings);
+  });
+
+  test("a log destination that never drains delays the hang by the bound only", async () => {
+    const { log } = asyncLogger(false);
+    let hung = false;
+    const ops = hangOps("hang-stuck", () => (hung = true));
+    const t0 = performance.now();
+    ops.startWatchdog({ enabled: false, timeoutS: 60 }, log, {}, "wait");
+    await ops.stage("wait", log);
+    expect(hung).toBe(true);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
 });
 
 describe("re-sync from the config's ntp_servers", () => {

@@ -113,6 +113,25 @@ describe("the watchdog", () => {
     await held;
   });
 
+  test("abandon() (METAL_DEBUG_HANG): no ping after it, not from a running hold() either; the device stays armed", async () => {
+    const dev = fakeDevice();
+    const clock = fakeClock();
+    const w = startWatchdog({ enabled: true, timeoutS: 60 }, { log: capturingLogger().log, exists: () => true, open: () => dev, clock });
+    let release: () => void = () => {};
+    const held = w.hold(new Promise<void>((r) => (release = r)), 10 * 60_000);
+    clock.advance(60_000);
+    const before = dev.calls.filter((c) => c === "ping").length;
+    expect(before).toBeGreaterThanOrEqual(3);
+    w.abandon();
+    clock.advance(5 * 60_000);
+    w.pet();
+    expect(dev.calls.filter((c) => c === "ping").length).toBe(before);
+    expect(dev.calls).not.toContain("V");
+    expect(w.status.state).toBe("armed");
+    release();
+    await held;
+  });
+
   test("close() writes the magic character once; later pets do nothing", () => {
     const dev = fakeDevice();
     const cap = capturingLogger();
