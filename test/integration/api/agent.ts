@@ -13,18 +13,6 @@ export interface AgentRun {
   readonly logs: Record<string, unknown>[];
 }
 
-/**
- * dist/metal-hammer, made by the Makefile's own rule (its flags, its entry points and
- * workers): under `make test` (`build` ran first) it is up to date and nothing is
- * compiled; run alone, make compiles it only when it is missing or older than a source.
- * `-o node_modules/.package-lock.json`: never an `npm ci` from inside a test.
- */
-export function madeBinary(): string {
-  const r = Bun.spawnSync(["make", "-s", "-o", "node_modules/.package-lock.json", "dist/metal-hammer"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`make dist/metal-hammer failed (exit ${r.exitCode}): ${r.stderr.toString().trim()}`);
-  return join(REPO, "dist/metal-hammer");
-}
-
 /** Everything any agent printed in this process (scanned for tokens at the end). */
 export const transcript: string[] = [];
 

@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Standins } from "../../../lab/standins/standins.ts";
-import { madeBinary, runAgent, twoSwitches } from "./agent.ts";
+import { runAgent, twoSwitches } from "./agent.ts";
+import { madeBinary } from "../../helpers/made-binary.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 
