@@ -15,6 +15,7 @@ import { READ_CAPS, readBoundedTextSync } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
 import { HttpClient } from "../http/client.ts";
+import { DEFAULT_RETRY } from "../http/retry.ts";
 import { installOs } from "../install/install.ts";
 import { PROC_ROOT } from "../inventory/collect.ts";
 import { startLldp } from "../lldp/session.ts";
@@ -137,7 +138,7 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
   return {
     log,
     secrets: ctx.secrets,
-    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log }),
+    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs } }),
     sysRoot,
     tokenFile: `${dir}/token`,
     handoffFile: `${dir}/handoff.json`,

@@ -26,6 +26,8 @@ export interface Config {
   readonly fast: boolean;
   /** METAL_NET_RS_DELAY: keep the RFC's random RS/DAD delay (shared segments). */
   readonly rsDelay: boolean;
+  /** METAL_RETRY_WINDOW: the HTTP client's retry window (DEFAULT_RETRY.totalMs unless set). */
+  readonly retryWindowMs: number;
   readonly caBundle: string;
   readonly allowHttp: boolean;
   readonly uuid: string | undefined;
@@ -112,6 +114,7 @@ export function configFromCmdline(text: string): Config {
     netTimeoutMs: v.METAL_NET_TIMEOUT,
     fast: v.METAL_NET_FAST,
     rsDelay: v.METAL_NET_RS_DELAY,
+    retryWindowMs: v.METAL_RETRY_WINDOW,
     caBundle: v.METAL_CA ?? "/etc/ssl/certs/ca-certificates.crt",
     allowHttp: v.METAL_ALLOW_HTTP || mode === "pxe",
     uuid: v.METAL_UUID?.toLowerCase(),
@@ -143,6 +146,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     netTimeoutMs: c.netTimeoutMs,
     fast: c.fast,
     rsDelay: c.rsDelay,
+    retryWindowMs: c.retryWindowMs,
     caBundle: c.caBundle,
     allowHttp: c.allowHttp,
     uuid: c.uuid ?? null,

@@ -224,6 +224,11 @@ export const PARAMS = {
     default: "0",
     doc: "keep the kernel's random 0-1 s delay before DAD and the first router solicitation (RFC 4861/4862; for a segment shared by many hosts). Default: delay 0 and our own RS at link-up (one machine per /64)",
   },
+  METAL_RETRY_WINDOW: {
+    schema: duration(60_000, 1_000, 3_600_000),
+    default: "60s",
+    doc: "retry window of requests to metal-boot, the apiserver and the image cache probe: connect failures and 502/503/504 are retried (full-jitter backoff, at most 5 s apart, [bounds](docs/bounds.md#retries)) until this long after the first attempt, e.g. `30s`, `5m`",
+  },
   METAL_CA: {
     schema: optionalText("an absolute path to a PEM bundle", /^\/\S*$/),
     default: "/etc/ssl/certs/ca-certificates.crt",

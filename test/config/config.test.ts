@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
 import { AgentError } from "../../src/errors.ts";
+import { DEFAULT_RETRY } from "../../src/http/retry.ts";
 
 const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";
 
@@ -77,6 +78,14 @@ describe("configFromCmdline", () => {
 
   test("a bad duration names parameter, value and expectation", () => {
     expect(usageError(`${BOOT} METAL_NET_TIMEOUT=abc`).message).toBe('METAL_NET_TIMEOUT="abc": expected a duration like 90s or 2m');
+  });
+
+  test("METAL_RETRY_WINDOW: the HTTP retry window, by default the client's 60 s; a bad value names it", () => {
+    expect(configFromCmdline(BOOT).retryWindowMs).toBe(DEFAULT_RETRY.totalMs);
+    expect(DEFAULT_RETRY.totalMs).toBe(60_000);
+    expect(configFromCmdline(`${BOOT} METAL_RETRY_WINDOW=5m`).retryWindowMs).toBe(300_000);
+    expect(usageError(`${BOOT} METAL_RETRY_WINDOW=soon`).message).toBe('METAL_RETRY_WINDOW="soon": expected a duration like 90s or 2m');
+    expect(usageError(`${BOOT} METAL_RETRY_WINDOW=500ms`).message).toBe('METAL_RETRY_WINDOW="500ms": expected a duration between 1s and 3600s');
   });
 
   test("a duration outside the bound says so", () => {

@@ -112,6 +112,15 @@ describe.skipIf(!ready)("QEMU: drivers for the devices present, nothing else", (
     for (const m of boot) expect([m, loads.find((x) => x.module === m)?.for]).toEqual([m, "boot list"]);
   });
 
+  // The config error this boot ends with is also the lab's "fatal error with DEBUG off" case (one boot for both).
+  test("the config error: reported with its code and exit code; DEBUG off, PID 1 waits the delay and reboots, QEMU exits (-no-reboot)", () => {
+    expect(r.records.find((x) => x.event === "agent.fatal")).toMatchObject({ code: "usage", exitCode: 2, parameter: "METAL_NET_TIMEOUT" });
+    expect(r.records.find((x) => x.event === "init.reboot")).toMatchObject({ action: "reboot", delayMs: 1000, reason: "fatal error: usage" });
+    expect(r.records.at(-1)).toMatchObject({ event: "init.reboot", action: "reboot", msg: "reboot now" });
+    expect(r.outcome).toBe("reboot");
+    expect(r.exitCode).toBe(0);
+  });
+
   test("no module failed, no firmware is missing for these devices, and the run ended as planned", () => {
     expect(r.records.filter((x) => (x.event === "init.module" || x.event === "init.firmware") && Number(x.level) >= 40)).toEqual([]);
     expect(r.records.find((x) => x.event === "agent.fatal")).toMatchObject({ code: "usage" });

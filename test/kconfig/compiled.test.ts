@@ -1,16 +1,15 @@
 /**
- * The fragment is embedded by `bun build --compile`: a binary built into a temporary
- * directory checks a config from another working directory, with no kernel-config/
- * next to it, and reports every option of the fragment.
+ * The fragment is embedded by `bun build --compile`: the Makefile's binary, copied into
+ * a temporary directory, checks a config from another working directory, with no
+ * kernel-config/ next to it, and reports every option of the fragment.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUILTIN_FRAGMENT_TEXT } from "../../src/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../src/kconfig/fragment.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { madeBinary } from "../helpers/made-binary.ts";
 
 describe("the compiled binary", () => {
   let dir = "";
@@ -19,8 +18,8 @@ describe("the compiled binary", () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "mh-kconfig-bin-"));
     binary = join(dir, "metal-hammer");
-    const build = Bun.spawnSync([process.execPath, "build", "--compile", join(ROOT, "src/main.ts"), "--outfile", binary], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-    if (build.exitCode !== 0) throw new Error(`bun build --compile failed: ${build.stderr.toString()}`);
+    // make rebuilds dist/metal-hammer when kernel-config/metal-hammer.config changed (mk/kconfig.mk).
+    await copyFile(madeBinary(), binary);
   }, 120_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

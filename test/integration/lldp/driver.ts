@@ -3,8 +3,9 @@
  * Runs one LLDP session inside a namespace for the namespace tests
  * (`ip netns exec <ns> bun driver.ts <json options>`): starts it on the named
  * interfaces, waits for `switches` distinct switches or `timeoutMs`, prints the result
- * as one JSON line on stdout ({ms, neighbours}) and keeps the session (announcing) for
- * `holdMs` more before closing. Logs are JSON lines on stderr.
+ * as one JSON line on stdout ({ms, neighbours}) and keeps the session (announcing) until
+ * the test closes the driver's stdin (it has seen what it waits for), at most `holdMs`
+ * more, before closing. Logs are JSON lines on stderr.
  */
 import { readFileSync } from "node:fs";
 import { createLogger } from "../../../src/log/logger.ts";
@@ -33,5 +34,9 @@ const t0 = performance.now();
 const s = startLldp({ interfaces: o.interfaces.map(nic), systemName: o.systemName, log, ...(o.txIntervalMs ? { txIntervalMs: o.txIntervalMs } : {}) });
 const seen = await s.waitForSwitches(o.switches, o.timeoutMs);
 process.stdout.write(JSON.stringify({ ms: Math.round(performance.now() - t0), neighbours: Object.fromEntries(seen) }) + "\n");
-if (o.holdMs) await Bun.sleep(o.holdMs);
+if (o.holdMs) {
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([new Promise((r) => (bound = setTimeout(r, o.holdMs))), Bun.stdin.stream().pipeTo(new WritableStream())]);
+  clearTimeout(bound);
+}
 await s.close();

@@ -41,6 +41,8 @@ export interface DriverRun {
   readonly stderr: () => string;
   readonly done: Promise<{ code: number; result: { ms: number; neighbours: Record<string, Record<string, unknown>[]> } | undefined; stderr: string }>;
   waitLog(what: string, pred: (r: LogRecord) => boolean, ms: number): Promise<LogRecord>;
+  /** Ends the hold (`holdMs`): the session closes now instead of at the hold's bound. */
+  release(): void;
 }
 
 export class SwitchLab {
@@ -112,7 +114,7 @@ export class SwitchLab {
 
   /** The agent's LLDP session in the agent namespace (driver.ts), logs parsed as they come. */
   driver(opts: { interfaces: readonly string[]; systemName: string; switches: number; timeoutMs: number; holdMs?: number; logFormat?: "json" | "text" }): DriverRun {
-    const p = Bun.spawn(["ip", "netns", "exec", this.lab.agentNs, process.execPath, DRIVER, JSON.stringify(opts)], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["ip", "netns", "exec", this.lab.agentNs, process.execPath, DRIVER, JSON.stringify(opts)], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     this.procs.push({ pid: p.pid, exited: p.exited });
     const logs: LogRecord[] = [];
     const errReader = readJsonLines(p.stderr, logs);
@@ -128,6 +130,7 @@ export class SwitchLab {
       logs,
       stderr: errReader.text,
       done,
+      release: () => void p.stdin.end(),
       async waitLog(what, pred, ms) {
         let found: LogRecord | undefined;
         await waitFor(() => {

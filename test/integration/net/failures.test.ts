@@ -52,7 +52,8 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "router-lifetime-0.conf");
-      const r = await netUp(lab, l, "--timeout", "6s");
+      // Bounded by the timeout (never ready): 4 s is the RA at link-up plus one 1 s DAD with room to spare.
+      const r = await netUp(lab, l, "--timeout", "4s");
       expect(r.code).toBe(11);
       expect(r.stderr).toContain(`${l.agentIf}: address ${eui64(PREFIX, l.mac)} usable but no default route (router lifetime 0`);
       expect(events(r.logs, "net.route.default")).toHaveLength(0);
@@ -63,7 +64,8 @@ describe.skipIf(SKIP !== undefined)("net up: when the network cannot become read
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "no-autonomous.conf");
-      const r = await netUp(lab, l, "--timeout", "6s");
+      // Bounded by the timeout (never ready): 4 s is the RA at link-up plus one 1 s DAD with room to spare.
+      const r = await netUp(lab, l, "--timeout", "4s");
       expect(r.code).toBe(11);
       expect(r.stderr).toContain(`${l.agentIf}: no SLAAC address: prefix 2001:db8:1::/64 has the autonomous flag off`);
       expect(nsx(lab.agentNs, "ip", "-6", "addr", "show", "dev", l.agentIf, "scope", "global").trim()).toBe("");

@@ -51,7 +51,7 @@ afterAll(() => {
 describe.skipIf(skip !== undefined)(`the whole flow in namespaces${skip ? ` (skipped: ${skip})` : ""}`, () => {
   test("SLAAC, metal-boot, apiserver, image cache, handoff, Register accepted, then no allocation: exit 26 at METAL_WAIT_TIMEOUT", async () => {
     const run = join(lab.dir, "run");
-    const cmdline = `METAL_BOOT_URL=https://[${ADDR}]:${PORT}/ METAL_CA=${join(state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=3s METAL_LLDP_TIMEOUT=2s`;
+    const cmdline = `METAL_BOOT_URL=https://[${ADDR}]:${PORT}/ METAL_CA=${join(state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=1s METAL_LLDP_TIMEOUT=2s`;
     const proc = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", "--run-dir", run, "--cmdline", cmdline], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", FAKE_LLDP: twoSwitches(link.agentIf), RESOLV_CONF: join(lab.dir, "resolv.conf") },
       stdout: "pipe",
@@ -62,7 +62,7 @@ describe.skipIf(skip !== undefined)(`the whole flow in namespaces${skip ? ` (ski
     const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     const logs = err.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
     const ev = (name: string) => logs.filter((l) => l.event === name);
-    expect(err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=3s`);
+    expect(err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
     expect(code).toBe(26);
     expect(logs.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait"]);
     expect(ev("net.ready")).toHaveLength(1);
@@ -71,7 +71,7 @@ describe.skipIf(skip !== undefined)(`the whole flow in namespaces${skip ? ` (ski
     const reqs = readFileSync(join(state, "requests.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { path: string; status: number; source: string });
     expect(reqs.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
     expect(ev("provision.wait")).toHaveLength(1);
-    expect(ev("provision.wait.timeout")[0]).toMatchObject({ timeoutMs: 3000 });
+    expect(ev("provision.wait.timeout")[0]).toMatchObject({ timeoutMs: 1000 });
     // Everything came from the machine's SLAAC address (EUI-64 in 2001:db8:1::/64).
     expect(new Set(reqs.map((q) => q.source))).toEqual(new Set([String(ev("net.dad.done")[0]?.address).split("/")[0] ?? ""]));
     expect(readFileSync(join(lab.dir, "resolv.conf"), "utf8")).toContain("nameserver 2001:db8:1::53");
