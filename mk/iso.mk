@@ -1,6 +1,6 @@
 # Installation boot media (MEP-20) and the boot-chain lab. See docs/boot-chain.md.
 #   make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe   -> build/iso/metal-boot.iso
-#   make lab-chain         boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
+#   make lab-chain [FIRMWARE=uefi]  boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
 #   make test-chain        the chain's e2e suite (root)
 #   make bench-chain       phase timings of the chain
 ISO_OUT ?= build/iso/metal-boot.iso
@@ -63,7 +63,7 @@ $(CHAIN_BUILD)/marker-initrd-%.img: lab/ipxe/mk-marker-initrd.sh lab/ipxe/marker
 chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
 
 lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
-	$(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
+	LAB_FIRMWARE=$(if $(filter seabios,$(FIRMWARE)),bios,$(FIRMWARE)) $(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
 	$(BUN) lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps

@@ -4,9 +4,10 @@
  * stand-in (partition by source prefix) -> Debian's bzImage + the partition's initrd
  * over IPv6 -> /init reports back from its own SLAAC address. The initrd is the
  * marker initrd (lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
+ * The same ISO also boots under OVMF (UEFI: its EFI image -> ipxe.efi -> autoexec.ipxe).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
@@ -15,13 +16,17 @@ import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/kernel.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
+import { OVMF_CODE, OVMF_VARS } from "../../lab/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
-const NEEDS = ["/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox"];
+const NEEDS = [
+  "/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn",
+  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS,
+];
 const missing = NEEDS.filter((f) => !existsSync(f));
-const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps)` : "";
+const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps ipxe-efi)` : "";
 if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
@@ -142,6 +147,49 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         // Nobody else asked: every request came from one of the two machines.
         const addrs = lab.machines.map((m) => eui64Address(m.prefix, m.mac));
         expect(log.filter((r) => !addrs.includes(r.src))).toEqual([]);
+      } finally {
+        await lab.tearDown();
+      }
+    },
+    BOOT_TIMEOUT_MS + 60_000,
+  );
+
+  test(
+    "UEFI: the same ISO under OVMF boots its EFI image's iPXE, which runs the chain script from the medium, and the chain reaches /init over SLAAC only",
+    async () => {
+      const m0: LabMachine = { name: "uefi", prefix: "2001:db8:c::/64", mac: "52:54:00:c4:c0:07" };
+      const p = partition("lab-c", "2001:db8:c::/64", "v2");
+      const lab = newLab({ iso, machines: [m0], memoryMb: 384, firmware: "uefi", bootServer: { partitions: [p] } });
+      try {
+        await lab.setUp();
+        lab.startMachines();
+        const m = lab.machines[0] as RunningMachine;
+        expect(await awaitExit(m, BOOT_TIMEOUT_MS)).toBe(0);
+        await lab.stopCaptures();
+        const addr = eui64Address(m0.prefix, m0.mac);
+        expect(lab.requests().map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual([
+          `200 /boot.ipxe ${addr}`,
+          `200 /p/lab-c/vmlinuz ${addr}`,
+          `200 /p/lab-c/initrd-v2.img ${addr}`,
+          `200 /lab/report?partition=lab-c&initrd=v2&addr=${addr} ${addr}`,
+        ]);
+        const text = m.qemu.text();
+        // UEFI, not SeaBIOS: OVMF's boot manager, then iPXE's EFI build found the script beside it.
+        expect(text).toContain("BdsDxe: starting Boot");
+        expect(text).not.toContain("SeaBIOS");
+        expect(text).toContain("file:autoexec.ipxe... ok");
+        expect(flat(m)).toContain(`net0 is ${addr} via router fe80::`);
+        expect(text).toMatch(/MHC-MARKER init uptime=[0-9.]+ partition=lab-c initrd=v2\n/);
+        // The served initrd's /init is the kernel's PID 1, as the agent is in the real initramfs.
+        expect(text).toContain("MHC-MARKER pid=1\n");
+        // iPXE's EFI build puts the image name first on the kernel's command line.
+        expect(text).toContain(`METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=lab-c METAL_ALLOW_HTTP=1 `);
+        expect(text).toContain(`MHC-MARKER nic=eth0 addr=${addr}\n`);
+        // This VM's own NVRAM: a copy of OVMF's variable store in the lab's dir, written by the firmware.
+        const nvram = join(lab.dir, "uefi-OVMF_VARS.fd");
+        expect(readFileSync(nvram).equals(readFileSync(OVMF_VARS))).toBe(false);
+        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
       } finally {
         await lab.tearDown();
       }
