@@ -5,8 +5,9 @@
 #   make bench-chain       phase timings of the chain
 ISO_OUT ?= build/iso/metal-boot.iso
 # ldlinux.c32 is only a Recommends of isolinux. mtools writes the ISO's UEFI boot image
-# (FAT, made by dosfstools); ovmf is the lab's UEFI firmware (FIRMWARE=uefi).
-APT_PACKAGES += syslinux-common mtools ovmf
+# (FAT, made by dosfstools); ovmf is the lab's UEFI firmware (FIRMWARE=uefi);
+# grub-efi-amd64-bin: GRUB's EFI build for the test OS image of make test-install-uefi.
+APT_PACKAGES += syslinux-common mtools ovmf grub-efi-amd64-bin
 # The ISO's UEFI iPXE: Debian trixie's ipxe.efi, pinned (ipxe/fetch-ipxe-efi.sh: bookworm's
 # ignores autoexec.ipxe). Fetched once; a new pin (IPXE_EFI_VERSION/SHA256 there) refetches.
 IPXE_EFI_DIR := build/ipxe-efi

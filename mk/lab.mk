@@ -33,7 +33,7 @@ LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NIC
 	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) $(if $(filter 1,$(INSTALL)),--install) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
-.PHONY: lab lab-kernel bench-boot
+.PHONY: lab lab-kernel bench-boot test-install-uefi
 
 lab-kernel: $(VMLINUX)
 
@@ -52,6 +52,11 @@ ifneq ($(LAB_IS_DIRECT),)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
 endif
+
+# The UEFI install and the installed OS's disk boot after a power cycle (OVMF; the test OS
+# image with GRUB's EFI build): not part of make test, whose time it would overrun.
+test-install-uefi: deps $(VMLINUX) $(INITRAMFS)
+	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.e2e.ts
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
 test: $(VMLINUX) $(INITRAMFS)
