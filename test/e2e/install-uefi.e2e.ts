@@ -1,6 +1,6 @@
 /**
  * The install on UEFI, then a power cycle that boots the installed OS from the disk by
- * UEFI itself (run by `make test-install-uefi`, not by `make test`: ~2 min under TCG,
+ * UEFI itself (run by `make test-install-uefi`, not by `make test`: ~52 s under TCG,
  * more than the suite's time allows).
  *
  * 1. The QEMU lab on OVMF (the VM's own copy of the variable store): the agent as PID 1
