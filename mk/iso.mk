@@ -1,11 +1,17 @@
 # Installation boot media (MEP-20) and the boot-chain lab. See docs/boot-chain.md.
 #   make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe   -> build/iso/metal-boot.iso
-#   make lab-chain         boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
+#   make lab-chain [FIRMWARE=uefi]  boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
 #   make test-chain        the chain's e2e suite (root)
 #   make bench-chain       phase timings of the chain
 ISO_OUT ?= build/iso/metal-boot.iso
-# ldlinux.c32 is only a Recommends of isolinux.
-APT_PACKAGES += syslinux-common
+# ldlinux.c32 is only a Recommends of isolinux. mtools writes the ISO's UEFI boot image
+# (FAT, made by dosfstools); ovmf is the lab's UEFI firmware (FIRMWARE=uefi);
+# grub-efi-amd64-bin: GRUB's EFI build for the test OS image of make test-install-uefi.
+APT_PACKAGES += syslinux-common mtools ovmf grub-efi-amd64-bin
+# The ISO's UEFI iPXE: Debian trixie's ipxe.efi, pinned (ipxe/fetch-ipxe-efi.sh: bookworm's
+# ignores autoexec.ipxe). Fetched once; a new pin (IPXE_EFI_VERSION/SHA256 there) refetches.
+IPXE_EFI_DIR := build/ipxe-efi
+IPXE_EFI := $(IPXE_EFI_DIR)/ipxe.efi
 # The kernel the initramfs is built for (KVER, mk/initramfs.mk), else the newest in /boot.
 CHAIN_KERNEL ?= $(if $(KVER),/boot/vmlinuz-$(KVER),$(lastword $(sort $(wildcard /boot/vmlinuz-*))))
 CHAIN_BUILD := build/chain
@@ -26,10 +32,19 @@ CHAIN_AGENT_ENV = LAB_NIC='$(NIC)' LAB_NICS='$(NICS)' LAB_LLDP='$(LLDP)' LAB_TIM
 	LAB_STANDINS=$(if $(filter standins,$(SERVERS)),1,0) LAB_ALLOCATE='$(ALLOCATE)' \
 	LAB_CMDLINE='METAL_LOG_FORMAT=json METAL_DONE=$(if $(filter 1,$(DEBUG)),shell,$(EXPECT)) METAL_NET_TIMEOUT=$(NET_TIMEOUT) $(if $(filter 1,$(FAST)),METAL_NET_FAST=1) $(if $(filter 1,$(DEBUG)),DEBUG=1) $(CMDLINE)'
 
-.PHONY: iso lab-chain test-chain bench-chain chain-marker
+.PHONY: iso ipxe-efi lab-chain test-chain bench-chain chain-marker
+
+ipxe-efi: $(IPXE_EFI)
+
+$(IPXE_EFI): ipxe/fetch-ipxe-efi.sh
+	ipxe/fetch-ipxe-efi.sh $(IPXE_EFI_DIR)
+	@touch $@
+
+# The ISO tests (test/ipxe, test/e2e/chain*) build ISOs, which carry the UEFI iPXE.
+test: $(IPXE_EFI)
 
 # Rebuilt every time (BOOT_URL and ISO_* may change; it takes under a second).
-iso: deps-npm
+iso: deps-npm $(IPXE_EFI)
 	@test -n "$(BOOT_URL)" || { echo "BOOT_URL: missing; expected e.g. make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe" >&2; exit 2; }
 	@mkdir -p $(dir $(ISO_OUT))
 	BOOT_URL='$(BOOT_URL)' ISO_NIC='$(ISO_NIC)' ISO_ATTEMPTS='$(ISO_ATTEMPTS)' ISO_RETRY_DELAY='$(ISO_RETRY_DELAY)' ISO_GIVE_UP='$(ISO_GIVE_UP)' \
@@ -37,7 +52,7 @@ iso: deps-npm
 	ipxe/mkiso.sh $(ISO_OUT).ipxe $(ISO_OUT)
 	@sha256sum $(ISO_OUT)
 
-$(CHAIN_BUILD)/lab.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh ipxe/isolinux.cfg | deps-npm
+$(CHAIN_BUILD)/lab.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh ipxe/isolinux.cfg $(IPXE_EFI) | deps-npm
 	@mkdir -p $(@D)
 	BOOT_URL='$(LAB_BOOT_URL)' ISO_ATTEMPTS=3 ISO_RETRY_DELAY=1 $(BUN) ipxe/render-chain.ts $@.ipxe
 	ipxe/mkiso.sh $@.ipxe $@
@@ -49,7 +64,7 @@ $(CHAIN_BUILD)/marker-initrd-%.img: lab/ipxe/mk-marker-initrd.sh lab/ipxe/marker
 chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
 
 lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
-	$(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
+	LAB_FIRMWARE=$(if $(filter seabios,$(FIRMWARE)),bios,$(FIRMWARE)) $(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
 	$(BUN) lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps

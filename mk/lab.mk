@@ -1,13 +1,14 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=reboot|poweroff] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
-#            [MEM=1024] [FIRMWARE=seabios|qboot] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
+#            [MEM=1024] [FIRMWARE=seabios|qboot|uefi] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
 #            [BOOT=chain|direct] [INSTALL=1]
 # INSTALL=1 (direct boot): a VM with a 1 GiB disk and the test OS image: the whole flow to
 # the kexec into the installed kernel (wipe, layout, image, installer, InstallationSucceeded).
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
+# FIRMWARE=uefi (BOOT=chain): OVMF, the same ISO through its EFI image (ipxe.efi).
 NIC ?= virtio
 NICS ?= 2
 TIMEOUT ?= 120
@@ -16,6 +17,14 @@ NET_TIMEOUT ?= 30s
 EXPECT ?= reboot
 MEM ?= 1024
 FIRMWARE ?= seabios
+ifeq ($(filter $(FIRMWARE),seabios qboot uefi),)
+$(error FIRMWARE=$(FIRMWARE): expected seabios, qboot or uefi)
+endif
+# The direct boot (and INSTALL=1) runs on SeaBIOS or qboot; qboot cannot boot the ISO (run-chain.ts refuses it).
+LAB_IS_DIRECT := $(filter direct,$(BOOT))$(filter 1,$(INSTALL))
+ifneq ($(and $(LAB_IS_DIRECT),$(filter uefi,$(FIRMWARE))),)
+$(error FIRMWARE=uefi: boots the chain only (BOOT=chain, no INSTALL=1); expected seabios or qboot with BOOT=direct or INSTALL=1)
+endif
 SERVERS ?= standins
 VMLINUX := build/lab/vmlinux-$(KVER)
 
@@ -24,7 +33,7 @@ LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NIC
 	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) $(if $(filter 1,$(INSTALL)),--install) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
-.PHONY: lab lab-kernel bench-boot
+.PHONY: lab lab-kernel bench-boot test-install-uefi
 
 lab-kernel: $(VMLINUX)
 
@@ -38,11 +47,16 @@ $(VMLINUX): /boot/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 
 lab: deps $(VMLINUX) $(INITRAMFS)
-ifneq ($(filter direct,$(BOOT))$(filter 1,$(INSTALL)),)
+ifneq ($(LAB_IS_DIRECT),)
 	$(BUN) lab/lab.ts $(LAB_FLAGS)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
 endif
+
+# The UEFI install and the installed OS's disk boot after a power cycle (OVMF; the test OS
+# image with GRUB's EFI build): not part of make test, whose time it would overrun.
+test-install-uefi: deps $(VMLINUX) $(INITRAMFS)
+	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.e2e.ts
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
 test: $(VMLINUX) $(INITRAMFS)

@@ -11,6 +11,8 @@
  *
  * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
  * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
+ * `--efi` adds GRUB's EFI build; the installer then writes it to the ESP (/boot/efi) as
+ * EFI/BOOT/BOOTX64.EFI when the layout has one (needs grub-efi-amd64-bin on the host).
  * The installer fails on purpose (exit 7, after printing lines) when the allocation's
  * hostname is "fail-install", and hangs (sleep 600) when it is "hang-install".
  */
@@ -52,8 +54,39 @@ cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-\${id}"
 bootloader_id: testos
 EOT
 echo "installed \${id}" > /installed-marker
+# UEFI (an image built with --efi, a layout with an ESP at /boot/efi): the removable-media
+# fallback loader on the ESP, as os-installer's grub-install --removable writes it, and
+# GRUB's config on the root. No boot entry (the image has no efibootmgr): firmware finds
+# EFI/BOOT/BOOTX64.EFI on a disk by itself.
+if [ -f /usr/lib/testos/BOOTX64.EFI ] && [ -d /boot/efi ]; then
+  mkdir -p /boot/efi/EFI/BOOT /boot/grub
+  cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/BOOT/BOOTX64.EFI
+  echo "linux /boot/vmlinuz console=ttyS0 panic=-1 TESTOS_MARKER=disk-boot-\${id}" > /boot/grub/grub.cfg
+  echo "boot" >> /boot/grub/grub.cfg
+  echo "installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI"
+fi
 echo "installer: done for \${id}"
 `;
+
+/**
+ * GRUB for the test OS (--efi): one EFI binary (grub-mkstandalone, Debian's
+ * grub-efi-amd64-bin) whose built-in config finds the installed root by its marker and
+ * reads the installer's /boot/grub/grub.cfg there.
+ */
+function buildGrubEfi(out: string): void {
+  const cfg = join(tmpdir(), `mh-testos-grub-${process.pid}.cfg`);
+  writeFileSync(cfg, "search --no-floppy --file /installed-marker --set=root\nconfigfile ($root)/boot/grub/grub.cfg\n");
+  try {
+    run([
+      "grub-mkstandalone", "-O", "x86_64-efi", "--locales=", "--fonts=", "--themes=",
+      "--install-modules=part_gpt ext2 search search_fs_file configfile linux normal echo",
+      "--modules=part_gpt ext2 search_fs_file configfile linux normal",
+      "-o", out, `boot/grub/grub.cfg=${cfg}`,
+    ]);
+  } finally {
+    rmSync(cfg, { force: true });
+  }
+}
 
 export interface TestImage {
   readonly dir: string;
@@ -70,17 +103,21 @@ function run(argv: string[], opts: { cwd?: string } = {}): string {
 }
 
 /** Builds the tree in a temporary directory and packs it into `out`. */
-export function buildTestImage(out: string, opts: { padMib?: number; kernel?: string; busybox?: string } = {}): TestImage {
+export function buildTestImage(out: string, opts: { padMib?: number; kernel?: string; busybox?: string; efi?: boolean } = {}): TestImage {
   const tree = mkdtempSync(join(tmpdir(), "mh-testos-"));
   try {
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep"]) symlinkSync("busybox", join(tree, "bin", applet));
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp"]) symlinkSync("busybox", join(tree, "bin", applet));
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
     if (opts.kernel) copyFileSync(opts.kernel, join(tree, "boot/vmlinuz"));
+    if (opts.efi) {
+      mkdirSync(join(tree, "usr/lib/testos"), { recursive: true });
+      buildGrubEfi(join(tree, "usr/lib/testos/BOOTX64.EFI"));
+    }
     // Fidelity entries.
     writeFileSync(join(tree, "data/setuid"), "suid\n");
     chmodSync(join(tree, "data/setuid"), 0o4755);
@@ -113,11 +150,11 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" } } });
+  const { values } = parseArgs({ options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" }, efi: { type: "boolean" } } });
   if (!values.out) {
-    console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH]");
+    console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH] [--efi]");
     process.exit(2);
   }
-  const img = buildTestImage(values.out, { padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0, ...(values.kernel ? { kernel: values.kernel } : {}) });
+  const img = buildTestImage(values.out, { padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0, ...(values.kernel ? { kernel: values.kernel } : {}), efi: values.efi === true });
   console.log(JSON.stringify(img));
 }

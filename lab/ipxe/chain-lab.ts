@@ -21,6 +21,7 @@ import { Proc, run } from "./lab-process.ts";
 import { startSwitches, type LabSwitch } from "../lldpd.ts";
 import { switchName } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
+import { ovmfArgs, type Firmware } from "../ovmf.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -83,6 +84,12 @@ export interface ChainLabOptions {
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
   /** One lldpd switch per NIC port (lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
   readonly switches?: boolean;
+  /**
+   * The machines' firmware: `bios` (SeaBIOS, default: the ISO boots ISOLINUX -> ipxe.lkrn)
+   * or `uefi` (OVMF, each VM with its own copy of the variable store in the lab's dir:
+   * the ISO boots its EFI image -> ipxe.efi -> autoexec.ipxe, the same chain script).
+   */
+  readonly firmware?: Firmware;
 }
 
 export interface RunningMachine extends LabMachine {
@@ -256,6 +263,7 @@ export class ChainLab {
       const qemu = this.spawn(`qemu-${m.name}`, [
         "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
         "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
+        ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
         ...boot,
         "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
         "-device", `${model},netdev=n0,mac=${m.mac},romfile=`,

@@ -12,6 +12,7 @@
  *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
  *      LAB_NICS (2): NICs of the machine, each on its own port and /64 (LAB_PREFIX, then
  *      2001:db8:b::/64, ...); LAB_LLDP=0: no lldpd switches (default: leaf01, leaf02, ... one per port).
+ *      LAB_FIRMWARE=bios (SeaBIOS, default) or uefi (OVMF, a copy of its variable store in the lab's dir).
  */
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
@@ -23,8 +24,14 @@ if (!iso || !kernel || !initrd) {
 const env = process.env;
 const prefix = env.LAB_PREFIX || "2001:db8:a::/64";
 const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
+const firmware = env.LAB_FIRMWARE || "bios";
+if (firmware !== "bios" && firmware !== "uefi") {
+  console.error(`LAB_FIRMWARE=${JSON.stringify(firmware)}: expected bios or uefi`);
+  process.exit(2);
+}
 const lab = new ChainLab({
   iso,
+  firmware,
   nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
   ...(env.LAB_STANDINS === "1"
     ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }) } }
@@ -65,7 +72,7 @@ const finish = async (code: number): Promise<never> => {
 process.on("SIGINT", () => void finish(130));
 process.on("SIGTERM", () => void finish(143));
 try {
-  console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${BOOT_SERVER_URL}`);
+  console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${BOOT_SERVER_URL}, firmware ${firmware}`);
   await lab.setUp();
   lab.startMachines();
   const m = lab.machines[0];

@@ -41,13 +41,15 @@ export class MachineBook {
   allocateAfterMs: number | undefined;
   /** The lab's allocation carries a filesystem layout for /dev/vda and the served image (main.ts --image). */
   labInstall = false;
+  /** That layout has an ESP (LAB_LAYOUT_UEFI, main.ts --esp): the UEFI install. */
+  labEsp = false;
 
   /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
     const after = this.allocateAfterMs;
     if (after === undefined || this.allocations.has(uuid)) return;
-    setTimeout(() => this.allocate(uuid, labAllocation(uuid, this.labInstall)), after).unref();
+    setTimeout(() => this.allocate(uuid, labAllocation(uuid, this.labInstall, this.labEsp)), after).unref();
   }
 
   allocate(uuid: string, allocation: Record<string, unknown>): void {
@@ -73,6 +75,7 @@ export class MachineBook {
     this.keepaliveMs = 0;
     this.allocateAfterMs = undefined;
     this.labInstall = false;
+    this.labEsp = false;
     this.switchRule = true;
   }
 }
@@ -87,15 +90,28 @@ export const LAB_LAYOUT = {
   filesystems: [{ device: "/dev/vda1", format: "FORMAT_EXT4", path: "/", label: "root", mountOptions: ["noatime"] }],
 };
 
-/** The allocation the lab's operator gives every machine that registers; `install`: with LAB_LAYOUT and the served image. */
-export function labAllocation(uuid: string, install = false): Record<string, unknown> {
+/**
+ * The UEFI install layout: a 256 MiB ESP (GPT_TYPE_BOOT, vfat at /boot/efi, as
+ * metal-stack's layouts have it) and the ext4 root over the rest.
+ */
+export const LAB_LAYOUT_UEFI = {
+  id: "lab-uefi",
+  disks: [{ device: "/dev/vda", partitions: [{ number: 1, label: "efi", size: "256", gptType: "GPT_TYPE_BOOT" }, { number: 2, label: "root", gptType: "GPT_TYPE_LINUX" }] }],
+  filesystems: [
+    { device: "/dev/vda1", format: "FORMAT_VFAT", path: "/boot/efi", label: "efi" },
+    { device: "/dev/vda2", format: "FORMAT_EXT4", path: "/", label: "root", mountOptions: ["noatime"] },
+  ],
+};
+
+/** The allocation the lab's operator gives every machine that registers; `install`: with LAB_LAYOUT (LAB_LAYOUT_UEFI with `esp`) and the served image. */
+export function labAllocation(uuid: string, install = false, esp = false): Record<string, unknown> {
   return {
     uuid,
     hostname: `lab-${uuid.slice(-4)}`,
     project: "lab",
     // With a cache the agent fetches <cache>/<path of this URL>: the stand-in cache serves IMAGE_PATH.
     image: { id: "debian-12.0.20251101", url: install ? `https://images.metal-stack.io/${IMAGE_PATH}` : "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4" },
-    ...(install ? { filesystemLayout: LAB_LAYOUT } : {}),
+    ...(install ? { filesystemLayout: esp ? LAB_LAYOUT_UEFI : LAB_LAYOUT } : {}),
     userdata: "#cloud-config\n# lab-userdata-not-a-secret-anywhere-else\n",
   };
 }

@@ -43,10 +43,12 @@ const { values } = parseArgs({
     // Lab install runs: the cache serves this img.tar.lz4 (make test-image), and the lab's
     // allocation carries a filesystem layout for the VM's disk /dev/vda and this image.
     image: { type: "string" },
+    // With --image: the layout has an ESP (the UEFI install, lab/standins/machines.ts LAB_LAYOUT_UEFI).
+    esp: { type: "boolean" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--image img.tar.lz4]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--image img.tar.lz4 [--esp]]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -69,6 +71,7 @@ const s = await startStandins({
   ...(values.image ? { image: new Uint8Array(readFileSync(values.image)) } : {}),
 });
 if (values.image) s.machines.labInstall = true;
+if (values.esp) s.machines.labEsp = true;
 if (values["allocate-after"] !== undefined) {
   const ms = Number(values["allocate-after"]);
   if (!Number.isInteger(ms) || ms < 0) throw new Error(`--allocate-after ${JSON.stringify(values["allocate-after"])}: expected milliseconds`);

@@ -11,15 +11,14 @@
  * (`make lab-kernel initramfs`), debugfs and partx.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage } from "../../lab/images/build.ts";
 import { LAB_KERNEL } from "../../lab/kernel.ts";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
+import type { LabResult } from "../../lab/lab.ts";
+import { runInstall } from "../../lab/install-run.ts";
 import { LAB_UUID } from "../../lab/plan.ts";
 import { labMissing } from "../../lab/prereqs.ts";
-import { standinServers } from "../../lab/servers.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
@@ -45,19 +44,7 @@ describe.skipIf(missing.length > 0)(`QEMU lab: allocate -> wipe -> layout -> ima
   let r: LabResult;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-"));
-    const img = buildTestImage(join(dir, "image"), { kernel: BZIMAGE });
-    disk = join(dir, "disk.raw");
-    writeFileSync(disk, "");
-    truncateSync(disk, 1 << 30); // sparse 1 GiB
-    r = await runLab(
-      defaultRun({
-        live: false,
-        timeoutMs: BOOT_BOUND_MS,
-        expect: "panic",
-        extraQemu: ["-drive", `file=${disk},if=virtio,format=raw`],
-        servers: (env) => standinServers(env).map((s) => (s.name === "standins" ? { ...s, argv: [...s.argv, "--image", img.image] } : s)),
-      }),
-    );
+    ({ r, disk } = await runInstall(dir, { kernel: BZIMAGE, timeoutMs: BOOT_BOUND_MS, diskQemu: (d) => ["-drive", `file=${d},if=virtio,format=raw`] }));
   }, BOOT_BOUND_MS + 60_000);
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,9 @@
 /**
  * `make iso`'s two steps as a user runs them: render-chain.ts refuses bad options with
- * exit 2 and one line; mkiso.sh builds an ISO that holds ISOLINUX, Debian's iPXE and
- * the script, byte-identical across builds. No root needed.
+ * exit 2 and one line; mkiso.sh builds an ISO that boots on BIOS (ISOLINUX, Debian's
+ * ipxe.lkrn + the script) and on UEFI (a FAT El Torito image with Debian's UEFI iPXE as
+ * EFI/BOOT/BOOTX64.EFI and the same script as its autoexec.ipxe), byte-identical across
+ * builds. No root needed.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
@@ -47,7 +49,9 @@ describe("ipxe/render-chain.ts", () => {
   });
 });
 
-const haveTools = ["/usr/bin/xorriso", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32"].every(existsSync);
+/** Debian trixie's UEFI iPXE (make ipxe-efi), the one mkiso.sh takes by default. */
+const IPXE_EFI = join(ROOT, "build/ipxe-efi/ipxe.efi");
+const haveTools = ["/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32", IPXE_EFI].every(existsSync);
 
 describe.skipIf(!haveTools)("ipxe/mkiso.sh", () => {
   const mkiso = (script: string, out: string, env: Record<string, string> = {}) =>
@@ -70,7 +74,35 @@ describe.skipIf(!haveTools)("ipxe/mkiso.sh", () => {
     expect(boot).toMatch(/El Torito img path :\s+1\s+\/isolinux\.bin/);
   });
 
-  test("two builds from the same inputs are byte-identical, whatever the inputs' mtimes", () => {
+  test("UEFI: the ISO's EFI boot image is a FAT file system with Debian's UEFI iPXE as EFI/BOOT/BOOTX64.EFI and the script as its autoexec.ipxe", () => {
+    const script = join(work, "efi.ipxe");
+    expect(render({ BOOT_URL: "http://[2001:db8::b007]/boot.ipxe" }, script).code).toBe(0);
+    const iso = join(work, "efi.iso");
+    expect(mkiso(script, iso).exitCode).toBe(0);
+    const boot = Bun.spawnSync(["xorriso", "-indev", iso, "-report_el_torito", "plain"]).stdout.toString();
+    expect(boot).toMatch(/El Torito boot img :\s+2\s+UEFI\s+y\s+none/);
+    expect(boot).toMatch(/El Torito img path :\s+2\s+\/efiboot\.img/);
+    const img = join(work, "efiboot.img");
+    Bun.spawnSync(["xorriso", "-osirrox", "on", "-indev", iso, "-extract", "/efiboot.img", img]);
+    const fromFat = (path: string, out: string) => {
+      const r = Bun.spawnSync(["mcopy", "-n", "-i", img, `::${path}`, out]);
+      expect(r.exitCode).toBe(0);
+      return readFileSync(out);
+    };
+    expect(fromFat("EFI/BOOT/BOOTX64.EFI", join(work, "BOOTX64.EFI")).equals(readFileSync(IPXE_EFI))).toBe(true);
+    expect(fromFat("EFI/BOOT/autoexec.ipxe", join(work, "autoexec.ipxe")).toString()).toBe(readFileSync(script, "utf8"));
+  });
+
+  test("refuses to build without a UEFI iPXE, exit 2 naming it and make ipxe-efi", () => {
+    const script = join(work, "noefi.ipxe");
+    expect(render({ BOOT_URL: "http://[2001:db8::b007]/boot.ipxe" }, script).code).toBe(0);
+    const r = mkiso(script, join(work, "noefi.iso"), { IPXE_EFI: join(work, "nope.efi") });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.toString()).toContain(`mkiso: ${join(work, "nope.efi")}: missing (make ipxe-efi`);
+    expect(existsSync(join(work, "noefi.iso"))).toBe(false);
+  });
+
+  test("two builds from the same inputs are byte-identical (BIOS and UEFI parts), whatever the inputs' mtimes", () => {
     const script = join(work, "repro.ipxe");
     expect(render({ BOOT_URL: "http://[2001:db8::b007]/boot.ipxe" }, script).code).toBe(0);
     expect(mkiso(script, join(work, "r1.iso")).exitCode).toBe(0);

@@ -1,0 +1,42 @@
+/**
+ * One lab run of the whole install (the install e2e suites): a fresh sparse 1 GiB disk
+ * image in `dir`, the test OS image with `kernel` as its kernel, the stand-ins serving it
+ * (`--image`; `--esp` for the UEFI layout), the run expected to end in the installed
+ * kernel's panic (it has no root driver).
+ */
+import { truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildTestImage } from "./images/build.ts";
+import { defaultRun, runLab, type LabResult, type LabRun } from "./lab.ts";
+import { standinServers } from "./servers.ts";
+
+export interface InstallRunOptions {
+  /** The installed OS's kernel (a bzImage, kexec'd by the agent). */
+  readonly kernel: string;
+  readonly timeoutMs: number;
+  /** QEMU arguments attaching the disk image. */
+  readonly diskQemu: (disk: string) => string[];
+  /** The UEFI install: GRUB's EFI build in the image, the layout with an ESP. */
+  readonly uefi?: boolean;
+  /** More of the run's settings (firmware arguments, the kernel the lab boots). */
+  readonly run?: Partial<LabRun>;
+}
+
+export async function runInstall(dir: string, o: InstallRunOptions): Promise<{ r: LabResult; disk: string }> {
+  const img = buildTestImage(join(dir, "image"), { kernel: o.kernel, efi: o.uefi === true });
+  const disk = join(dir, "disk.raw");
+  writeFileSync(disk, "");
+  truncateSync(disk, 1 << 30); // sparse 1 GiB
+  const extra = ["--image", img.image, ...(o.uefi ? ["--esp"] : [])];
+  const r = await runLab(
+    defaultRun({
+      live: false,
+      timeoutMs: o.timeoutMs,
+      expect: "panic",
+      ...o.run,
+      extraQemu: [...(o.run?.extraQemu ?? []), ...o.diskQemu(disk)],
+      servers: (env) => standinServers(env).map((s) => (s.name === "standins" ? { ...s, argv: [...s.argv, ...extra] } : s)),
+    }),
+  );
+  return { r, disk };
+}

@@ -1,0 +1,99 @@
+/**
+ * The install on UEFI, then a power cycle that boots the installed OS from the disk by
+ * UEFI itself (run by `make test-install-uefi`, not by `make test`: ~52 s under TCG,
+ * more than the suite's time allows).
+ *
+ * 1. The QEMU lab on OVMF (the VM's own copy of the variable store): the agent as PID 1
+ *    registers, is allocated the UEFI layout (ESP vfat at /boot/efi + ext4 root,
+ *    stand-ins --esp) and the test OS image built with GRUB's EFI build (build.ts efi),
+ *    builds the layout, streams the image, runs its installer (which writes
+ *    EFI/BOOT/BOOTX64.EFI to the ESP and /boot/grub/grub.cfg to the root), reports
+ *    InstallationSucceeded and kexecs into the installed kernel.
+ * 2. Power off, then a new QEMU on the same disk and the same NVRAM, without a kernel,
+ *    an initrd or a NIC: OVMF boots the disk's fallback loader, GRUB finds the installed
+ *    root and boots its kernel with the installer's disk-boot marker.
+ * Needs root, QEMU, OVMF, grub-efi-amd64-bin, the lab kernel and initramfs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LAB_KERNEL } from "../../lab/kernel.ts";
+import type { LabResult } from "../../lab/lab.ts";
+import { runInstall } from "../../lab/install-run.ts";
+import { LAB_UUID } from "../../lab/plan.ts";
+import { labMissing } from "../../lab/prereqs.ts";
+import { ovmfArgs, ovmfMissing, OVMF_VARS } from "../../lab/ovmf.ts";
+import { Proc } from "../../lab/ipxe/lab-process.ts";
+import { waitFor } from "../../lab/wait.ts";
+
+const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
+const BZIMAGE = `/boot/vmlinuz-${KVER}`;
+const missing = labMissing([
+  ovmfMissing() || undefined,
+  Bun.which("grub-mkstandalone") ? undefined : "grub-mkstandalone (apt-get install grub-efi-amd64-bin)",
+  existsSync(BZIMAGE) ? undefined : `${BZIMAGE} (OVMF boots the bzImage; the installed OS's kernel)`,
+]);
+if (missing.length > 0 && process.env.CI === "true") throw new Error(`e2e UEFI install cannot run under CI: missing ${missing.join(", ")}`);
+
+const INSTALL_BOUND_MS = 300_000;
+const DISK_BOOT_BOUND_MS = 180_000;
+const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
+
+describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed OS boots from disk${missing.length ? ` (skipped: missing ${missing.join(", ")})` : ""}`, () => {
+  let dir: string;
+  let disk: string;
+  let r: LabResult;
+  let diskBoot: Proc | undefined;
+  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0,bootindex=1"];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
+    ({ r, disk } = await runInstall(dir, {
+      kernel: BZIMAGE,
+      timeoutMs: INSTALL_BOUND_MS,
+      uefi: true,
+      diskQemu: diskArgs,
+      // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
+      run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
+    }));
+  }, INSTALL_BOUND_MS + 60_000);
+
+  afterAll(async () => {
+    await diskBoot?.stop().catch(() => undefined);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the install on UEFI: layout with the ESP, image, installer wrote the boot loader, InstallationSucceeded, kexec", () => {
+    expect(ev(r, "agent.fatal")).toEqual([]);
+    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+    // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
+    expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
+    expect(ev(r, "disk.layout.done")).toHaveLength(1);
+    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI");
+    expect(ev(r, "install.kexec")).toHaveLength(1);
+    expect(r.lines.some((l) => /Command line: .*TESTOS_MARKER=installed-/.test(l.text))).toBe(true);
+  });
+
+  test(
+    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): GRUB from the ESP, the installed kernel with the disk-boot marker",
+    async () => {
+      const vars = join(dir, "vm-OVMF_VARS.fd");
+      // The same NVRAM the first boot used (ovmfArgs keeps the VM's copy), written by the firmware.
+      expect(readFileSync(vars).equals(readFileSync(OVMF_VARS))).toBe(false);
+      diskBoot = new Proc("disk-boot", [
+        "qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "512",
+        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio",
+        ...ovmfArgs(dir, "vm"), ...diskArgs(disk),
+      ]);
+      const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
+      await waitFor(() => diskBoot?.text().includes(marker) || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed kernel's command line from a disk boot");
+      const text = diskBoot.text();
+      expect(text).toMatch(/BdsDxe: starting Boot[0-9A-F]{4} .*\n?.*PciRoot/);
+      expect(text).not.toContain("DVD-ROM");
+      expect(text).toContain("Welcome to GRUB!");
+      expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
+    },
+    DISK_BOOT_BOUND_MS + 30_000,
+  );
+});
