@@ -296,7 +296,9 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         ...partition("lab-a", "2001:db8:a::/64", "v1"),
         initrd: AGENT_INITRD,
         initrdVersion: "agent",
-        cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_UUID=${AGENT_UUID}`,
+        // No switch in this lab: LLDP is given 1 s (not 30 s) before Register; the flow ends at the
+        // layout (no disk), a fatal error, whose reboot comes after 1 s instead of 30 s.
+        cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_LLDP_TIMEOUT=1s METAL_REBOOT_DELAY=1s METAL_UUID=${AGENT_UUID}`,
       };
       const lab = newLab({
         iso,
