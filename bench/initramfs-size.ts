@@ -4,10 +4,13 @@
  * (lz4 legacy, zstd 9/15/19/22, xz with the x86 BCJ filter, gzip), stripping, and the
  * time from QEMU start to the agent's first line for each (the kernel unpacks the
  * initramfs before /init, so the difference to the uncompressed image is the unpack
- * cost). One cpio is built (the real agent, the module set, Debian's firmware) and
- * compressed by each; QEMU boots each image with a config error right after module
- * loading, so a boot ends seconds after /init. Boots go round-robin over the variants.
+ * cost). One cpio is built (the real agent, the module set, Debian's firmware, the disk
+ * tools of --tools) and compressed by each; with --bytecode-agent a second cpio with that
+ * agent (compiled with --bytecode) is compressed with zstd -22 and xz -9 too. QEMU boots
+ * each image with a config error right after module loading, so a boot ends seconds
+ * after /init. Boots go round-robin over the variants. Compressions run two at a time.
  *   bun bench/initramfs-size.ts [--runs 1] [--variants lz4-9,zstd-19,...] [--no-qemu] [--firmware-dir build/firmware/root/lib/firmware]
+ *     [--tools initramfs/tools.list] [--bytecode-agent build/bench/metal-hammer-bytecode]
  * Target: <= 50 MB (50,000,000 bytes). Prints a markdown table (README, docs/initramfs.md).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -24,6 +27,8 @@ const { values: v } = parseArgs({
     "skip-parts": { type: "boolean", default: false },
     "firmware-dir": { type: "string", default: "build/firmware/root/lib/firmware" },
     agent: { type: "string", default: "dist/metal-hammer" },
+    "bytecode-agent": { type: "string" },
+    tools: { type: "string" },
     kernel: { type: "string", default: LAB_KERNEL },
   },
 });
@@ -59,11 +64,38 @@ function timed(argv: string[], out?: string): number {
   return (performance.now() - t0) / 1000;
 }
 
-// 1. One uncompressed image with everything the default build carries.
+async function timedAsync(argv: string[], out: string): Promise<number> {
+  const t0 = performance.now();
+  const p = Bun.spawn(argv, { stdout: Bun.file(out), stderr: "pipe" });
+  if ((await p.exited) !== 0) throw new Error(`${argv.join(" ")}: ${await new Response(p.stderr).text()}`);
+  return (performance.now() - t0) / 1000;
+}
+
+/** Runs the jobs `width` at a time (the compressors are single-threaded or -T0 on a shared machine). */
+async function pool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await (jobs[i] as () => Promise<T>)();
+    }
+  }));
+  return out;
+}
+
+function buildCpio(agent: string, out: string): void {
+  const argv = [process.execPath, "initramfs/build.ts", "--agent", agent, "--kver", KVER, "--firmware-dir", v["firmware-dir"] as string, ...(v.tools ? ["--tools", v.tools] : []), "--compress", "none", "--out", out];
+  const b = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
+  if (b.exitCode !== 0) throw new Error(`initramfs build failed: ${b.stderr.toString()}`);
+}
+
+// 1. One uncompressed image with everything the default build carries (and one with the bytecode agent).
 const cpio = `${dir}/initramfs.cpio`;
-const b = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", v.agent as string, "--kver", KVER, "--firmware-dir", v["firmware-dir"] as string, "--compress", "none", "--out", cpio], { stdout: "pipe", stderr: "pipe" });
-if (b.exitCode !== 0) throw new Error(`initramfs build failed: ${b.stderr.toString()}`);
+buildCpio(v.agent as string, cpio);
 const rawSize = statSync(cpio).size;
+const bcCpio = `${dir}/initramfs-bytecode.cpio`;
+if (v["bytecode-agent"]) buildCpio(v["bytecode-agent"], bcCpio);
 
 // 2. The parts (groups of the manifest), each compressed on its own.
 const groupOf = new Map<string, string>();
@@ -107,23 +139,40 @@ for (const line of readFileSync(`${cpio}.manifest`, "utf8").split("\n")) {
   modUnneeded += statSync(`${dir}/s.ko`).size;
 }
 rmSync(`${dir}/s.ko`, { force: true });
+// Libraries and tools: Debian ships them stripped already; what --strip-unneeded would still take.
+let elfRaw = 0;
+let elfUnneeded = 0;
+for (const line of readFileSync(`${cpio}.manifest`, "utf8").split("\n")) {
+  const m = /^f \d+ (\S+) \d+ {2}\[(libs|tools|busybox)\]$/.exec(line);
+  if (!m) continue;
+  const src = `/${m[1]}`;
+  if (Bun.spawnSync(["strip", "--strip-unneeded", "-o", `${dir}/s.elf`, src], { stderr: "ignore" }).exitCode !== 0) continue;
+  elfRaw += statSync(src).size;
+  elfUnneeded += statSync(`${dir}/s.elf`).size;
+}
+rmSync(`${dir}/s.elf`, { force: true });
 
 // 4. Each compressor: size, compress time, host unpack time, and QEMU start -> the agent's first line.
 interface Row {
   name: string;
+  agent: string;
   size: number;
   compressS: number;
   hostUnpackS: number;
   initS: number[];
 }
-const rows: Row[] = [];
+const jobs: { name: string; agent: string; input: string; x: Variant }[] = chosen.map((x) => ({ name: x.name, agent: "no bytecode", input: cpio, x }));
+if (v["bytecode-agent"]) for (const x of VARIANTS.filter((y) => y.name === "zstd-22" || y.name === "xz-9")) jobs.push({ name: `${x.name}-bytecode`, agent: "--bytecode", input: bcCpio, x });
 const files = new Map<string, string>();
-for (const x of chosen) {
-  const out = `${dir}/initramfs.cpio.${x.name}${x.ext}`;
-  const compressS = timed(x.argv(cpio), out);
-  files.set(x.name, out);
-  rows.push({ name: x.name, size: statSync(out).size, compressS, hostUnpackS: timed(x.unpack(out)), initS: [] });
-}
+const rows: Row[] = await pool(
+  jobs.map((j) => async (): Promise<Row> => {
+    const out = `${dir}/initramfs.cpio.${j.name}${j.x.ext}`;
+    const compressS = await timedAsync(j.x.argv(j.input), out);
+    files.set(j.name, out);
+    return { name: j.name, agent: j.agent, size: statSync(out).size, compressS, hostUnpackS: timed(j.x.unpack(out)), initS: [] };
+  }),
+  2,
+);
 // Boots round-robin (every variant once per round), so a change in the machine's load hits all variants alike.
 if (!v["no-qemu"]) {
   for (let i = 0; i < Number(v.runs); i++) {
@@ -141,10 +190,11 @@ const base = rows.find((r) => r.name === "none");
 const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 console.log(`\ninitramfs ${mib(rawSize)} MiB uncompressed (kernel ${KVER}); load average ${load}; QEMU TCG, median of ${v.runs}\n`);
 if (partRows.length) console.log("| parts | raw MiB | lz4 -9 | zstd -19 | xz -9 --x86 |\n|---|---|---|---|---|\n" + partRows.join("\n"));
-console.log(`\nmodules: ${mib(modRaw)} MiB as shipped; strip --strip-debug ${mib(modDebug)} MiB, --strip-unneeded ${mib(modUnneeded)} MiB (signed modules: any strip drops the signature)\n`);
-console.log("| compression | size MiB | size MB | <= 50 MB | compress s | host unpack s | QEMU start -> /init s | unpack vs none s |\n|---|---|---|---|---|---|---|---|");
+console.log(`\nmodules: ${mib(modRaw)} MiB as shipped; strip --strip-debug ${mib(modDebug)} MiB, --strip-unneeded ${mib(modUnneeded)} MiB (signed modules: any strip drops the signature)`);
+console.log(`libs, tools, busybox: ${(elfRaw / 1e6).toFixed(2)} MB as shipped; strip --strip-unneeded ${(elfUnneeded / 1e6).toFixed(2)} MB\n`);
+console.log("| compression | agent | size MiB | size MB | <= 50 MB | compress s | host unpack s | QEMU start -> /init s | unpack vs none s |\n|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) {
   const init = r.initS.length ? median(r.initS) : NaN;
   const delta = base && base.initS.length && r.initS.length ? init - median(base.initS) : NaN;
-  console.log(`| ${r.name} | ${mib(r.size)} | ${mb(r.size)} | ${r.size <= 50_000_000 ? "yes" : "no"} | ${r.compressS.toFixed(1)} | ${r.hostUnpackS.toFixed(2)} | ${Number.isNaN(init) ? "-" : init.toFixed(2)} | ${Number.isNaN(delta) ? "-" : delta.toFixed(2)} |`);
+  console.log(`| ${r.name} | ${r.agent} | ${mib(r.size)} | ${mb(r.size)} | ${r.size <= 50_000_000 ? "yes" : "no"} | ${r.compressS.toFixed(1)} | ${r.hostUnpackS.toFixed(2)} | ${Number.isNaN(init) ? "-" : init.toFixed(2)} | ${Number.isNaN(delta) ? "-" : delta.toFixed(2)} |`);
 }

@@ -14,7 +14,7 @@
  * loads drivers by the devices' modaliases (src/init/coldplug.ts), so the image also
  * carries modules.alias, modules.softdep and modules.firmware for exactly these modules.
  *
- *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress zstd [--level 19] --out build/initramfs/x.cpio.zst
+ *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress xz [--level 9] --out build/initramfs/x.cpio.xz
  *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list]
  */
 import { parseArgs } from "node:util";
@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { cpioChunks } from "./lib/cpio.ts";
-import { COMPRESSORS, parseCompression, parseLevel } from "./lib/compress.ts";
+import { COMPRESSORS, DEFAULT_COMPRESSION, parseCompression, parseLevel } from "./lib/compress.ts";
 import { readElfDeps } from "./lib/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "./lib/layout.ts";
 import { parseLdd, verifyClosure, type SharedLib } from "./lib/ldd.ts";
@@ -47,7 +47,7 @@ const { values: opt } = parseArgs({
     tools: { type: "string" },
     busybox: { type: "string", default: "/bin/busybox" },
     ca: { type: "string", default: "/etc/ssl/certs/ca-certificates.crt" },
-    compress: { type: "string", default: "zstd" },
+    compress: { type: "string", default: DEFAULT_COMPRESSION },
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },

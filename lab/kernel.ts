@@ -17,5 +17,5 @@ function detectKver(): string {
 
 export const KVER = detectKver();
 export const LAB_KERNEL = `build/lab/vmlinux-${KVER}`;
-/** The default initramfs (make exports INITRAMFS, e.g. with COMPRESS=lz4; zstd is the default). */
-export const LAB_INITRD = process.env.INITRAMFS ?? `build/initramfs/initramfs-${KVER}.cpio.zst`;
+/** The default initramfs (make exports INITRAMFS, e.g. with COMPRESS=lz4; xz is the default: initramfs/lib/compress.ts). */
+export const LAB_INITRD = process.env.INITRAMFS ?? `build/initramfs/initramfs-${KVER}.cpio.xz`;

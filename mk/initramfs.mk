@@ -1,10 +1,11 @@
 # The metal-hammer initramfs (docs/initramfs.md).
-#   make initramfs [COMPRESS=zstd|lz4|xz|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>] [TOOLS=<list file>]
+#   make initramfs [COMPRESS=xz|zstd|lz4|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>] [TOOLS=<list file>]
 # The kernel: the one Debian's linux-image-amd64 depends on, else the newest installed.
 KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst /boot/vmlinuz-%,%,$(lastword $(sort $(wildcard /boot/vmlinuz-*)))))
 KVER := $(KVER)
 export KVER
-COMPRESS ?= zstd
+# xz -9 --x86: the only choice within 50 MB (make bench-initramfs; initramfs/lib/compress.ts DEFAULT_COMPRESSION).
+COMPRESS ?= xz
 INITRAMFS_EXT_lz4 := .lz4
 INITRAMFS_EXT_zstd := .zst
 INITRAMFS_EXT_xz := .xz
@@ -36,5 +37,10 @@ $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-apt
 
 # Size and unpack time of every compression side by side (docs/initramfs.md, README figures).
 .PHONY: bench-initramfs
-bench-initramfs: deps dist/metal-hammer $(FIRMWARE_STAMP) lab-kernel
-	$(BUN) bench/initramfs-size.ts --runs $(or $(RUNS),1)
+bench-initramfs: deps dist/metal-hammer build/bench/metal-hammer-bytecode $(FIRMWARE_STAMP) lab-kernel
+	$(BUN) bench/initramfs-size.ts --runs $(or $(RUNS),1) --tools initramfs/tools.list --bytecode-agent build/bench/metal-hammer-bytecode
+
+# The agent as it was built before: with --bytecode (the bench's comparison).
+build/bench/metal-hammer-bytecode: $(SRC) node_modules/.package-lock.json
+	@mkdir -p $(dir $@)
+	$(call COMPILE,--bytecode)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { COMPRESSORS, parseCompression, parseLevel } from "../../initramfs/lib/compress.ts";
+import { COMPRESSORS, DEFAULT_COMPRESSION, parseCompression, parseLevel } from "../../initramfs/lib/compress.ts";
 
 describe("initramfs compressors", () => {
   test("lz4 uses the legacy frame format the kernel reads; gzip stores no name or time", () => {
@@ -11,7 +11,9 @@ describe("initramfs compressors", () => {
     expect(COMPRESSORS.xz.argv("in", 9)).toEqual(["xz", "--check=crc32", "--x86", "--lzma2=preset=9", "-T1", "-q", "-c", "in"]);
   });
 
-  test("default levels: lz4 9, zstd 22 (the size target), xz 9, gzip 9; others in range are taken", () => {
+  test("the default is xz -9 with the x86 filter (the size target); default levels: lz4 9, zstd 22, xz 9, gzip 9; others in range are taken", () => {
+    expect(DEFAULT_COMPRESSION).toBe("xz");
+    expect(COMPRESSORS[DEFAULT_COMPRESSION].ext).toBe(".xz");
     expect([parseLevel("lz4", undefined), parseLevel("zstd", undefined), parseLevel("xz", undefined), parseLevel("gzip", "")]).toEqual([9, 22, 9, 9]);
     expect(parseLevel("zstd", "12")).toBe(12);
   });
