@@ -12,6 +12,7 @@ export async function plannedReboot(s: Services): Promise<void> {
   s.ops.rebootDue(s.log);
   await s.ops.beforeReboot("planned reboot", s.log);
   await s.log.flush();
+  s.kexecSys.drainConsole();
   s.kexecSys.sync();
   const err = s.kexecSys.reboot(LINUX_REBOOT_CMD_RESTART);
   if (err !== 0) throw new AgentError("reboot", `planned reboot: reboot(2) failed: ${errnoName(err)}`, { errno: err });

@@ -113,6 +113,7 @@ export function linuxSystem(): InitSystem {
     },
     insmod: (path) => spawnTracked([BUSYBOX, "insmod", path], { inherit: false }),
     power: (action) => {
+      libc.drainConsole();
       libc.sync();
       return libc.reboot(action === "poweroff" ? libc.RB_POWER_OFF : action === "halt" ? libc.RB_HALT_SYSTEM : libc.RB_AUTOBOOT);
     },

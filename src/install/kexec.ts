@@ -60,16 +60,24 @@ export async function bootInstalled(b: BootInput): Promise<BootOutcome> {
   b.sys.sync();
   if (failed === undefined) {
     logEvent(b.log, "install.kexec", { kernel: b.bootInfo.kernel, initrd: b.bootInfo.initrd || null, cmdlineBytes: b.bootInfo.cmdline.length }, `kexec into ${b.bootInfo.kernel} of the installed OS`);
+    await lastLineOut(b);
     const err = b.sys.reboot(LINUX_REBOOT_CMD_KEXEC);
     if (err === 0) return { how: "kexec" };
-    return reboot(b, `reboot(LINUX_REBOOT_CMD_KEXEC) failed: ${errnoName(err)}`);
+    return await reboot(b, `reboot(LINUX_REBOOT_CMD_KEXEC) failed: ${errnoName(err)}`);
   }
   const why = `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
-  return reboot(b, why);
+  return await reboot(b, why);
 }
 
-function reboot(b: BootInput, reason: string): BootOutcome {
+/** The line just logged reaches the console before the kernel takes over (seen cut in the e2e). */
+async function lastLineOut(b: BootInput): Promise<void> {
+  await b.log.flush();
+  b.sys.drainConsole();
+}
+
+async function reboot(b: BootInput, reason: string): Promise<BootOutcome> {
   logEvent(b.log, "install.reboot", { reason }, `not kexec'ing (${reason}): rebooting into the installed OS through its bootloader instead`, "warn");
+  await lastLineOut(b);
   const err = b.sys.reboot(LINUX_REBOOT_CMD_RESTART);
   if (err !== 0) throw new AgentError("kexec", `kexec failed (${reason}) and reboot(2) failed too: ${errnoName(err)}`, { reason, errno: err });
   return { how: "reboot", reason };

@@ -7,6 +7,7 @@
  * cmdline_ptr[cmdline_len - 1] == '\0'). `kexecArgs` builds them (pure);
  * `linuxKexec` makes the calls. Each call returns 0 or an errno.
  */
+import { drainConsole } from "./syscalls.ts";
 import { ptr } from "bun:ffi";
 import { libc, O_CLOEXEC, O_RDONLY } from "./libc.ts";
 
@@ -49,6 +50,8 @@ export interface KexecSys {
   kexecFileLoad(args: KexecArgs): number;
   reboot(cmd: number): number;
   sync(): void;
+  /** syscalls.ts drainConsole: the console has sent the last line. */
+  drainConsole(): void;
 }
 
 const errno = (): number => libc().errno();
@@ -71,4 +74,5 @@ export const linuxKexec: KexecSys = {
   sync() {
     libc().sync();
   },
+  drainConsole: () => drainConsole(),
 };

@@ -33,6 +33,24 @@ export function sync(): void {
   libc().sync();
 }
 
+const TIOCOUTQ = 0x5411;
+/** How long drainConsole waits at most: a console held by flow control must not stop a reboot. */
+export const CONSOLE_DRAIN_MS = 1000;
+
+/**
+ * Waits until the console (stdout, stderr) has sent what was written to it, at most
+ * `boundMs`: a line written just before reboot(2) may still sit in the tty's output
+ * queue, and a serial line is slow (115200 baud: ~11 bytes a millisecond). Polls the
+ * queue (TIOCOUTQ) rather than tcdrain(3), which has no bound. Not a tty: returns at once.
+ */
+export function drainConsole(boundMs = CONSOLE_DRAIN_MS): void {
+  const end = performance.now() + boundMs;
+  const pending = new Int32Array(1);
+  for (const fd of [1, 2]) {
+    while (libc().ioctl(fd, TIOCOUTQ, pending) === 0 && (pending[0] ?? 0) > 0 && performance.now() < end) Bun.sleepSync(5);
+  }
+}
+
 /** Non-blocking wait for one child; returns its pid, 0 if it still runs, or -errno. */
 export function waitpidNoHang(pid: number): number {
   const status = new Int32Array(1);

@@ -96,6 +96,7 @@ function services(run: string, over: Partial<Services> = {}) {
     kexecFileLoad: (a) => (seen.sys.push(`kexec_file_load ${new TextDecoder().decode(a.cmdline).replace(/\0$/, "")}`), 0),
     reboot: (cmd) => (seen.sys.push(cmd === LINUX_REBOOT_CMD_KEXEC ? "reboot KEXEC" : cmd === LINUX_REBOOT_CMD_RESTART ? "reboot RESTART" : `reboot ${cmd}`), 0),
     sync: () => void seen.sys.push("sync"),
+    drainConsole: () => void seen.sys.push("drain"),
   };
   const lldp: LldpSession = { neighbours: () => new Map(), waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]), close: async () => {} };
   const s: Services = {
@@ -182,7 +183,7 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(st.calls.filter((c) => c.procedure.endsWith("/InstallationSucceeded")).map((c) => c.refused ?? "ok")).toEqual(["ok"]);
     expect(raw.join("")).not.toContain(PASSWORD);
     // Wipe before the wait; fstab after the installer; kexec after the report: load, unmount, sync, reboot(KEXEC).
-    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "reboot KEXEC"]);
+    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "drain", "reboot KEXEC"]);
     expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
   });
 
@@ -229,7 +230,7 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(planned.map((l) => l.due ?? false)).toEqual([false, true]);
     // The due line names the time it was planned for (the one logged when the wait started) and why.
     expect(planned[1]).toMatchObject({ at: planned[0]!.at, reason: expect.stringContaining("no allocation came before the planned reboot"), sent: false });
-    expect(seen.sys).toEqual(["wipe", "sync", "reboot RESTART"]);
+    expect(seen.sys).toEqual(["wipe", "drain", "sync", "reboot RESTART"]);
     expect(lines.some((l) => l.event === "agent.fatal")).toBe(false);
     // reboot(2) refused (EPERM): the one way the planned reboot is an error, exit 56 naming it.
     const refused = services(mkdtempSync(join(dir, "run-")));

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { AgentError } from "../../src/errors.ts";
 import { bootInstalled } from "../../src/install/kexec.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { createLogger } from "../../src/log/logger.ts";
+import { SecretSet } from "../../src/log/redact.ts";
 import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, type KexecArgs, type KexecSys } from "../../src/sys/kexec.ts";
 
 function recorder(opts: { loadErrno?: number; openErrno?: Record<string, number>; rebootErrno?: number } = {}) {
@@ -25,19 +26,21 @@ function recorder(opts: { loadErrno?: number; openErrno?: Record<string, number>
       return opts.rebootErrno ?? 0;
     },
     sync: () => void calls.push("sync"),
+    drainConsole: () => void calls.push("drain"),
   };
   const unmountTarget = async () => void calls.push("unmount");
-  return { sys, calls, loads, unmountTarget };
+  const log = createLogger({ level: "info", format: "json", write: () => {}, secrets: new SecretSet(), flush: async () => void calls.push("flush") });
+  return { sys, calls, loads, unmountTarget, log };
 }
 
 const info = { kernel: "/boot/vmlinuz", initrd: "/boot/initrd.img", cmdline: "console=ttyS0 root=UUID=1", bootloaderId: "debian" };
 
 describe("booting the installed OS", () => {
-  test("load with both fds, close them, unmount, sync, then reboot(KEXEC): in that order", async () => {
+  test("load with both fds, close them, unmount, sync, the last line flushed and the console drained, then reboot(KEXEC): in that order", async () => {
     const r = recorder();
-    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: silentLogger(), sys: r.sys, unmountTarget: r.unmountTarget });
+    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget });
     expect(out).toEqual({ how: "kexec" });
-    expect(r.calls).toEqual(["open /mnt/t/boot/vmlinuz", "open /mnt/t/boot/initrd.img", "load", "close 10", "close 11", "unmount", "sync", "reboot KEXEC"]);
+    expect(r.calls).toEqual(["open /mnt/t/boot/vmlinuz", "open /mnt/t/boot/initrd.img", "load", "close 10", "close 11", "unmount", "sync", "flush", "drain", "reboot KEXEC"]);
     expect(r.loads[0]!.kernelFd).toBe(10);
     expect(r.loads[0]!.initrdFd).toBe(11);
   });
@@ -48,31 +51,31 @@ describe("booting the installed OS", () => {
     [129, "EKEYREJECTED"],
   ])("kexec refused (errno %d) -> unmount, then an ordinary reboot, and the reason says so", async (errno, name) => {
     const r = recorder({ loadErrno: errno });
-    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: silentLogger(), sys: r.sys, unmountTarget: r.unmountTarget });
+    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget });
     expect(out.how).toBe("reboot");
     expect(out.how === "reboot" && out.reason).toContain(name);
     expect(out.how === "reboot" && out.reason).toContain("refused");
-    expect(r.calls.slice(-3)).toEqual(["unmount", "sync", "reboot RESTART"]);
+    expect(r.calls.slice(-5)).toEqual(["unmount", "sync", "flush", "drain", "reboot RESTART"]);
     expect(r.calls).not.toContain("reboot KEXEC");
   });
 
   test("a kernel file missing in the image: no load, reboot with the open error named", async () => {
     const r = recorder({ openErrno: { "/mnt/t/boot/vmlinuz": 2 } });
-    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: silentLogger(), sys: r.sys, unmountTarget: r.unmountTarget });
+    const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget });
     expect(out).toEqual({ how: "reboot", reason: "open /mnt/t/boot/vmlinuz: ENOENT" });
     expect(r.calls).not.toContain("load");
   });
 
   test("reboot failing too is the kexec error (exit 55)", async () => {
     const r = recorder({ loadErrno: 1, rebootErrno: 1 });
-    const e = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: silentLogger(), sys: r.sys, unmountTarget: r.unmountTarget }).catch((x: unknown) => x);
+    const e = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AgentError);
     expect((e as AgentError).exitCode).toBe(55);
   });
 
   test("no initrd: one fd, no initramfs flag", async () => {
     const r = recorder();
-    await bootInstalled({ root: "/mnt/t", bootInfo: { ...info, initrd: "" }, log: silentLogger(), sys: r.sys, unmountTarget: r.unmountTarget });
+    await bootInstalled({ root: "/mnt/t", bootInfo: { ...info, initrd: "" }, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget });
     expect(r.loads[0]!.initrdFd).toBe(-1);
     expect(r.calls.filter((c) => c.startsWith("open"))).toEqual(["open /mnt/t/boot/vmlinuz"]);
   });
