@@ -57,7 +57,7 @@ test-unit: deps-npm
 
 # The README's test command: types, unit tests, then the root-only suites.
 test: deps typecheck build
-	$(BUN) test --timeout 120000
+	INITRAMFS=$(TEST_INITRAMFS) $(BUN) test --timeout 120000
 
 bench-startup: build
 	$(BUN) bench/startup.ts

@@ -5,6 +5,7 @@
  * One place, so a Debian ABI bump needs no edit in the tests.
  */
 import { existsSync, readdirSync } from "node:fs";
+import { COMPRESSORS, DEFAULT_COMPRESSION } from "../initramfs/lib/compress.ts";
 
 const newest = (names: string[]) => names.sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 
@@ -17,5 +18,7 @@ function detectKver(): string {
 
 export const KVER = detectKver();
 export const LAB_KERNEL = `build/lab/vmlinux-${KVER}`;
-/** The default initramfs (make exports INITRAMFS, e.g. with COMPRESS=lz4; xz is the default: initramfs/lib/compress.ts). */
-export const LAB_INITRD = process.env.INITRAMFS ?? `build/initramfs/initramfs-${KVER}.cpio.xz`;
+/** The shipped default initramfs (initramfs/lib/compress.ts DEFAULT_COMPRESSION), whatever INITRAMFS says. */
+export const DEFAULT_INITRD = `build/initramfs/initramfs-${KVER}.cpio${COMPRESSORS[DEFAULT_COMPRESSION].ext}`;
+/** The initramfs the lab boots: make exports INITRAMFS (COMPRESS=...; make test: the lz4 build of the same cpio). */
+export const LAB_INITRD = process.env.INITRAMFS ?? DEFAULT_INITRD;

@@ -59,7 +59,7 @@ test-install-uefi: deps $(VMLINUX) $(INITRAMFS)
 	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.e2e.ts
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
-test: $(VMLINUX) $(INITRAMFS)
+test: $(VMLINUX) $(INITRAMFS) $(TEST_INITRAMFS)
 
 bench-boot: deps $(VMLINUX) dist/metal-hammer
 	$(BUN) bench/boot.ts --memory $(MEM) --firmware $(FIRMWARE)

@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { prerequisites } from "../helpers/prerequisites.ts";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
+import { DEFAULT_INITRD, KVER, LAB_KERNEL } from "../../lab/kernel.ts";
 import { loadSteps } from "../../src/init/coldplug.ts";
 import { parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
@@ -27,7 +27,7 @@ const ready = prerequisites("the drivers e2e", [
   !existsSync("/dev/net/tun") && "/dev/net/tun",
   !Bun.which("qemu-system-x86_64") && "qemu-system-x86_64",
   !existsSync(LAB_KERNEL) && `${LAB_KERNEL} (make lab-kernel)`,
-  !existsSync(LAB_INITRD) && `${LAB_INITRD} (make initramfs)`,
+  !existsSync(DEFAULT_INITRD) && `${DEFAULT_INITRD} (make initramfs)`,
   !existsSync(`/lib/modules/${KVER}/modules.dep`) && `/lib/modules/${KVER} (make deps)`,
 ]);
 
@@ -70,7 +70,7 @@ describe.skipIf(!ready)("QEMU: drivers for the devices present, nothing else", (
     r = await runLab(
       defaultRun({
         kernel: LAB_KERNEL,
-        initrd: LAB_INITRD,
+        initrd: DEFAULT_INITRD,
         live: false,
         timeoutMs: BOOT_BOUND_MS,
         servers: () => [],
