@@ -143,5 +143,14 @@ export function lldpdConf(tap: string, hostname: string, portDescription = SWITC
  * host's /run/lldpd.socket). `dir` must be traversable by lldpd's unprivileged user.
  */
 export function lldpdArgv(tap: string, dir: string): string[] {
-  return ["lldpd", "-d", "-I", tap, "-C", tap, "-u", `${dir}/lldpd-${tap}.sock`, "-O", `${dir}/lldpd-${tap}.conf`];
+  return withPrivateRun(["lldpd", "-d", "-I", tap, "-C", tap, "-u", `${dir}/lldpd-${tap}.sock`, "-O", `${dir}/lldpd-${tap}.conf`]);
+}
+
+/**
+ * `argv` in a private mount namespace with its own empty /run (tmpfs): lldpd's privilege
+ * separation creates and chroots into /run/lldpd, which would otherwise land on the
+ * host. unshare and sh exec in place, so the PID the caller records is lldpd's.
+ */
+export function withPrivateRun(argv: readonly string[]): string[] {
+  return ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount -t tmpfs -o mode=0755 lab-run /run && exec "$@"', "sh", ...argv];
 }

@@ -12,6 +12,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRoot, Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { withPrivateRun } from "../../../lab/plan.ts";
 import { readJsonLines } from "../../helpers/json-lines.ts";
 
 const hasLldpd = Bun.which("lldpd", { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }) !== null;
@@ -74,7 +75,7 @@ export class SwitchLab {
     const conf = join(dir, "lldpd.conf");
     writeFileSync(conf, [`configure system hostname ${hostname}`, "configure lldp tx-interval 1", ...extra].join("\n") + "\n");
     const sock = join(dir, "ctl.sock");
-    const proc = Bun.spawn(["ip", "netns", "exec", sw.link.routerNs, "lldpd", "-d", "-u", sock, "-O", conf, "-I", sw.link.routerIf], { stdout: "ignore", stderr: Bun.file(join(dir, "lldpd.log")) });
+    const proc = Bun.spawn(["ip", "netns", "exec", sw.link.routerNs, ...withPrivateRun(["lldpd", "-d", "-u", sock, "-O", conf, "-I", sw.link.routerIf])], { stdout: "ignore", stderr: Bun.file(join(dir, "lldpd.log")) });
     this.procs.push({ pid: proc.pid, exited: proc.exited });
     sw.lldpd = { pid: proc.pid, sock, proc };
     await waitFor(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName } from "../../../lab/plan.ts";
+import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName, withPrivateRun } from "../../../lab/plan.ts";
 import { defaultRun } from "../../../lab/lab.ts";
 
 describe("lab plan", () => {
@@ -50,6 +50,7 @@ describe("lab plan", () => {
     expect(labNames(run).taps.map((_, i) => switchName(i))).toEqual(["leaf01", "leaf02"]);
     expect(lldpdConf("mhl3t1", "leaf02")).toBe("configure system hostname leaf02\nconfigure ports mhl3t1 lldp portdescription swp1\nconfigure lldp tx-interval 1\n");
     // Chassis id from its own tap, its own control socket: never the host's /run/lldpd.socket.
-    expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]);
+    expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(withPrivateRun(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]));
+    expect(withPrivateRun(["lldpd"]).slice(0, 5)).toEqual(["unshare", "--mount", "--propagation", "private", "sh"]);
   });
 });
