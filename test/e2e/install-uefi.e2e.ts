@@ -6,13 +6,15 @@
  * 1. The QEMU lab on OVMF (the VM's own copy of the variable store): the agent as PID 1
  *    registers, is allocated the UEFI layout (ESP vfat at /boot/efi + ext4 root,
  *    stand-ins --esp) and the test OS image built with GRUB's EFI build (build.ts efi),
- *    builds the layout, streams the image, runs its installer (which writes
- *    EFI/BOOT/BOOTX64.EFI to the ESP and /boot/grub/grub.cfg to the root), reports
- *    InstallationSucceeded and kexecs into the installed kernel.
+ *    builds the layout, streams the image, runs its installer with efivarfs in its chroot
+ *    (which writes EFI/testos/grubx64.efi to the ESP, /boot/grub/grub.cfg to the root, and
+ *    a boot entry "testos" with efibootmgr, left last in BootOrder), sets the boot order
+ *    (the entry named by boot-info's bootloader_id first), reports InstallationSucceeded
+ *    and kexecs into the installed kernel.
  * 2. Power off, then a new QEMU on the same disk and the same NVRAM, without a kernel,
- *    an initrd or a NIC: OVMF boots the disk's fallback loader, GRUB finds the installed
- *    root and boots its kernel with the installer's disk-boot marker.
- * Needs root, QEMU, OVMF, grub-efi-amd64-bin, the lab kernel and initramfs.
+ *    an initrd or a NIC: OVMF starts that entry first (there is no fallback loader on the
+ *    ESP), GRUB finds the installed root and boots its kernel with the disk-boot marker.
+ * Needs root, QEMU, OVMF, grub-efi-amd64-bin, efibootmgr, the lab kernel and initramfs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,12 +28,14 @@ import { labMissing } from "../../lab/prereqs.ts";
 import { ovmfArgs, ovmfMissing, OVMF_VARS } from "../../lab/ovmf.ts";
 import { Proc } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
+import { bootName } from "../../src/efi/load-option.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
 const missing = labMissing([
   ovmfMissing() || undefined,
   Bun.which("grub-mkstandalone") ? undefined : "grub-mkstandalone (apt-get install grub-efi-amd64-bin)",
+  existsSync("/usr/bin/efibootmgr") ? undefined : "/usr/bin/efibootmgr (apt-get install efibootmgr)",
   existsSync(BZIMAGE) ? undefined : `${BZIMAGE} (OVMF boots the bzImage; the installed OS's kernel)`,
 ]);
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`e2e UEFI install cannot run under CI: missing ${missing.join(", ")}`);
@@ -45,7 +49,10 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
   let disk: string;
   let r: LabResult;
   let diskBoot: Proc | undefined;
-  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0,bootindex=1"];
+  /** The #### of the installer's entry, first in the BootOrder the agent wrote. */
+  let testosEntry = -1;
+  // No bootindex: QEMU would hand OVMF a boot order of its own (fw_cfg bootorder), which OVMF writes over BootOrder on every boot.
+  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0"];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
@@ -70,13 +77,22 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
     // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
     expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
     expect(ev(r, "disk.layout.done")).toHaveLength(1);
-    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI");
+    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi");
+    // The installer left its entry last; the agent wrote BootOrder with it first (before InstallationSucceeded).
+    const [order] = ev(r, "install.boot_order");
+    expect(order?.bootloaderId).toBe("testos");
+    expect(order?.changed).toBe(true);
+    expect(String(order?.msg)).toMatch(/^UEFI boot order set: Boot[0-9A-F]{4} "testos", .* \(was: .*, Boot[0-9A-F]{4} "testos"\)$/);
+    testosEntry = (order?.order as number[])[0]!;
+    expect((order?.old as number[]).at(-1)).toBe(testosEntry);
+    const names = r.records.map((x) => (x.event === "agent.stage" ? `stage ${String(x.stage)}` : String(x.event)));
+    expect(names.indexOf("install.boot_order")).toBeLessThan(names.indexOf("stage installed"));
     expect(ev(r, "install.kexec")).toHaveLength(1);
     expect(r.lines.some((l) => /Command line: .*TESTOS_MARKER=installed-/.test(l.text))).toBe(true);
   });
 
   test(
-    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): GRUB from the ESP, the installed kernel with the disk-boot marker",
+    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): the installer's boot entry first, GRUB from the ESP, the installed kernel with the disk-boot marker",
     async () => {
       const vars = join(dir, "vm-OVMF_VARS.fd");
       // The same NVRAM the first boot used (ovmfArgs keeps the VM's copy), written by the firmware.
@@ -89,7 +105,12 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
       const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
       await waitFor(() => diskBoot?.text().includes(marker) || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed kernel's command line from a disk boot");
       const text = diskBoot.text();
-      expect(text).toMatch(/BdsDxe: starting Boot[0-9A-F]{4} .*\n?.*PciRoot/);
+      // The first boot option OVMF tries is the installer's entry, by the order the agent wrote (no fallback loader on the ESP).
+      const first = /BdsDxe: (?:loading|starting) (Boot[0-9A-F]{4}) "([^"]*)" from (\S+)/.exec(text);
+      const name = bootName(testosEntry);
+      expect(first?.slice(1, 3)).toEqual([name, "testos"]);
+      expect(first?.[3]).toMatch(/^HD\(1,GPT,[0-9A-F-]{36},0x800,0x80000\)\/\\EFI\\testos\\grubx64\.efi$/);
+      expect(text).toContain(`BdsDxe: starting ${name} "testos"`);
       expect(text).not.toContain("DVD-ROM");
       expect(text).toContain("Welcome to GRUB!");
       expect(text).toMatch(new RegExp(`Command line: .*${marker}`));

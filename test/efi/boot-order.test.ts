@@ -9,17 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BootOrderError, planBootOrder } from "../../src/efi/boot-order-plan.ts";
 import { efivarfsMounted, ensureBootOrder } from "../../src/efi/ensure-boot-order.ts";
-import { decodeLoadOption, EFI_GLOBAL_VARIABLE, type LoadOption } from "../../src/efi/load-option.ts";
+import { decodeLoadOption, EFI_GLOBAL_VARIABLE } from "../../src/efi/load-option.ts";
 import { AgentError } from "../../src/errors.ts";
 import { FS_IMMUTABLE_FL, type InodeFlags } from "../../src/sys/inode-flags.ts";
 import type { MountSys } from "../../src/sys/mount.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
-import { MISC_HEX, PXE_HEX, TESTOS_HEX, hex } from "./vectors.ts";
+import { MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, hex } from "./vectors.ts";
 
 const PXE = decodeLoadOption(hex(PXE_HEX));
 const MISC = decodeLoadOption(hex(MISC_HEX));
 const TESTOS = decodeLoadOption(hex(TESTOS_HEX));
-const SHELL: LoadOption = { ...MISC, description: "EFI Internal Shell" };
+const SHELL = decodeLoadOption(hex(SHELL_HEX));
 
 describe("planBootOrder", () => {
   test("the OS entry first, then network, then the rest in their old order", () => {

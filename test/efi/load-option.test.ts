@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { bootName, bootNumber, decodeBootOrder, decodeLoadOption, encodeBootOrder, isNetworkOption, LoadOptionError } from "../../src/efi/load-option.ts";
-import { MISC_HEX, PXE_HEX, TESTOS_HEX, hex } from "./vectors.ts";
+import { MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, UIAPP_HEX, hex } from "./vectors.ts";
 
 describe("EFI_LOAD_OPTION (UEFI 2.10 §3.1.3)", () => {
   test("OVMF's PXE option: attributes, description, the MAC and IPv4 nodes, the optional data", () => {
@@ -13,19 +13,30 @@ describe("EFI_LOAD_OPTION (UEFI 2.10 §3.1.3)", () => {
     expect(isNetworkOption(o)).toBe(true);
   });
 
-  test("efibootmgr's entry: HD() and File() nodes, no optional data, not network", () => {
+  test("efibootmgr's entry (real, from OVMF's NVRAM): HD() and File() nodes, no optional data, not network", () => {
     const o = decodeLoadOption(hex(TESTOS_HEX));
+    expect(o.attributes).toBe(1);
     expect(o.description).toBe("testos");
     expect(o.filePath.map((n) => `${n.type}/${n.subType}`)).toEqual(["4/1", "4/4"]);
+    // HD(): partition 1, start 0x800, 0x80000 sectors, then the partition GUID (mixed-endian) and GPT markers.
+    const hd = Buffer.from(o.filePath[0]!.data);
+    expect([hd.readUInt32LE(0), Number(hd.readBigUInt64LE(4)), Number(hd.readBigUInt64LE(12))]).toEqual([1, 0x800, 0x80000]);
+    expect(hd.subarray(20, 36).toString("hex")).toBe("3ac2cfbc99d6914dbed20381f5f5b33d");
     expect(new TextDecoder("utf-16le").decode(o.filePath[1]!.data)).toBe("\\EFI\\testos\\grubx64.efi\0");
     expect(o.optionalData.length).toBe(0);
     expect(isNetworkOption(o)).toBe(false);
   });
 
-  test("a disk option is not network", () => {
-    const o = decodeLoadOption(hex(MISC_HEX));
-    expect(o.description).toBe("UEFI Misc Device");
-    expect(isNetworkOption(o)).toBe(false);
+  test("OVMF's own options (real): disk, UiApp (hidden app), shell: none is network", () => {
+    const misc = decodeLoadOption(hex(MISC_HEX));
+    expect(misc.description).toBe("UEFI Misc Device");
+    expect(misc.filePath.map((n) => `${n.type}/${n.subType}`)).toEqual(["2/1", "1/1"]);
+    const ui = decodeLoadOption(hex(UIAPP_HEX));
+    expect([ui.attributes, ui.description]).toEqual([0x109, "UiApp"]);
+    expect(ui.filePath.map((n) => `${n.type}/${n.subType}`)).toEqual(["4/7", "4/6"]);
+    const shell = decodeLoadOption(hex(SHELL_HEX));
+    expect(shell.description).toBe("EFI Internal Shell");
+    for (const o of [misc, ui, shell]) expect(isNetworkOption(o)).toBe(false);
   });
 
   test("broken options are refused with what is wrong", () => {
