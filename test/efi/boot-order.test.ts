@@ -14,7 +14,7 @@ import { AgentError } from "../../src/errors.ts";
 import { FS_IMMUTABLE_FL, type InodeFlags } from "../../src/sys/inode-flags.ts";
 import type { MountSys } from "../../src/sys/mount.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
-import { MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, hex } from "./vectors.ts";
+import { HTTP_HEX, MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, hex } from "./vectors.ts";
 
 const PXE = decodeLoadOption(hex(PXE_HEX));
 const MISC = decodeLoadOption(hex(MISC_HEX));
@@ -23,7 +23,7 @@ const SHELL = decodeLoadOption(hex(SHELL_HEX));
 
 describe("planBootOrder", () => {
   test("the OS entry first, then network, then the rest in their old order", () => {
-    const entries = new Map([[0, MISC], [1, PXE], [2, SHELL], [3, TESTOS], [4, { ...PXE, description: "UEFI HTTPv4 (MAC:525400123456)" }]]);
+    const entries = new Map([[0, MISC], [1, PXE], [2, SHELL], [3, TESTOS], [4, decodeLoadOption(hex(HTTP_HEX))]]);
     const p = planBootOrder([0, 1, 2, 4, 3], entries, "testos");
     expect(p.order).toEqual([3, 1, 4, 0, 2]);
     expect(p.os).toEqual([3]);

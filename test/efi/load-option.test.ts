@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { bootName, bootNumber, decodeBootOrder, decodeLoadOption, encodeBootOrder, isNetworkOption, LoadOptionError } from "../../src/efi/load-option.ts";
-import { MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, UIAPP_HEX, hex } from "./vectors.ts";
+import { HTTP_HEX, MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, UIAPP_HEX, hex } from "./vectors.ts";
 
 describe("EFI_LOAD_OPTION (UEFI 2.10 §3.1.3)", () => {
   test("OVMF's PXE option: attributes, description, the MAC and IPv4 nodes, the optional data", () => {
@@ -10,6 +10,13 @@ describe("EFI_LOAD_OPTION (UEFI 2.10 §3.1.3)", () => {
     expect(o.filePath.map((n) => `${n.type}/${n.subType}/${n.data.length}`)).toEqual(["2/1/8", "1/1/2", "3/11/33", "3/12/23"]);
     expect(Buffer.from(o.filePath[2]!.data.subarray(0, 6)).toString("hex")).toBe("525400123456");
     expect(Buffer.from(o.optionalData).toString("hex")).toBe("4eac0881119f594d850ee21a522c59b2");
+    expect(isNetworkOption(o)).toBe(true);
+  });
+
+  test("OVMF's HTTP boot option: the same path ending in an empty URI node, network", () => {
+    const o = decodeLoadOption(hex(HTTP_HEX));
+    expect(o.description).toBe("UEFI HTTPv4 (MAC:525400123456)");
+    expect(o.filePath.map((n) => `${n.type}/${n.subType}/${n.data.length}`)).toEqual(["2/1/8", "1/1/2", "3/11/33", "3/12/23", "3/24/0"]);
     expect(isNetworkOption(o)).toBe(true);
   });
 
