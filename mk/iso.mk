@@ -8,6 +8,8 @@ ISO_OUT ?= build/iso/metal-boot.iso
 # (FAT, made by dosfstools); ovmf is the lab's UEFI firmware (FIRMWARE=uefi);
 # grub-efi-amd64-bin: GRUB's EFI build for the test OS image of make test-install-uefi.
 APT_PACKAGES += syslinux-common mtools ovmf grub-efi-amd64-bin
+# efibootmgr: copied with its libraries into that image, its installer writes the boot entry.
+APT_PACKAGES += efibootmgr
 # The ISO's UEFI iPXE: Debian trixie's ipxe.efi, pinned (ipxe/fetch-ipxe-efi.sh: bookworm's
 # ignores autoexec.ipxe). Fetched once; a new pin (IPXE_EFI_VERSION/SHA256 there) refetches.
 IPXE_EFI_DIR := build/ipxe-efi

@@ -32,6 +32,7 @@ export const EXIT_CODES = {
   disk_full: { exit: 53, meaning: "the target filesystem ran out of space while the image was unpacked (not retried)" },
   installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml" },
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
+  boot_order: { exit: 57, meaning: "UEFI: no boot entry is named by the installer's bootloader_id (the message names the entries found), or the EFI boot variables could not be read or written" },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
   wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
   layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },

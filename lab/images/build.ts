@@ -11,17 +11,19 @@
  *
  * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
  * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
- * `--efi` adds GRUB's EFI build; the installer then writes it to the ESP (/boot/efi) as
- * EFI/BOOT/BOOTX64.EFI when the layout has one (needs grub-efi-amd64-bin on the host).
+ * `--efi` adds GRUB's EFI build and the host's efibootmgr with its libraries; the installer
+ * then writes GRUB to the ESP (/boot/efi) when the layout has one: on a UEFI machine as
+ * EFI/testos/grubx64.efi with a boot entry "testos" (efibootmgr), else as the fallback
+ * EFI/BOOT/BOOTX64.EFI (needs grub-efi-amd64-bin and efibootmgr on the host).
  * The installer fails on purpose (exit 7, after printing lines) when the allocation's
  * hostname is "fail-install", and hangs (sleep 600) when it is "hang-install".
  */
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 export const INSTALL_SH = `#!/bin/sh
 # Test OS installer: checks the contract files metal-hammer wrote, writes boot-info.yaml.
@@ -54,16 +56,34 @@ cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-\${id}"
 bootloader_id: testos
 EOT
 echo "installed \${id}" > /installed-marker
-# UEFI (an image built with --efi, a layout with an ESP at /boot/efi): the removable-media
-# fallback loader on the ESP, as os-installer's grub-install --removable writes it, and
-# GRUB's config on the root. No boot entry (the image has no efibootmgr): firmware finds
-# EFI/BOOT/BOOTX64.EFI on a disk by itself.
+# UEFI (an image built with --efi, a layout with an ESP at /boot/efi): GRUB on the ESP and
+# its config on the root. On a UEFI machine (efivarfs in the chroot) as grub-install
+# --bootloader-id=testos does it: EFI/testos/grubx64.efi and a boot entry "testos" made
+# by efibootmgr, moved to the end of BootOrder (the agent then sets the order); else the removable-media fallback
+# loader EFI/BOOT/BOOTX64.EFI, which firmware finds on a disk by itself.
 if [ -f /usr/lib/testos/BOOTX64.EFI ] && [ -d /boot/efi ]; then
-  mkdir -p /boot/efi/EFI/BOOT /boot/grub
-  cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/BOOT/BOOTX64.EFI
+  mkdir -p /boot/grub
   echo "linux /boot/vmlinuz console=ttyS0 panic=-1 TESTOS_MARKER=disk-boot-\${id}" > /boot/grub/grub.cfg
   echo "boot" >> /boot/grub/grub.cfg
-  echo "installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI"
+  if [ -d /sys/firmware/efi/efivars ] && [ -x /usr/bin/efibootmgr ]; then
+    part=$(sed -n 's|^\\(/dev/[^ ]*\\) /boot/efi .*|\\1|p' /proc/self/mounts)
+    [ -b "$part" ] || { echo "installer: no block device mounted at /boot/efi"; exit 4; }
+    disk=$(echo "$part" | sed 's/p\\{0,1\\}[0-9]*$//')
+    num=$(echo "$part" | sed 's/^.*[^0-9]//')
+    mkdir -p /boot/efi/EFI/testos
+    cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/testos/grubx64.efi
+    efibootmgr --create --disk "$disk" --part "$num" --label testos --loader '\\EFI\\testos\\grubx64.efi' || { echo "installer: efibootmgr failed"; exit 5; }
+    # efibootmgr puts the new entry first; move it last, so that the agent's boot order
+    # step is what puts it first (firmware or a BMC may have reordered on a real server).
+    order=$(efibootmgr | sed -n 's/^BootOrder: //p')
+    rest=$(echo "$order" | sed 's/^[^,]*,\\{0,1\\}//')
+    [ -z "$rest" ] || efibootmgr --bootorder "$rest,$(echo "$order" | sed 's/,.*//')" > /dev/null
+    echo "installer: UEFI boot entry testos written for $disk partition $num: /boot/efi/EFI/testos/grubx64.efi"
+  else
+    mkdir -p /boot/efi/EFI/BOOT
+    cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/BOOT/BOOTX64.EFI
+    echo "installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI"
+  fi
 fi
 echo "installer: done for \${id}"
 `;
@@ -85,6 +105,22 @@ function buildGrubEfi(out: string): void {
     ]);
   } finally {
     rmSync(cfg, { force: true });
+  }
+}
+
+const EFIBOOTMGR = "/usr/bin/efibootmgr";
+
+/**
+ * Copies a dynamically linked host binary into the tree at the same path, with every
+ * library ldd names (at its path) and the loader: the image's userland is static busybox.
+ */
+function copyWithLibraries(binary: string, tree: string): void {
+  const files = [binary, ...[...run(["ldd", binary]).matchAll(/(\/[^\s]+) \(0x/g)].map((m) => m[1]!)];
+  for (const f of files) {
+    const to = join(tree, f);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(realpathSync(f), to);
+    chmodSync(to, 0o755);
   }
 }
 
@@ -117,6 +153,7 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     if (opts.efi) {
       mkdirSync(join(tree, "usr/lib/testos"), { recursive: true });
       buildGrubEfi(join(tree, "usr/lib/testos/BOOTX64.EFI"));
+      copyWithLibraries(EFIBOOTMGR, tree);
     }
     // Fidelity entries.
     writeFileSync(join(tree, "data/setuid"), "suid\n");

@@ -1,11 +1,14 @@
 /**
  * The install stage as one function, for the flow: stream the image onto the mounted
  * target, write the installer contract with a fresh console password, run the
- * installer, and hand back what comes next: the boot-info for kexec and the data of
+ * installer, on UEFI set the boot order (the installed OS's entry, named by boot-info's
+ * bootloader_id, first, then network boot: src/efi; metal-hammer cmd/install.go calls
+ * EnsureBootOrder there too), and hand back what comes next: the boot-info for kexec and the data of
  * the report (BootService/InstallationSucceeded{uuid, console_password}: the call
  * itself belongs to the api layer). Each step is also exported on its own
  * (installImage, writeContract, runInstaller, bootInstalled).
  */
+import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "../efi/ensure-boot-order.ts";
 import type { HttpClient } from "../http/client.ts";
 import type { RetryPolicy } from "../http/retry.ts";
 import type { Logger } from "../log/logger.ts";
@@ -38,6 +41,8 @@ export interface InstallInput {
   readonly installerTimeoutMs?: number;
   readonly mounts?: MountSys;
   readonly now?: () => Date;
+  /** The UEFI boot order step (default: ensureBootOrder on this machine's efivarfs). */
+  readonly bootOrder?: (b: BootOrderInput) => Promise<BootOrderOutcome>;
 }
 
 /** The request data of BootService/InstallationSucceeded (field names of the proto, protobuf JSON). */
@@ -69,5 +74,6 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
   });
   await writeContract(i.root, files, i.log);
   const installer = await runInstaller({ root: i.root, log: i.log, scrub: (t) => i.secrets.scrub(t), ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}), ...(i.mounts ? { mounts: i.mounts } : {}) });
+  await (i.bootOrder ?? ensureBootOrder)({ log: i.log, bootloaderId: installer.bootInfo.bootloaderId, ...(i.mounts ? { mounts: i.mounts } : {}) });
   return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
 }

@@ -2,8 +2,10 @@
  * Runs the image's installer in a chroot of the target root, as metal-hammer's
  * cmd/install.go does (chroot, uid/gid 0): `/os-installer` when the image has it
  * (../shared/reference/os-installer), else `/install.sh`. /dev, /proc and /sys are
- * bind-mounted in first (recursive binds through mount(2), src/sys/mount.ts) and
- * detached after, whatever happened. The run is bounded (SIGKILL to its process group
+ * bind-mounted in first (recursive binds through mount(2), src/sys/mount.ts), and on a
+ * UEFI machine (/sys/firmware/efi exists) efivarfs at /sys/firmware/efi/efivars, as
+ * metal-hammer's cmd/storage/filesystem.go specialMounts has it, so the installer's
+ * grub-install/efibootmgr can write the boot entry; all detached after, whatever happened. The run is bounded (SIGKILL to its process group
  * at the deadline); every output line is logged (control characters escaped) and the
  * last lines go into the error when it fails. Then /etc/metal/boot-info.yaml is read
  * back with the strict parser (boot-info.ts).
@@ -12,6 +14,7 @@
  * Bun cannot chroot a child between fork and exec.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { access, constants, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentError } from "../errors.ts";
@@ -29,6 +32,8 @@ export interface InstallerOptions {
   readonly log: Logger;
   readonly timeoutMs?: number;
   readonly mounts?: MountSys;
+  /** The machine runs UEFI: efivarfs is mounted into the chroot (default: /sys/firmware/efi exists). */
+  readonly uefi?: boolean;
   /** The chroot command (default: `chroot` on PATH). */
   readonly chroot?: readonly string[];
   /** Scrubs secrets from the lines kept for the error (the log scrubs its own). */
@@ -60,18 +65,29 @@ export async function findInstaller(root: string): Promise<string> {
   throw new AgentError("installer", `installer: the image has neither ${INSTALLER_CANDIDATES.join(" nor ")} (executable) in ${root}`, { root });
 }
 
-const BINDS = ["/dev", "/proc", "/sys"] as const;
+interface ChrootMount {
+  readonly source: string;
+  readonly target: string;
+  readonly fstype: string;
+  readonly flags: number;
+}
 
-/** Binds /dev, /proc, /sys into root; returns what was mounted (for unbind). */
-export async function bindSystem(root: string, sys: MountSys): Promise<string[]> {
+const BINDS: readonly ChrootMount[] = ["/dev", "/proc", "/sys"].map((p) => ({ source: p, target: p, fstype: "", flags: MS_BIND | MS_REC }));
+/** After /sys (the order matters): ../shared/reference/metal-hammer/cmd/storage/filesystem.go specialMounts. */
+export const EFIVARS: ChrootMount = { source: "efivarfs", target: "/sys/firmware/efi/efivars", fstype: "efivarfs", flags: 0 };
+export const isUefi = (): boolean => existsSync("/sys/firmware/efi");
+
+/** Binds /dev, /proc, /sys into root, then efivarfs when `uefi`; returns what was mounted (for unbind). */
+export async function bindSystem(root: string, sys: MountSys, uefi = false): Promise<string[]> {
   const done: string[] = [];
-  for (const src of BINDS) {
-    const target = join(root, src);
+  for (const m of uefi ? [...BINDS, EFIVARS] : BINDS) {
+    const target = join(root, m.target);
     await mkdir(target, { recursive: true, mode: 0o755 });
-    const err = sys.mount(src, target, "", MS_BIND | MS_REC);
+    const err = sys.mount(m.source, target, m.fstype, m.flags);
     if (err !== 0) {
       unbindSystem(done, sys);
-      throw new AgentError("installer", `installer: cannot bind-mount ${src} onto ${target} (errno ${err})`, { src, target, errno: err });
+      const what = m.fstype === "" ? `bind-mount ${m.source}` : `mount ${m.fstype}`;
+      throw new AgentError("installer", `installer: cannot ${what} onto ${target} (errno ${err})`, { src: m.source, target, errno: err });
     }
     done.push(target);
   }
@@ -146,7 +162,7 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   const timeoutMs = o.timeoutMs ?? DEFAULT_INSTALLER_TIMEOUT_MS;
   const sys = o.mounts ?? linuxMount;
   const binary = await findInstaller(o.root);
-  const binds = await bindSystem(o.root, sys);
+  const binds = await bindSystem(o.root, sys, o.uefi ?? isUefi());
   let run: Run;
   try {
     logEvent(o.log, "install.installer.start", { binary, root: o.root, timeoutMs }, `installer: running ${binary} in a chroot of ${o.root} (bound ${Math.round(timeoutMs / 1000)} s)`);

@@ -100,6 +100,7 @@ export const EVENTS = {
   "install.installer.start": "the image's installer runs in a chroot (binary, bound)",
   "install.installer.output": "one line of the installer's output (escaped)",
   "install.installer.done": "the installer finished and boot-info.yaml was read",
+  "install.boot_order": "UEFI: the boot order after the installer (old and new, each entry with its description: the installed OS first, then network boot, then the rest), or skipped (not UEFI)",
   "install.kexec": "kexec into the installed kernel (kernel, initrd, cmdline length)",
   "install.reboot": "kexec was refused or failed: the machine reboots instead (reason)",
   "disk.inventory": "the disks found in sysfs (name, size, rotational, discard, NVMe, read-only)",

@@ -35,6 +35,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   reboot: 4,
   status: 4,
   disk: 4,
+  efi: 4,
   net: 4,
   boot: 5,
   api: 5,

@@ -3,16 +3,20 @@
  * UEFI itself (run by `make test-install-uefi`, not by `make test`: ~52 s under TCG,
  * more than the suite's time allows).
  *
- * 1. The QEMU lab on OVMF (the VM's own copy of the variable store): the agent as PID 1
+ * 0. A first power-on without a disk, with the lab's first NIC: OVMF writes its network
+ *    boot options (PXE, HTTP boot) into the VM's variable store and tries PXE; stopped there.
+ * 1. The QEMU lab on OVMF (the same variable store): the agent as PID 1
  *    registers, is allocated the UEFI layout (ESP vfat at /boot/efi + ext4 root,
  *    stand-ins --esp) and the test OS image built with GRUB's EFI build (build.ts efi),
- *    builds the layout, streams the image, runs its installer (which writes
- *    EFI/BOOT/BOOTX64.EFI to the ESP and /boot/grub/grub.cfg to the root), reports
- *    InstallationSucceeded and kexecs into the installed kernel.
+ *    builds the layout, streams the image, runs its installer with efivarfs in its chroot
+ *    (which writes EFI/testos/grubx64.efi to the ESP, /boot/grub/grub.cfg to the root, and
+ *    a boot entry "testos" with efibootmgr, left last in BootOrder), sets the boot order
+ *    (the entry named by boot-info's bootloader_id first, then the network entries), reports InstallationSucceeded
+ *    and kexecs into the installed kernel.
  * 2. Power off, then a new QEMU on the same disk and the same NVRAM, without a kernel,
- *    an initrd or a NIC: OVMF boots the disk's fallback loader, GRUB finds the installed
- *    root and boots its kernel with the installer's disk-boot marker.
- * Needs root, QEMU, OVMF, grub-efi-amd64-bin, the lab kernel and initramfs.
+ *    an initrd or a NIC: OVMF starts that entry first (there is no fallback loader on the
+ *    ESP), GRUB finds the installed root and boots its kernel with the disk-boot marker.
+ * Needs root, QEMU, OVMF, grub-efi-amd64-bin, efibootmgr, the lab kernel and initramfs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -21,22 +25,25 @@ import { join } from "node:path";
 import { LAB_KERNEL } from "../../lab/kernel.ts";
 import type { LabResult } from "../../lab/lab.ts";
 import { runInstall } from "../../lab/install-run.ts";
-import { LAB_UUID } from "../../lab/plan.ts";
+import { LAB_UUID, guestMac } from "../../lab/plan.ts";
 import { labMissing } from "../../lab/prereqs.ts";
 import { ovmfArgs, ovmfMissing, OVMF_VARS } from "../../lab/ovmf.ts";
 import { Proc } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
+import { bootName } from "../../src/efi/load-option.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
 const missing = labMissing([
   ovmfMissing() || undefined,
   Bun.which("grub-mkstandalone") ? undefined : "grub-mkstandalone (apt-get install grub-efi-amd64-bin)",
+  existsSync("/usr/bin/efibootmgr") ? undefined : "/usr/bin/efibootmgr (apt-get install efibootmgr)",
   existsSync(BZIMAGE) ? undefined : `${BZIMAGE} (OVMF boots the bzImage; the installed OS's kernel)`,
 ]);
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`e2e UEFI install cannot run under CI: missing ${missing.join(", ")}`);
 
 const INSTALL_BOUND_MS = 300_000;
+const FIRST_POWER_ON_BOUND_MS = 120_000;
 const DISK_BOOT_BOUND_MS = 180_000;
 const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
 
@@ -45,10 +52,27 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
   let disk: string;
   let r: LabResult;
   let diskBoot: Proc | undefined;
-  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0,bootindex=1"];
+  /** The #### of the installer's entry, first in the BootOrder the agent wrote. */
+  let testosEntry = -1;
+  // No bootindex: QEMU would hand OVMF a boot order of its own (fw_cfg bootorder), which OVMF writes over BootOrder on every boot.
+  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0"];
+
+  /** The machine's first power-on, as a new server's: OVMF enumerates the lab's first NIC and writes its network boot options. */
+  let firstPowerOn = "";
+  const qemuBase = ["qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "512", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio"];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
+    // The lab boots with -kernel, and OVMF then writes no network boot options: this power-on
+    // (the lab's first NIC, same model and MAC, a user-mode network that reaches nothing) stops
+    // once OVMF tries PXE, so the NVRAM holds PXE and HTTP entries, as a server's does.
+    const pre = new Proc("first-power-on", [...qemuBase, ...ovmfArgs(dir, "vm"), "-netdev", "user,id=n0,restrict=on", "-device", `virtio-net-pci,netdev=n0,mac=${guestMac(0)},romfile=`]);
+    try {
+      await waitFor(() => pre.text().includes("Start PXE over IPv4") || pre.exitCode !== null, FIRST_POWER_ON_BOUND_MS, "OVMF's first power-on to try PXE");
+      firstPowerOn = pre.text();
+    } finally {
+      await pre.stop();
+    }
     ({ r, disk } = await runInstall(dir, {
       kernel: BZIMAGE,
       timeoutMs: INSTALL_BOUND_MS,
@@ -57,7 +81,7 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
       // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
       run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
     }));
-  }, INSTALL_BOUND_MS + 60_000);
+  }, FIRST_POWER_ON_BOUND_MS + INSTALL_BOUND_MS + 60_000);
 
   afterAll(async () => {
     await diskBoot?.stop().catch(() => undefined);
@@ -70,26 +94,46 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
     // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
     expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
     expect(ev(r, "disk.layout.done")).toHaveLength(1);
-    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI");
+    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi");
+    // The installer left its entry last; the agent wrote BootOrder with it first (before InstallationSucceeded).
+    const [order] = ev(r, "install.boot_order");
+    expect(order?.bootloaderId).toBe("testos");
+    expect(order?.changed).toBe(true);
+    expect(String(order?.msg)).toMatch(/^UEFI boot order set: Boot[0-9A-F]{4} "testos", .* \(was: .*, Boot[0-9A-F]{4} "testos"\)$/);
+    testosEntry = (order?.order as number[])[0]!;
+    const old = order?.old as number[];
+    expect(old.at(-1)).toBe(testosEntry);
+    expect(firstPowerOn).toContain("Start PXE over IPv4");
+    // Then OVMF's network entries (PXE, HTTP boot, each v4 and v6), then the rest in their old order.
+    const msg = String(order?.msg);
+    const mac = guestMac(0).replaceAll(":", "").toUpperCase();
+    const listed = [...msg.slice(0, msg.indexOf(" (was:")).matchAll(/Boot[0-9A-F]{4} "([^"]*)"/g)].map((m) => m[1]);
+    expect(listed.slice(0, 5)).toEqual(["testos", ...["PXEv4", "PXEv6", "HTTPv4", "HTTPv6"].map((p) => `UEFI ${p} (MAC:${mac})`)]);
+    expect(listed.slice(5).every((d) => !d?.startsWith("UEFI PXE") && !d?.startsWith("UEFI HTTP"))).toBe(true);
+    expect(new Set(order?.order as number[])).toEqual(new Set(old));
+    console.log(`boot order line: ${String(order?.msg)}`);
+    const names = r.records.map((x) => (x.event === "agent.stage" ? `stage ${String(x.stage)}` : String(x.event)));
+    expect(names.indexOf("install.boot_order")).toBeLessThan(names.indexOf("stage installed"));
     expect(ev(r, "install.kexec")).toHaveLength(1);
     expect(r.lines.some((l) => /Command line: .*TESTOS_MARKER=installed-/.test(l.text))).toBe(true);
   });
 
   test(
-    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): GRUB from the ESP, the installed kernel with the disk-boot marker",
+    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): the installer's boot entry first, GRUB from the ESP, the installed kernel with the disk-boot marker",
     async () => {
       const vars = join(dir, "vm-OVMF_VARS.fd");
       // The same NVRAM the first boot used (ovmfArgs keeps the VM's copy), written by the firmware.
       expect(readFileSync(vars).equals(readFileSync(OVMF_VARS))).toBe(false);
-      diskBoot = new Proc("disk-boot", [
-        "qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "512",
-        "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio",
-        ...ovmfArgs(dir, "vm"), ...diskArgs(disk),
-      ]);
+      diskBoot = new Proc("disk-boot", [...qemuBase, ...ovmfArgs(dir, "vm"), ...diskArgs(disk)]);
       const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
       await waitFor(() => diskBoot?.text().includes(marker) || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed kernel's command line from a disk boot");
       const text = diskBoot.text();
-      expect(text).toMatch(/BdsDxe: starting Boot[0-9A-F]{4} .*\n?.*PciRoot/);
+      // The first boot option OVMF tries is the installer's entry, by the order the agent wrote (no fallback loader on the ESP).
+      const first = /BdsDxe: (?:loading|starting) (Boot[0-9A-F]{4}) "([^"]*)" from (\S+)/.exec(text);
+      const name = bootName(testosEntry);
+      expect(first?.slice(1, 3)).toEqual([name, "testos"]);
+      expect(first?.[3]).toMatch(/^HD\(1,GPT,[0-9A-F-]{36},0x800,0x80000\)\/\\EFI\\testos\\grubx64\.efi$/);
+      expect(text).toContain(`BdsDxe: starting ${name} "testos"`);
       expect(text).not.toContain("DVD-ROM");
       expect(text).toContain("Welcome to GRUB!");
       expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
