@@ -54,9 +54,9 @@ else
 endif
 
 # The UEFI install and the installed OS's disk boot after a power cycle (OVMF; the test OS
-# image with GRUB's EFI build): not part of make test, whose time it would overrun.
+# image with GRUB's EFI build), alone; make test runs it too.
 test-install-uefi: deps $(VMLINUX) $(INITRAMFS)
-	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.e2e.ts
+	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.test.ts
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
 test: $(VMLINUX) $(INITRAMFS) $(TEST_INITRAMFS)
