@@ -11,6 +11,7 @@ import { RESOLV_CONF } from "../flow/network.ts";
 import { systemDiskIo } from "../disk/io.ts";
 import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
 import { applyAllocationLayout, wipeMachineDisks } from "../disk/stages.ts";
+import { parseMounts } from "../fs/mount-table.ts";
 import { READ_CAPS, readBoundedTextSync } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
 import { execNextStage } from "../handoff/exec.ts";
@@ -80,12 +81,7 @@ export function agentOps(ctx: Context, opts: AgentOptions): Operations {
 
 /** The type of the filesystem mounted at "/" in a /proc/self/mounts text (the last one wins: overmounts). Pure. */
 export function rootFsType(mounts: string): string | undefined {
-  let type: string | undefined;
-  for (const line of mounts.split("\n")) {
-    const f = line.split(" ");
-    if (f[1] === "/") type = f[2];
-  }
-  return type;
+  return parseMounts(mounts).findLast((m) => m.target === "/")?.fstype;
 }
 
 /** "/" of the agent's initramfs: the kernel's rootfs (ramfs or tmpfs). */

@@ -11,6 +11,7 @@ import { closeSync, existsSync, openSync, readdirSync, writeSync, constants } fr
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentError } from "../errors.ts";
+import { parseMounts } from "../fs/mount-table.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { FS_IMMUTABLE_FL, linuxInodeFlags, type InodeFlags } from "../sys/inode-flags.ts";
 import { MNT_DETACH, linuxMount, type MountSys } from "../sys/mount.ts";
@@ -112,10 +113,7 @@ export function writeBootOrder(dir: string, order: readonly number[], flags: Ino
 
 /** Whether efivarfs is mounted at `target` (/proc/self/mounts text). */
 export function efivarfsMounted(mountsText: string, target: string): boolean {
-  return mountsText.split("\n").some((l) => {
-    const f = l.split(" ");
-    return f[1]?.replace(/\\040/g, " ") === target && f[2] === "efivarfs";
-  });
+  return parseMounts(mountsText).some((m) => m.target === target && m.fstype === "efivarfs");
 }
 
 export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutcome> {

@@ -3,6 +3,8 @@
  * given /proc/self/mounts (the /init shim mounts /proc before the agent starts;
  * mounting it again would stack a second instance). Pure.
  */
+import type { MountedFs } from "../fs/mount-table.ts";
+
 export const MS_NOSUID = 0x2;
 export const MS_NODEV = 0x4;
 export const MS_NOEXEC = 0x8;
@@ -26,21 +28,6 @@ export const MOUNT_PLAN: readonly Mount[] = [
   { source: "tmpfs", target: "/run", fstype: "tmpfs", flags: MS_NOSUID | MS_NODEV | MS_RELATIME, data: "mode=0755", dirMode: 0o755 },
   { source: "tmpfs", target: "/tmp", fstype: "tmpfs", flags: MS_NOSUID | MS_NODEV | MS_RELATIME, data: "mode=1777", dirMode: 0o1777 },
 ];
-
-export interface MountedFs {
-  readonly target: string;
-  readonly fstype: string;
-}
-
-/** Parses /proc/self/mounts (fstab format; spaces in paths are written as \040). */
-export function parseMounts(text: string): MountedFs[] {
-  const unescape = (s: string): string => s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
-  return text
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => f.length >= 3)
-    .map((f) => ({ target: unescape(f[1] as string), fstype: f[2] as string }));
-}
 
 /** The plan without the entries already mounted with the same type at the same place. */
 export function pendingMounts(plan: readonly Mount[], mounted: readonly MountedFs[]): Mount[] {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MOUNT_PLAN, parseMounts, pendingMounts } from "../../src/init/mounts.ts";
+import { parseMounts } from "../../src/fs/mount-table.ts";
+import { MOUNT_PLAN, pendingMounts } from "../../src/init/mounts.ts";
 
 describe("mount plan", () => {
   test("proc, sys, devtmpfs, devpts and tmpfs on /run and /tmp, in that order", () => {
