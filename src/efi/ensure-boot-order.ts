@@ -53,9 +53,24 @@ async function readVar(dir: string, name: string): Promise<Uint8Array | undefine
   return new Uint8Array(b.buffer, b.byteOffset + 4, b.length - 4);
 }
 
+/** Where the kernel shows UEFI (absent on a machine that did not boot by UEFI). */
+export const EFI_DIR = "/sys/firmware/efi";
+
+const loadOptionFail = (e: unknown, where?: string): unknown => (e instanceof LoadOptionError ? fail(where ? `${where}: ${e.message}` : e.message) : e);
+
+/** BootOrder of an efivarfs directory (empty when the variable does not exist). */
+export async function readBootOrder(dir: string): Promise<number[]> {
+  const order = await readVar(dir, "BootOrder");
+  try {
+    return order ? decodeBootOrder(order) : [];
+  } catch (e) {
+    throw loadOptionFail(e);
+  }
+}
+
 /** BootOrder and every Boot#### of EFI_GLOBAL_VARIABLE in an efivarfs directory. */
 export async function readBootVars(dir: string): Promise<EfiVars> {
-  const order = await readVar(dir, "BootOrder");
+  const order = await readBootOrder(dir);
   const entries = new Map<number, LoadOption>();
   const suffix = `-${EFI_GLOBAL_VARIABLE}`;
   for (const f of readdirSync(dir).sort()) {
@@ -67,16 +82,10 @@ export async function readBootVars(dir: string): Promise<EfiVars> {
     try {
       entries.set(n, decodeLoadOption(data));
     } catch (e) {
-      if (e instanceof LoadOptionError) throw fail(`${f}: ${e.message}`);
-      throw e;
+      throw loadOptionFail(e, f);
     }
   }
-  try {
-    return { order: order ? decodeBootOrder(order) : [], entries };
-  } catch (e) {
-    if (e instanceof LoadOptionError) throw fail(e.message);
-    throw e;
-  }
+  return { order, entries };
 }
 
 /** Writes BootOrder (attributes NV|BS|RT + the UINT16 list in one write(2), as efivarfs wants it). */
@@ -117,7 +126,7 @@ export function efivarfsMounted(mountsText: string, target: string): boolean {
 }
 
 export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutcome> {
-  const efiDir = i.efiDir ?? "/sys/firmware/efi";
+  const efiDir = i.efiDir ?? EFI_DIR;
   if (!existsSync(efiDir)) {
     logEvent(i.log, "install.boot_order", { skipped: "not UEFI" }, `UEFI boot order: skipped, ${efiDir} does not exist (the machine did not boot by UEFI)`);
     return { kind: "skipped" };
@@ -139,7 +148,7 @@ export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutco
       throw e;
     }
     if (plan.changed) writeBootOrder(dir, plan.order, i.flags ?? linuxInodeFlags);
-    const back = (await readBootVars(dir)).order;
+    const back = await readBootOrder(dir);
     if (back.join() !== plan.order.join()) throw fail(`BootOrder reads back as ${back.join(",")} after writing ${plan.order.join(",")}`);
     const show = (o: readonly number[]) => o.map((n) => describeEntry(n, vars.entries)).join(", ");
     logEvent(

@@ -17,6 +17,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { access, constants, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { EFI_DIR } from "../efi/ensure-boot-order.ts";
 import { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { MNT_DETACH, MS_BIND, MS_REC, linuxMount, type MountSys } from "../sys/mount.ts";
@@ -74,8 +75,8 @@ interface ChrootMount {
 
 const BINDS: readonly ChrootMount[] = ["/dev", "/proc", "/sys"].map((p) => ({ source: p, target: p, fstype: "", flags: MS_BIND | MS_REC }));
 /** After /sys (the order matters): ../shared/reference/metal-hammer/cmd/storage/filesystem.go specialMounts. */
-export const EFIVARS: ChrootMount = { source: "efivarfs", target: "/sys/firmware/efi/efivars", fstype: "efivarfs", flags: 0 };
-export const isUefi = (): boolean => existsSync("/sys/firmware/efi");
+export const EFIVARS: ChrootMount = { source: "efivarfs", target: `${EFI_DIR}/efivars`, fstype: "efivarfs", flags: 0 };
+export const isUefi = (): boolean => existsSync(EFI_DIR);
 
 /** Binds /dev, /proc, /sys into root, then efivarfs when `uefi`; returns what was mounted (for unbind). */
 export async function bindSystem(root: string, sys: MountSys, uefi = false): Promise<string[]> {

@@ -7,9 +7,9 @@
  * cmdline_ptr[cmdline_len - 1] == '\0'). `kexecArgs` builds them (pure);
  * `linuxKexec` makes the calls. Each call returns 0 or an errno.
  */
-import { drainConsole } from "./syscalls.ts";
 import { ptr } from "bun:ffi";
 import { libc, O_CLOEXEC, O_RDONLY } from "./libc.ts";
+import { drainConsole } from "./syscalls.ts";
 
 export const SYS_kexec_file_load = 320; // x86-64
 /** <linux/kexec.h> */
