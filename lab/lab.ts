@@ -376,7 +376,7 @@ async function main(): Promise<number> {
   // --install: the whole flow on a disk. A sparse 1 GiB virtio disk and the test OS image
   // (lab/images/build.ts, the installed kernel is the lab's own) served by the image-cache
   // stand-in, which then allocates with a one-partition ext4 layout; the run ends when the
-  // kexec'd kernel of the installed OS panics for want of a root (QEMU -no-reboot exits).
+  // installed OS, kexec'd with its initrd, says `testos: up` and powers off.
   if (v.servers !== "standins") return usage("--install needs --servers standins");
   if (v["no-allocate"]) return usage("--install needs the allocation (drop --no-allocate)");
   const kver = run.kernel.replace(/^.*vmlinux-/, "");
@@ -389,7 +389,7 @@ async function main(): Promise<number> {
   return (
     await runLab({
       ...run,
-      expect: "panic",
+      expect: "poweroff",
       extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
       servers: (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image] } : srv)),
     })

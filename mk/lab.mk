@@ -1,31 +1,38 @@
 # The QEMU lab (docs/lab.md): the agent as PID 1 against radvd in a network namespace.
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
-#            [EXPECT=reboot|poweroff] [TIMEOUT=120] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
+#            [EXPECT=reboot|poweroff] [TIMEOUT=240] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot|uefi] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
-#            [BOOT=chain|direct] [INSTALL=1]
-# INSTALL=1 (direct boot): a VM with a 1 GiB disk and the test OS image: the whole flow to
-# the kexec into the installed kernel (wipe, layout, image, installer, InstallationSucceeded).
+#            [BOOT=chain|direct] [INSTALL=0|1]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
+# INSTALL=1 (the default with the stand-ins, an allocation, RAs and no DEBUG): a VM with a
+# 1 GiB disk and the test OS image: the whole flow to the kexec into the installed kernel
+# (register, wipe, wait, layout, image, installer, InstallationSucceeded); INSTALL=0: no
+# disk, the flow ends at the layout (layout_refused) and reboots.
 # FIRMWARE=uefi (BOOT=chain): OVMF, the same ISO through its EFI image (ipxe.efi).
 NIC ?= virtio
 NICS ?= 2
-TIMEOUT ?= 120
+TIMEOUT ?= 240
 NET_TIMEOUT ?= 30s
-# The default lab VM has no disk: the flow ends at the layout (layout_refused) and reboots.
+# How a run without the install ends (INSTALL=0: no disk, the flow ends at the layout and reboots).
 EXPECT ?= reboot
 MEM ?= 1024
 FIRMWARE ?= seabios
 ifeq ($(filter $(FIRMWARE),seabios qboot uefi),)
 $(error FIRMWARE=$(FIRMWARE): expected seabios, qboot or uefi)
 endif
-# The direct boot (and INSTALL=1) runs on SeaBIOS or qboot; qboot cannot boot the ISO (run-chain.ts refuses it).
-LAB_IS_DIRECT := $(filter direct,$(BOOT))$(filter 1,$(INSTALL))
-ifneq ($(and $(LAB_IS_DIRECT),$(filter uefi,$(FIRMWARE))),)
-$(error FIRMWARE=uefi: boots the chain only (BOOT=chain, no INSTALL=1); expected seabios or qboot with BOOT=direct or INSTALL=1)
-endif
 SERVERS ?= standins
+# The install needs the stand-ins (they serve the image and allocate), RAs, and no debug shell.
+INSTALL ?= $(if $(and $(filter standins,$(SERVERS)),$(if $(filter 0,$(ALLOCATE)),,y),$(if $(filter 1,$(NO_RA)),,y),$(if $(filter 1,$(DEBUG)),,y)),1,0)
+ifeq ($(filter $(INSTALL),0 1),)
+$(error INSTALL=$(INSTALL): expected 0 or 1)
+endif
+# The direct boot runs on SeaBIOS or qboot; qboot cannot boot the ISO (run-chain.ts refuses it).
+LAB_IS_DIRECT := $(filter direct,$(BOOT))
+ifneq ($(and $(LAB_IS_DIRECT),$(filter uefi,$(FIRMWARE))),)
+$(error FIRMWARE=uefi: boots the chain only (BOOT=chain); expected seabios or qboot with BOOT=direct)
+endif
 VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \

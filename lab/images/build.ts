@@ -10,7 +10,9 @@
  *   bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel /boot/vmlinuz-...]
  *
  * `--pad-mib` adds N MiB of incompressible data (for the fault tests and the bench).
- * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it).
+ * `--kernel` copies a kernel to /boot/vmlinuz (the QEMU e2e kexecs it) and adds /boot/initrd.img:
+ * busybox and an /init that prints `testos: up` with its command line and powers off, so a
+ * run ends with the installed OS's own line and a clean power-off.
  * `--efi` adds GRUB's EFI build and the host's efibootmgr with its libraries; the installer
  * then writes GRUB to the ESP (/boot/efi) when the layout has one: on a UEFI machine as
  * EFI/testos/grubx64.efi with a boot entry "testos" (efibootmgr), else as the fallback
@@ -49,9 +51,11 @@ if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
   sleep 600
 fi
 id=$(sed -n 's/^ *"id": "\\(.*\\)",$/\\1/p' $d/machine-details.yaml)
+initrd=""
+[ ! -f /boot/initrd.img ] || initrd=/boot/initrd.img
 cat > $d/boot-info.yaml <<EOT
 kernel: /boot/vmlinuz
-initrd: ""
+initrd: "\${initrd}"
 cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-\${id}"
 bootloader_id: testos
 EOT
@@ -110,6 +114,31 @@ function buildGrubEfi(out: string): void {
 
 const EFIBOOTMGR = "/usr/bin/efibootmgr";
 
+/** The installed OS's first process: says it is up (with the marker from its command line) and powers off. */
+const TESTOS_INIT = `#!/bin/busybox sh
+/bin/busybox mount -t devtmpfs dev /dev
+/bin/busybox mount -t proc proc /proc
+exec > /dev/console 2>&1
+echo "testos: up: $(/bin/busybox cat /proc/cmdline)"
+/bin/busybox poweroff -f
+`;
+
+/** The test OS's initrd (newc cpio, root-owned): static busybox and TESTOS_INIT. */
+function buildTestOsInitrd(busybox: string, out: string): void {
+  const root = mkdtempSync(join(tmpdir(), "mh-testos-initrd-"));
+  try {
+    for (const d of ["bin", "dev", "proc"]) mkdirSync(join(root, d));
+    copyFileSync(busybox, join(root, "bin/busybox"));
+    chmodSync(join(root, "bin/busybox"), 0o755);
+    writeFileSync(join(root, "init"), TESTOS_INIT, { mode: 0o755 });
+    chmodSync(join(root, "init"), 0o755);
+    const r = spawnSync("sh", ["-c", `cd "${root}" && printf 'bin\\nbin/busybox\\ndev\\nproc\\ninit\\n' | cpio -o -H newc -R 0:0 --quiet > "${out}"`], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`test OS initrd: cpio failed: ${r.stderr}`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /**
  * Copies a dynamically linked host binary into the tree at the same path, with every
  * library ldd names (at its path) and the loader: the image's userland is static busybox.
@@ -149,7 +178,10 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
-    if (opts.kernel) copyFileSync(opts.kernel, join(tree, "boot/vmlinuz"));
+    if (opts.kernel) {
+      copyFileSync(opts.kernel, join(tree, "boot/vmlinuz"));
+      buildTestOsInitrd(opts.busybox ?? "/bin/busybox", join(tree, "boot/initrd.img"));
+    }
     if (opts.efi) {
       mkdirSync(join(tree, "usr/lib/testos"), { recursive: true });
       buildGrubEfi(join(tree, "usr/lib/testos/BOOTX64.EFI"));

@@ -54,6 +54,8 @@ export interface LabMachine {
    * the first NIC on leaf01, these on leaf02, ...). iPXE boots from the first one.
    */
   readonly moreNics?: readonly { readonly prefix: string; readonly mac: string }[];
+  /** Raw disk image files attached as virtio disks (vda, vdb, ...): a machine that installs. */
+  readonly disks?: readonly string[];
 }
 
 export interface ChainLabOptions {
@@ -73,6 +75,13 @@ export interface ChainLabOptions {
     readonly machines: readonly { uuid: string; partition: string }[];
     /** The stand-in apiserver allocates a machine this long after it registers (its --allocate-after); omit: Wait waits. */
     readonly allocateAfterMs?: number;
+    /**
+     * The image the stand-in image cache serves (an img.tar.lz4 with its sidecars, lab/images/build.ts);
+     * the operator's allocation then carries it and a layout for the machine's first disk (--image).
+     */
+    readonly image?: string;
+    /** With `image`: the layout has an ESP at /boot/efi (the UEFI install, --esp). */
+    readonly esp?: boolean;
   };
   /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
   readonly nicModel?: "virtio" | "e1000";
@@ -194,6 +203,7 @@ export class ChainLab {
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
+    if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []));
     // The real Register needs neighbours on exactly two switches (switch.go): a chain lab
     // whose machines see fewer lldpd peers drops that one rule.
     if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
@@ -268,6 +278,7 @@ export class ChainLab {
         "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
         "-device", `${model},netdev=n0,mac=${m.mac},romfile=`,
         ...(m.moreNics ?? []).flatMap((n, k) => ["-netdev", `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`, "-device", `${model},netdev=n${k + 1},mac=${n.mac},romfile=`]),
+        ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
       ]);
       this.machines.push({ ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
     }

@@ -13,7 +13,16 @@
  *      LAB_NICS (2): NICs of the machine, each on its own port and /64 (LAB_PREFIX, then
  *      2001:db8:b::/64, ...); LAB_LLDP=0: no lldpd switches (default: leaf01, leaf02, ... one per port).
  *      LAB_FIRMWARE=bios (SeaBIOS, default) or uefi (OVMF, a copy of its variable store in the lab's dir).
+ *      LAB_INSTALL=1 (with LAB_STANDINS=1): the machine gets a sparse 1 GiB virtio disk and the
+ *      stand-ins serve the test OS image (lab/images/build.ts, <kernel> as its kernel; GRUB's EFI
+ *      build and an ESP in the layout on uefi), so the agent goes on through wipe, layout, image,
+ *      installer, InstallationSucceeded and kexec; the run then passes (exit 0) only when the
+ *      installed OS said it is up with the installer's marker on its command line, else exit 1.
  */
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildTestImage } from "../images/build.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -29,12 +38,33 @@ if (firmware !== "bios" && firmware !== "uefi") {
   console.error(`LAB_FIRMWARE=${JSON.stringify(firmware)}: expected bios or uefi`);
   process.exit(2);
 }
+if (env.LAB_INSTALL === "1" && env.LAB_STANDINS !== "1") {
+  console.error("LAB_INSTALL=1 needs LAB_STANDINS=1 (the stand-ins serve the image and allocate the machine)");
+  process.exit(2);
+}
+if (env.LAB_INSTALL === "1" && env.LAB_ALLOCATE === "0") {
+  console.error("LAB_INSTALL=1 needs the allocation (LAB_ALLOCATE=0 given)");
+  process.exit(2);
+}
+const install = env.LAB_INSTALL === "1" ? prepareInstall(kernel, firmware === "uefi") : undefined;
+
+/** The disk and the test OS image of an install run, in a directory of their own. */
+function prepareInstall(osKernel: string, uefi: boolean): { dir: string; disk: string; image: string } {
+  const dir = mkdtempSync(join(tmpdir(), "mhc-install-"));
+  const img = buildTestImage(join(dir, "image"), { kernel: osKernel, efi: uefi });
+  const disk = join(dir, "disk.raw");
+  writeFileSync(disk, "");
+  truncateSync(disk, 1 << 30);
+  console.error(`lab: install: disk ${disk} (1 GiB, sparse), test OS image ${img.image} (${img.bytes} bytes)`);
+  return { dir, disk, image: img.image };
+}
+
 const lab = new ChainLab({
   iso,
   firmware,
   nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
   ...(env.LAB_STANDINS === "1"
-    ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }) } }
+    ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }), ...(install ? { image: install.image, esp: firmware === "uefi" } : {}) } }
     : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
   machines: [
@@ -42,6 +72,7 @@ const lab = new ChainLab({
       name: "lab",
       prefix,
       mac: env.LAB_MAC || "52:54:00:12:34:56",
+      ...(install ? { disks: [install.disk] } : {}),
       moreNics: Array.from({ length: Math.max(0, Number(env.LAB_NICS || 2) - 1) }, (_, k) => ({ prefix: `2001:db8:${(0xb + k).toString(16)}::/64`, mac: `52:54:00:12:34:${(0x57 + k).toString(16)}` })),
     },
   ],
@@ -65,7 +96,8 @@ const finish = async (code: number): Promise<never> => {
   if (!done) {
     done = true;
     await lab.tearDown(env.LAB_KEEP === "1");
-    if (env.LAB_KEEP === "1") console.error(`lab: kept ${lab.dir}`);
+    if (env.LAB_KEEP === "1") console.error(`lab: kept ${lab.dir}${install ? ` and ${install.dir}` : ""}`);
+    else if (install) rmSync(install.dir, { recursive: true, force: true });
   }
   process.exit(code);
 };
@@ -89,6 +121,13 @@ try {
   process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  if (install && code !== 124) {
+    // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
+    const marker = `TESTOS_MARKER=installed-${uuid}`;
+    const up = m.qemu.text().split("\n").some((l) => l.includes("testos: up:") && l.includes(marker));
+    console.error(up ? `lab: installed: the agent kexec'd into the installed OS, which is up (${marker} on its command line)` : `lab: the install did not reach the installed OS (no "testos: up: ... ${marker}" on the console)`);
+    await finish(up ? 0 : 1);
+  }
   await finish(code);
 } catch (e) {
   console.error(`lab: ${e instanceof Error ? e.message : String(e)}`);

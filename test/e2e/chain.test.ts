@@ -7,7 +7,7 @@
  * The same ISO also boots under OVMF (UEFI: its EFI image -> ipxe.efi -> autoexec.ipxe).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
@@ -18,6 +18,7 @@ import { run } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
 import { OVMF_CODE, OVMF_VARS } from "../../lab/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
+import { buildTestImage } from "../../lab/images/build.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
@@ -31,9 +32,6 @@ if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
 const AGENT_INITRD = join(ROOT_DIR, LAB_INITRD);
-const NETWORK_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-network.ts"));
-/** With the provisioning stages the agent registers and waits for an allocation (the stand-in gives one). */
-const PROVISION_BUILT = existsSync(join(ROOT_DIR, "src/flow/stage-wait.ts"));
 const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
@@ -133,7 +131,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
           expect(mine[0]?.partition).toBe(p.name);
           expect(mine[1]?.bytes).toBe(statSync(p.kernel).size);
           expect(mine[2]?.bytes).toBe(statSync(p.initrd).size);
-          const console = m.qemu.text();
+          const consoleText = m.qemu.text();
           expect(console).toContain(`MHC-MARKER init uptime=`);
           expect(console).toMatch(new RegExp(`MHC-MARKER init uptime=[0-9.]+ partition=${p.name} initrd=${p.initrdVersion}\\n`));
           expect(console).toContain(`MHC-MARKER cmdline=METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
@@ -289,15 +287,19 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
   );
 
   test.skipIf(!existsSync(AGENT_INITRD))(
-    "the metal-hammer initramfs boots through the chain as PID 1, finds metal-boot and its partition on the served cmdline, and calls the stand-ins from its SLAAC address",
+    "the metal-hammer initramfs boots through the chain as PID 1, calls the stand-ins from its SLAAC address, and installs the allocated image onto the machine's disk up to the kexec into the installed OS (what make lab runs)",
     async () => {
-      const m0: LabMachine = { name: "agent", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:05" };
+      // The machine's disk (sparse 1 GiB) and the test OS image the stand-ins' image cache serves (make lab's install run).
+      const disk = join(work, "agent-disk.raw");
+      writeFileSync(disk, "");
+      truncateSync(disk, 1 << 30);
+      const image = buildTestImage(join(work, "agent-image"), { kernel: KERNEL as string });
+      const m0: LabMachine = { name: "agent", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:05", disks: [disk] };
       const p: Partition = {
         ...partition("lab-a", "2001:db8:a::/64", "v1"),
         initrd: AGENT_INITRD,
         initrdVersion: "agent",
-        // No switch in this lab: LLDP is given 1 s (not 30 s) before Register; the flow ends at the
-        // layout (no disk), a fatal error, whose reboot comes after 1 s instead of 30 s.
+        // No switch in this lab: LLDP is given 1 s (not 30 s) before Register.
         cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_LLDP_TIMEOUT=1s METAL_REBOOT_DELAY=1s METAL_UUID=${AGENT_UUID}`,
       };
       const lab = newLab({
@@ -305,8 +307,9 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         machines: [m0],
         memoryMb: 1024,
         bootServer: { partitions: [p] },
-        // The stand-in apiserver allocates the machine 300 ms after it registers, as the lab's operator.
-        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }], allocateAfterMs: 300 },
+        // The stand-in apiserver allocates the machine 300 ms after it registers, as the lab's operator,
+        // with a one-partition ext4 layout on the first disk and the image it serves.
+        standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }], allocateAfterMs: 300, image: image.image },
       });
       try {
         await lab.setUp();
@@ -329,23 +332,29 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
         expect(recs.find((r) => r.event === "agent.config")).toMatchObject({
           config: { partition: "lab-a", metalBootUrl: `${STANDINS_URL}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
         });
-        if (NETWORK_BUILT) {
-          expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
-          // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
-          const calls = lab.standinRequests();
-          expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
-          expect(calls.filter((c) => c.source !== addr)).toEqual([]);
-          // Then the apiserver, then the image cache, with what metal-boot handed out.
-          expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
-          // The one refusal by design: EventService/Send is INFRA_ROLE only upstream, so the first event gets 403 and events stop.
-          expect(calls.filter((c) => c.status >= 400 && !(c.status === 403 && c.path.endsWith("/EventService/Send")))).toEqual([]);
-          expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
-          if (PROVISION_BUILT) {
-            // Register (with the partition) and Wait, then the stand-in's allocation (labAllocation: lab-<last 4 of uuid>).
-            expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
-            expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
-          }
-        }
+        expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
+        // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
+        const calls = lab.standinRequests();
+        expect(calls[0]).toMatchObject({ server: "boot", path: `/config/${AGENT_UUID}`, source: addr, status: 200 });
+        expect(calls.filter((c) => c.source !== addr)).toEqual([]);
+        // Then the apiserver, then the image cache, with what metal-boot handed out.
+        expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
+        // The refusals by design: EventService/Send is INFRA_ROLE only upstream, so the first event gets 403 and events
+        // stop; the image ships .md5 and .sha256 sidecars, so the probe for a .sha512 one gets 404.
+        const byDesign = (c: { status: number; path: string }) => (c.status === 403 && c.path === "/metalstack.infra.v2.EventService/Send") || (c.status === 404 && c.path === "/debian/12/img.tar.lz4.sha512");
+        expect(calls.filter((c) => c.status >= 400 && !byDesign(c))).toEqual([]);
+        expect(calls.filter((c) => c.status === 403)).toHaveLength(1);
+        expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
+        // Register (with the partition) and Wait, then the stand-in's allocation (labAllocation: lab-<last 4 of uuid>).
+        expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
+        expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
+        // The rest of the flow on the disk, in order, then the installed OS's own first line and its power-off.
+        expect(recs.filter((r) => r.event === "agent.stage").map((r) => r.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+        expect(recs.filter((r) => r.event === "agent.fatal")).toEqual([]);
+        expect(calls.filter((c) => c.path === "/metalstack.infra.v2.BootService/InstallationSucceeded").map((c) => c.status)).toEqual([200]);
+        const consoleText = m.qemu.text();
+        expect(consoleText.split("\n").some((l) => l.startsWith("testos: up: ") && l.includes(`TESTOS_MARKER=installed-${AGENT_UUID}`))).toBe(true);
+        expect(consoleText).toContain("reboot: Power down");
         expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
       } finally {
         await lab.tearDown();

@@ -3,9 +3,9 @@
  * agent as PID 1 registers, wipes the VM's virtio disk, waits, gets the lab operator's
  * allocation (a one-partition ext4 layout and the test OS image), builds the layout,
  * streams the image from the image cache stand-in, runs its /install.sh,
- * reports BootService/InstallationSucceeded and kexecs into the installed kernel,
- * whose command line carries the installer's marker (it has no initrd and no root
- * driver, so it panics right after: panic=-1 reboots, QEMU -no-reboot exits). The
+ * reports BootService/InstallationSucceeded and kexecs into the installed kernel and
+ * initrd, whose command line carries the installer's marker; the test OS's init says
+ * `testos: up` with that command line and powers off (QEMU exits). The
  * disk image is then read on the host with debugfs (read-only, at the partition's
  * offset: no loop device). Needs root, QEMU, the lab kernel and initramfs
  * (`make lab-kernel initramfs`), debugfs and partx.
@@ -73,6 +73,9 @@ describe.skipIf(missing.length > 0)(`QEMU lab: allocate -> wipe -> layout -> ima
     expect(ev(r, "install.kexec")).toHaveLength(1);
     // The second kernel's own boot line: boot-info.yaml's cmdline with the installer's marker.
     expect(r.lines.some((l) => /Command line: .*TESTOS_MARKER=installed-/.test(l.text) && l.text.includes(LAB_UUID))).toBe(true);
+    // The installed OS's own first process (its initrd from boot-info.yaml, kexec'd with the kernel), then its power-off.
+    expect(r.lines.some((l) => l.text.startsWith("testos: up: ") && l.text.includes(`TESTOS_MARKER=installed-${LAB_UUID}`))).toBe(true);
+    expect(r.outcome).toBe("poweroff");
   });
 
   test("after the run the disk image holds the installed OS (read on the host with debugfs, read-only, at the partition's offset)", () => {
