@@ -31,7 +31,7 @@ import { redactUrl } from "../log/redact.ts";
 import { cleanTarget } from "./clean.ts";
 import { checkTools, tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
 import { ProgressMeter, formatProgress } from "./progress.ts";
-import { fetchSidecars } from "./sidecar.ts";
+import { fetchSidecars } from "../image/sidecar.ts";
 
 export interface ImageInstallOptions {
   readonly http: HttpClient;
