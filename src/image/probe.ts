@@ -1,7 +1,8 @@
 /**
  * Probes the image cache: HEAD on the image (size, latency) and its checksum sidecar
- * (the strongest of .sha512, .sha256, .md5, as the install picks it: sidecar.ts). `verifyImage` downloads the image
- * and checks size and digest while streaming (nothing is kept).
+ * (the strongest of .sha512, .sha256, .md5, as the install picks it: sidecar.ts).
+ * `verifyImage` downloads the image and checks size and digest while streaming
+ * (nothing is kept).
  */
 import { createHash } from "node:crypto";
 import { AgentError } from "../errors.ts";

@@ -1,6 +1,6 @@
 /**
  * Streams the OS image onto the mounted target root: one download, hashed inline
- * (the strongest sidecar, sidecar.ts), decompressed and unpacked inline (extract.ts).
+ * (the strongest sidecar, src/image/sidecar.ts), decompressed and unpacked inline (extract.ts).
  * Nothing is stored in RAM or /tmp: memory is flat whatever the image size
  * (metal-hammer downloads to /tmp first: ../shared/reference/metal-hammer/cmd/image/image.go).
  *
