@@ -38,6 +38,7 @@ grep -q '"root_uuid"' $d/machine-details.yaml || { echo "machine-details.yaml ha
 grep -q '"password"' $d/machine-details.yaml || { echo "machine-details.yaml has no password"; exit 3; }
 # A careless installer echoes the secret: the agent's log must not show it.
 echo "installer: read $(grep '"password"' $d/machine-details.yaml)"
+grep -q '"auth_key": "[^"]' $d/install.yaml && echo "installer: vpn $(grep '"auth_key"' $d/install.yaml)"
 [ -c /dev/null ] || { echo "/dev is not mounted"; exit 3; }
 [ -r /proc/self/stat ] || { echo "/proc is not mounted"; exit 3; }
 [ -d /sys/kernel ] || { echo "/sys is not mounted"; exit 3; }

@@ -4,6 +4,7 @@
  */
 import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
+import { exitCodeFor } from "../exit-codes.ts";
 import { humanBytes } from "../disk/facts.ts";
 import { parseLayoutJson } from "../disk/layout-input.ts";
 import { planLayout, stepLine } from "../disk/layout-plan.ts";
@@ -62,7 +63,7 @@ export function registerDisk(program: Command, ctx: Context): void {
       d.serial || "-",
     ]));
   });
-  common(disk.command("wipe").description("wipe every disk (or --disks) with the fastest method that really erases, verified; exit 50 naming a disk that failed"))
+  common(disk.command("wipe").description(`wipe every disk (or --disks) with the fastest method that really erases, verified; exit ${exitCodeFor("wipe_failed")} (wipe_failed) naming each disk that failed and the method`))
     .option("--mode <mode>", "fast or overwrite (METAL_WIPE)", "fast")
     .option("--disks <names>", "only these disks (comma-separated kernel names)")
     .option("--yes", "really erase")

@@ -27,8 +27,11 @@ export interface DiskIo {
 
 /** Real tools first: the initramfs also has busybox applets of the same names (blkid, mkswap, mkfs.vfat). */
 export const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+/** How long run() waits for a tool it killed at its bound. */
+export const KILL_GRACE_MS = 5_000;
 
-export function systemDiskIo(): DiskIo {
+export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): DiskIo {
+  const killGraceMs = opts.killGraceMs ?? KILL_GRACE_MS;
   return {
     async run(argv, opts) {
       const exe = Bun.which(argv[0] as string, { PATH: TOOL_PATH }) ?? (argv[0] as string);
@@ -41,12 +44,29 @@ export function systemDiskIo(): DiskIo {
         return { code: 127, stdout: "", stderr: `cannot run ${argv[0]}: ${(e as Error).message}`, timedOut: false };
       }
       let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        p.kill("SIGKILL");
-      }, opts.timeoutMs);
-      const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      // Waiting ends at most killGraceMs after the kill or after the tool exited: a tool stuck
+      // in the kernel on a dead disk (uninterruptible sleep) ignores SIGKILL, and a helper it
+      // left behind may hold its output pipes open.
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let why = "";
+      const abandoned = new Promise<undefined>((resolve) => {
+        const later = (reason: string) => {
+          why ||= reason;
+          grace ??= setTimeout(() => resolve(undefined), killGraceMs);
+        };
+        void p.exited.then(() => later("exited, but its output pipes stayed open (a process it started holds them)"));
+        timer = setTimeout(() => {
+          timedOut = true;
+          p.kill("SIGKILL");
+          later("did not exit after SIGKILL (stuck in the kernel)");
+        }, opts.timeoutMs);
+      });
+      const r = await Promise.race([Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]), abandoned]);
       clearTimeout(timer);
+      clearTimeout(grace);
+      if (!r) return { code: p.exitCode ?? -1, stdout: "", stderr: `${argv[0]} ${why}: abandoned after ${killGraceMs} ms`, timedOut };
+      const [stdout, stderr, code] = r;
       return { code, stdout, stderr, timedOut };
     },
     async read(path, offset, length) {

@@ -20,8 +20,10 @@ export interface WipeOptions {
   readonly log: Logger;
   /** The kernel's current partitions of a disk (sysfs); used to verify. */
   readonly partitions: (disk: string) => Promise<readonly string[]>;
-  /** Seconds between progress lines of a long overwrite. */
+  /** Milliseconds between progress lines of a long overwrite. */
   readonly progressEveryMs?: number;
+  /** Milliseconds between "still running" lines while one tool call erases (NVMe format, discard, zeroout; default 30 s). */
+  readonly heartbeatMs?: number;
   /** Assumed slowest write rate for the overwrite bound (bytes/s; default 20 MiB/s). */
   readonly minRateBytesPerSec?: number;
   /** Bound for each quick tool call (wipefs, blkid, id-ctrl, ...). */
@@ -152,20 +154,39 @@ async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
   await o.io.writeZeroes(d.path, d.sizeBytes - span, span, span);
 }
 
+/**
+ * One tool call that erases the whole device (it reports no progress of its own): a
+ * `disk.wipe.progress` line every `heartbeatMs` says what is being waited for, for how
+ * long, and the bound.
+ */
+async function eraseCall(o: WipeOptions, d: DiskFacts, m: WipeMethod, argv: string[], timeoutMs: number): Promise<void> {
+  const start = performance.now();
+  const method = methodName(m);
+  const timer = setInterval(() => {
+    const elapsedMs = Math.round(performance.now() - start);
+    logEvent(o.log, "disk.wipe.progress", { disk: d.name, method, elapsedMs, timeoutMs }, `${d.path}: ${method} still running after ${Math.round(elapsedMs / 1000)} s (${argv[0]}; bound ${Math.round(timeoutMs / 1000)} s)`);
+  }, o.heartbeatMs ?? 30_000);
+  try {
+    await tool(o, argv, timeoutMs);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** Runs one wipe method on one disk, without verification (wipeDisks verifies; bench/wipe.ts times it). */
 export async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, timeoutMs: number): Promise<void> {
   switch (m.kind) {
     case "nvme-format":
-      await tool(o, ["nvme", "format", d.path, `--ses=${m.ses}`, "--force", `--timeout=${timeoutMs}`], timeoutMs + 30_000);
+      await eraseCall(o, d, m, ["nvme", "format", d.path, `--ses=${m.ses}`, "--force", `--timeout=${timeoutMs}`], timeoutMs + 30_000);
       return;
     case "nvme-sanitize":
       await sanitize(o, d, m.action, timeoutMs);
       return;
     case "discard":
-      await tool(o, ["blkdiscard", "--force", ...(m.secure ? ["--secure"] : []), d.path], timeoutMs);
+      await eraseCall(o, d, m, ["blkdiscard", "--force", ...(m.secure ? ["--secure"] : []), d.path], timeoutMs);
       return;
     case "zeroout":
-      await tool(o, ["blkdiscard", "--force", "--zeroout", d.path], timeoutMs);
+      await eraseCall(o, d, m, ["blkdiscard", "--force", "--zeroout", d.path], timeoutMs);
       return;
     case "overwrite":
       await overwrite(o, d, timeoutMs);

@@ -1,13 +1,15 @@
 /**
  * Probes the image cache: HEAD on the image (size, latency) and its checksum sidecar
- * (.sha256 preferred, .md5 as metal-images ship it). `verifyImage` downloads the image
- * and checks size and digest while streaming (nothing is kept).
+ * (the strongest of .sha512, .sha256, .md5, as the install picks it: sidecar.ts).
+ * `verifyImage` downloads the image and checks size and digest while streaming
+ * (nothing is kept).
  */
 import { createHash } from "node:crypto";
 import { AgentError } from "../errors.ts";
 import type { HttpClient } from "../http/client.ts";
 import { redactUrl } from "../log/redact.ts";
-import { parseChecksumFile, type Checksum, type ChecksumAlgo } from "./checksum.ts";
+import type { Checksum } from "./checksum.ts";
+import { fetchSidecars } from "./sidecar.ts";
 
 export interface ImageProbe {
   readonly url: string;
@@ -18,29 +20,12 @@ export interface ImageProbe {
   readonly address: string | undefined;
 }
 
-async function fetchChecksum(http: HttpClient, url: URL): Promise<{ checksum: Checksum; url: URL }> {
-  const misses: string[] = [];
-  for (const algo of ["sha256", "md5"] as const satisfies readonly ChecksumAlgo[]) {
-    const u = new URL(`${url.href}.${algo}`);
-    const res = await http.request({ method: "GET", url: u, what: `image checksum (.${algo})`, maxBytes: 64 << 10 });
-    if (res.status === 404) {
-      misses.push(`${redactUrl(u)}: 404`);
-      continue;
-    }
-    if (res.status !== 200) throw new AgentError("image_cache", `image cache: GET ${redactUrl(u)} answered ${res.status} after ${res.attempts} attempt(s)`, { url: redactUrl(u), status: res.status });
-    const parsed = parseChecksumFile(new TextDecoder().decode(res.body), algo);
-    if ("error" in parsed) throw new AgentError("image_cache", `image cache: ${redactUrl(u)}: ${parsed.error}`, { url: redactUrl(u) });
-    return { checksum: parsed, url: u };
-  }
-  throw new AgentError("image_cache", `image cache: no checksum sidecar for ${redactUrl(url)} (${misses.join(", ")})`, { url: redactUrl(url) });
-}
-
 export async function probeImage(http: HttpClient, url: URL): Promise<ImageProbe> {
   const head = await http.request({ method: "HEAD", url, what: "image cache (HEAD image)" });
   if (head.status !== 200) throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(url)} answered ${head.status} after ${head.attempts} attempt(s)`, { url: redactUrl(url), status: head.status });
   const len = head.headers["content-length"];
   const size = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
-  const { checksum, url: checksumUrl } = await fetchChecksum(http, url);
+  const { use: checksum, url: checksumUrl } = await fetchSidecars(http, url, "image_cache");
   return { url: redactUrl(url), size, checksum, checksumUrl: redactUrl(checksumUrl), latencyMs: head.latencyMs, address: head.address };
 }
 

@@ -7,7 +7,8 @@
  * struct): one `key: value` per line, values plain, single- or double-quoted. Every
  * missing required field is named. `kernel` and `cmdline` are required (kexec needs
  * them); `initrd` may be empty (metal-hammer's pkg/kernel RunKexec allows it) and so
- * may `bootloader_id` (only used for the EFI boot order).
+ * may `bootloader_id` (only used for the EFI boot order). kernel and initrd are absolute
+ * paths without ".." (they are opened below the target root, and must stay there).
  */
 export interface BootInfo {
   readonly kernel: string;
@@ -69,7 +70,7 @@ export function parseBootInfo(text: string): BootInfo {
   const kernel = seen.get("kernel") ?? "";
   const initrd = seen.get("initrd") ?? "";
   for (const [k, v] of [["kernel", kernel], ["initrd", initrd]] as const) {
-    if (v !== "" && !v.startsWith("/")) throw new BootInfoError(`${k}: expected an absolute path inside the installed OS, got ${JSON.stringify(v)}`);
+    if (v !== "" && (!v.startsWith("/") || v.split("/").includes(".."))) throw new BootInfoError(`${k}: expected an absolute path inside the installed OS (no ".."), got ${JSON.stringify(v)}`);
   }
   return { kernel, initrd, cmdline: seen.get("cmdline") ?? "", bootloaderId: seen.get("bootloader_id") ?? "" };
 }

@@ -2,7 +2,8 @@
  * Empties the target root before an image is fetched again from scratch (a checksum
  * mismatch, or a server that cannot resume): everything below the root goes, except
  * mount points inside it (/boot/efi, /var, ... of the filesystem layout) and the
- * directories leading to them, which are emptied but kept. lost+found stays (mkfs made it).
+ * directories leading to them, which are emptied but kept. lost+found stays at the top of
+ * each filesystem (mkfs made it: the target's and each mount point's), nowhere else.
  */
 import { readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -35,11 +36,12 @@ export function keepSet(root: string, mounts: readonly string[]): Set<string> {
   return keep;
 }
 
-async function empty(dir: string, keep: Set<string>, top: boolean): Promise<void> {
+/** Empties `dir`; `fsRoot`: it is the top of a filesystem (the target or a mount point), whose lost+found mkfs made. */
+async function empty(dir: string, keep: Set<string>, mounts: Set<string>, fsRoot: boolean): Promise<void> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (top && e.name === "lost+found") continue;
-    if (keep.has(p)) await empty(p, keep, false);
+    if (fsRoot && e.name === "lost+found") continue;
+    if (keep.has(p)) await empty(p, keep, mounts, mounts.has(p));
     else await rm(p, { recursive: true, force: true });
   }
 }
@@ -47,5 +49,6 @@ async function empty(dir: string, keep: Set<string>, top: boolean): Promise<void
 export async function cleanTarget(root: string, readMountinfo: () => Promise<string> = () => readFile("/proc/self/mountinfo", "utf8")): Promise<void> {
   const base = root.replace(/\/+$/, "");
   if (base === "" || !base.startsWith("/")) throw new Error(`refusing to clean ${JSON.stringify(root)}: expected an absolute path below /`);
-  await empty(base, keepSet(base, mountsBelow(await readMountinfo(), base)), true);
+  const mounts = mountsBelow(await readMountinfo(), base);
+  await empty(base, keepSet(base, mounts), new Set(mounts), true);
 }

@@ -143,6 +143,18 @@ export function legacyInstallConfig(input: ContractInput): JsonObject {
   };
 }
 
+/**
+ * Secret values of the allocation that the contract files carry: the VPN auth key
+ * (machine.proto MachineVPN.auth_key, into install.yaml and machine-allocation.yaml).
+ * The caller registers them in the SecretSet before the installer runs, so an installer
+ * that echoes them (or an error quoting its output) shows them redacted. Pure.
+ */
+export function allocationSecrets(allocation: JsonObject): string[] {
+  const vpn = obj(allocation.vpn);
+  const key = vpn ? str(vpn.authKey ?? vpn.auth_key) : "";
+  return key !== "" ? [key] : [];
+}
+
 const doc = (v: JsonValue): string => JSON.stringify(v, null, 2) + "\n";
 
 /**

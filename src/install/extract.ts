@@ -28,7 +28,7 @@ export interface Extractor {
   write(chunk: Uint8Array): Promise<void>;
   /** Ends the stream and waits for tar; resolves with undefined on success, else the failure. */
   end(): Promise<ExtractFailure | undefined>;
-  /** Kills tar (and its lz4) and waits for it to exit. */
+  /** Kills tar (and its lz4) and waits for it to exit (at most a few seconds). */
   abort(): Promise<void>;
   /** Set once tar has exited with an error (before end() was called too). */
   failure(): ExtractFailure | undefined;
@@ -51,6 +51,8 @@ export function tarArgs(root: string, extra: readonly string[] = []): string[] {
 
 const ENOSPC = /No space left on device/i;
 const KEEP_LINES = 20;
+/** How long abort() waits for a killed tar to exit. */
+const ABORT_WAIT_MS = 5_000;
 
 export function tarExtractor(opts: TarOptions = {}): ExtractorFactory {
   return (root) => startTar(root, opts);
@@ -123,7 +125,10 @@ function startTar(root: string, opts: TarOptions): Extractor {
       ended = true;
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       stdin.destroy();
-      await exited;
+      // A tar stuck in the kernel (a hung disk: uninterruptible sleep) may never exit: bounded.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([exited, new Promise<void>((r) => (timer = setTimeout(r, ABORT_WAIT_MS)))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Streams the OS image onto the mounted target root: one download, hashed inline
- * (the strongest sidecar, sidecar.ts), decompressed and unpacked inline (extract.ts).
+ * (the strongest sidecar, src/image/sidecar.ts), decompressed and unpacked inline (extract.ts).
  * Nothing is stored in RAM or /tmp: memory is flat whatever the image size
  * (metal-hammer downloads to /tmp first: ../shared/reference/metal-hammer/cmd/image/image.go).
  *
@@ -13,6 +13,10 @@
  * - the checksum does not match: the target is cleaned and the image fetched once more
  *   from scratch; a second mismatch is fatal (image_checksum).
  * - tar reports ENOSPC: fatal at once (disk_full), never retried.
+ * - tar takes no data for `unpackStallMs` (its pipe stays full: the target disk hangs),
+ *   or does not exit that long after the last byte: fatal (image_unpack), tar killed.
+ *   A slow disk is not a network stall (the stall detector pauses while tar's pipe is
+ *   full); a disk that takes nothing for minutes is broken.
  * - tar fails otherwise: the download continues to its end so the checksum decides
  *   (corrupt download -> retry; right checksum -> the image itself is bad: image_unpack).
  */
@@ -27,7 +31,7 @@ import { redactUrl } from "../log/redact.ts";
 import { cleanTarget } from "./clean.ts";
 import { checkTools, tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
 import { ProgressMeter, formatProgress } from "./progress.ts";
-import { fetchSidecars } from "./sidecar.ts";
+import { fetchSidecars } from "../image/sidecar.ts";
 
 export interface ImageInstallOptions {
   readonly http: HttpClient;
@@ -40,6 +44,8 @@ export interface ImageInstallOptions {
   readonly stallMs?: number;
   /** Bound for body breaks within one pass (default DEFAULT_IMAGE_RETRY). */
   readonly retry?: RetryPolicy;
+  /** tar taking no data (or not exiting after the last byte) for this long is fatal (default 10 min). */
+  readonly unpackStallMs?: number;
   /** Progress line interval (default 5 s). */
   readonly progressMs?: number;
   /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
@@ -63,6 +69,7 @@ export interface ImageInstallResult {
 
 export const DEFAULT_IMAGE_RETRY: RetryPolicy = { attempts: 8, baseMs: 500, capMs: 15_000, totalMs: 600_000 };
 export const DEFAULT_STALL_MS = 60_000;
+export const DEFAULT_UNPACK_STALL_MS = 10 * 60_000;
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -144,10 +151,26 @@ function diskFullError(url: URL, root: string, f: ExtractFailure | undefined): A
   return new AgentError("disk_full", `image ${redactUrl(url)}: the target ${root} is full (ENOSPC from tar); not retried. tar said: ${lines.slice(-5).join(" | ")}`, { url: redactUrl(url), root, tar: lines.slice(-5) });
 }
 
+/** `p`, or `onTimeout()` thrown when it has not settled within `ms` (p's late rejection is swallowed). */
+async function within<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  p.catch(() => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unpackHung(url: URL, root: string, what: string, ms: number, bytes: number): AgentError {
+  return new AgentError("image_unpack", `image ${redactUrl(url)}: tar/lz4 ${what} for ${Math.round(ms / 1000)} s (after ${bytes} bytes of the image): the target ${root} does not take data; tar killed, not retried`, { url: redactUrl(url), root, bytes, boundMs: ms });
+}
+
 async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>): Promise<Pass> {
   const env = o.env ?? realRetryEnv;
   const policy = o.retry ?? DEFAULT_IMAGE_RETRY;
   const stallMs = o.stallMs ?? DEFAULT_STALL_MS;
+  const unpackMs = o.unpackStallMs ?? DEFAULT_UNPACK_STALL_MS;
   const what = "image download";
   let hash: Hash = createHash(checksum.algo);
   let ext: Extractor = extractor(o.root);
@@ -210,8 +233,9 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           if (unpack === undefined) {
             stall.hold();
             try {
-              await ext.write(chunk);
-            } catch {
+              await within(ext.write(chunk), unpackMs, () => unpackHung(o.url, o.root, "took no data", unpackMs, offset));
+            } catch (e) {
+              if (e instanceof AgentError) throw e;
               unpack = (await ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
             }
             stall.touch();
@@ -243,7 +267,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
     }
     const line = meter.update(offset, total, performance.now(), true);
     if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
-    if (unpack === undefined) unpack = await ext.end();
+    if (unpack === undefined) unpack = await within(ext.end(), unpackMs, () => unpackHung(o.url, o.root, "did not finish", unpackMs, offset));
     if (unpack?.diskFull) throw diskFullError(o.url, o.root, unpack);
     return { bytes: offset, digest: hash.digest("hex"), unpack, resumes, restarts };
   } catch (e) {

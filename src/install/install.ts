@@ -15,7 +15,7 @@ import type { Logger } from "../log/logger.ts";
 import type { SecretSet } from "../log/redact.ts";
 import type { MountSys } from "../sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
-import { contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
+import { allocationSecrets, contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
 import { generateConsolePassword } from "./password.ts";
@@ -62,6 +62,7 @@ export interface InstallOutput {
 export async function installOs(i: InstallInput): Promise<InstallOutput> {
   const image = await installImage({ http: i.http, url: i.imageUrl, root: i.root, log: i.log, ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) });
   const consolePassword = generateConsolePassword(i.secrets);
+  for (const secret of allocationSecrets(i.allocation)) i.secrets.add(secret);
   const files = contractFiles({
     machineId: i.machineId,
     nics: i.nics,

@@ -8,12 +8,12 @@
  * takes over) and the log says so. metal-hammer's pkg/kernel RunKexec does the same
  * load + reboot, through u-root.
  */
-import { join } from "node:path";
 import { AgentError } from "../errors.ts";
 import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, kexecArgs, type KexecSys } from "../sys/kexec.ts";
 import type { BootInfo } from "./boot-info.ts";
+import { resolveInRoot } from "./root-path.ts";
 
 /** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */
 export const KEXEC_REFUSED: ReadonlySet<number> = new Set([1 /* EPERM */, 38 /* ENOSYS */, 129 /* EKEYREJECTED */, 13 /* EACCES */, 61 /* ENODATA: no signature */, 95 /* EOPNOTSUPP */]);
@@ -29,15 +29,15 @@ export interface BootInput {
   readonly unmountTarget: () => Promise<void>;
 }
 
-/** Loads the kernel; undefined on success, else why (errno name). Closes its fds. */
+/** Loads the kernel (paths resolved inside the root: root-path.ts); undefined on success, else why (errno name). Closes its fds. */
 export function loadKernel(root: string, info: BootInfo, sys: KexecSys): { errno: number; what: string } | undefined {
-  const kernelPath = join(root, info.kernel);
+  const kernelPath = resolveInRoot(root, info.kernel);
   const kfd = sys.openRead(kernelPath);
   if (kfd < 0) return { errno: -kfd, what: `open ${kernelPath}` };
   let ifd: number | undefined;
   try {
     if (info.initrd !== "") {
-      const initrdPath = join(root, info.initrd);
+      const initrdPath = resolveInRoot(root, info.initrd);
       const fd = sys.openRead(initrdPath);
       if (fd < 0) return { errno: -fd, what: `open ${initrdPath}` };
       ifd = fd;

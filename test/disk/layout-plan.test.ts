@@ -118,6 +118,33 @@ describe("layout planner: metal-stack's default shapes", () => {
     expect(lines(p)).toContain("mdadm --create /dev/md/data --force --run --homehost any --level 1 --raid-devices 2 --assume-clean --spare-devices 1 --bitmap=internal /dev/sda1 /dev/sdb /dev/nvme0n1");
   });
 
+  test("RAID 0 over two RAID-typed partitions (--assume-clean, no metadata override) and an LVM-typed PV partition: exact commands", () => {
+    const p = planLayout({
+      disks: [
+        { device: "/dev/sda", partitions: [{ number: 1, label: "root", size: "10000", gptType: "GPT_TYPE_LINUX" }, { number: 2, label: "data", size: "20000", gptType: "GPT_TYPE_LINUX_RAID" }, { number: 3, label: "pv", gptType: "GPT_TYPE_LINUX_LVM" }] },
+        { device: "/dev/sdb", partitions: [{ number: 1, label: "data", size: "20000", gptType: "GPT_TYPE_LINUX_RAID" }] },
+      ],
+      raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda2", "/dev/sdb1"], level: "RAID_LEVEL_0" }],
+      volumeGroups: [{ name: "vg0", devices: ["/dev/sda3"] }],
+      logicalVolumes: [{ name: "scratch", volumeGroup: "vg0", lvmType: "LVM_TYPE_LINEAR" }],
+      filesystems: [
+        { device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", label: "root" },
+        { device: "/dev/md0", format: "FORMAT_EXT4", path: "/data", label: "data" },
+        { device: "/dev/vg0/scratch", format: "FORMAT_EXT4", path: "/scratch" },
+      ],
+    }, [sda, sdb], ROOT);
+    expect(lines(p).filter((l) => /^(sgdisk|mdadm|lvm|mkfs)/.test(l))).toEqual([
+      "sgdisk --clear --new=1:0:+10000M --change-name=1:root --typecode=1:8300 --new=2:0:+20000M --change-name=2:data --typecode=2:fd00 --new=3:0:0 --change-name=3:pv --typecode=3:8e00 /dev/sda",
+      "sgdisk --clear --new=1:0:+20000M --change-name=1:data --typecode=1:fd00 /dev/sdb",
+      "mdadm --create /dev/md0 --force --run --homehost any --level 0 --raid-devices 2 --assume-clean /dev/sda2 /dev/sdb1",
+      "lvm vgcreate --verbose --yes vg0 /dev/sda3",
+      "lvm lvcreate --verbose --yes --name scratch --wipesignatures y --extents 100%FREE vg0",
+      "mkfs.ext4 -F -L root /dev/sda1",
+      "mkfs.ext4 -F -L data /dev/md0",
+      "mkfs.ext4 -F /dev/vg0/scratch",
+    ]);
+  });
+
   test("an NVMe partition is named with p", () => {
     const p = planLayout({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: "FORMAT_EXT4", path: "/" }] }, [nvme(0)], ROOT);
     expect(lines(p)).toContain("mkfs.ext4 -F /dev/nvme0n1p1");

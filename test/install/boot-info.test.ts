@@ -18,6 +18,8 @@ describe("boot-info.yaml", () => {
 
   test("a relative kernel path, a duplicate key, a block scalar and a non key-value line are errors", () => {
     expect(() => parseBootInfo("kernel: vmlinuz\ncmdline: x\n")).toThrow("kernel: expected an absolute path");
+    expect(() => parseBootInfo("kernel: /boot/../../../bzImage\ncmdline: x\n")).toThrow('kernel: expected an absolute path inside the installed OS (no "..")');
+    expect(() => parseBootInfo("kernel: /boot/vmlinuz\ninitrd: /../initrd.img\ncmdline: x\n")).toThrow("initrd: expected");
     expect(() => parseBootInfo("kernel: /a\nkernel: /b\ncmdline: x\n")).toThrow("line 2: kernel given twice");
     expect(() => parseBootInfo("kernel: /a\ncmdline: |\n  x\n")).toThrow("unsupported YAML value");
     expect(() => parseBootInfo("kernel /a\n")).toThrow('line 1: expected "key: value"');

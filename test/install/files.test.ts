@@ -54,16 +54,19 @@ describe("contract writing", () => {
 });
 
 describe("cleaning the target", () => {
-  test("removes everything but lost+found and the mount points (emptied) with their parents", async () => {
+  test("removes everything but the filesystems' lost+found and the mount points (emptied) with their parents", async () => {
     const root = dir();
-    for (const d of ["lost+found", "boot/efi/EFI", "usr/bin"]) mkdirSync(join(root, d), { recursive: true });
+    for (const d of ["lost+found", "boot/efi/EFI", "usr/bin", "var/lib/lost+found", "var/lost+found"]) mkdirSync(join(root, d), { recursive: true });
     writeFileSync(join(root, "boot/efi/EFI/grubx64.efi"), "x");
     writeFileSync(join(root, "boot/vmlinuz"), "x");
     writeFileSync(join(root, "usr/bin/sh"), "x");
     symlinkSync("/etc/passwd", join(root, "link"));
-    const mountinfo = `40 1 8:2 / ${root} rw - ext4 /dev/sdb2 rw\n41 40 8:1 / ${root}/boot/efi rw - vfat /dev/sdb1 rw\n`;
+    const mountinfo = `40 1 8:2 / ${root} rw - ext4 /dev/sdb2 rw\n41 40 8:1 / ${root}/boot/efi rw - vfat /dev/sdb1 rw\n42 40 8:3 / ${root}/var/lib rw - ext4 /dev/sdb3 rw\n`;
     await cleanTarget(root, async () => mountinfo);
     expect(existsSync(join(root, "lost+found"))).toBe(true);
+    // each filesystem keeps the lost+found mkfs made; one that is only a directory goes
+    expect(existsSync(join(root, "var/lib/lost+found"))).toBe(true);
+    expect(existsSync(join(root, "var/lost+found"))).toBe(false);
     expect(existsSync(join(root, "boot/efi"))).toBe(true);
     expect(existsSync(join(root, "boot/efi/EFI"))).toBe(false);
     expect(existsSync(join(root, "boot/vmlinuz"))).toBe(false);

@@ -3,7 +3,6 @@ import { AgentError } from "../../src/errors.ts";
 import { keepSet, mountsBelow } from "../../src/install/clean.ts";
 import { isBreak, parseContentRange } from "../../src/install/image.ts";
 import { ProgressMeter, formatProgress } from "../../src/install/progress.ts";
-import { strongest } from "../../src/install/sidecar.ts";
 
 describe("image install parts", () => {
   test("Content-Range", () => {
@@ -19,16 +18,6 @@ describe("image install parts", () => {
     expect(isBreak(new Error("other side closed"))).toBe(true);
     expect(isBreak(new AgentError("tls", "bad cert"))).toBe(false);
     expect(isBreak(new AgentError("image_download", "answered 404"))).toBe(false);
-  });
-
-  test("the strongest sidecar wins", () => {
-    const md5 = { algo: "md5" as const, hex: "a".repeat(32) };
-    const sha256 = { algo: "sha256" as const, hex: "b".repeat(64) };
-    const sha512 = { algo: "sha512" as const, hex: "c".repeat(128) };
-    expect(strongest([md5, sha256])).toBe(sha256);
-    expect(strongest([md5, sha512, sha256])).toBe(sha512);
-    expect(strongest([md5])).toBe(md5);
-    expect(strongest([])).toBeUndefined();
   });
 
   test("progress: one line per interval, rate and ETA from the last interval, a forced last line", () => {

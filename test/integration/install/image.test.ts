@@ -167,6 +167,28 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect(server.requests.filter((q) => q.path === path).length).toBe(1);
   });
 
+  test("a disk that takes no data (tar's pipe full past the unpack bound) or a tar that does not exit: image_unpack (52) at the bound, tar aborted, no retry", async () => {
+    for (const hangOn of ["write", "end"] as const) {
+      server.requests.length = 0;
+      let aborted = 0;
+      const hung: ExtractorFactory = () => ({
+        write: () => (hangOn === "write" ? new Promise<void>(() => {}) : Promise.resolve()),
+        end: () => (hangOn === "end" ? new Promise<undefined>(() => {}) : Promise.resolve(undefined)),
+        abort: async () => void aborted++,
+        failure: () => undefined,
+        diskFull: () => false,
+      });
+      const t0 = performance.now();
+      const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 200, unpackStallMs: 600, extractor: hung }).catch((x: unknown) => x);
+      expect((e as AgentError).code).toBe("image_unpack");
+      expect((e as AgentError).exitCode).toBe(52);
+      expect((e as AgentError).message).toContain(hangOn === "write" ? "tar/lz4 took no data for 1 s" : "tar/lz4 did not finish for 1 s");
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(aborted).toBeGreaterThan(0);
+      expect(server.requests.filter((q) => q.path === path).length).toBe(1);
+    }
+  });
+
   test("a body that breaks on every attempt ends with image_download once the retry bound is used up", async () => {
     const root = target();
     server.requests.length = 0;

@@ -2,7 +2,7 @@
  * Runs the installer steps as the agent will, inside the private mount namespace the
  * test gives it (`unshare --mount --propagation private`), so the bind mounts never
  * reach the host's mount table:
- *   bun installer-driver.ts <image URL> <root> <hostname> <timeoutMs>
+ *   bun installer-driver.ts <image URL> <root> <hostname> <timeoutMs> <VPN auth key>
  * installOs: streams the image from the URL, writes the contract with a fresh console
  * password, runs the installer. stdout: the agent's JSON log lines, then one
  * `RESULT {...}` line (with the password, for the test to search the log for it).
@@ -14,7 +14,7 @@ import { installOs } from "../../../src/install/install.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 
-const [imageUrl, root, hostname, timeout] = process.argv.slice(2) as [string, string, string, string];
+const [imageUrl, root, hostname, timeout, vpnAuthKey] = process.argv.slice(2) as [string, string, string, string, string];
 const secrets = new SecretSet();
 const log = createLogger({ level: "info", format: "json", write: (l) => process.stdout.write(l), secrets });
 const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log });
@@ -29,7 +29,7 @@ try {
     root,
     machineId: "00000000-0000-0000-0000-00000000c0de",
     nics: [{ mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }] }],
-    allocation: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE" },
+    allocation: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } },
     console: "ttyS0",
     raidEnabled: false,
     rootUuid: "8f3c0000-1111-2222-3333-444455556666",
