@@ -131,7 +131,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
           expect(mine[0]?.partition).toBe(p.name);
           expect(mine[1]?.bytes).toBe(statSync(p.kernel).size);
           expect(mine[2]?.bytes).toBe(statSync(p.initrd).size);
-          const consoleText = m.qemu.text();
+          const console = m.qemu.text();
           expect(console).toContain(`MHC-MARKER init uptime=`);
           expect(console).toMatch(new RegExp(`MHC-MARKER init uptime=[0-9.]+ partition=${p.name} initrd=${p.initrdVersion}\\n`));
           expect(console).toContain(`MHC-MARKER cmdline=METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
