@@ -22,6 +22,7 @@
 import type { NetworkSummary } from "../net/summary.ts";
 import { parseCpuinfo } from "./cpuinfo.ts";
 import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
+import { NOT_DISKS } from "../disk/sysfs.ts";
 import { pciVendorName } from "./pci-vendors.ts";
 
 export interface Nic {
@@ -56,7 +57,6 @@ export interface Inventory {
   readonly notes: readonly string[];
 }
 
-const NOT_DISKS = /^(loop|ram|zram|sr|fd|nbd|dm-|md)\d*/;
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 const PCI_ADDR = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 const GPU_VENDORS = new Set(["0x10de", "0x1002"]);
