@@ -11,6 +11,8 @@ import { RESOLV_CONF } from "../flow/network.ts";
 import { systemDiskIo } from "../disk/io.ts";
 import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
 import { applyAllocationLayout, wipeMachineDisks } from "../disk/stages.ts";
+import { readDisks } from "../disk/sysfs.ts";
+import { wipeBoundMs } from "../disk/wipe-bound.ts";
 import { parseMounts } from "../fs/mount-table.ts";
 import { READ_CAPS, readBoundedTextSync } from "../fs/read-bounded.ts";
 import type { Services } from "../flow/services.ts";
@@ -110,6 +112,7 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
       guard("wipe the disks");
       await wipeMachineDisks({ log, mode: config.wipe, sysRoot });
     },
+    wipeBoundMs: async () => wipeBoundMs(await readDisks(sysRoot), config.wipe),
     layout: async (layoutJson, log) => {
       guard("partition the disks");
       const io = systemDiskIo();

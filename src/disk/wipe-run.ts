@@ -13,6 +13,7 @@ import type { DiskIo } from "./io.ts";
 import { parseNvmeCaps, parseSanitizeLog, type NvmeCaps } from "./nvme-id.ts";
 import { methodName, planWipe, promisesZeroes, type WipeMethod, type WipeMode, type WipePlan } from "./wipe-plan.ts";
 import { verifyWiped } from "./wipe-verify.ts";
+import { DEFAULT_MIN_RATE, DEFAULT_TOOL_TIMEOUT_MS, methodTimeoutMs } from "./wipe-bound.ts";
 
 export interface WipeOptions {
   readonly mode: WipeMode;
@@ -57,11 +58,9 @@ export interface WipeReport {
   readonly durationMs: number;
 }
 
-const MIN = 60_000;
-
 async function nvmeCapsOf(d: DiskFacts, o: WipeOptions, notes: string[]): Promise<NvmeCaps | undefined> {
   if (!d.nvme || !d.nvmeController) return undefined;
-  const t = o.toolTimeoutMs ?? 30_000;
+  const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const ctrl = await o.io.run(["nvme", "id-ctrl", `/dev/${d.nvmeController}`, "-o", "json"], { timeoutMs: t });
   if (ctrl.code !== 0) {
     notes.push(`nvme id-ctrl /dev/${d.nvmeController} failed (${ctrl.code}): ${ctrl.stderr.trim()}`);
@@ -76,24 +75,6 @@ async function nvmeCapsOf(d: DiskFacts, o: WipeOptions, notes: string[]): Promis
   }
 }
 
-/** Bound for one method on one disk. */
-export function methodTimeoutMs(m: WipeMethod, d: DiskFacts, minRate: number): number {
-  const fullPass = Math.ceil((d.sizeBytes / minRate) * 1000);
-  switch (m.kind) {
-    case "nvme-format":
-      return m.ses === 2 ? 10 * MIN : Math.max(10 * MIN, fullPass);
-    case "nvme-sanitize":
-      return m.action === "crypto" ? 10 * MIN : Math.max(10 * MIN, fullPass);
-    case "discard":
-      return 10 * MIN;
-    case "zeroout":
-    case "overwrite":
-      return Math.max(10 * MIN, fullPass);
-    case "metadata":
-      return 5 * MIN;
-  }
-}
-
 class MethodFailed extends Error {}
 
 async function tool(o: WipeOptions, argv: string[], timeoutMs: number): Promise<string> {
@@ -105,7 +86,7 @@ async function tool(o: WipeOptions, argv: string[], timeoutMs: number): Promise<
 
 async function sanitize(o: WipeOptions, d: DiskFacts, action: "crypto" | "block", timeoutMs: number): Promise<void> {
   const ctrl = `/dev/${d.nvmeController}`;
-  const t = o.toolTimeoutMs ?? 30_000;
+  const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   // SANACT (NVMe Base Spec, Sanitize command): 2 block erase, 4 crypto erase.
   await tool(o, ["nvme", "sanitize", ctrl, `--sanact=${action === "crypto" ? 4 : 2}`], t);
   const end = o.io.now() + timeoutMs;
@@ -137,7 +118,7 @@ async function overwrite(o: WipeOptions, d: DiskFacts, timeoutMs: number): Promi
 }
 
 async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
-  const t = o.toolTimeoutMs ?? 30_000;
+  const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   // Partitions first: an md superblock (metadata 1.0 sits at a partition's end) or an LVM
   // label inside a partition would come back when a new table puts a partition there again.
   for (const dev of [...d.partitions.map((p) => p.path), d.path]) {
@@ -211,7 +192,7 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   notes.push(...plan.notes);
   logEvent(o.log, "disk.wipe.plan", { disk: d.name, size: d.sizeBytes, methods: plan.methods.map(methodName), notes }, `${d.path}: will try ${plan.methods.map(methodName).join(", ")}`);
   const attempts: WipeAttempt[] = [];
-  const minRate = o.minRateBytesPerSec ?? 20 * MIB;
+  const minRate = o.minRateBytesPerSec ?? DEFAULT_MIN_RATE;
   for (const m of plan.methods) {
     const name = methodName(m);
     const timeoutMs = methodTimeoutMs(m, d, minRate);
@@ -221,9 +202,9 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
     try {
       await runMethod(o, d, m, timeoutMs);
       // The kernel must forget the old partitions; NVMe format rescans by itself, the rest needs BLKRRPART.
-      await o.io.run(["blockdev", "--rereadpt", d.path], { timeoutMs: o.toolTimeoutMs ?? 30_000 });
+      await o.io.run(["blockdev", "--rereadpt", d.path], { timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
       const zeroes = promisesZeroes(m, d, caps);
-      const problems = await verifyWiped(o.io, d, { zeroes, partitions: () => o.partitions(d.name), timeoutMs: o.toolTimeoutMs ?? 30_000 });
+      const problems = await verifyWiped(o.io, d, { zeroes, partitions: () => o.partitions(d.name), timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
       if (problems.length > 0) error = `verify: ${problems.join("; ")}`;
       else {
         const durationMs = Math.round(o.io.now() - s);
@@ -250,7 +231,7 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
 async function release(disks: readonly DiskFacts[], o: WipeOptions): Promise<void> {
   const held = disks.filter((d) => d.holders.length > 0);
   if (held.length === 0) return;
-  const t = o.toolTimeoutMs ?? 30_000;
+  const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   logEvent(o.log, "disk.wipe.plan", { release: held.map((d) => ({ disk: d.name, holders: d.holders })) }, `deactivating what holds ${held.map((d) => `${d.name} (${d.holders.join(", ")})`).join(", ")}`);
   for (const argv of [["lvm", "vgchange", "--activate", "n"], ["mdadm", "--stop", "--scan"]]) {
     const r = await o.io.run(argv, { timeoutMs: t });

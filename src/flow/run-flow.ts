@@ -44,7 +44,7 @@ export type StartStage = (typeof START_STAGES)[number];
  * lets the watchdog reset the machine). Wait and install hold it themselves.
  */
 export const STAGE_HOLD_MS = 15 * 60_000;
-/** Wiping and building the layout on many or large disks (mkfs, discard) takes longer. */
+/** Building the layout on many or large disks (mkfs, discard) takes longer; also the wipe's hold when its own bound cannot be computed. */
 export const DISK_HOLD_MS = 2 * 3600_000;
 
 export async function runFlow(config: Config, s: Services, from: StartStage = "network"): Promise<void> {
@@ -82,7 +82,9 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
     let nics: readonly InstallNic[] | undefined;
     if (from !== "wait") nics = (await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, s), s))).nics;
     // A freed machine must never carry the last tenant's data into the wait.
-    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(s.log), DISK_HOLD_MS);
+    // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
+    const wipeHoldMs = await s.disks.wipeBoundMs().catch(() => DISK_HOLD_MS);
+    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(s.log), wipeHoldMs);
     const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
     if (w.kind === "planned_reboot") {
       await plannedReboot(s);

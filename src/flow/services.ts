@@ -29,6 +29,8 @@ export interface TargetRoot {
 /** The disks stages (src/disk): wipe every disk before Waiting; build and mount the layout after the allocation. */
 export interface DiskStages {
   readonly wipe: (log: Logger) => Promise<void>;
+  /** The longest the wipe may take by its own bounds (src/disk/wipe-bound.ts): the watchdog is held that long. */
+  readonly wipeBoundMs: () => Promise<number>;
   /** `layoutJson`: the allocation's FilesystemLayout as protobuf JSON (undefined: the allocation has none). */
   readonly layout: (layoutJson: unknown, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
 }

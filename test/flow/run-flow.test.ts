@@ -60,9 +60,15 @@ const PASSWORD = "console-pw-0f3a9c1e77b2";
 class RecordingOps extends Operations {
   readonly stages: string[] = [];
   readonly asked: string[] = [];
+  /** The watchdog hold asked for by each stage (the stage that was current when hold() was called). */
+  readonly holds: { stage: string | undefined; ms: number }[] = [];
   override stage(name: string, log?: Logger): void {
     this.stages.push(name);
     super.stage(name, log);
+  }
+  override async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
+    this.holds.push({ stage: this.stages.at(-1), ms: boundMs });
+    return await super.hold(p, boundMs);
   }
   override syncClock(servers: readonly NtpServer[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
     const sntp: SntpEnv = {
@@ -80,6 +86,8 @@ class RecordingOps extends Operations {
   }
 }
 
+/** What the fake disks say their wipe may take (an overwrite of a large disk: over the 2 h layout hold). */
+const WIPE_BOUND_MS = 9 * 3600_000;
 const NET: NetworkSummary = { interfaces: [{ name: "eth0", mac: "52:54:00:12:34:56", addresses: ["2001:db8::5054:ff:fe12:3456/64"], defaultRouters: ["fe80::1"], state: "ready" }], dns: { servers: [], search: [] }, timingsMs: {} };
 const neigh = (systemName: string, portId: string): LldpNeighbour => ({ interface: "eth0", chassisId: portId, chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
 
@@ -121,6 +129,7 @@ function services(run: string, over: Partial<Services> = {}) {
     ops,
     disks: {
       wipe: async () => void seen.sys.push("wipe"),
+      wipeBoundMs: async () => WIPE_BOUND_MS,
       layout: async (json) => (seen.layoutJson.push(json), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", finish: async () => void seen.sys.push("fstab"), unmount: async () => void seen.sys.push("unmount") }),
     },
     installOs: async (i) => {
@@ -160,6 +169,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(stages(lines)).toEqual(FULL);
     // Operations.stage at the start of every stage (watchdog pet, status.json's stage).
     expect(ops.stages).toEqual(FULL);
+    // The wipe holds the watchdog for the disks' own bound (an overwrite of a large disk runs for hours), not a fixed 2 h.
+    expect(ops.holds.filter((h) => h.stage === "wipe").map((h) => h.ms)).toEqual([WIPE_BOUND_MS]);
     expect(JSON.parse(readFileSync(join(run, "status.json"), "utf8"))).toMatchObject({ stage: "kexec" });
     // No METAL_NTP_SERVERS: the clock stage skips; metal-boot's ntp_servers then set it (the first answers).
     expect(lines.filter((l) => l.event === "clock.skip")).toHaveLength(1);

@@ -23,6 +23,7 @@ const fake: LldpSession = { neighbours: () => byInterface, waitForSwitches: asyn
 
 const noDisks: DiskStages = {
   wipe: async () => {},
+  wipeBoundMs: async () => 0,
   layout: async () => {
     throw new AgentError("layout_refused", "agent-driver (test): this host's disks are never laid out; refused before anything was written");
   },
