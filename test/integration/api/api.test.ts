@@ -11,11 +11,14 @@ import { runAgent, twoSwitches } from "./agent.ts";
 import { madeBinary } from "../../helpers/made-binary.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
 /** Where the built-in flow stops here: the stand-in's allocation has no filesystemLayout (layout_refused, exit 61). */
 const NO_LAYOUT = `the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`;
 const skip = canRunNetns();
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the api suite", [skip]);
 
 let link: HostLink;
 let st: Standins;

@@ -19,10 +19,13 @@ import { register, registerRequest, type RegisterInit } from "../../../src/provi
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";
 const skip = standinsSkip();
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the strict stand-ins suite", [skip]);
 
 let st: Standins;
 let stop: () => Promise<void>;

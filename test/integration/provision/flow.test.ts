@@ -17,11 +17,14 @@ import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { REPO } from "../api/agent.ts";
 import { SKIP as LLDP_SKIP, SwitchLab, type Switch } from "../lldp/switches.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";
 const ADDR = "2001:db8:1::1";
 const PORT = 18443;
 const skip = !isRoot ? "needs root (network namespaces)" : !hasRadvd ? "needs radvd" : LLDP_SKIP;
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the whole-flow namespace suite", [skip]);
 
 let s: SwitchLab;
 let leaf01: Switch;
