@@ -156,7 +156,10 @@ export function apiserverHandler(o: ApiserverOptions) {
     if (ct !== (streaming ? "application/connect+json" : "application/json")) return connectError("invalid_argument", `unexpected content-type ${ct}`);
     let message;
     try {
-      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped.
+      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped. The
+      // apiserver's handlers are connect-go's, whose JSON codec unmarshals with
+      // protojson.UnmarshalOptions{DiscardUnknown: true} (connectrpc.com/connect codec.go
+      // protoJSONCodec; not in ../shared/reference, see ../shared/FIELD-NOTES.md section 6).
       message = fromJson(method.input, JSON.parse(new TextDecoder().decode(streaming ? raw.slice(5) : raw)) as JsonValue, { ignoreUnknownFields: true });
     } catch (e) {
       return connectError("invalid_argument", `unmarshal into ${method.input.typeName}: ${(e as Error).message}`);
