@@ -16,7 +16,7 @@ import { BootService, BootServiceInstallationSucceededResponseSchema, BootServic
 import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
-import { authorize, installationRefusal, registerRefusal, type Subject } from "./rules.ts";
+import { authorize, installationRefusal, registerRefusal, waitRefusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 export interface ApiCall {
@@ -202,6 +202,12 @@ export function apiserverHandler(o: ApiserverOptions) {
       return Response.json(toJson(BootServiceRegisterResponseSchema, create(BootServiceRegisterResponseSchema, { uuid: r.uuid, size: o.machines.size, partition: r.partition })));
     }
     if (method === BootService.method.wait) {
+      // machine.go:1326-1329 Wait: the machine is looked up first; one that never registered is not_found.
+      const refusal = waitRefusal(requestUuid ?? "", o.machines);
+      if (refusal) {
+        record(refusal.code);
+        return connectError(refusal.code, refusal.message);
+      }
       record();
       return waitAnswer(o, requestUuid ?? "", f);
     }

@@ -31,6 +31,9 @@ export type Subject = { readonly kind: "machine"; readonly uuid: string } | { re
 
 export type Refusal = { readonly code: string; readonly message: string };
 
+/** What the apiserver knows of machines: registered ones and allocated ones (machines.ts MachineBook). */
+export type KnownMachines = { readonly registered: ReadonlyMap<string, unknown>; readonly allocations: ReadonlyMap<string, unknown> };
+
 /** Permission by role and subject, from the method's options. undefined: allowed. */
 export function authorize(method: DescMethod, subject: Subject, requestUuid: string | undefined): Refusal | undefined {
   if (getOption(method, visibility) === Visibility.PUBLIC) return undefined;
@@ -95,12 +98,23 @@ export function registerRefusal(r: BootServiceRegisterRequest, twoSwitches = tru
  * InstallationSucceeded (933-940): an unknown machine is not_found, one without an
  * allocation a plain error (connect-go answers a plain error as code unknown).
  */
-export function installationRefusal(r: BootServiceInstallationSucceededRequest, machines: { readonly registered: ReadonlyMap<string, unknown>; readonly allocations: ReadonlyMap<string, unknown> }): Refusal | undefined {
+export function installationRefusal(r: BootServiceInstallationSucceededRequest, machines: KnownMachines): Refusal | undefined {
   const v: string[] = [];
   if (!isUuid(r.uuid)) v.push("uuid: value must be a valid UUID [string.uuid]");
   if (r.consolePassword.length < 2 || r.consolePassword.length > 128) v.push("console_password: value length must be between 2 and 128 characters [string.min_len]");
   if (v.length > 0) return { code: "invalid_argument", message: `validation error:\n - ${v.join("\n - ")}` };
   if (!machines.registered.has(r.uuid)) return { code: "not_found", message: `machine with id "${r.uuid}" not found` };
   if (!machines.allocations.has(r.uuid)) return { code: "unknown", message: `the machine "${r.uuid}" is not allocated` };
+  return undefined;
+}
+
+/**
+ * Wait's check (metal-apiserver pkg/repository/machine.go:1326-1329): the machine is
+ * read before anything is sent; one the apiserver does not know (never registered, no
+ * allocation) is not_found. protovalidate's string.uuid (boot.proto:111) comes first.
+ */
+export function waitRefusal(uuid: string, machines: KnownMachines): Refusal | undefined {
+  if (!isUuid(uuid)) return { code: "invalid_argument", message: "validation error:\n - uuid: value must be a valid UUID [string.uuid]" };
+  if (!machines.registered.has(uuid) && !machines.allocations.has(uuid)) return { code: "not_found", message: `machine with id "${uuid}" not found` };
   return undefined;
 }

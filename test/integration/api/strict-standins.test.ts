@@ -146,8 +146,19 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     expect((await register(api(machineToken()), limits)).uuid).toBe(UUID);
   });
 
+  test("Wait for a machine that never registered: not_found (machine.go Wait reads the machine first); the agent does not retry it", async () => {
+    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
+    const stream = callStream(api(machineToken()), BootService.method.wait, { uuid: UUID });
+    const e = toAgentError(await stream.next().catch((x) => x));
+    expect([e.code, e.details.connectCode, e.details.retryable]).toEqual(["api_error", "not_found", false]);
+    expect(e.message).toContain(`not_found: machine with id "${UUID}" not found`);
+    expect(st.calls.map((c) => [c.procedure, c.refused])).toEqual([["metalstack.infra.v2.BootService/Wait", "not_found"]]);
+  });
+
   test("Wait: no headers before the first message, the allocation as one message, and the stream does not end", async () => {
     const token = machineToken();
+    await register(api(token), req(TWO));
     const ac = new AbortController();
     let headers = false;
     const res = fetch(new URL("/metalstack.infra.v2.BootService/Wait", st.urls.api), {
