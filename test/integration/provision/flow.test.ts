@@ -83,7 +83,8 @@ const requests = () => readFileSync(join(state, "requests.jsonl"), "utf8").trim(
 /** What the apiserver stand-in holds (its control endpoint, asked from leaf01's netns over its TLS). */
 function machines(): { registered: Record<string, unknown> } {
   const info = JSON.parse(readFileSync(join(state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-  return JSON.parse(nsx(leaf01.link.routerNs, "curl", "-sS", "--max-time", "10", "--cacert", info.apiCa, `${info.urls.api}/_standin/machines`));
+  const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
+  return JSON.parse(nsx(leaf01.link.routerNs, process.execPath, "-e", get, `${info.urls.api}/_standin/machines`, info.apiCa));
 }
 
 describe.skipIf(skip !== undefined)(`the whole flow in namespaces with two lldpd switches${skip ? ` (skipped: ${skip})` : ""}`, () => {
