@@ -15,7 +15,7 @@ export const EXIT_CODES = {
   netlink: { exit: 13, meaning: "rtnetlink or sysctl operation failed" },
   no_carrier: { exit: 14, meaning: "no selected interface has carrier" },
   dns_write: { exit: 15, meaning: "DNS is required (--need-dns, or a metal-boot URL with a host name) but resolv.conf could not be written" },
-  metal_boot: { exit: 20, meaning: "metal-boot did not give a usable config/token (unknown machine, bad answer)" },
+  metal_boot: { exit: 20, meaning: "no config/token from metal-boot (it answered 404 or another 4xx: it serves /config/<uuid> for any machine, so check METAL_BOOT_URL), or no machine UUID (neither product_uuid nor product_serial holds one)" },
   auth: { exit: 21, meaning: "authentication refused (401/403, unauthenticated, permission_denied)" },
   tls: { exit: 22, meaning: "TLS failure (certificate not trusted, wrong name, handshake)" },
   unreachable: { exit: 23, meaning: "a server could not be reached within the retry bound" },

@@ -16,7 +16,7 @@ import { BootService, BootServiceInstallationSucceededResponseSchema, BootServic
 import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
-import { authorize, installationRefusal, registerRefusal, type Subject } from "./rules.ts";
+import { authorize, installationRefusal, registerRefusal, waitRefusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
 export interface ApiCall {
@@ -156,7 +156,10 @@ export function apiserverHandler(o: ApiserverOptions) {
     if (ct !== (streaming ? "application/connect+json" : "application/json")) return connectError("invalid_argument", `unexpected content-type ${ct}`);
     let message;
     try {
-      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped.
+      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped. The
+      // apiserver's handlers are connect-go's, whose JSON codec unmarshals with
+      // protojson.UnmarshalOptions{DiscardUnknown: true} (connectrpc.com/connect codec.go
+      // protoJSONCodec; not in ../shared/reference, see ../shared/FIELD-NOTES.md section 6).
       message = fromJson(method.input, JSON.parse(new TextDecoder().decode(streaming ? raw.slice(5) : raw)) as JsonValue, { ignoreUnknownFields: true });
     } catch (e) {
       return connectError("invalid_argument", `unmarshal into ${method.input.typeName}: ${(e as Error).message}`);
@@ -199,6 +202,12 @@ export function apiserverHandler(o: ApiserverOptions) {
       return Response.json(toJson(BootServiceRegisterResponseSchema, create(BootServiceRegisterResponseSchema, { uuid: r.uuid, size: o.machines.size, partition: r.partition })));
     }
     if (method === BootService.method.wait) {
+      // machine.go:1326-1329 Wait: the machine is looked up first; one that never registered is not_found.
+      const refusal = waitRefusal(requestUuid ?? "", o.machines);
+      if (refusal) {
+        record(refusal.code);
+        return connectError(refusal.code, refusal.message);
+      }
       record();
       return waitAnswer(o, requestUuid ?? "", f);
     }

@@ -11,6 +11,9 @@ export const SYSFS_ROOT = "/sys";
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const USELESS = new Set(["", "none", "not specified", "not settable", "default string", "to be filled by o.e.m.", "0", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]);
 
+/** Whether `s` is a UUID as the apiserver's string.uuid rule wants it (either case). */
+export const isUuid = (s: string): boolean => UUID_RE.test(s.toLowerCase());
+
 export type UuidSource = "cmdline" | "product_uuid" | "product_serial";
 
 export interface MachineId {

@@ -4,6 +4,7 @@
  * and the composition root: the flow's services, built once from them.
  */
 import type { Command } from "commander";
+import { isUuid } from "../boot/uuid.ts";
 import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
@@ -50,13 +51,11 @@ export function addAgentOptions(cmd: Command): Command {
     .option("--sysfs <dir>", "sysfs root to read the DMI uuid from", "/sys");
 }
 
-const UUID_OPT = /^[0-9a-fA-F-]{8,64}$/;
-
 export async function agentConfig(ctx: Context, opts: AgentOptions): Promise<Config> {
   const config = await loadConfig(ctx.io, opts);
   if (opts.uuid === undefined) return config;
-  if (!UUID_OPT.test(opts.uuid)) {
-    throw new AgentError("usage", `--uuid ${JSON.stringify(opts.uuid)}: expected a machine UUID (hex and dashes)`, {});
+  if (!isUuid(opts.uuid)) {
+    throw new AgentError("usage", `--uuid ${JSON.stringify(opts.uuid)}: expected a machine UUID (8-4-4-4-12 hex digits; the apiserver takes nothing else)`, {});
   }
   return { ...config, uuid: opts.uuid.toLowerCase() };
 }

@@ -195,7 +195,8 @@ export const PARAMS = {
     doc: "legacy (mode pxe) pixiecore API URL, e.g. `http://[fd00::1]:8080/certs`; its origin serves `/config/<uuid>`",
   },
   METAL_PARTITION: {
-    schema: optionalText("a partition id: lowercase letters, digits, dashes", /^[a-z0-9][a-z0-9-]{0,62}$/),
+    // 2..63 characters: the apiserver wants 2..128 (predefined_rules.proto is_partition).
+    schema: optionalText("a partition id of 2..63 characters: lowercase letters, digits, dashes", /^[a-z0-9][a-z0-9-]{1,62}$/),
     default: "(none)",
     doc: "the partition metal-boot served this machine for (set by metal-boot's boot.ipxe; reported to the apiserver)",
   },
@@ -240,7 +241,8 @@ export const PARAMS = {
     doc: "allow plain `http://` server URLs (lab only); never used silently",
   },
   METAL_UUID: {
-    schema: optionalText("a machine UUID (hex and dashes)", /^[0-9a-fA-F-]{8,64}$/),
+    // The apiserver takes only a UUID (metal-stack-api infra/v2/boot.proto uuid: string.uuid).
+    schema: optionalText("a machine UUID (8-4-4-4-12 hex digits)", /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/),
     default: "(from /sys/class/dmi/id/product_uuid)",
     doc: "override the machine UUID (tests, machines with broken DMI)",
   },

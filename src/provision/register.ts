@@ -51,6 +51,9 @@ export function explainRefusal(connectCode: string, message: string, seen: reado
   if (/bios is nil/.test(message)) return "the request has no bios";
   if (/hardware is nil/.test(message)) return "the request has no hardware";
   if (/macaddress|must be a valid macaddress/i.test(message)) return `a NIC or LLDP neighbour has a MAC the apiserver does not accept (a switch port id that is not a MAC?; ${lldp}): ${message}`;
+  if (/(^|\s)partition: must be within/.test(message)) return `the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${message}`;
+  // metal-hammer's mapping sends the port description as the neighbour's name (is_name: 2..128 characters).
+  if (/neighbors\[\d+\]\.name:/.test(message)) return `an LLDP neighbour's port description, sent as its name, is not 2..128 characters (does the switch send one?; ${lldp}): ${message}`;
   if (connectCode === "permission_denied") return `the machine token is not for this machine: ${message}`;
   return `${connectCode}: ${message}`;
 }

@@ -16,7 +16,7 @@ describe("token, reach and run options", () => {
   test("a malformed --uuid is a usage error naming the option", async () => {
     const c = captureContext();
     expect(await runCli(["token", "--cmdline", CL, "--uuid", "not a uuid!"], c.ctx)).toBe(2);
-    expect(c.err()).toBe('metal-hammer: --uuid "not a uuid!": expected a machine UUID (hex and dashes)\n');
+    expect(c.err()).toBe('metal-hammer: --uuid "not a uuid!": expected a machine UUID (8-4-4-4-12 hex digits; the apiserver takes nothing else)\n');
   });
 
   test("run --from an unknown stage lists the stages", async () => {

@@ -37,6 +37,12 @@ describe("a refused Register in operator words", () => {
   test("the two-switch rule names what LLDP saw", () => {
     expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches [leaf01]", ["leaf01"])).toBe("machine is not connected to exactly two switches (LLDP saw: leaf01)");
     expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches []", [])).toBe("machine is not connected to exactly two switches (LLDP saw: no switch)");
+    const noDescription = "validation error:\n - hardware.nics[0].neighbors[0].name: must be within 2 and 128 characters [string.is_name]";
+    expect(explainRefusal("invalid_argument", noDescription, ["leaf01", "leaf02"])).toBe(`an LLDP neighbour's port description, sent as its name, is not 2..128 characters (does the switch send one?; LLDP saw: leaf01, leaf02): ${noDescription}`);
+    const noPartition = "validation error:\n - partition: must be within 2 and 128 characters [string.is_partition]";
+    expect(explainRefusal("invalid_argument", noPartition, [])).toBe(`the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${noPartition}`);
+    // A NIC's own name is not an LLDP matter: the apiserver's words as they came.
+    expect(explainRefusal("invalid_argument", "validation error:\n - hardware.nics[0].name: must be within 2 and 128 characters [string.is_name]", [])).toBe("invalid_argument: validation error:\n - hardware.nics[0].name: must be within 2 and 128 characters [string.is_name]");
   });
 
   test("switches are counted by distinct system name over all interfaces", () => {

@@ -1,12 +1,12 @@
 /**
- * A second composition root for root tests: the real CLI, with the LLDP session
- * replaced by a fake that reports the neighbours in FAKE_LLDP (a JSON array of
- * LldpNeighbour) at once, and RA DNS written to RESOLV_CONF (a test file, never the
- * host's /etc/resolv.conf). Used where the tests need Register accepted without real
- * LLDP peers (the receiver, src/lldp/session.ts, is engineer lldp's). The disks are
- * never touched: the wipe is a no-op and a layout is refused before anything is
- * written (the host's disks are not the machine's; the real stages would refuse on a
- * host anyway, src/cli/agent-options.ts).
+ * A second composition root for root tests: the real CLI, with RA DNS written to
+ * RESOLV_CONF (a test file, never the host's /etc/resolv.conf). With FAKE_LLDP (a JSON
+ * array of LldpNeighbour) the LLDP session is a fake that reports those neighbours at
+ * once (tests that need Register accepted without LLDP peers); without it the real
+ * receiver (src/lldp/session.ts) runs on the selected NICs, as in the agent, against
+ * the test's lldpd switches. The disks are never touched: the wipe is a no-op and a
+ * layout is refused before anything is written (the host's disks are not the
+ * machine's; the real stages would refuse on a host anyway, src/cli/agent-options.ts).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
 import { createContext, processIo } from "../../../src/io/context.ts";
@@ -16,10 +16,14 @@ import { AgentError } from "../../../src/errors.ts";
 import type { DiskStages } from "../../../src/flow/services.ts";
 import type { LldpNeighbour, LldpSession } from "../../../src/lldp/neighbour.ts";
 
-const neighbours: LldpNeighbour[] = JSON.parse(process.env.FAKE_LLDP ?? "[]");
-const byInterface = new Map<string, LldpNeighbour[]>();
-for (const n of neighbours) byInterface.set(n.interface, [...(byInterface.get(n.interface) ?? []), n]);
-const fake: LldpSession = { neighbours: () => byInterface, waitForSwitches: async () => byInterface, close: async () => {} };
+/** The fake session reporting FAKE_LLDP's neighbours; undefined (the real receiver) without FAKE_LLDP. */
+function fakeLldp(json: string | undefined): LldpSession | undefined {
+  if (json === undefined) return undefined;
+  const byInterface = new Map<string, LldpNeighbour[]>();
+  for (const n of JSON.parse(json) as LldpNeighbour[]) byInterface.set(n.interface, [...(byInterface.get(n.interface) ?? []), n]);
+  return { neighbours: () => byInterface, waitForSwitches: async () => byInterface, close: async () => {} };
+}
+const fake = fakeLldp(process.env.FAKE_LLDP);
 
 const noDisks: DiskStages = {
   wipe: async () => {},
@@ -30,7 +34,7 @@ const noDisks: DiskStages = {
 };
 
 const ctx = createContext(processIo());
-const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { selectNics: () => [], startLldp: () => fake, disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
 // As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();

@@ -11,11 +11,14 @@ import { runAgent, twoSwitches } from "./agent.ts";
 import { madeBinary } from "../../helpers/made-binary.ts";
 import { expectNothingLeaked, standinsOn } from "./suite.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3132";
 /** Where the built-in flow stops here: the stand-in's allocation has no filesystemLayout (layout_refused, exit 61). */
 const NO_LAYOUT = `the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`;
 const skip = canRunNetns();
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the api suite", [skip]);
 
 let link: HostLink;
 let st: Standins;
@@ -99,13 +102,17 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(events(r.logs, "boot.config")[0]).toMatchObject({ address: link.hostAddr, tokenSubject: UUID, caFromMetalBoot: true });
   });
 
-  test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the layout step (no layout in the allocation: exit 61)", async () => {
+  test("builtin hand-off: handoff.json written 0600, then the provisioning flow up to the layout step (no layout in the allocation: exit 61); METAL_IMAGE_CACHE_URL wins over metal-boot's image_cache_url", async () => {
     const run = runDir();
-    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()], { lldp: twoSwitches(link.machineIf) });
+    const cache = `${st.urls.images}/cache-base`;
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_IMAGE_CACHE_URL=${cache}`)], { lldp: twoSwitches(link.machineIf) });
     expect(r.code).toBe(61);
     expect(r.err).toContain(`metal-hammer: ${NO_LAYOUT}`);
     expect(statSync(join(run, "handoff.json")).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8")).uuid).toBe(UUID);
+    expect(JSON.parse(readFileSync(join(run, "handoff.json"), "utf8"))).toMatchObject({ uuid: UUID, imageCacheUrl: cache });
+    // The probe went to the cmdline's base (a HEAD; the bare base answers 404, below 500: the cache is there).
+    expect(st.log.of("images").map((e) => [e.method, e.path, e.status])).toEqual([["HEAD", "/cache-base", 404]]);
+    expect(events(r.logs, "image.probe")[0]).toMatchObject({ url: cache, status: 404 });
   });
 
   test("a CA that did not sign metal-boot: TLS error (exit 22) at once, no retries", async () => {
@@ -219,6 +226,8 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
       ["apiserver", true, link.hostAddr],
       ["image-cache", true, link.hostAddr],
     ]);
+    // reach checks the apiserver as the api stage does: the public VersionService/Get, its version shown.
+    expect(v.targets[1].detail).toBe("VersionService/Get: version v0.5.0-standin");
     expect(v.targets[2].detail).toContain(`${st.image.byteLength} bytes, sha256:`);
   });
 

@@ -14,14 +14,18 @@ import { toInventory } from "../../../src/inventory/map.ts";
 import type { LldpNeighbour } from "../../../src/lldp/neighbour.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
-import { register, registerRequest } from "../../../src/provision/register.ts";
+import { neighbourNic } from "../../../src/provision/neighbours.ts";
+import { register, registerRequest, type RegisterInit } from "../../../src/provision/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";
 const skip = standinsSkip();
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the strict stand-ins suite", [skip]);
 
 let st: Standins;
 let stop: () => Promise<void>;
@@ -118,15 +122,43 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     expect(e.message).toStartWith("apiserver refused Register: the machine token is not for this machine");
   });
 
-  test("a bad name, a short partition and a non-UUID are refused by validation", async () => {
-    const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: "abc", partition: "x", hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "e" }] }, bios: {} }, st.tokens.issue("abc"));
+  test("a bad name, a short partition, a non-UUID, a one-letter disk name and an over-long CPU or GPU model are refused by validation", async () => {
+    const hardware = { nics: [{ mac: "52:54:00:12:34:56", name: "e" }], disks: [{ name: "a", size: "1" }], cpus: [{ vendor: "v", model: "m".repeat(257) }], gpus: [{ vendor: "v".repeat(257), model: "m" }] };
+    const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: "abc", partition: "x", hardware, bios: {} }, st.tokens.issue("abc"));
     expect(raw.status).toBe(400);
     const m = json(raw.body).message as string;
-    for (const want of ["uuid: value must be a valid UUID", "partition: must be within 2 and 128 characters", "hardware.nics[0].name: must be within 2 and 128 characters"]) expect(m).toContain(want);
+    for (const want of [
+      "uuid: value must be a valid UUID",
+      "partition: must be within 2 and 128 characters",
+      "hardware.nics[0].name: must be within 2 and 128 characters",
+      "hardware.disks[0].name: must be within 2 and 128 characters [string.is_name]",
+      "hardware.cpus[0].model: value length must be at most 256 characters [string.max_len]",
+      "hardware.gpus[0].vendor: value length must be at most 256 characters [string.max_len]",
+    ])
+      expect(m).toContain(want);
+    // At the limits: accepted (a 256-character model, a two-letter disk name).
+    const limits: RegisterInit = {
+      uuid: UUID,
+      partition: "fra-equ01",
+      bios: {},
+      hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: TWO.map(neighbourNic) }], disks: [{ name: "vd", size: 1n }], cpus: [{ vendor: "v", model: "m".repeat(256), cores: 1, threads: 1 }] },
+    };
+    expect((await register(api(machineToken()), limits)).uuid).toBe(UUID);
+  });
+
+  test("Wait for a machine that never registered: not_found (machine.go Wait reads the machine first); the agent does not retry it", async () => {
+    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
+    const stream = callStream(api(machineToken()), BootService.method.wait, { uuid: UUID });
+    const e = toAgentError(await stream.next().catch((x) => x));
+    expect([e.code, e.details.connectCode, e.details.retryable]).toEqual(["api_error", "not_found", false]);
+    expect(e.message).toContain(`not_found: machine with id "${UUID}" not found`);
+    expect(st.calls.map((c) => [c.procedure, c.refused])).toEqual([["metalstack.infra.v2.BootService/Wait", "not_found"]]);
   });
 
   test("Wait: no headers before the first message, the allocation as one message, and the stream does not end", async () => {
     const token = machineToken();
+    await register(api(token), req(TWO));
     const ac = new AbortController();
     let headers = false;
     const res = fetch(new URL("/metalstack.infra.v2.BootService/Wait", st.urls.api), {

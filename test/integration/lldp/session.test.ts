@@ -171,8 +171,12 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
         await waitForLldpd(s, sw, 10_000);
         expect(s.lldpdNeighbours(sw)).toEqual([{ chassisId: sw.link.mac, chassisIdType: "mac", systemName: UUID, portId: sw.link.agentIf, portIdType: "ifname", portDescription: sw.link.agentIf }]);
       }
+      // Each NIC joined the LLDP group (PACKET_ADD_MEMBERSHIP): a real NIC's filter lets those frames in; closing leaves it.
+      const groups = (ifname: string) => nsx(s.agentNs, "ip", "maddr", "show", "dev", ifname);
+      for (const sw of [a, b]) expect(groups(sw.link.agentIf)).toContain("link  01:80:c2:00:00:0e");
       d.release();
       expect((await d.done).code).toBe(0);
+      for (const sw of [a, b]) expect(groups(sw.link.agentIf)).not.toContain("01:80:c2:00:00:0e");
     });
   }, 40_000);
 

@@ -15,10 +15,13 @@ import { runAgent, twoSwitches } from "../api/agent.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
 const CONSOLE_PASSWORD = "mhp-console-secret-7f3a9c";
 const skip = canRunNetns();
+// Named in the run; fails under CI=true when something is missing.
+prerequisites("the built-in provisioning suite", [skip]);
 
 let link: HostLink;
 let st: Standins;
