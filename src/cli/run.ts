@@ -1,14 +1,12 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
-import { consoleFromCmdline } from "../install/contract.ts";
 import { runFlow, START_STAGES, type StartStage } from "../flow/run-flow.ts";
 import type { Services } from "../flow/services.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
 import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../io/context.ts";
-import { readCmdlineText } from "./read-cmdline.ts";
 
 function startStage(from: string | undefined): StartStage {
   if (from === undefined) return "network";
@@ -31,9 +29,7 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
   ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
-  // machine-details.yaml's console: the kernel's own console= (metal-hammer cmd/install.go:212-215).
-  const console = consoleFromCmdline(await readCmdlineText(ctx.io, opts));
-  const services = agentServices(ctx, opts, config, log, { console, ...over, ops });
+  const services = agentServices(ctx, opts, config, log, { ...over, ops });
   try {
     await runFlow(config, services, from);
   } finally {

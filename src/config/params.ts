@@ -8,7 +8,8 @@
  * (src/config/config.ts: a bad value stops it with exit 2); PID 1 parses its rows
  * leniently (src/init/init-options.ts: it must still reboot on a bad cmdline, so a bad
  * value falls back to the default and is reported); `kernel` rows are the kernel's own,
- * listed for the operator and parsed by nobody. DEBUG is read by both, each for its
+ * listed for the operator and validated by nobody (the agent takes console= as it is:
+ * Config.console). DEBUG is read by both, each for its
  * own effect: PID 1's shell-on-fatal policy, the agent's default log level.
  */
 import { z } from "zod";
@@ -325,7 +326,7 @@ export const PARAMS = {
     consumer: "kernel",
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",
-    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1",
+    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1, and the installed OS's console (machine-details.yaml)",
   },
 } as const;
 

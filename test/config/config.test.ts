@@ -28,8 +28,9 @@ describe("configFromCmdline", () => {
     expect(c.allowHttp).toBe(false);
     expect(c.handoff).toEqual({ kind: "builtin" });
     expect(c.caBundle).toBe("/etc/ssl/certs/ca-certificates.crt");
-    // console= is the kernel's (a known row, so not "ignored"), parsed by nobody.
+    // console= is the kernel's (a known row, so not "ignored"); the agent takes it as it is for machine-details.yaml.
     expect(c.ignored).toEqual({});
+    expect(c.console).toBe("ttyS0,115200n8");
     expect(c.logLevel).toBe("info");
   });
 
@@ -70,6 +71,15 @@ describe("configFromCmdline", () => {
     expect(c.ignored).toEqual({});
     expect(Object.keys(configToJson(c))).not.toContain("done");
     expect(Object.keys(configToJson(c))).not.toContain("rebootDelayMs");
+  });
+
+  test("console: the last console= as the kernel splits it (quotes removed), with its options; ttyS0 when none; never refused", () => {
+    expect(configFromCmdline(`console=tty0 ${BOOT} console=ttyS1,115200n8 quiet`).console).toBe("ttyS1,115200n8");
+    expect(configFromCmdline(`${BOOT} console="ttyS1,115200n8"`).console).toBe("ttyS1,115200n8");
+    expect(configFromCmdline(`${BOOT} quiet`).console).toBe("ttyS0");
+    expect(configFromCmdline(`${BOOT} console console=`).console).toBe("ttyS0");
+    expect(configFromCmdline(`${BOOT} console=hvc0 -- console=ttyS9`).console).toBe("hvc0");
+    expect(configToJson(configFromCmdline(`${BOOT} console=ttyS1`)).console).toBe("ttyS1");
   });
 
   test("unknown keys are kept aside", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { consoleFromCmdline, contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
+import { contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
 
 const sw = (host: string, port: string): InstallNic => ({ mac: "aa:bb:cc:00:00:0" + port.slice(-1), name: `swp${port}`, identifier: `swp${port}`, hostname: host, neighbors: [] });
 const input: ContractInput = {
@@ -50,11 +50,6 @@ describe("installer contract files", () => {
     const files = contractFiles(input).files;
     expect(files.map((f) => f.path)).toEqual(["/etc/metal/machine-details.yaml", "/etc/metal/machine-allocation.yaml", "/etc/metal/install.yaml"]);
     for (const f of files) expect(() => JSON.parse(f.content)).not.toThrow();
-  });
-
-  test("console from the cmdline: the last console= with options, ttyS0 when none", () => {
-    expect(consoleFromCmdline("console=tty0 console=ttyS1,115200n8 quiet")).toBe("ttyS1,115200n8");
-    expect(consoleFromCmdline("quiet")).toBe("ttyS0");
   });
 });
 
