@@ -314,7 +314,7 @@ export const PARAMS = {
     consumer: "init",
     schema: enumOf(["poweroff", "reboot", "halt", "shell"], "reboot"),
     default: "reboot",
-    doc: "as PID 1, what to do when the flow ends (finished, or stopped at a stage not built yet): `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
+    doc: "as PID 1, what to do when the flow ends without an error: `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
   },
   METAL_REBOOT_DELAY: {
     consumer: "init",

@@ -11,10 +11,6 @@ describe("PID 1 policy", () => {
     expect(decideAction({ kind: "done" }, opts({ done: "shell" }))).toMatchObject({ kind: "shell" });
   });
 
-  test("a stage not built yet counts as the end of the flow", () => {
-    expect(decideAction({ kind: "error", code: "not_built", message: "" }, opts({ done: "poweroff", debug: true }))).toMatchObject({ kind: "power", action: "poweroff" });
-  });
-
   test("a fatal error reboots after the delay, or opens the debug shell with DEBUG", () => {
     const timeout = { kind: "error", code: "net_timeout", message: "no RA" } as const;
     expect(decideAction(timeout, opts({ done: "poweroff", rebootDelayMs: 1000 }))).toEqual({ kind: "power", action: "reboot", delayMs: 1000, reason: "fatal error: net_timeout" });
