@@ -2,19 +2,15 @@ import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
 import { AgentError } from "../../src/errors.ts";
 import { DEFAULT_RETRY } from "../../src/http/retry.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";
 
 function usageError(cmdline: string): AgentError {
-  try {
-    configFromCmdline(cmdline);
-  } catch (e) {
-    expect(e).toBeInstanceOf(AgentError);
-    expect((e as AgentError).code).toBe("usage");
-    expect((e as AgentError).exitCode).toBe(2);
-    return e as AgentError;
-  }
-  throw new Error(`expected a usage error for: ${cmdline}`);
+  const e = agentErrorOf(() => configFromCmdline(cmdline));
+  expect(e.code).toBe("usage");
+  expect(e.exitCode).toBe(2);
+  return e;
 }
 
 describe("configFromCmdline", () => {
