@@ -24,7 +24,7 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   const from = startStage(opts.from);
   // Before the logger: every line it writes also goes to the log shipper (remote logging, once metal-boot's config names an endpoint).
   const ops = over.ops ?? agentOps(ctx, opts);
-  const log = ctx.logger(config.logLevel, undefined, ops.sink);
+  const log = ctx.logger(config.logLevel, config.logFormat, ops.sink);
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");

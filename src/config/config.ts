@@ -54,6 +54,8 @@ export interface Config {
   readonly wipe: "fast" | "overwrite";
   /** METAL_LOG_LEVEL, else debug with DEBUG=1. (DEBUG's other effect, the debug shell, and METAL_DONE / METAL_REBOOT_DELAY are PID 1's: src/init/init-options.ts.) */
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
+  /** METAL_LOG_FORMAT ("auto": JSON unless stderr is a terminal). */
+  readonly logFormat: "auto" | "json" | "text";
   /** Settings that work but are likely a mistake, one line each (logged at start as agent.config.warning). */
   readonly warnings: readonly string[];
   /**
@@ -140,6 +142,7 @@ export function configFromCmdline(text: string): Config {
     installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
     wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
+    logFormat: v.METAL_LOG_FORMAT,
     console: params.get("console") || DEFAULT_CONSOLE,
     ignored,
     initArgs,
@@ -173,6 +176,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     installerTimeoutMs: c.installerTimeoutMs,
     wipe: c.wipe,
     logLevel: c.logLevel,
+    logFormat: c.logFormat,
     console: c.console,
     ignored: c.ignored,
     initArgs: c.initArgs,

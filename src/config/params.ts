@@ -10,7 +10,8 @@
  * value falls back to the default and is reported); `kernel` rows are the kernel's own,
  * listed for the operator and validated by nobody (the agent takes console= as it is:
  * Config.console). DEBUG is read by both, each for its
- * own effect: PID 1's shell-on-fatal policy, the agent's default log level.
+ * own effect: PID 1's shell-on-fatal policy, the agent's default log level;
+ * METAL_LOG_FORMAT by both for their own log lines.
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
@@ -305,6 +306,11 @@ export const PARAMS = {
     default: "info (debug with DEBUG=1)",
     doc: "log level",
   },
+  METAL_LOG_FORMAT: {
+    schema: enumOf(["auto", "json", "text"], "auto"),
+    default: "auto",
+    doc: "log lines: `json` (one JSON object a line), `text` (one compact line), `auto` (JSON unless stderr is a terminal); read by PID 1 and the agent (commands run by hand take it from the environment)",
+  },
   DEBUG: {
     schema: boolFlag(false),
     default: "0",
@@ -335,8 +341,8 @@ export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];
 
 type Consumer = "agent" | "init" | "kernel";
 const consumerOf = (n: ParamName): Consumer => ((PARAMS[n] as { consumer?: Consumer }).consumer ?? "agent");
-/** The rows the agent parses (strictly): every row without a consumer, and DEBUG. */
+/** The rows the agent parses (strictly): every row without a consumer (DEBUG and METAL_LOG_FORMAT among them). */
 export type AgentParamName = { [N in ParamName]: (typeof PARAMS)[N] extends { consumer: "init" | "kernel" } ? never : N }[ParamName];
 export const AGENT_PARAM_NAMES = PARAM_NAMES.filter((n): n is AgentParamName => consumerOf(n) === "agent");
-/** The rows PID 1 parses (leniently), and DEBUG. */
-export const INIT_PARAM_NAMES = [...PARAM_NAMES.filter((n) => consumerOf(n) === "init"), "DEBUG"] as const;
+/** The rows PID 1 parses (leniently): its own, and DEBUG and METAL_LOG_FORMAT, which the agent reads too. */
+export const INIT_PARAM_NAMES = [...PARAM_NAMES.filter((n) => consumerOf(n) === "init"), "DEBUG", "METAL_LOG_FORMAT"] as const;

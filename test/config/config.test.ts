@@ -78,6 +78,13 @@ describe("configFromCmdline", () => {
     expect(configToJson(configFromCmdline(`${BOOT} console=ttyS1`)).console).toBe("ttyS1");
   });
 
+  test("METAL_LOG_FORMAT: auto by default, json or text; anything else stops the agent naming it (PID 1 reads it leniently)", () => {
+    expect(configFromCmdline(BOOT).logFormat).toBe("auto");
+    expect(configFromCmdline(`${BOOT} METAL_LOG_FORMAT=json`).logFormat).toBe("json");
+    expect(configFromCmdline(`${BOOT} METAL_LOG_FORMAT=text`).ignored).toEqual({});
+    expect(usageError(`${BOOT} METAL_LOG_FORMAT=xml`).message).toBe('METAL_LOG_FORMAT="xml": expected one of auto, json, text');
+  });
+
   test("unknown keys are kept aside", () => {
     expect(configFromCmdline(`${BOOT} quiet intel_iommu=on`).ignored).toEqual({ quiet: null, intel_iommu: "on" });
   });
