@@ -12,6 +12,7 @@ import type { EventName } from "../src/log/events.ts";
 import { escapeDeep, escapeUntrusted } from "../src/log/escape.ts";
 import { SecretSet, redactFields } from "../src/log/redact.ts";
 import { AgentError } from "../src/errors.ts";
+import { formatText, LEVELS, type LogLevel } from "../src/log/text-format.ts";
 
 type Variant = "pino" | "hand" | "none";
 type Format = "json" | "text";
@@ -19,28 +20,12 @@ type Format = "json" | "text";
 // ---------------------------------------------------------------------------
 // ALTERNATIVE: the hand-written logger of commit 04b5d59 (src/log/logger.ts then),
 // formatRecord + createLogger, unchanged but for names. Not used by the agent.
-// formatText is the same function as src/log/logger.ts's and copied rather than
-// imported: importing that file loads pino, and this variant's RSS must not include it.
+// formatText is src/log/text-format.ts's (that file does not load pino, so this
+// variant's RSS does not include it).
 // ---------------------------------------------------------------------------
-type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
 interface HandFields {
   readonly event: EventName;
   readonly [field: string]: unknown;
-}
-const LEVELS: Readonly<Record<LogLevel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
-
-function handFormatText(record: Record<string, unknown>): string {
-  const { time, level, event, msg, ...rest } = record;
-  const t = typeof time === "string" ? time.slice(11, 23) : "";
-  const parts = [t, (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)];
-  if (event) parts.push(String(event));
-  if (msg) parts.push(String(msg));
-  for (const [k, v] of Object.entries(rest)) {
-    const s = typeof v === "string" ? (/[\s"=]/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v);
-    parts.push(`${k}=${s}`);
-  }
-  return parts.join(" ") + "\n";
 }
 
 function handFormatRecord(level: LogLevel, fields: HandFields, msg: string | undefined, format: Format, secrets: SecretSet, time = new Date()): string {
@@ -49,7 +34,7 @@ function handFormatRecord(level: LogLevel, fields: HandFields, msg: string | und
   const record: Record<string, unknown> = { level: LEVELS[level], time: time.toISOString(), event };
   for (const [k, v] of Object.entries(safe)) record[k in record || k === "msg" ? `field.${k}` : k] = v;
   if (msg !== undefined) record.msg = escapeUntrusted(msg);
-  const line = format === "json" ? JSON.stringify(record) + "\n" : handFormatText(record);
+  const line = format === "json" ? JSON.stringify(record) + "\n" : formatText(record);
   return secrets.scrub(line);
 }
 

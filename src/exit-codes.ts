@@ -8,7 +8,6 @@ export const EXIT_CODES = {
   ok: { exit: 0, meaning: "success" },
   internal: { exit: 1, meaning: "unexpected internal error (a bug: please report the log)" },
   usage: { exit: 2, meaning: "bad command line, kernel cmdline parameter or configuration" },
-  not_built: { exit: 3, meaning: "a stage of the boot flow that is not built yet was reached" },
   no_interface: { exit: 10, meaning: "no network interface matched the selection" },
   net_timeout: { exit: 11, meaning: "network not ready before the timeout (the message names each interface's step)" },
   dad_failed: { exit: 12, meaning: "duplicate address detection failed (address already in use on the link)" },

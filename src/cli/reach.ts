@@ -73,7 +73,7 @@ export function registerReach(program: Command, ctx: Context): void {
     .option("--verify-image", "with --image: download the image and check its size and checksum")
     .action(async (opts: AgentOptions & { json?: boolean; image?: string; verifyImage?: boolean }) => {
       const config = await agentConfig(ctx, opts);
-      const log = ctx.logger(config.logLevel);
+      const log = ctx.logger(config.logLevel, config.logFormat);
       const http = new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: REACH_RETRY });
       const s = agentServices(ctx, opts, config, log, { http });
       const rows: ReachRow[] = [];

@@ -1,14 +1,12 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
-import { consoleFromCmdline } from "../install/contract.ts";
 import { runFlow, START_STAGES, type StartStage } from "../flow/run-flow.ts";
 import type { Services } from "../flow/services.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
 import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../io/context.ts";
-import { readCmdlineText } from "./read-cmdline.ts";
 
 function startStage(from: string | undefined): StartStage {
   if (from === undefined) return "network";
@@ -26,14 +24,12 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   const from = startStage(opts.from);
   // Before the logger: every line it writes also goes to the log shipper (remote logging, once metal-boot's config names an endpoint).
   const ops = over.ops ?? agentOps(ctx, opts);
-  const log = ctx.logger(config.logLevel, undefined, ops.sink);
+  const log = ctx.logger(config.logLevel, config.logFormat, ops.sink);
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
   ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
-  // machine-details.yaml's console: the kernel's own console= (metal-hammer cmd/install.go:212-215).
-  const console = consoleFromCmdline(await readCmdlineText(ctx.io, opts));
-  const services = agentServices(ctx, opts, config, log, { console, ...over, ops });
+  const services = agentServices(ctx, opts, config, log, { ...over, ops });
   try {
     await runFlow(config, services, from);
   } finally {

@@ -16,7 +16,7 @@ export function registerToken(program: Command, ctx: Context): void {
     .option("--json", "print JSON")
     .action(async (opts: AgentOptions & { json?: boolean }) => {
       const config = await agentConfig(ctx, opts);
-      const s = agentServices(ctx, opts, config, ctx.logger(config.logLevel));
+      const s = agentServices(ctx, opts, config, ctx.logger(config.logLevel, config.logFormat));
       try {
         const id = await machineId(config.uuid, s.readFile, s.sysRoot);
         const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, ctx.secrets);

@@ -54,8 +54,17 @@ export interface Config {
   readonly wipe: "fast" | "overwrite";
   /** METAL_LOG_LEVEL, else debug with DEBUG=1. (DEBUG's other effect, the debug shell, and METAL_DONE / METAL_REBOOT_DELAY are PID 1's: src/init/init-options.ts.) */
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";
+  /** METAL_LOG_FORMAT ("auto": JSON unless stderr is a terminal). */
+  readonly logFormat: "auto" | "json" | "text";
   /** Settings that work but are likely a mistake, one line each (logged at start as agent.config.warning). */
   readonly warnings: readonly string[];
+  /**
+   * console= as the kernel read it (the last one given, with its options, e.g.
+   * "ttyS0,115200n8"; "ttyS0" when absent): the installed OS's console in
+   * machine-details.yaml (metal-hammer cmd/install.go:212-215, pkg/kernel ParseCmdline). The kernel's row:
+   * taken as it is, never refused.
+   */
+  readonly console: string;
   /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
   readonly ignored: Readonly<Record<string, string | null>>;
   /** Words after `--`. */
@@ -79,6 +88,9 @@ function parseParam<N extends ParamName>(name: N, raw: string | null | undefined
   if (!r.success) throw paramError(name, raw, r.error.issues[0]?.message ?? "invalid value");
   return r.data as z.output<(typeof PARAMS)[N]["schema"]>;
 }
+
+/** machine-details.yaml's console when the cmdline names none (metal-hammer's default). */
+export const DEFAULT_CONSOLE = "ttyS0";
 
 export function configFromCmdline(text: string): Config {
   const { params, initArgs } = parseCmdline(text);
@@ -130,6 +142,8 @@ export function configFromCmdline(text: string): Config {
     installerTimeoutMs: v.METAL_INSTALLER_TIMEOUT,
     wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
+    logFormat: v.METAL_LOG_FORMAT,
+    console: params.get("console") || DEFAULT_CONSOLE,
     ignored,
     initArgs,
   };
@@ -162,6 +176,8 @@ export function configToJson(c: Config): Record<string, unknown> {
     installerTimeoutMs: c.installerTimeoutMs,
     wipe: c.wipe,
     logLevel: c.logLevel,
+    logFormat: c.logFormat,
+    console: c.console,
     ignored: c.ignored,
     initArgs: c.initArgs,
   };

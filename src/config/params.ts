@@ -8,8 +8,10 @@
  * (src/config/config.ts: a bad value stops it with exit 2); PID 1 parses its rows
  * leniently (src/init/init-options.ts: it must still reboot on a bad cmdline, so a bad
  * value falls back to the default and is reported); `kernel` rows are the kernel's own,
- * listed for the operator and parsed by nobody. DEBUG is read by both, each for its
- * own effect: PID 1's shell-on-fatal policy, the agent's default log level.
+ * listed for the operator and validated by nobody (the agent takes console= as it is:
+ * Config.console). DEBUG is read by both, each for its
+ * own effect: PID 1's shell-on-fatal policy, the agent's default log level;
+ * METAL_LOG_FORMAT by both for their own log lines.
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
@@ -306,6 +308,11 @@ export const PARAMS = {
     default: "info (debug with DEBUG=1)",
     doc: "log level",
   },
+  METAL_LOG_FORMAT: {
+    schema: enumOf(["auto", "json", "text"], "auto"),
+    default: "auto",
+    doc: "log lines: `json` (one JSON object a line), `text` (one compact line), `auto` (JSON unless stderr is a terminal); read by PID 1 and the agent (commands run by hand take it from the environment)",
+  },
   DEBUG: {
     schema: boolFlag(false),
     default: "0",
@@ -315,7 +322,7 @@ export const PARAMS = {
     consumer: "init",
     schema: enumOf(["poweroff", "reboot", "halt", "shell"], "reboot"),
     default: "reboot",
-    doc: "as PID 1, what to do when the flow ends (finished, or stopped at a stage not built yet): `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
+    doc: "as PID 1, what to do when the flow ends without an error: `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
   },
   METAL_REBOOT_DELAY: {
     consumer: "init",
@@ -327,7 +334,7 @@ export const PARAMS = {
     consumer: "kernel",
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",
-    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1",
+    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1, and the installed OS's console (machine-details.yaml)",
   },
 } as const;
 
@@ -336,8 +343,8 @@ export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];
 
 type Consumer = "agent" | "init" | "kernel";
 const consumerOf = (n: ParamName): Consumer => ((PARAMS[n] as { consumer?: Consumer }).consumer ?? "agent");
-/** The rows the agent parses (strictly): every row without a consumer, and DEBUG. */
+/** The rows the agent parses (strictly): every row without a consumer (DEBUG and METAL_LOG_FORMAT among them). */
 export type AgentParamName = { [N in ParamName]: (typeof PARAMS)[N] extends { consumer: "init" | "kernel" } ? never : N }[ParamName];
 export const AGENT_PARAM_NAMES = PARAM_NAMES.filter((n): n is AgentParamName => consumerOf(n) === "agent");
-/** The rows PID 1 parses (leniently), and DEBUG. */
-export const INIT_PARAM_NAMES = [...PARAM_NAMES.filter((n) => consumerOf(n) === "init"), "DEBUG"] as const;
+/** The rows PID 1 parses (leniently): its own, and DEBUG and METAL_LOG_FORMAT, which the agent reads too. */
+export const INIT_PARAM_NAMES = [...PARAM_NAMES.filter((n) => consumerOf(n) === "init"), "DEBUG", "METAL_LOG_FORMAT"] as const;

@@ -55,7 +55,7 @@ export interface Services {
   readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
   readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
   readonly now: () => Date;
-  /** console= of the kernel cmdline (the last one, with its options; "ttyS0" when absent): machine-details.yaml's console. */
+  /** console= of the kernel cmdline (Config.console): machine-details.yaml's console. */
   readonly console: string;
   /** Watchdog, clock, remote log, planned reboot, status (built before the logger: its sink feeds the log shipper). */
   readonly ops: Operations;

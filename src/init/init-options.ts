@@ -1,6 +1,6 @@
 /**
  * The three parameters PID 1's policy needs (DEBUG, METAL_DONE, METAL_REBOOT_DELAY),
- * read leniently: PID 1 must know what to do even when the rest of the cmdline is
+ * and the format of its log lines (METAL_LOG_FORMAT), read leniently: PID 1 must know what to do even when the rest of the cmdline is
  * invalid (that is itself a fatal error to handle), so a bad value here falls back to
  * its default and is reported instead of thrown. Pure.
  */
@@ -8,7 +8,7 @@ import { parseCmdline } from "../config/cmdline.ts";
 import { PARAMS, type INIT_PARAM_NAMES } from "../config/params.ts";
 import type { InitOptions } from "./policy.ts";
 
-export function initOptionsFromCmdline(text: string): { options: InitOptions; problems: string[] } {
+export function initOptionsFromCmdline(text: string): { options: InitOptions; logFormat: "auto" | "json" | "text"; problems: string[] } {
   const { params } = parseCmdline(text);
   const problems: string[] = [];
   const get = <N extends (typeof INIT_PARAM_NAMES)[number]>(name: N) => {
@@ -20,6 +20,7 @@ export function initOptionsFromCmdline(text: string): { options: InitOptions; pr
   };
   return {
     options: { debug: get("DEBUG") as boolean, done: get("METAL_DONE") as InitOptions["done"], rebootDelayMs: get("METAL_REBOOT_DELAY") as number },
+    logFormat: get("METAL_LOG_FORMAT") as "auto" | "json" | "text",
     problems,
   };
 }

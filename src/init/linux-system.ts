@@ -2,6 +2,7 @@
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readlinkSync } from "node:fs";
 import type { DeviceAlias } from "./coldplug.ts";
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
+import { errnoOfError } from "../sys/errno.ts";
 import * as libc from "../sys/syscalls.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
@@ -52,9 +53,6 @@ export function readPciDevices(sys = "/sys"): PciDevice[] {
   });
 }
 
-const ERRNO_BY_CODE: Readonly<Record<string, number>> = { EPERM: 1, ENOENT: 2, EACCES: 13, EEXIST: 17, ENOTDIR: 20, EROFS: 30 };
-const codeToErrno = (e: unknown): number => ERRNO_BY_CODE[(e as { code?: string }).code ?? ""] ?? 5;
-
 const SHELL_ENV = { PATH: "/bin:/sbin:/usr/bin:/usr/sbin", HOME: "/root", TERM: "linux", PS1: "metal-hammer debug # " };
 
 export function linuxSystem(): InitSystem {
@@ -85,7 +83,7 @@ export function linuxSystem(): InitSystem {
         mkdirSync(path, { recursive: true, mode });
         return 0;
       } catch (e) {
-        return codeToErrno(e);
+        return errnoOfError(e);
       }
     },
     mount: (m) => libc.mount(m.source, m.target, m.fstype, m.flags, m.data),
@@ -103,7 +101,7 @@ export function linuxSystem(): InitSystem {
       try {
         fd = openSync(path, "r");
       } catch (e) {
-        return codeToErrno(e);
+        return errnoOfError(e);
       }
       try {
         return libc.finitModule(fd);

@@ -22,8 +22,8 @@ export async function runPid1(ctx: Context, agent: (cmdline: string) => Promise<
   } catch {
     // /proc not mounted (no shim): defaults apply, the supervisor mounts it.
   }
-  const { options, problems } = initOptionsFromCmdline(text);
-  const log = ctx.logger(options.debug ? "debug" : "info");
+  const { options, logFormat, problems } = initOptionsFromCmdline(text);
+  const log = ctx.logger(options.debug ? "debug" : "info", logFormat);
   logEvent(log, "init.options", { ...options, problems }, "metal-hammer is PID 1");
   const sys = linuxSystem();
   const onCrash = (e: unknown): void => {

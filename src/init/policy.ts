@@ -2,8 +2,7 @@
  * What PID 1 does when the flow ends. PID 1 must never exit (the kernel panics), so
  * every outcome maps to a power action or the debug shell. Pure.
  *
- * - The flow finished, or stopped at a stage that is not built yet (everything that
- *   exists ran): METAL_DONE (poweroff, reboot, halt, or shell).
+ * - The flow finished without an error: METAL_DONE (poweroff, reboot, halt, or shell).
  * - Any other error: with DEBUG the debug shell, else a reboot after
  *   METAL_REBOOT_DELAY (time to read the console).
  * - The debug shell exits: reboot at once.
@@ -26,8 +25,8 @@ export type InitAction =
   | { readonly kind: "shell"; readonly reason: string };
 
 export function decideAction(outcome: FlowOutcome, opts: InitOptions): InitAction {
-  if (outcome.kind === "done" || outcome.code === "not_built") {
-    const reason = outcome.kind === "done" ? "flow finished" : "flow stopped at a stage not built yet";
+  if (outcome.kind === "done") {
+    const reason = "flow finished";
     return opts.done === "shell" ? { kind: "shell", reason } : { kind: "power", action: opts.done, delayMs: 0, reason };
   }
   const reason = `fatal error: ${outcome.code}`;

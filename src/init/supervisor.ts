@@ -225,8 +225,7 @@ export async function superviseInit(sys: InitSystem, log: Logger, options: InitO
   } catch (e) {
     outcome = outcomeOf(e);
     const err = e instanceof AgentError ? e : toAgentError(e);
-    if (err.code === "not_built") logEvent(log, "agent.not_built", { code: err.code, exitCode: err.exitCode, ...err.details }, err.message);
-    else logEvent(log, "agent.fatal", { code: err.code, exitCode: err.exitCode, ...err.details }, err.message, "fatal");
+    logEvent(log, "agent.fatal", { code: err.code, exitCode: err.exitCode, ...err.details }, err.message, "fatal");
   }
   const action = decideAction(outcome, options);
   await perform(sys, log, action);

@@ -44,7 +44,7 @@ export interface ContractInput {
   readonly nics: readonly InstallNic[];
   /** The console password of the metal user (a secret). */
   readonly password: string;
-  /** console= from the kernel cmdline, e.g. "ttyS0,115200n8" (see consoleFromCmdline). */
+  /** console= from the kernel cmdline, e.g. "ttyS0,115200n8" (Config.console). */
   readonly console: string;
   /** Whether the filesystem layout has RAID arrays. */
   readonly raidEnabled: boolean;
@@ -180,14 +180,4 @@ export function contractFiles(input: ContractInput): ContractFiles {
       ...(userdata !== undefined ? [{ path: USERDATA_PATH, content: userdata }] : []),
     ],
   };
-}
-
-/**
- * console= of the kernel cmdline with its options ("ttyS0,115200n8"), the last one
- * winning, "ttyS0" when absent: metal-hammer's cmd/install.go + pkg/kernel ParseCmdline.
- */
-export function consoleFromCmdline(cmdline: string): string {
-  let last: string | undefined;
-  for (const w of cmdline.split(/\s+/)) if (w.startsWith("console=")) last = w.slice("console=".length);
-  return last || "ttyS0";
 }

@@ -35,7 +35,14 @@ export interface Context {
   readonly io: Io;
   readonly secrets: SecretSet;
   /** `sink` also receives every finished (already scrubbed) line: the agent's log shipper (Operations.sink). */
-  logger(level: LogLevel, format?: LogFormat, sink?: (line: string) => void): Logger;
+  /** `format` "auto" or absent: METAL_LOG_FORMAT from the environment (commands run by hand), else JSON unless stderr is a terminal. */
+  logger(level: LogLevel, format?: LogFormat | "auto", sink?: (line: string) => void): Logger;
+}
+
+function formatOf(io: Io): LogFormat {
+  const env = io.env.METAL_LOG_FORMAT;
+  if (env === "json" || env === "text") return env;
+  return io.errIsTTY ? "text" : "json";
 }
 
 export function createContext(io: Io): Context {
@@ -46,7 +53,7 @@ export function createContext(io: Io): Context {
     logger: (level, format, sink) =>
       createLogger({
         level,
-        format: format ?? (io.env.METAL_LOG_FORMAT === "json" || !io.errIsTTY ? "json" : "text"),
+        format: format === "json" || format === "text" ? format : formatOf(io),
         write: (line) => {
           sink?.(line);
           return io.log ? io.log(line) : io.err(line);

@@ -23,8 +23,10 @@ import pino from "pino";
 import type { EventName } from "./events.ts";
 import { escapeDeep, escapeUntrusted } from "./escape.ts";
 import { SecretSet, redactFields } from "./redact.ts";
+import { formatText, LEVELS, type LogLevel } from "./text-format.ts";
 
-export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+export { formatText, LEVELS, type LogLevel };
+
 export type LogFormat = "json" | "text";
 
 export interface LoggerOptions {
@@ -62,22 +64,6 @@ export interface Logger {
   flush(): Promise<void> | undefined;
 }
 
-export const LEVELS: Readonly<Record<LogLevel, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
-const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
-
-/** Renders one record as `HH:MM:SS.mmm LEVEL event msg k=v ...`. */
-export function formatText(record: Record<string, unknown>): string {
-  const { time, level, event, msg, ...rest } = record;
-  const t = typeof time === "string" ? time.slice(11, 23) : "";
-  const parts = [t, (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)];
-  if (event) parts.push(String(event));
-  if (msg) parts.push(String(msg));
-  for (const [k, v] of Object.entries(rest)) {
-    const s = typeof v === "string" ? (/[\s"=]/.test(v) ? JSON.stringify(v) : v) : JSON.stringify(v);
-    parts.push(`${k}=${s}`);
-  }
-  return parts.join(" ") + "\n";
-}
 
 /** The fields of one record as it is written: event first, then the caller's fields, redacted and escaped. */
 function recordFields(fields: LogFields): Record<string, unknown> {

@@ -43,3 +43,15 @@ export const ENODEV = 19;
 export const ENOBUFS = 105;
 
 export const errnoName = (n: number): string => ERRNO_NAMES[n] ?? `errno ${n}`;
+
+const ERRNO_BY_NAME: ReadonlyMap<string, number> = new Map(Object.entries(ERRNO_NAMES).map(([n, name]) => [name, Number(n)]));
+export const EIO = 5;
+
+/**
+ * The errno of a failed node:fs call (its `code`, e.g. "ENOENT"), by the table above;
+ * EIO when it has none or one the table does not hold.
+ */
+export function errnoOfError(e: unknown): number {
+  const code = (e as { code?: unknown } | null)?.code;
+  return (typeof code === "string" ? ERRNO_BY_NAME.get(code) : undefined) ?? EIO;
+}

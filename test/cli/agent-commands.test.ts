@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { agentConfig, agentServices } from "../../src/cli/agent-options.ts";
 import { runCli } from "../../src/cli/program.ts";
+import { silentLogger } from "../../src/log/logger.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 const CL = "METAL_BOOT_URL=https://[fd00::1]:8443/";
@@ -30,5 +35,18 @@ describe("token, reach and run options", () => {
     expect(await runCli(["token", "--cmdline", CL, "--sysfs", "/nonexistent-sysfs"], c.ctx)).toBe(20);
     expect(c.err()).toContain("/nonexistent-sysfs/class/dmi/id/product_uuid");
     expect(c.err()).toContain("METAL_UUID=");
+  });
+});
+
+describe("the composition root", () => {
+  test("the installer's console is the cmdline's last console=, from the one parsed configuration", async () => {
+    const c = captureContext({ "/tmp/mh-cl": `console=tty0 ${CL} console="ttyS1,115200n8" METAL_WATCHDOG=0` });
+    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
+    const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-root-")) }, config, silentLogger());
+    try {
+      expect(s.console).toBe("ttyS1,115200n8");
+    } finally {
+      await s.http.close();
+    }
   });
 });

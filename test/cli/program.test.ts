@@ -13,8 +13,8 @@ describe("metal-hammer CLI", () => {
     const j = JSON.parse(c.out());
     expect(j.metalBootUrl).toBe("https://[fd00::1]:8443/");
     expect(j.fast).toBe(true);
-    // console= is the kernel's own parameter: not part of the agent's configuration.
-    expect(j.console).toBeUndefined();
+    // console= is the kernel's own parameter, taken as it is (machine-details.yaml's console).
+    expect(j.console).toBe("ttyS0");
     expect(j.ignored).toEqual({});
   });
 

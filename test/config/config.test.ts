@@ -2,19 +2,15 @@ import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
 import { AgentError } from "../../src/errors.ts";
 import { DEFAULT_RETRY } from "../../src/http/retry.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";
 
 function usageError(cmdline: string): AgentError {
-  try {
-    configFromCmdline(cmdline);
-  } catch (e) {
-    expect(e).toBeInstanceOf(AgentError);
-    expect((e as AgentError).code).toBe("usage");
-    expect((e as AgentError).exitCode).toBe(2);
-    return e as AgentError;
-  }
-  throw new Error(`expected a usage error for: ${cmdline}`);
+  const e = agentErrorOf(() => configFromCmdline(cmdline));
+  expect(e.code).toBe("usage");
+  expect(e.exitCode).toBe(2);
+  return e;
 }
 
 describe("configFromCmdline", () => {
@@ -28,8 +24,9 @@ describe("configFromCmdline", () => {
     expect(c.allowHttp).toBe(false);
     expect(c.handoff).toEqual({ kind: "builtin" });
     expect(c.caBundle).toBe("/etc/ssl/certs/ca-certificates.crt");
-    // console= is the kernel's (a known row, so not "ignored"), parsed by nobody.
+    // console= is the kernel's (a known row, so not "ignored"); the agent takes it as it is for machine-details.yaml.
     expect(c.ignored).toEqual({});
+    expect(c.console).toBe("ttyS0,115200n8");
     expect(c.logLevel).toBe("info");
   });
 
@@ -70,6 +67,22 @@ describe("configFromCmdline", () => {
     expect(c.ignored).toEqual({});
     expect(Object.keys(configToJson(c))).not.toContain("done");
     expect(Object.keys(configToJson(c))).not.toContain("rebootDelayMs");
+  });
+
+  test("console: the last console= as the kernel splits it (quotes removed), with its options; ttyS0 when none; never refused", () => {
+    expect(configFromCmdline(`console=tty0 ${BOOT} console=ttyS1,115200n8 quiet`).console).toBe("ttyS1,115200n8");
+    expect(configFromCmdline(`${BOOT} console="ttyS1,115200n8"`).console).toBe("ttyS1,115200n8");
+    expect(configFromCmdline(`${BOOT} quiet`).console).toBe("ttyS0");
+    expect(configFromCmdline(`${BOOT} console console=`).console).toBe("ttyS0");
+    expect(configFromCmdline(`${BOOT} console=hvc0 -- console=ttyS9`).console).toBe("hvc0");
+    expect(configToJson(configFromCmdline(`${BOOT} console=ttyS1`)).console).toBe("ttyS1");
+  });
+
+  test("METAL_LOG_FORMAT: auto by default, json or text; anything else stops the agent naming it (PID 1 reads it leniently)", () => {
+    expect(configFromCmdline(BOOT).logFormat).toBe("auto");
+    expect(configFromCmdline(`${BOOT} METAL_LOG_FORMAT=json`).logFormat).toBe("json");
+    expect(configFromCmdline(`${BOOT} METAL_LOG_FORMAT=text`).ignored).toEqual({});
+    expect(usageError(`${BOOT} METAL_LOG_FORMAT=xml`).message).toBe('METAL_LOG_FORMAT="xml": expected one of auto, json, text');
   });
 
   test("unknown keys are kept aside", () => {

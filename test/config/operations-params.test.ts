@@ -1,18 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
-import { AgentError } from "../../src/errors.ts";
+import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const BASE = "METAL_BOOT_URL=https://[fd00::1]/";
 
 function usage(cmdline: string): string {
-  try {
-    configFromCmdline(cmdline);
-  } catch (e) {
-    expect(e).toBeInstanceOf(AgentError);
-    expect((e as AgentError).exitCode).toBe(2);
-    return (e as AgentError).message;
-  }
-  throw new Error("no error");
+  const e = agentErrorOf(() => configFromCmdline(cmdline));
+  expect(e.exitCode).toBe(2);
+  return e.message;
 }
 
 describe("operations parameters", () => {

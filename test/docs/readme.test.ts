@@ -1,4 +1,6 @@
 import { expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { eventsDoc, fillTables } from "../../tools/readme-tables.ts";
 
 const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
@@ -15,4 +17,33 @@ test("README shows the two commands", () => {
 test("docs/events.md lists exactly the event vocabulary of src/log/events.ts", async () => {
   const doc = await Bun.file(new URL("../../docs/events.md", import.meta.url)).text();
   expect(doc).toBe(eventsDoc());
+});
+
+/**
+ * The README's source-layout diagram: each line starts with the parts it describes
+ * (words ending in `/` or `.ts`);
+ * unindented lines the repository's top level, lines indented by two spaces the parts
+ * of src/. Both directions are checked against the tree.
+ */
+test("README's source-layout diagram names every top-level directory and every part of src/, and nothing that is not there", () => {
+  const root = new URL("../../", import.meta.url).pathname;
+  const start = readme.indexOf("```", readme.indexOf("Source layout ("));
+  const block = readme.slice(readme.indexOf("\n", start) + 1, readme.indexOf("```", start + 3));
+  const top: string[] = [];
+  const src: string[] = [];
+  for (const line of block.split("\n")) {
+    const indented = /^ {2}\S/.test(line);
+    if (!indented && /^\s/.test(line)) continue; // a continuation of the text column
+    const words = line.trim().split(/\s+/);
+    const n = words.findIndex((w) => !/(\/|\.ts)$/.test(w));
+    (indented ? src : top).push(...(n < 0 ? words : words.slice(0, n)).filter((w) => w !== ""));
+  }
+  const ignored = new Set([".git", ...readFileSync(join(root, ".gitignore"), "utf8").split("\n").filter((l) => l.endsWith("/")).map((l) => l.slice(0, -1))]);
+  const dirs = (dir: string, skip: Set<string>) =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((d) => !skip.has(d.name) && (d.isDirectory() || (dir.endsWith("src") && d.name.endsWith(".ts"))))
+      .map((d) => (d.isDirectory() ? `${d.name}/` : d.name))
+      .sort();
+  expect([...top].sort()).toEqual(dirs(root, ignored));
+  expect([...src].sort()).toEqual(dirs(join(root, "src"), new Set()));
 });

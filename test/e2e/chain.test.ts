@@ -83,7 +83,7 @@ async function awaitExit(m: RunningMachine, ms: number): Promise<number> {
   return await waitFor(() => (m.qemu.exitCode === null ? undefined : { code: m.qemu.exitCode }), ms, `${m.name} to power off or reboot`).then((r) => r.code);
 }
 
-describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ipxe -> kernel + initrd", () => {
+describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ipxe -> kernel + initrd${skipReason ? ` (skipped: ${skipReason})` : ""}`, () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mhc-chain-e2e-"));
     iso = join(work, "lab.iso");
@@ -287,7 +287,7 @@ describe.skipIf(skipReason !== "")("boot chain: ISO -> iPXE over IPv6 -> boot.ip
   );
 
   test.skipIf(!existsSync(AGENT_INITRD))(
-    "the metal-hammer initramfs boots through the chain as PID 1, calls the stand-ins from its SLAAC address, and installs the allocated image onto the machine's disk up to the kexec into the installed OS (what make lab runs)",
+    `the metal-hammer initramfs boots through the chain as PID 1, calls the stand-ins from its SLAAC address, and installs the allocated image onto the machine's disk up to the kexec into the installed OS (what make lab runs)${existsSync(AGENT_INITRD) ? "" : ` (skipped: ${AGENT_INITRD} missing, make initramfs)`}`,
     async () => {
       // The machine's disk (sparse 1 GiB) and the test OS image the stand-ins' image cache serves (make lab's install run).
       const disk = join(work, "agent-disk.raw");

@@ -15,6 +15,7 @@ const KERNEL = LAB_KERNEL;
 const INITRD = LAB_INITRD;
 const missing = labMissing();
 if (missing.length > 0) console.warn(`e2e lab skipped: missing ${missing.join(", ")}`);
+const skipped = missing.length > 0 ? ` (skipped: missing ${missing.join(", ")})` : "";
 
 const BOOT_BOUND_MS = 150_000;
 const HOOK_MS = BOOT_BOUND_MS + 30_000;
@@ -38,7 +39,7 @@ function expectOwnSegmentAddresses(r: LabResult): void {
   for (const d of dad) expect(d.address).toBe(`${SLAAC[String(d.ifname)]}/64`);
 }
 
-describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () => {
+describe.skipIf(missing.length > 0)(`QEMU lab: RA on the segment (virtio)${skipped}`, () => {
   let r: LabResult;
   beforeAll(async () => {
     r = await boot({});
@@ -127,7 +128,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: RA on the segment (virtio)", () =
 // A fatal error with DEBUG off (reported, the delay, the reboot): asserted on the boot of test/e2e/drivers.test.ts,
 // which ends with a config error (usage) with DEBUG off; one QEMU boot for both.
 
-describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens the debug shell", () => {
+describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens the debug shell${skipped}`, () => {
   let r: LabResult;
   beforeAll(async () => {
     r = await boot({
@@ -166,7 +167,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: a fatal error with DEBUG on opens
   });
 });
 
-describe.skipIf(missing.length > 0)("QEMU lab: no RA on the segment", () => {
+describe.skipIf(missing.length > 0)(`QEMU lab: no RA on the segment${skipped}`, () => {
   let r: LabResult;
   beforeAll(async () => {
     // Nothing can arrive: the bound is the whole wait, so a short one (the lab default is 30 s).
@@ -184,7 +185,7 @@ describe.skipIf(missing.length > 0)("QEMU lab: no RA on the segment", () => {
 
 // One boot for two things (each boot costs the suite 10-25 s): the NIC model is e1000 (not the lab's virtio), and
 // with METAL_NET_POLICY=all both NICs must be ready.
-describe.skipIf(missing.length > 0)("QEMU lab: two e1000 NICs, one /64 per port, METAL_NET_POLICY=all", () => {
+describe.skipIf(missing.length > 0)(`QEMU lab: two e1000 NICs, one /64 per port, METAL_NET_POLICY=all${skipped}`, () => {
   let r: LabResult;
   beforeAll(async () => {
     r = await boot({ nics: 2, nicModel: "e1000", extraCmdline: ["METAL_NET_POLICY=all"] });

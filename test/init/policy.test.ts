@@ -11,10 +11,6 @@ describe("PID 1 policy", () => {
     expect(decideAction({ kind: "done" }, opts({ done: "shell" }))).toMatchObject({ kind: "shell" });
   });
 
-  test("a stage not built yet counts as the end of the flow", () => {
-    expect(decideAction({ kind: "error", code: "not_built", message: "" }, opts({ done: "poweroff", debug: true }))).toMatchObject({ kind: "power", action: "poweroff" });
-  });
-
   test("a fatal error reboots after the delay, or opens the debug shell with DEBUG", () => {
     const timeout = { kind: "error", code: "net_timeout", message: "no RA" } as const;
     expect(decideAction(timeout, opts({ done: "poweroff", rebootDelayMs: 1000 }))).toEqual({ kind: "power", action: "reboot", delayMs: 1000, reason: "fatal error: net_timeout" });
@@ -31,9 +27,10 @@ describe("PID 1 policy", () => {
 });
 
 describe("PID 1 options from the cmdline", () => {
-  test("reads DEBUG, METAL_DONE and METAL_REBOOT_DELAY", () => {
-    expect(initOptionsFromCmdline("console=ttyS0 DEBUG METAL_DONE=poweroff METAL_REBOOT_DELAY=5s")).toEqual({
+  test("reads DEBUG, METAL_DONE, METAL_REBOOT_DELAY and METAL_LOG_FORMAT", () => {
+    expect(initOptionsFromCmdline("console=ttyS0 DEBUG METAL_DONE=poweroff METAL_REBOOT_DELAY=5s METAL_LOG_FORMAT=json")).toEqual({
       options: { debug: true, done: "poweroff", rebootDelayMs: 5000 },
+      logFormat: "json",
       problems: [],
     });
   });
@@ -43,11 +40,13 @@ describe("PID 1 options from the cmdline", () => {
   });
 
   test("a bad value falls back to the default and says so, instead of leaving PID 1 without a policy", () => {
-    const r = initOptionsFromCmdline("METAL_DONE=explode METAL_REBOOT_DELAY=soon DEBUG=1 METAL_BOOT_URL=ftp://x");
+    const r = initOptionsFromCmdline("METAL_DONE=explode METAL_REBOOT_DELAY=soon DEBUG=1 METAL_BOOT_URL=ftp://x METAL_LOG_FORMAT=xml");
     expect(r.options).toEqual({ debug: true, done: "reboot", rebootDelayMs: 30_000 });
+    expect(r.logFormat).toBe("auto");
     expect(r.problems).toEqual([
       "METAL_DONE: expected one of poweroff, reboot, halt, shell; using reboot",
       "METAL_REBOOT_DELAY: expected a duration like 90s or 2m; using 30s",
+      "METAL_LOG_FORMAT: expected one of auto, json, text; using auto",
     ]);
   });
 });

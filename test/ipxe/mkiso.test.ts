@@ -51,9 +51,10 @@ describe("ipxe/render-chain.ts", () => {
 
 /** Debian trixie's UEFI iPXE (make ipxe-efi), the one mkiso.sh takes by default. */
 const IPXE_EFI = join(ROOT, "build/ipxe-efi/ipxe.efi");
-const haveTools = ["/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32", IPXE_EFI].every(existsSync);
+const missingTools = ["/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32", IPXE_EFI].filter((f) => !existsSync(f));
+const haveTools = missingTools.length === 0;
 
-describe.skipIf(!haveTools)("ipxe/mkiso.sh", () => {
+describe.skipIf(!haveTools)(`ipxe/mkiso.sh${haveTools ? "" : ` (skipped: missing ${missingTools.join(", ")}; make deps ipxe-efi)`}`, () => {
   const mkiso = (script: string, out: string, env: Record<string, string> = {}) =>
     Bun.spawnSync([join(ROOT, "ipxe/mkiso.sh"), script, out], { env: { ...process.env, SOURCE_DATE_EPOCH: "1700000000", ...env } });
 

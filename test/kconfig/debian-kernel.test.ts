@@ -13,7 +13,7 @@ import { EXIT_CODES } from "../../src/exit-codes.ts";
 import type { OptionResult, Report } from "../../src/kconfig/evaluate.ts";
 import { BUILTIN_FRAGMENT_TEXT } from "../../src/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../src/kconfig/fragment.ts";
-import { parseModuleList } from "../../src/kmod/names.ts";
+import { moduleNameOfFile, parseModuleList } from "../../src/kmod/names.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -131,11 +131,7 @@ describe.skipIf(SKIP)(`Debian kernel ${VERSION || "(skipped: no /boot/config-* o
     expect(report.results.filter((r) => r.moduleCheck === "missing")).toEqual([]);
     // The fragment's module names are real: each is a module file in Debian's tree
     // (or the option is built in there, which none of the listed ones is).
-    const names = new Set(
-      readdirSync(tree, { recursive: true, encoding: "utf8" })
-        .filter((p) => /\.ko(\.(xz|zst|gz))?$/.test(p))
-        .map((p) => (p.split("/").at(-1) as string).replace(/\.ko.*$/, "").replaceAll("-", "_")),
-    );
+    const names = new Set(readdirSync(tree, { recursive: true, encoding: "utf8" }).flatMap((p) => moduleNameOfFile(p) ?? []));
     const missing = parseFragment(BUILTIN_FRAGMENT_TEXT, "embedded").entries.flatMap((e) => e.modules.filter((m) => !names.has(m)));
     expect(missing).toEqual([]);
   });

@@ -28,7 +28,7 @@ describe("the logger escapes every field from outside", () => {
   for (const format of ["json", "text"] as const) {
     test(`message, string fields, nested fields, arrays and keys are escaped (${format})`, () => {
       const { out, log } = lines(format);
-      logEvent(log, "api.call", { serverMessage: EVIL, nested: { model: EVIL }, list: [EVIL], [EVIL]: 1, err: new AgentError("api_error", EVIL) }, EVIL, "warn");
+      logEvent(log, "api.version", { serverMessage: EVIL, nested: { model: EVIL }, list: [EVIL], [EVIL]: 1, err: new AgentError("api_error", EVIL) }, EVIL, "warn");
       const text = out();
       expect(text.split("\n").length).toBe(2); // one line plus the final newline
       // No raw control character at all (JSON escaping would still leave DEL, C1 and U+202E raw).

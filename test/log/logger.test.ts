@@ -42,13 +42,13 @@ describe("record layout", () => {
 
   test("fields named method, headers and socket are logged as given, not as an HTTP request", () => {
     const { records, log } = capture();
-    log.info({ event: "api.call", method: "POST", headers: { accept: "application/json" }, socket: "fd 7" });
+    log.info({ event: "api.version", method: "POST", headers: { accept: "application/json" }, socket: "fd 7" });
     expect(records()[0]).toMatchObject({ method: "POST", headers: { accept: "application/json" }, socket: "fd 7" });
   });
 
   test("a message with printf placeholders is written literally", () => {
     const { records, log } = capture();
-    log.info({ event: "api.call" }, "100%s done %d %o %j");
+    log.info({ event: "api.version" }, "100%s done %d %o %j");
     expect(records()[0]?.msg).toBe("100%s done %d %o %j");
   });
 
@@ -61,7 +61,7 @@ describe("record layout", () => {
   test("a line reaches the destination before the call returns (no worker, no transport)", () => {
     const { lines, log } = capture();
     for (let i = 0; i < 3; i++) {
-      log.debug({ event: "api.call", i });
+      log.debug({ event: "api.version", i });
       expect(lines().length).toBe(i + 1);
     }
   });
@@ -103,20 +103,20 @@ describe("a destination that refuses lines", () => {
 
   test("refused lines are counted and reported once, in one log.dropped line before the next accepted line", () => {
     const d = refusing();
-    for (let i = 0; i < 5; i++) d.log.info({ event: "api.call", i });
+    for (let i = 0; i < 5; i++) d.log.info({ event: "api.version", i });
     expect(d.log.dropped).toBe(5);
     d.setOpen(true);
-    d.log.info({ event: "api.call", i: 5 });
-    d.log.info({ event: "api.call", i: 6 });
-    expect(d.accepted().map((r) => r.event)).toEqual(["log.dropped", "api.call", "api.call"]);
+    d.log.info({ event: "api.version", i: 5 });
+    d.log.info({ event: "api.version", i: 6 });
+    expect(d.accepted().map((r) => r.event)).toEqual(["log.dropped", "api.version", "api.version"]);
     expect(d.accepted()[0]).toMatchObject({ level: 40, dropped: 5, total: 5, msg: "5 log line(s) dropped: the log destination did not keep up" });
     expect(d.log.dropped).toBe(5);
   });
 
   test("error and fatal lines are never refused and carry the count of what was lost before them", () => {
     const d = refusing();
-    d.log.warn({ event: "api.call" });
-    d.log.debug({ event: "api.call" });
+    d.log.warn({ event: "api.version" });
+    d.log.debug({ event: "api.version" });
     d.log.error({ event: "agent.fatal" }, "why it stopped");
     d.log.fatal({ event: "agent.fatal" }, "last words");
     expect(d.always().map((r) => [r.event, r.dropped ?? r.msg])).toEqual([
@@ -127,24 +127,24 @@ describe("a destination that refuses lines", () => {
     expect(d.log.dropped).toBe(2);
     // Reported already: the next accepted line is not preceded by a second notice.
     d.setOpen(true);
-    d.log.info({ event: "api.call" }, "after");
-    expect(d.accepted().map((r) => r.event)).toEqual(["api.call"]);
+    d.log.info({ event: "api.version" }, "after");
+    expect(d.accepted().map((r) => r.event)).toEqual(["api.version"]);
   });
 
   test("when the notice itself is refused, the line after it is dropped too and the next notice counts it", () => {
     const d = refusing();
-    d.log.info({ event: "api.call" });
-    d.log.info({ event: "api.call" });
+    d.log.info({ event: "api.version" });
+    d.log.info({ event: "api.version" });
     expect(d.log.dropped).toBe(2);
     d.setAccept((line) => !line.includes('"log.dropped"'));
-    d.log.info({ event: "api.call" }, "behind a refused notice");
+    d.log.info({ event: "api.version" }, "behind a refused notice");
     expect(d.accepted()).toEqual([]);
     expect(d.log.dropped).toBe(3);
     d.setOpen(true);
-    d.log.info({ event: "api.call" }, "through");
+    d.log.info({ event: "api.version" }, "through");
     expect(d.accepted().map((r) => [r.event, r.dropped ?? r.msg])).toEqual([
       ["log.dropped", 3],
-      ["api.call", "through"],
+      ["api.version", "through"],
     ]);
   });
 });

@@ -47,10 +47,10 @@ describe("a real token never reaches the log output", () => {
         log.info({ event: "boot.config", nested: { deeper: { machineToken: TOKEN } } }, "nested field");
         log.info({ event: "boot.config" }, `message with ${TOKEN} inside`);
         log.info({ event: "boot.config", note: `value under a harmless name: ${TOKEN}` });
-        log.info({ event: "api.call", headers: { authorization: `Bearer ${TOKEN}` } }, "headers");
+        log.info({ event: "api.version", headers: { authorization: `Bearer ${TOKEN}` } }, "headers");
         log.warn({ event: "http.retry", err: new Error(`request failed for ${TOKEN}`) }, "error object");
         log.error({ event: "agent.fatal", err: new AgentError("auth", `refused: Bearer ${TOKEN}`, { token: TOKEN }) });
-        log.debug({ event: "api.call", list: [TOKEN, { password: TOKEN }] });
+        log.debug({ event: "api.version", list: [TOKEN, { password: TOKEN }] });
         log.info({ event: "agent.config", bindings: { token: TOKEN, who: "nested bindings" } }, "nested bindings");
         log.info({ event: "http.retry", url: new URL(`https://[fd00::1]/config?token=${TOKEN}`) });
         logEvent(log, "boot.config", { token: TOKEN, tokenExpiry: "2026-12-01" }, `got ${TOKEN}`);
@@ -65,7 +65,7 @@ describe("a real token never reaches the log output", () => {
   }
 
   test("bearer credentials are cut even when the secret was never registered", () => {
-    const text = logged("json", (log) => log.info({ event: "api.call" }, "Authorization: Bearer abc.def.ghi-unregistered"));
+    const text = logged("json", (log) => log.info({ event: "api.version" }, "Authorization: Bearer abc.def.ghi-unregistered"));
     expect(text).not.toContain("abc.def.ghi-unregistered");
   });
 });

@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execNextStage } from "../../src/handoff/exec.ts";
-import { errnoName } from "../../src/sys/errno.ts";
+import { linuxSystem } from "../../src/init/linux-system.ts";
+import { errnoName, errnoOfError } from "../../src/sys/errno.ts";
 
 describe("execve through src/sys", () => {
   test("a failed exec names the kernel's reason (ENOEXEC for an executable file that is no program)", () => {
@@ -29,5 +30,22 @@ describe("execve through src/sys", () => {
     expect(errnoName(16)).toBe("EBUSY");
     expect(errnoName(18)).toBe("EXDEV");
     expect(errnoName(9999)).toBe("errno 9999");
+  });
+
+  test("a failed node:fs call gives its errno by the same table (PID 1's mkdir and module open report it)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mh-errno-"));
+    try {
+      const file = join(dir, "file");
+      writeFileSync(file, "");
+      const sys = linuxSystem();
+      expect(errnoName(sys.mkdir(join(file, "sub"), 0o755))).toBe("ENOTDIR");
+      expect(errnoName(sys.finitModule(join(dir, "missing.ko")))).toBe("ENOENT");
+      expect(sys.mkdir(join(dir, "a/b"), 0o755)).toBe(0);
+      expect(errnoOfError({ code: "EROFS" })).toBe(30);
+      expect(errnoName(errnoOfError({ code: "ENOSUCHCODE" }))).toBe("EIO");
+      expect(errnoName(errnoOfError("not an error"))).toBe("EIO");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,57 +6,46 @@
  * with no route (ENETUNREACH) and an address where nothing listens (ECONNREFUSED).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../../lab/wait.ts";
+import { Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { YEAR_MS } from "./sntp-standin.ts";
 
 const reason = process.getuid?.() !== 0 ? "needs root (network namespaces)" : Bun.spawnSync(["ip", "-V"], { stdout: "pipe", stderr: "pipe" }).exitCode !== 0 ? "needs iproute2" : undefined;
 if (reason && process.env.CI === "true") throw new Error(`clock namespace suite cannot run under CI: ${reason}`);
 
-const sfx = (0x1000 + Math.floor(Math.random() * 0xefff)).toString(16);
-const agentNs = `mhc-${sfx}-a`;
-const serverNs = `mhc-${sfx}-s`;
-const net = `fd00:c10c:${sfx}`;
+// 4 hex digits without a leading zero: the addresses below are already in canonical form.
+const net = `fd00:c10c:${(0x1000 + Math.floor(Math.random() * 0xefff)).toString(16)}`;
 const A = { correct: `${net}::11`, year: `${net}::12`, kod: `${net}::13`, silent: `${net}::14`, closed: `${net}::15` };
 const NOROUTE = "fd00:dead:beef::1";
 const NAME = "ntp.clock.test";
 let standin: { pid: number } | undefined;
-
-function ip(...args: string[]): void {
-  const r = Bun.spawnSync(["ip", ...args], { stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`ip ${args.join(" ")}: ${r.stderr.toString().trim()}`);
-}
+/** The agent's namespace and the server's (the link's router side), from the one netns harness. */
+let lab: Lab | undefined;
+let link: Link;
+let agentNs = "";
 
 function cleanup(): void {
-  if (standin) {
-    try {
-      process.kill(standin.pid, "SIGTERM");
-    } catch {
-      /* gone */
-    }
-  }
-  for (const ns of [agentNs, serverNs]) Bun.spawnSync(["ip", "netns", "del", ns], { stdout: "ignore", stderr: "ignore" });
-  rmSync(`/etc/netns/${agentNs}`, { recursive: true, force: true });
+  if (standin) lab?.kill(standin.pid);
+  lab?.cleanup();
+  if (agentNs) rmSync(`/etc/netns/${agentNs}`, { recursive: true, force: true });
 }
 
 beforeAll(async () => {
   if (reason) return;
   try {
-    ip("netns", "add", agentNs);
-    ip("netns", "add", serverNs);
-    ip("link", "add", `mhc${sfx}a`, "netns", agentNs, "type", "veth", "peer", "name", `mhc${sfx}s`, "netns", serverNs);
-    for (const ns of [agentNs, serverNs]) ip("-n", ns, "link", "set", "lo", "up");
-    ip("-n", agentNs, "addr", "add", `${net}::2/64`, "dev", `mhc${sfx}a`, "nodad");
-    ip("-n", serverNs, "addr", "add", `${net}::1/64`, "dev", `mhc${sfx}s`, "nodad");
-    for (const a of Object.values(A)) ip("-n", serverNs, "addr", "add", `${a}/64`, "dev", `mhc${sfx}s`, "nodad");
-    ip("-n", agentNs, "link", "set", `mhc${sfx}a`, "up");
-    ip("-n", serverNs, "link", "set", `mhc${sfx}s`, "up");
+    lab = new Lab();
+    link = lab.addLink();
+    agentNs = lab.agentNs;
+    const serverNs = link.routerNs;
+    nsx(agentNs, "ip", "addr", "add", `${net}::2/64`, "dev", link.agentIf, "nodad");
+    for (const a of [`${net}::1`, ...Object.values(A)]) nsx(serverNs, "ip", "addr", "add", `${a}/64`, "dev", link.routerIf, "nodad");
+    nsx(agentNs, "ip", "link", "set", link.agentIf, "up");
     mkdirSync(`/etc/netns/${agentNs}`, { recursive: true });
     writeFileSync(`/etc/netns/${agentNs}/hosts`, `::1 localhost\n${A.year} ${NAME}\n`);
     writeFileSync(`/etc/netns/${agentNs}/resolv.conf`, "");
-    const proc = Bun.spawn(["ip", "netns", "exec", serverNs, process.execPath, join(import.meta.dir, "sntp-standin.ts"), "--port", "123", ...(["correct", "year", "kod", "silent"] as const).flatMap((m) => ["--serve", `${A[m]}=${m}`])], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(import.meta.dir, "sntp-standin.ts"), "--port", "123", ...(["correct", "year", "kod", "silent"] as const).flatMap((m) => ["--serve", `${A[m]}=${m}`])], { stdout: "pipe", stderr: "pipe" });
     standin = proc;
     const reader = proc.stdout.getReader();
     let out = "";
@@ -68,7 +57,7 @@ beforeAll(async () => {
     }, 20_000, "the SNTP stand-in to bind");
     reader.releaseLock();
     // Carrier on both ends.
-    await waitFor(() => /state UP/.test(Bun.spawnSync(["ip", "-n", agentNs, "link", "show", `mhc${sfx}a`], { stdout: "pipe" }).stdout.toString()), 10_000, "carrier on the veth pair");
+    await waitFor(() => /state UP/.test(nsx(agentNs, "ip", "link", "show", link.agentIf)), 10_000, "carrier on the veth pair");
   } catch (e) {
     cleanup();
     throw e;
