@@ -15,6 +15,7 @@ import type { LldpNeighbour, LldpSession } from "../lldp/neighbour.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
+import { neighbourNic } from "../provision/neighbours.ts";
 import { versionInfo } from "../version.ts";
 import type { Services } from "./services.ts";
 
@@ -32,7 +33,7 @@ export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, read
     vendor: n.vendor,
     model: n.model,
     speed: BigInt(n.speed),
-    neighbors: (neighbours.get(n.name) ?? []).map((x) => ({ mac: x.portId, identifier: x.portId, name: x.portDescription, hostname: x.systemName, neighbors: [] })),
+    neighbors: (neighbours.get(n.name) ?? []).map((x) => ({ ...neighbourNic(x), neighbors: [] })),
   }));
 }
 

@@ -13,7 +13,15 @@ import type { LldpNeighbour } from "../lldp/neighbour.ts";
 
 export type NicInit = MessageInitShape<typeof MachineNicSchema>;
 
-export function neighbourNic(n: LldpNeighbour): NicInit {
+/** A neighbour as a MachineNic (Register) and as the installer contract's neighbour: the four fields metal-hammer sets. */
+export interface NeighbourNic {
+  readonly mac: string;
+  readonly identifier: string;
+  readonly name: string;
+  readonly hostname: string;
+}
+
+export function neighbourNic(n: LldpNeighbour): NeighbourNic {
   return { mac: n.portId, identifier: n.portId, name: n.portDescription, hostname: n.systemName };
 }
 
