@@ -7,11 +7,7 @@
  * MAC (subtype 5, interface name) makes Register fail there, as it did with
  * metal-hammer; we send what LLDP said and the refusal names it. Pure.
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { MachineNicSchema } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
-
-export type NicInit = MessageInitShape<typeof MachineNicSchema>;
 
 /** A neighbour as a MachineNic (Register) and as the installer contract's neighbour: the four fields metal-hammer sets. */
 export interface NeighbourNic {
