@@ -2,7 +2,8 @@
  * The image cache stand-in for the install tests: serves files of one directory over
  * plain http on loopback, with Range support (206 + Content-Range) unless switched off,
  * and faults injected per request: cut the body after N bytes, flip a byte, stall
- * (send N bytes, then nothing). `requests` records what was asked (path, Range).
+ * (send N bytes, then nothing), trickle (send N bytes, then one byte every 100 ms).
+ * `requests` records what was asked (path, Range).
  */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -14,7 +15,7 @@ export interface Fault {
   readonly path: string;
   /** How many requests it applies to (then the file is served cleanly). */
   times: number;
-  readonly kind: "cut" | "stall" | "corrupt";
+  readonly kind: "cut" | "stall" | "corrupt" | "trickle";
   /** Byte offset (in the file) where the fault hits. */
   readonly at: number;
 }
@@ -73,8 +74,17 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
     const head = body.subarray(0, Math.max(0, fault.at - start));
     // cut: the bytes up to the fault, then the connection is destroyed once they are out.
     // stall: the same bytes, then nothing; the client's stall detector must give up.
+    // trickle: the same bytes, then one byte every 100 ms until the client gives up.
     res.write(head, () => {
       if (fault.kind === "cut") res.destroy();
+      if (fault.kind !== "trickle") return;
+      let next = head.length;
+      const t = setInterval(() => {
+        if (next >= body.length || res.destroyed) return void clearInterval(t);
+        res.write(body.subarray(next, next + 1));
+        next++;
+      }, 100);
+      res.on("close", () => clearInterval(t));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

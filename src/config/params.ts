@@ -291,7 +291,7 @@ export const PARAMS = {
   METAL_IMAGE_STALL_TIMEOUT: {
     schema: duration(60_000, 5_000, 1_800_000),
     default: "60s",
-    doc: "builtin flow: the image download counts as stalled after this long without a byte; it is then resumed (bounded retries)",
+    doc: "builtin flow: the image download counts as stalled after this long without a byte, or with under 64 KiB in that long; it is then resumed (bounded retries)",
   },
   METAL_INSTALLER_TIMEOUT: {
     schema: duration(1_200_000, 10_000, 14_400_000),

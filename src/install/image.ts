@@ -42,6 +42,8 @@ export interface ImageInstallOptions {
   readonly log: Logger;
   /** No byte for this long = a stall (default 60 s). */
   readonly stallMs?: number;
+  /** Fewer bytes than this in a window of `stallMs` = too slow, a stall too (default 64 KiB: ~1 KiB/s at 60 s). */
+  readonly minBytesPerStall?: number;
   /** Bound for body breaks within one pass (default DEFAULT_IMAGE_RETRY). */
   readonly retry?: RetryPolicy;
   /** tar taking no data (or not exiting after the last byte) for this long is fatal (default 10 min). */
@@ -69,6 +71,8 @@ export interface ImageInstallResult {
 
 export const DEFAULT_IMAGE_RETRY: RetryPolicy = { attempts: 8, baseMs: 500, capMs: 15_000, totalMs: 600_000 };
 export const DEFAULT_STALL_MS = 60_000;
+/** A body slower than this per stall window is broken off and resumed (a trickle never trips the no-byte detector). */
+export const DEFAULT_MIN_BYTES_PER_STALL = 64 * 1024;
 export const DEFAULT_UNPACK_STALL_MS = 10 * 60_000;
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -109,35 +113,55 @@ export function isBreak(e: unknown): boolean {
 }
 
 /**
- * No byte from the network for `ms` aborts the request. Time spent waiting for the
- * disk (tar's pipe full) does not count: `hold()` before such a wait, `touch()` after.
+ * No byte from the network for `ms`, or fewer than `minBytes` in a window of `ms` (a
+ * body trickling in keeps a no-byte detector quiet forever), aborts the request. Time
+ * spent waiting for the disk (tar's pipe full) does not count: `hold()` before such a
+ * wait, `touch()` after (the window is moved on by the time held).
  */
 class StallGuard {
   readonly controller = new AbortController();
   #last = performance.now();
-  #fired = false;
+  #windowStart = this.#last;
+  #windowBytes = 0;
+  #fired: string | undefined;
   #held = false;
+  #heldSince = 0;
   readonly #timer: ReturnType<typeof setInterval>;
 
-  constructor(readonly ms: number) {
+  constructor(readonly ms: number, readonly minBytes: number) {
     this.#timer = setInterval(() => {
-      if (!this.#held && performance.now() - this.#last >= ms) {
-        this.#fired = true;
-        this.controller.abort(new Break(`no byte for ${Math.round(ms / 1000)} s (stall)`));
+      if (this.#held) return;
+      const now = performance.now();
+      if (now - this.#last >= ms) this.#fire(`no byte for ${Math.round(ms / 1000)} s (stall)`);
+      else if (now - this.#windowStart >= ms) {
+        if (this.#windowBytes < minBytes) this.#fire(`${this.#windowBytes} bytes in ${Math.round((now - this.#windowStart) / 1000)} s, under ${minBytes} per ${Math.round(ms / 1000)} s (too slow)`);
+        this.#windowStart = now;
+        this.#windowBytes = 0;
       }
     }, Math.max(50, Math.min(1_000, ms / 4)));
   }
 
-  touch(): void {
-    this.#last = performance.now();
+  #fire(why: string): void {
+    this.#fired = why;
+    this.controller.abort(new Break(why));
+  }
+
+  /** `bytes` arrived from the network (0: only the end of a hold). */
+  touch(bytes = 0): void {
+    const now = performance.now();
+    if (this.#held) this.#windowStart += now - this.#heldSince;
+    this.#last = now;
+    this.#windowBytes += bytes;
     this.#held = false;
   }
 
   hold(): void {
+    if (!this.#held) this.#heldSince = performance.now();
     this.#held = true;
   }
 
-  get fired(): boolean {
+  /** Why it aborted the request, if it did. */
+  get fired(): string | undefined {
     return this.#fired;
   }
 
@@ -197,7 +221,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
 
   try {
     for (;;) {
-      const stall = new StallGuard(stallMs);
+      const stall = new StallGuard(stallMs, o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL);
       let res: HttpStream | undefined;
       try {
         const headers: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
@@ -227,7 +251,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} answered ${res.status}`, { url: redactUrl(o.url), status: res.status });
         }
         for await (const chunk of res.body) {
-          stall.touch();
+          stall.touch(chunk.byteLength);
           hash.update(chunk);
           offset += chunk.byteLength;
           if (unpack === undefined) {
@@ -251,7 +275,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
         if (total !== undefined && offset > total) throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
         break;
       } catch (e) {
-        const err = stall.fired ? new Break(`no byte for ${Math.round(stallMs / 1000)} s (stall)`) : e;
+        const err = stall.fired !== undefined ? new Break(stall.fired) : e;
         if (!isBreak(err)) throw err;
         breaks++;
         const why = err instanceof Error ? err.message : String(err);

@@ -16,6 +16,7 @@ import { HttpClient } from "../../../src/http/client.ts";
 import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage } from "../../../src/install/image.ts";
 import { createLogger, silentLogger } from "../../../src/log/logger.ts";
+import { capturingLogger } from "../../helpers/log-capture.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
@@ -144,6 +145,23 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect(r.resumes).toBe(1);
     // One stall of 1 s, detected by a check every 250 ms: well under 5 s even on a loaded machine.
     expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeGreaterThanOrEqual(1_000);
+  });
+
+  test("a body trickling in (one byte every 100 ms) is too slow: broken off after one window under the minimum and resumed", async () => {
+    const root = target();
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "trickle", at: Math.floor(img.bytes / 2), times: 1 }];
+    const log = capturingLogger();
+    const t0 = performance.now();
+    const r = await installImage({ http, url: url(), root, log: log.log, env: noWait, stallMs: 1_000, minBytesPerStall: 1024 });
+    const ms = performance.now() - t0;
+    expect(r.resumes).toBe(1);
+    expect(server.requests.filter((q) => q.path === path).map((q) => q.status)).toEqual([200, 206]);
+    const resume = log.events("install.image.resume")[0];
+    expect(String(resume?.reason)).toMatch(/^\d+ bytes in [12] s, under 1024 per 1 s \(too slow\)$/);
+    // The fast first half fills the first window; the trickle's window (~10 bytes) is cut at its end: ~2 s, well under 6 s.
+    expect(ms).toBeLessThan(6_000);
     expect(ms).toBeGreaterThanOrEqual(1_000);
   });
 
