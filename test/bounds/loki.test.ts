@@ -59,9 +59,9 @@ describe("Loki push against a hostile endpoint", () => {
     const { outcome, ms } = await push((s, _r, c) => {
       s.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n");
       void trickle(s, 200, c.count);
-    }, 1500);
-    expect(outcome).toContain("no complete answer within the deadline of 1500 ms");
-    expect(ms).toBeGreaterThanOrEqual(1400);
+    }, 800);
+    expect(outcome).toContain("no complete answer within the deadline of 800 ms");
+    expect(ms).toBeGreaterThanOrEqual(750);
     expect(ms).toBeLessThan(5000);
   });
 });
