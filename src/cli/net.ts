@@ -153,7 +153,7 @@ export function registerNet(program: Command, ctx: Context): void {
           resolvConf: o.resolvConf,
           json: o.json === true,
           log: ctx.logger("info"),
-          out: (l) => ctx.io.out(l),
+          out: (l) => (ctx.io.outDroppable ? ctx.io.outDroppable(l) : ctx.io.out(l)),
           stop,
         });
       } finally {
