@@ -12,7 +12,8 @@
  *   agent:  `net up --json` (linkUpAt/readyAt from the agent's own clock): the default
  *           (router_solicitation_delay=0 + our own RS from ::), --rs-delay (the RFC
  *           delay, no RS: the default before issue 12) and --fast. Start = process
- *           spawn -> link-up request (Bun start, module load, subscribe, select, sysctls).
+ *           spawn -> link-up request (Bun start, module load, subscribe, select, sysctls),
+ *           also printed step by step (startedAt and startup of `net up --json`).
  *   poll:   a dracut-style loop polling `ip -6 addr`/`ip -6 route` every 100 ms.
  *   dhcpcd: `dhcpcd -6 -1 --waitip=6` (Debian's dhcpcd-base; it does RS/SLAAC itself).
  * Overhead = ready time minus the monitor's timestamp of the last needed event
@@ -37,9 +38,13 @@ interface Sample {
   overheadMs: number | undefined;
   rssKiB?: number | undefined;
   startMs?: number | undefined;
+  steps?: Record<string, number> | undefined;
 }
 
-type Run = (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKiB?: number; startMs?: number }>;
+type Run = (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKiB?: number; startMs?: number; steps?: Record<string, number> }>;
+
+/** Start-up before link-up, step by step (issue 12 "Start-up cost"), from `net up --json`'s startedAt and startup. */
+const STEPS = ["spawn -> process", "process -> bring-up", "subscribe", "select", "sysctls", "link-up request"] as const;
 
 const FAST_SYSCTLS = (i: string) => [`net.ipv6.conf.${i}.router_solicitation_delay=0`, `net.ipv6.conf.${i}.optimistic_dad=1`, `net.ipv6.conf.${i}.use_optimistic=1`, `net.ipv6.neigh.${i}.retrans_time_ms=100`];
 
@@ -86,13 +91,13 @@ async function sample(kind: string, run: Run): Promise<Sample> {
     const monFile = join(lab.dir, "monitor.txt");
     const mon = Bun.spawn(["ip", "netns", "exec", lab.agentNs, "ip", "-ts", "monitor", "address", "route"], { stdout: Bun.file(monFile) });
     await Bun.sleep(150); // the monitor must be listening before link-up
-    const { t0, t1, rssKiB, startMs } = await run(lab, l.agentIf);
+    const { t0, t1, rssKiB, startMs, steps } = await run(lab, l.agentIf);
     await Bun.sleep(50);
     mon.kill();
     await Promise.race([mon.exited, Bun.sleep(2000)]);
     const text = readFileSync(monFile, "utf8");
     const last = lastNeededEvent(text, eui64("2001:db8:1::", l.mac));
-    return { readyMs: t1 - t0, overheadMs: last === undefined ? undefined : t1 - last, rssKiB, startMs };
+    return { readyMs: t1 - t0, overheadMs: last === undefined ? undefined : t1 - last, rssKiB, startMs, steps };
   } catch (e) {
     throw new Error(`${kind}: ${(e as Error).message}`);
   } finally {
@@ -106,8 +111,12 @@ const agent = (extra: string[], preset: (i: string) => string[] = () => []): Run
   const spawned = performance.timeOrigin + performance.now();
   const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, ...AGENT, "net", "up", "--interfaces", ifname, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json", ...extra], { stdout: "pipe", stderr: "pipe" });
   if (p.exitCode !== 0) throw new Error(`agent exit ${p.exitCode}: ${p.stderr.toString().slice(-400)}`);
-  const j = JSON.parse(p.stdout.toString()) as { linkUpAt: number; readyAt: number; peakRssKiB?: number };
-  return { t0: j.linkUpAt, t1: j.readyAt, startMs: j.linkUpAt - spawned, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
+  const j = JSON.parse(p.stdout.toString()) as { linkUpAt: number; readyAt: number; peakRssKiB?: number; startedAt: number; startup: { entered: number; subscribed: number; selected: number; sysctls: number } };
+  const u = j.startup;
+  // spawn -> process: `ip netns exec` and exec of the binary; process -> bring-up: Bun start, module load, option parsing.
+  const at = [spawned, j.startedAt, u.entered, u.subscribed, u.selected, u.sysctls, j.linkUpAt];
+  const steps = Object.fromEntries(STEPS.map((name, i) => [name, (at[i + 1] ?? NaN) - (at[i] ?? NaN)]));
+  return { t0: j.linkUpAt, t1: j.readyAt, startMs: j.linkUpAt - spawned, steps, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
 };
 
 const poll = (fast: boolean) => async (lab: Lab, ifname: string) => {
@@ -173,6 +182,12 @@ for (const [name] of variants) {
   const start = ss.flatMap((s) => (s.startMs === undefined ? [] : [s.startMs]));
   medians.set(name, median(ss.map((s) => s.readyMs)));
   console.log(`${name.padEnd(36)} ${fmt(ss.map((s) => s.readyMs)).padEnd(24)} ${fmt(over).padEnd(22)} ${(start.length ? fmt(start) : "-").padEnd(20)} ${rss.length ? fmt(rss) : "-"}`);
+}
+console.log(`\nstart-up before link-up, median [min-max] ms per step (agent variants)`);
+console.log(`${"variant".padEnd(36)} ${STEPS.map((n) => n.padEnd(22)).join(" ")}`);
+for (const [name] of variants) {
+  const ss = (samples.get(name) ?? []).flatMap((s) => (s.steps ? [s.steps] : []));
+  if (ss.length > 0) console.log(`${name.padEnd(36)} ${STEPS.map((n) => fmt(ss.map((s) => s[n] ?? NaN)).padEnd(22)).join(" ")}`);
 }
 if (!argv.includes("--knobs") && !only) {
   const d = medians.get(DEFAULT) ?? NaN;

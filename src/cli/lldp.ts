@@ -11,12 +11,12 @@ import { AgentError } from "../errors.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
 import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../lldp/session.ts";
 import { distinctSwitches } from "../lldp/table.ts";
-import { logEvent, type LogLevel } from "../log/logger.ts";
+import { logEvent } from "../log/logger.ts";
 import { selectLinks } from "../net/bringup.ts";
 import { IFF_LOWER_UP, IFF_UP } from "../netlink/constants.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import type { Context } from "../io/context.ts";
-import { duration, selectors } from "./net.ts";
+import { duration, logLevel, selectors } from "./net.ts";
 
 /** metal-hammer's LLDPTxIntervalTimeout: twice the leaves' 15 s tx-interval plus 2 s (cmd/network/lldpclient.go). */
 export const DEFAULT_LISTEN = "32s";
@@ -64,7 +64,7 @@ export function registerLldp(program: Command, ctx: Context): void {
     .option("--json", "print JSON")
     .option("--log-level <level>", "log level", "warn")
     .action(async (o: LldpOpts) => {
-      const log = ctx.logger(o.logLevel as LogLevel);
+      const log = ctx.logger(logLevel(o.logLevel));
       const listenMs = duration("--duration", o.duration);
       const sel = selectors(o.interfaces);
       if (o.uuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.uuid)) throw new AgentError("usage", `--uuid ${JSON.stringify(o.uuid)}: expected a UUID like 00000000-6d68-6c00-0000-000000000001`, {});

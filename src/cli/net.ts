@@ -41,6 +41,9 @@ export function oneOf<T extends string>(flag: string, v: string, allowed: readon
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const satisfies readonly LogLevel[];
 
+/** `--log-level` of `net` and `lldp`: a level name, else a usage error (exit 2) naming the flag and the levels. */
+export const logLevel = (v: string): LogLevel => oneOf("--log-level", v, LOG_LEVELS);
+
 export function selectors(v: string | undefined) {
   if (v === undefined) return [];
   const list = parseNicList(v);
@@ -84,7 +87,7 @@ export function registerNet(program: Command, ctx: Context): void {
     .option("--log-level <level>", `log level (${LOG_LEVELS.join(", ")})`, "info")
     .action(async (o: UpOpts) => {
       // Every value is checked before anything is touched.
-      const level = oneOf("--log-level", o.logLevel, LOG_LEVELS);
+      const level = logLevel(o.logLevel);
       const opts = {
         selectors: selectors(o.interfaces),
         policy: oneOf("--policy", o.policy, ["any", "all"] as const),
@@ -150,7 +153,7 @@ export function registerNet(program: Command, ctx: Context): void {
           resolvConf: o.resolvConf,
           json: o.json === true,
           log: ctx.logger("info"),
-          out: (l) => ctx.io.out(l),
+          out: (l) => (ctx.io.outDroppable ? ctx.io.outDroppable(l) : ctx.io.out(l)),
           stop,
         });
       } finally {

@@ -117,7 +117,7 @@ interface Destroyable {
 }
 
 /** Reads a body up to `max` bytes. `cut`: keep the first `max` bytes and drop the rest; otherwise more is an error. */
-async function readCapped(body: AsyncIterable<Uint8Array> & Destroyable, max: number, cut: boolean, tooLarge: () => Error): Promise<Uint8Array> {
+export async function readCapped(body: AsyncIterable<Uint8Array> & Destroyable, max: number, cut: boolean, tooLarge: () => Error): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let n = 0;
   for await (const c of body) {

@@ -2,7 +2,8 @@
  * Retry with exponential backoff and full jitter (AWS architecture blog, "Exponential
  * Backoff And Jitter"): the n-th retry waits random() * min(cap, base * 2^n). The
  * window is measured in time: retries go on until `totalMs` after the first attempt
- * (a retry whose wait would end after it is not made), so a metal-boot that restarts
+ * (a wait that would end after it is shortened to end there: the last attempt starts at
+ * the window's end, not up to one backoff cap before it), so a metal-boot that restarts
  * for 30 s is still reached; `attempts` is only a backstop. Clock, random source and
  * sleep come in as arguments, so the policy is tested without waiting.
  * `fullJitter` is the project's one backoff formula (the Wait reconnects use it too).
@@ -65,8 +66,9 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, policy: 
       return await fn(attempt);
     } catch (error) {
       if (attempt >= policy.attempts || !hooks.isRetryable(error)) throw error;
-      const delayMs = backoffDelay(policy, attempt - 1, env.random());
-      if (env.now() + delayMs - start > policy.totalMs) throw error;
+      const left = policy.totalMs - (env.now() - start);
+      if (left <= 0) throw error;
+      const delayMs = Math.min(backoffDelay(policy, attempt - 1, env.random()), Math.ceil(left));
       hooks.onRetry?.({ attempt, attempts: policy.attempts, delayMs, error });
       await env.sleep(delayMs);
     }

@@ -13,6 +13,8 @@ import { FdOutput, LOG_QUEUE_CAP } from "../log/output.ts";
 export interface Io {
   /** Data a command prints (tables, JSON). */
   out(text: string): void;
+  /** A line of a live stream (`net watch`): refused (false) while stdout does not keep up, so its queue stays bounded. Default: `out`. */
+  outDroppable?(text: string): boolean;
   /** Diagnostics and the final error line: always written. */
   err(text: string): void;
   /** Log lines (default: `err`); may refuse a line (false) when the destination does not keep up. */
@@ -74,6 +76,7 @@ export function processIo(): Io {
   const stderr = new FdOutput(2, LOG_QUEUE_CAP);
   return {
     out: (t) => stdout.write(t),
+    outDroppable: (t) => stdout.writeDroppable(t),
     err: (t) => stderr.write(t),
     log: (line) => stderr.writeDroppable(line),
     flush: async () => {

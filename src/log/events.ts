@@ -25,6 +25,7 @@ export const EVENTS = {
   "net.rs.sent": "a router solicitation was sent from ::",
   "net.overrun": "the netlink event buffer overran (ENOBUFS): state is dumped again",
   "net.watch": "net watch started, or its event reader failed",
+  "net.watch.dropped": "net watch lines were dropped because stdout did not keep up (count since the last such line; on stderr at the end: the total)",
   "net.sysctl": "IPv6 sysctls written for an interface",
   "net.link.up": "administrative link-up requested",
   "net.link.carrier": "carrier detected",

@@ -95,7 +95,14 @@ export async function runLoop(src: EventSource, state: CoreState, opts: CoreOpti
   const events = src[Symbol.asyncIterator]();
   let next: Promise<IteratorResult<SourceEvent>> | undefined;
   let stopped = false;
-  const stop = shell.stop?.then(() => ((stopped = true), STOP as typeof STOP));
+  // One reaction on `stop` for the whole loop: racing the long-lived promise on every
+  // turn (Promise.race) left a reaction per turn on it, each holding that turn's event:
+  // net watch grew by 15 MB/s under an RA flood, and slowly at every tick.
+  let wake: (() => void) | undefined;
+  void shell.stop?.then(() => {
+    stopped = true;
+    wake?.();
+  });
   try {
     while (out.verdict.kind === "wait") {
       const now = clock();
@@ -106,7 +113,13 @@ export async function runLoop(src: EventSource, state: CoreState, opts: CoreOpti
       }
       next ??= events.next();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const r = await Promise.race([next, new Promise<typeof TIMER>((res) => (timer = setTimeout(() => res(TIMER), out.wakeAt - now))), ...(stop ? [stop] : [])]);
+      const pending = next;
+      const r = await new Promise<IteratorResult<SourceEvent> | typeof TIMER | typeof STOP>((res, rej) => {
+        timer = setTimeout(() => res(TIMER), out.wakeAt - now);
+        wake = () => res(STOP);
+        pending.then(res, rej);
+      });
+      wake = undefined;
       clearTimeout(timer);
       if (typeof r === "symbol") continue;
       next = undefined;

@@ -3,10 +3,12 @@
  * link change), each decoded message as one line plus the milestones, through the
  * same loop and reducer as bring-up (subscribed before the first dump); with a
  * resolv.conf path it also keeps RA DNS there (lifetimes, removal). Ends on time
- * (--duration) or on Ctrl-C, whatever the event rate.
+ * (--duration) or on Ctrl-C, whatever the event rate. A reader that does not keep up
+ * costs bounded memory: lines the output refuses are dropped and counted, and the
+ * count is printed (net.watch.dropped) before the next line that fits.
  */
 import type { NicSelector } from "../config/params.ts";
-import type { Logger } from "../log/logger.ts";
+import { logEvent, type Logger } from "../log/logger.ts";
 import * as K from "../netlink/constants.ts";
 import { EventSource } from "../netlink/event-source.ts";
 import type { Body } from "../netlink/message.ts";
@@ -23,7 +25,8 @@ export interface WatchOptions {
   readonly resolvConf: string | undefined;
   readonly json: boolean;
   readonly log: Logger;
-  readonly out: (line: string) => void;
+  /** Prints one line; false = refused (the destination is full): the line is dropped and counted. */
+  readonly out: (line: string) => boolean | void;
   /** Resolves to end the watch early (Ctrl-C). */
   readonly stop: Promise<void>;
 }
@@ -47,7 +50,31 @@ export function describeBody(b: Body, name: (i: number) => string): string | und
   }
 }
 
+/**
+ * Lines to an output that may refuse them (false): a refused line is counted, and before
+ * the next line that fits, a notice with the count since the last one (`notice(n)`).
+ */
+export function droppingOutput(out: (line: string) => boolean | void): { line(text: string, notice: (dropped: number) => string): void; total(): number } {
+  let pending = 0;
+  let total = 0;
+  const refused = () => {
+    pending++;
+    total++;
+  };
+  return {
+    line(text, notice) {
+      if (pending > 0) {
+        if (out(notice(pending)) === false) return refused();
+        pending = 0;
+      }
+      if (out(text) === false) refused();
+    },
+    total: () => total,
+  };
+}
+
 export async function watch(opts: WatchOptions): Promise<void> {
+  const out = droppingOutput(opts.out);
   const src = EventSource.subscribe();
   let rq: NetlinkSocket | undefined;
   try {
@@ -56,8 +83,10 @@ export async function watch(opts: WatchOptions): Promise<void> {
     const t0 = clock();
     const state = initialState(selected, t0);
     const name = (i: number) => state.machines.find((m) => m.ifindex === i)?.name ?? `#${i}`;
+    const format = (t: number, text: string, obj: Record<string, unknown>) =>
+      opts.json ? JSON.stringify({ t: new Date(t).toISOString(), ...obj }) + "\n" : `${new Date(t).toISOString().slice(11, 23)} ${text}\n`;
     const print = (t: number, text: string, obj: Record<string, unknown>) =>
-      opts.out(opts.json ? JSON.stringify({ t: new Date(t).toISOString(), ...obj }) + "\n" : `${new Date(t).toISOString().slice(11, 23)} ${text}\n`);
+      out.line(format(t, text, obj), (dropped) => format(t, `net.watch.dropped ${JSON.stringify({ dropped })}`, { event: "net.watch.dropped", dropped }));
     const printRecord = (r: LogRecord) => {
       const t = t0 + (typeof r.fields.ms === "number" ? r.fields.ms : 0);
       print(t, `${r.event} ${JSON.stringify(r.fields)}`, { event: r.event, ...r.fields });
@@ -85,5 +114,6 @@ export async function watch(opts: WatchOptions): Promise<void> {
   } finally {
     rq?.close();
     await src.stop();
+    if (out.total() > 0) logEvent(opts.log, "net.watch.dropped", { dropped: out.total() }, `${out.total()} line(s) dropped: stdout did not keep up`, "warn");
   }
 }

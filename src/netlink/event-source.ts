@@ -6,6 +6,12 @@
  * starts in the background (off the path to the first link-up) and must report
  * ready within a bound. Yields decoded message bodies with their receive time, and
  * "overrun" when the kernel dropped events (ENOBUFS) so the owner re-dumps.
+ *
+ * The Worker drains the socket as fast as the kernel fills it, so a consumer slower
+ * than the event rate (an RA flood) would let the queue here grow without bound (net
+ * watch: +15 MB/s, 516 MB after 31 s). The queue holds at most `queueCapBytes` of
+ * datagrams; beyond that they are dropped and one "overrun" is queued, as if the
+ * kernel had dropped them: the owner re-dumps, as after ENOBUFS (docs/bounds.md).
  */
 import { AgentError } from "../errors.ts";
 import { errnoName } from "../sys/errno.ts";
@@ -33,12 +39,22 @@ export interface SubscribeOptions {
   readonly startTimeoutMs?: number;
   /** SO_RCVBUFFORCE bytes. */
   readonly rcvbuf?: number;
+  /** Datagram bytes allowed to wait for the consumer (default EVENT_QUEUE_CAP). */
+  readonly queueCapBytes?: number;
 }
+
+/** Event bytes that may wait for a slow consumer; more is dropped and reported as an overrun. */
+export const EVENT_QUEUE_CAP = 1 << 20;
+
+type Queued = { readonly e: SourceEvent; readonly bytes: number };
 
 export class EventSource implements AsyncIterable<SourceEvent> {
   private readonly worker: Worker;
   private readonly stopFlag = new SharedArrayBuffer(4);
-  private readonly queue: SourceEvent[] = [];
+  private readonly queue: Queued[] = [];
+  private queuedBytes = 0;
+  /** An overrun waits in the queue: drops before it is taken are covered by its re-dump. */
+  private overrunQueued = false;
   private waiter: ((r: IteratorResult<SourceEvent>) => void) | undefined;
   private rejecter: ((e: AgentError) => void) | undefined;
   private error: AgentError | undefined;
@@ -48,6 +64,7 @@ export class EventSource implements AsyncIterable<SourceEvent> {
   private constructor(
     private readonly sock: NetlinkSocket,
     startTimeoutMs: number,
+    private readonly queueCapBytes: number,
   ) {
     this.startTimer = setTimeout(() => this.fail(new AgentError("netlink", `netlink event reader (Worker) did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
     this.worker = new Worker(workerSpec());
@@ -56,8 +73,12 @@ export class EventSource implements AsyncIterable<SourceEvent> {
       const m = e.data;
       if (m.kind === "ready") clearTimeout(this.startTimer);
       else if (m.kind === "data") {
+        if (this.queuedBytes + m.bytes.byteLength > this.queueCapBytes) {
+          if (!this.overrunQueued) this.push({ kind: "overrun", t: m.t });
+          return;
+        }
         try {
-          this.push({ kind: "events", t: m.t, bodies: decodeMessages(new Uint8Array(m.bytes)).map((x) => x.body) });
+          this.push({ kind: "events", t: m.t, bodies: decodeMessages(new Uint8Array(m.bytes)).map((x) => x.body) }, m.bytes.byteLength);
         } catch (err) {
           this.fail(new AgentError("netlink", `malformed netlink event: ${(err as Error).message}`));
         }
@@ -67,24 +88,33 @@ export class EventSource implements AsyncIterable<SourceEvent> {
     this.worker.postMessage({ fd: sock.fd, stop: this.stopFlag });
   }
 
+  /** Datagram bytes waiting for the consumer (at most queueCapBytes). */
+  get pendingBytes(): number {
+    return this.queuedBytes;
+  }
+
   /** Joined to the groups when this returns; the Worker starts reading in the background. */
   static subscribe(opts: SubscribeOptions = {}): EventSource {
     const sock = NetlinkSocket.open({ groups: opts.groups ?? BRINGUP_GROUPS, rcvbuf: opts.rcvbuf ?? 4 << 20 });
     try {
-      return new EventSource(sock, opts.startTimeoutMs ?? 5000);
+      return new EventSource(sock, opts.startTimeoutMs ?? 5000, opts.queueCapBytes ?? EVENT_QUEUE_CAP);
     } catch (e) {
       sock.close();
       throw e;
     }
   }
 
-  private push(e: SourceEvent): void {
+  private push(e: SourceEvent, bytes = 0): void {
     if (this.stopped) return;
     const w = this.waiter;
     if (w) {
       this.waiter = this.rejecter = undefined;
       w({ value: e, done: false });
-    } else this.queue.push(e);
+    } else {
+      this.queue.push({ e, bytes });
+      this.queuedBytes += bytes;
+      if (e.kind === "overrun") this.overrunQueued = true;
+    }
   }
 
   private fail(e: AgentError): void {
@@ -96,8 +126,12 @@ export class EventSource implements AsyncIterable<SourceEvent> {
   }
 
   next(): Promise<IteratorResult<SourceEvent>> {
-    const e = this.queue.shift();
-    if (e) return Promise.resolve({ value: e, done: false });
+    const q = this.queue.shift();
+    if (q) {
+      this.queuedBytes -= q.bytes;
+      if (q.e.kind === "overrun") this.overrunQueued = false;
+      return Promise.resolve({ value: q.e, done: false });
+    }
     if (this.error) return Promise.reject(this.error);
     if (this.stopped) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {

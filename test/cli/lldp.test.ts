@@ -12,6 +12,7 @@ async function usage(args: string[]): Promise<string> {
 describe("lldp command: bad input is a usage error (exit 2) naming the flag, before any socket", () => {
   test("--duration that is not a duration", async () => expect(await usage(["lldp", "--duration", "soon"])).toContain('--duration "soon": expected a duration'));
   test("--interfaces with a name that cannot be an interface", async () => expect(await usage(["lldp", "--interfaces", "eth0,bad name!"])).toContain("--interfaces"));
+  test("--log-level that is not a level (was exit 1, 'internal error')", async () => expect(await usage(["lldp", "--log-level", "bogus"])).toContain('--log-level "bogus": expected trace, debug, info, warn, error or fatal'));
   test("--uuid that is not a UUID", async () => expect(await usage(["lldp", "--uuid", "leaf01"])).toContain('--uuid "leaf01": expected a UUID'));
 });
 

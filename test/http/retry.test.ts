@@ -98,9 +98,11 @@ describe("withRetry", () => {
         throw new Error("down");
       }, tight, retryable, env),
     ).rejects.toThrow("down");
-    // waits of 990 ms each: 990, 1980 fit in 2500, the third (2970) would not.
-    expect(env.slept).toEqual([990, 990]);
-    expect(calls).toBe(3);
+    // waits of 990 ms each: 990, 1980 fit in 2500; the third is shortened to end at 2500
+    // (the last attempt starts at the window's end), then none is left.
+    expect(env.slept).toEqual([990, 990, 520]);
+    expect(calls).toBe(4);
+    expect(env.slept.reduce((a, b) => a + b, 0)).toBe(2500);
   });
 
   test("time spent inside attempts counts against the total bound", async () => {
@@ -145,6 +147,27 @@ describe("the default retry window is measured in time", () => {
     const spent = env.now() - start;
     expect(spent).toBeGreaterThan(DEFAULT_RETRY.totalMs - DEFAULT_RETRY.capMs);
     expect(spent).toBeLessThanOrEqual(DEFAULT_RETRY.totalMs);
+  });
+
+  test("a server down for all but the last 100 ms of the window is reached, whatever the jitter draws", async () => {
+    for (const r of [0.99, 0.7, 0.3]) {
+      const env = fakeEnv(Array.from({ length: 500 }, () => r));
+      const start = env.now();
+      let attempts = 0;
+      const got = await withRetry(
+        async () => {
+          attempts++;
+          if (env.now() - start < DEFAULT_RETRY.totalMs - 100) throw new Error("ECONNREFUSED");
+          return "up";
+        },
+        DEFAULT_RETRY,
+        retryable,
+        env,
+      );
+      expect(got).toBe("up");
+      expect(env.now() - start).toBeLessThanOrEqual(DEFAULT_RETRY.totalMs);
+      expect(attempts).toBeGreaterThan(10);
+    }
   });
 
   test("one full-jitter formula: the Wait reconnect delay is fullJitter (at least minMs)", () => {

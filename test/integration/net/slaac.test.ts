@@ -40,6 +40,9 @@ describe.skipIf(SKIP !== undefined)("net up: SLAAC", () => {
       for (const e of ["net.link.up", "net.link.carrier", "net.ra.seen", "net.addr.tentative", "net.dad.done", "net.route.default", "net.ready"]) expect(names.filter((n) => n === e)).toHaveLength(1);
       expect(names.indexOf("net.addr.tentative")).toBeLessThan(names.indexOf("net.dad.done"));
       expect(events(r.logs, "net.dad.done")[0]?.ms).toBeGreaterThan(0);
+      // The l3 default (issue 12): no random delay on the selected interface only, DAD as the kernel does it.
+      const sysctl = (k: string) => nsx(lab.agentNs, "cat", `/proc/sys/net/ipv6/${k}`).trim();
+      expect([`conf/${l.agentIf}/router_solicitation_delay`, "conf/default/router_solicitation_delay", `conf/${l.agentIf}/dad_transmits`, `conf/${l.agentIf}/optimistic_dad`, `neigh/${l.agentIf}/retrans_time_ms`].map(sysctl)).toEqual(["0", "1", "1", "0", "1000"]);
     });
     expect(etcResolv()).toBe(before);
   }, 30_000);
