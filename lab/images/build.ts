@@ -18,7 +18,8 @@
  * EFI/testos/grubx64.efi with a boot entry "testos" (efibootmgr), else as the fallback
  * EFI/BOOT/BOOTX64.EFI (needs grub-efi-amd64-bin and efibootmgr on the host).
  * The installer fails on purpose (exit 7, after printing lines) when the allocation's
- * hostname is "fail-install", and hangs (sleep 600) when it is "hang-install".
+ * hostname is "fail-install", hangs (sleep 600) when it is "hang-install", and leaves a
+ * boot-info.yaml that is a link to /dev/zero ("link-bootinfo") or 2 MiB ("huge-bootinfo").
  */
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
@@ -50,6 +51,15 @@ fi
 if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
   echo "installer: waiting forever"
   sleep 600
+fi
+# Hostile boot-info.yaml: a link to /dev/zero (absolute: inside the root, not the agent's), or 2 MiB.
+if grep -q '"hostname": "link-bootinfo"' $d/machine-allocation.yaml; then
+  ln -sf /dev/zero $d/boot-info.yaml
+  exit 0
+fi
+if grep -q '"hostname": "huge-bootinfo"' $d/machine-allocation.yaml; then
+  dd if=/dev/zero of=$d/boot-info.yaml bs=1048576 count=2 2>/dev/null
+  exit 0
 fi
 id=$(sed -n 's/^ *"id": "\\(.*\\)",$/\\1/p' $d/machine-details.yaml)
 initrd=""
@@ -175,7 +185,7 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp"]) symlinkSync("busybox", join(tree, "bin", applet));
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd"]) symlinkSync("busybox", join(tree, "bin", applet));
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');

@@ -15,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { access, constants, mkdir, readFile } from "node:fs/promises";
+import { access, constants, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { EFI_DIR } from "../efi/ensure-boot-order.ts";
 import { AgentError } from "../errors.ts";
@@ -23,6 +23,8 @@ import { logEvent, type Logger } from "../log/logger.ts";
 import { MNT_DETACH, MS_BIND, MS_REC, linuxMount, type MountSys } from "../sys/mount.ts";
 import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";
 import { BOOT_INFO_PATH } from "./contract.ts";
+import { resolveInRoot } from "./root-path.ts";
+import { readBoundedText } from "../fs/read-bounded.ts";
 
 export const INSTALLER_CANDIDATES = ["/os-installer", "/install.sh"] as const;
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
@@ -179,9 +181,11 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   if (run.code !== 0) throw new AgentError("installer", `installer: ${binary} failed (${run.code !== null ? `exit ${run.code}` : `signal ${run.signal}`})${tail}`, { binary, exitCode: run.code, signal: run.signal, last: run.last });
   let text: string;
   try {
-    text = await readFile(join(o.root, BOOT_INFO_PATH), "utf8");
+    // Inside the target root (a link in the image must not reach the initramfs) and capped.
+    text = await readBoundedText(resolveInRoot(o.root, BOOT_INFO_PATH), "installerOutput");
   } catch (e) {
-    throw new AgentError("installer", `installer: ${binary} succeeded but left no ${BOOT_INFO_PATH}: ${(e as Error).message}`, { binary });
+    const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
+    throw new AgentError("installer", `installer: ${binary} succeeded but ${missing ? "left no" : "left an unreadable"} ${BOOT_INFO_PATH}: ${(e as Error).message}`, { binary });
   }
   let bootInfo: BootInfo;
   try {

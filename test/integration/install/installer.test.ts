@@ -83,6 +83,19 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
     expect(result.mountsLeft).toBe(0);
   });
 
+  test("boot-info.yaml is read inside the target root and capped: a link to /dev/zero is not followed into the agent's /dev, 2 MiB is refused (exit 54 naming the file)", async () => {
+    const link = await drive("link-bootinfo");
+    expect(link.result.ok).toBe(false);
+    expect(link.result.exitCode).toBe(54);
+    expect(link.result.message).toContain("/install.sh succeeded but left no /etc/metal/boot-info.yaml");
+    expect(link.result.message).toContain(`${link.root}/dev/zero`);
+    const huge = await drive("huge-bootinfo");
+    expect(huge.result.ok).toBe(false);
+    expect(huge.result.exitCode).toBe(54);
+    expect(huge.result.message).toContain("left an unreadable /etc/metal/boot-info.yaml");
+    expect(huge.result.message).toContain("is larger than the cap of 1 MiB");
+  });
+
   test("a hanging installer is killed at its bound", async () => {
     const t0 = performance.now();
     const { result } = await drive("hang-install", 1_500);
