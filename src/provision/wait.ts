@@ -53,6 +53,8 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), policy.timeoutMs);
   logEvent(log, "provision.wait", { uuid, timeoutMs: policy.timeoutMs }, `waiting for an allocation of ${uuid} (${WAIT}, up to ${bound})`);
+  /** Why the last stream broke, unless it only reached its lifetime (the wait then ends saying so: 500s to the end are not "not allocated"). */
+  let lastBreak: string | undefined;
   try {
     for (;;) {
       const lifetime = new AbortController();
@@ -69,13 +71,19 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
         }
         reason = "the stream ended without an allocation";
       } catch (e) {
-        if (deadline.signal.aborted || tracker.expired(env.now())) break;
+        if (deadline.signal.aborted || tracker.expired(env.now())) {
+          // A stream still open at the deadline was a healthy one: the machine simply was not allocated.
+          if (deadline.signal.aborted) lastBreak = undefined;
+          break;
+        }
         if (lifetime.signal.aborted) {
           reason = `no allocation within the stream's lifetime of ${formatDuration(policy.streamMs)}; reopening it`;
+          lastBreak = undefined;
         } else {
           const err = toAgentError(e);
           if (!isWaitRetryable(err)) throw err;
           reason = err.message;
+          lastBreak = reason;
         }
       } finally {
         clearTimeout(lifeTimer);
@@ -91,6 +99,7 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
     clearTimeout(timer);
   }
   const waitedMs = Math.round(tracker.waitedMs(env.now()));
-  logEvent(log, "provision.wait.timeout", { uuid, timeoutMs: policy.timeoutMs, waitedMs, reconnects: tracker.reconnects }, undefined, "error");
-  throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); the machine is registered but not allocated`, { uuid, timeoutMs: policy.timeoutMs, reconnects: tracker.reconnects });
+  logEvent(log, "provision.wait.timeout", { uuid, timeoutMs: policy.timeoutMs, waitedMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null }, undefined, "error");
+  const state = lastBreak === undefined ? "the machine is registered but not allocated" : `the last stream broke: ${lastBreak}`;
+  throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); ${state}`, { uuid, timeoutMs: policy.timeoutMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null });
 }

@@ -82,7 +82,9 @@ describe("waitForAllocation", () => {
     const err = await waitForAllocation(api, "u1", { ...POLICY, timeoutMs: 10_000 }, log, fakeEnv()).catch((e) => e);
     expect(err.code).toBe("wait_timeout");
     expect(err.exitCode).toBe(26);
-    expect(err.message).toMatch(/^no allocation for u1 within METAL_WAIT_TIMEOUT=10s \(metalstack\.infra\.v2\.BootService\/Wait, \d+ reconnect\(s\)\); the machine is registered but not allocated$/);
+    // Broken to the end: the error names the last break, not "registered but not allocated".
+    expect(err.message).toMatch(/^no allocation for u1 within METAL_WAIT_TIMEOUT=10s \(metalstack\.infra\.v2\.BootService\/Wait, \d+ reconnect\(s\)\); the last stream broke: cannot connect$/);
+    expect(err.details.lastBreak).toBe("cannot connect");
     expect(lines.at(-1)?.event).toBe("provision.wait.timeout");
   });
 
@@ -94,6 +96,15 @@ describe("waitForAllocation", () => {
     expect(r.reconnects).toBe(1);
     const rec = lines.filter((l) => l.event === "provision.wait.reconnect");
     expect(rec.map((l) => [l.level, l.reason])).toEqual([[30, "no allocation within the stream's lifetime of 150ms; reopening it"]]);
+  });
+
+  test("a healthy stream to the deadline after an earlier break: wait_timeout says registered but not allocated", async () => {
+    // The open stream's lifetime is cut to the time left, so it may be reopened once more before the deadline.
+    const { api } = fakeApi([{ messages: [], end: new AgentError("unreachable", "cannot connect") }, { messages: [], end: "hang" }, { messages: [], end: "hang" }]);
+    const { log } = logs();
+    const err = await waitForAllocation(api, "u1", { ...POLICY, timeoutMs: 300, baseMs: 10, minMs: 1, streamMs: 60_000 }, log, fakeEnv()).catch((e) => e);
+    expect(err.code).toBe("wait_timeout");
+    expect(err.message).toEndWith("; the machine is registered but not allocated");
   });
 
   test("an idle stream is aborted at the deadline (real timer, 300 ms bound)", async () => {
