@@ -6,11 +6,13 @@
 import { createContext, processIo, type Context } from "./io/context.ts";
 import { escapeUntrusted } from "./log/escape.ts";
 import { runCli } from "./cli/program.ts";
-import { runPid1 } from "./init/pid1.ts";
-import { runAgent } from "./cli/run.ts";
 
 async function main(ctx: Context): Promise<number> {
-  if (process.pid === 1) await runPid1(ctx, (cmdline) => runAgent(ctx, { cmdline }));
+  if (process.pid === 1) {
+    // Loaded here, not at the top: a command (net up, lldp, ...) loads only its own modules (cli/commands.ts).
+    const [{ runPid1 }, { runAgent }] = await Promise.all([import("./init/pid1.ts"), import("./cli/run.ts")]);
+    await runPid1(ctx, (cmdline) => runAgent(ctx, { cmdline }));
+  }
   return runCli(process.argv.slice(2), ctx);
 }
 

@@ -1,5 +1,5 @@
 /**
- * The command tree. Each subcommand lives in its own file and registers itself here;
+ * The command tree. Each subcommand lives in its own file and registers itself (commands.ts loads it);
  * runCli maps every outcome to an exit code (exit-codes.ts) and prints errors as one
  * scrubbed line, never a stack trace.
  */
@@ -7,40 +7,12 @@ import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import { escapeUntrusted } from "../log/escape.ts";
-import { registerClock } from "./clock.ts";
-import { registerConfig } from "./config.ts";
-import { registerDisk } from "./disk.ts";
-import { registerNet } from "./net.ts";
 import type { Context } from "../io/context.ts";
-import { registerInventory } from "./inventory.ts";
-import { registerKconfig } from "./kconfig.ts";
-import { registerLldp } from "./lldp.ts";
-import { registerReach } from "./reach.ts";
-import { registerRun } from "./run.ts";
-import { registerStatus } from "./status.ts";
-import { registerToken } from "./token.ts";
-import { registerVersion } from "./version.ts";
-import { registerWatchdog } from "./watchdog.ts";
+import { registrarsFor, type Registrar } from "./commands.ts";
 
-export type Registrar = (program: Command, ctx: Context) => void;
+export type { Registrar };
 
-export const REGISTRARS: readonly Registrar[] = [
-  registerRun,
-  registerConfig,
-  registerNet,
-  registerLldp,
-  registerToken,
-  registerReach,
-  registerInventory,
-  registerDisk,
-  registerKconfig,
-  registerStatus,
-  registerClock,
-  registerWatchdog,
-  registerVersion,
-];
-
-export function buildProgram(ctx: Context, registrars: readonly Registrar[] = REGISTRARS): Command {
+export function buildProgram(ctx: Context, registrars: readonly Registrar[]): Command {
   const program = new Command("metal-hammer")
     .description("machine-side agent of metal-stack's L3 (IPv6 SLAAC) provisioning")
     .showHelpAfterError()
@@ -51,9 +23,9 @@ export function buildProgram(ctx: Context, registrars: readonly Registrar[] = RE
   return program;
 }
 
-/** Runs one command line (without node/binary path) and returns the exit code. */
+/** Runs one command line (without node/binary path) and returns the exit code; `registrars` default: what the line needs (commands.ts). */
 export async function runCli(args: readonly string[], ctx: Context, registrars?: readonly Registrar[]): Promise<number> {
-  const program = buildProgram(ctx, registrars);
+  const program = buildProgram(ctx, registrars ?? (await registrarsFor(args)));
   try {
     await program.parseAsync([...args], { from: "user" });
     return EXIT_CODES.ok.exit;

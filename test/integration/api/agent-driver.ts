@@ -10,7 +10,8 @@
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
 import { createContext, processIo } from "../../../src/io/context.ts";
-import { REGISTRARS, runCli } from "../../../src/cli/program.ts";
+import { runCli } from "../../../src/cli/program.ts";
+import { registrarsFor } from "../../../src/cli/commands.ts";
 import { registerRun } from "../../../src/cli/run.ts";
 import { AgentError } from "../../../src/errors.ts";
 import type { DiskStages } from "../../../src/flow/services.ts";
@@ -34,7 +35,7 @@ const noDisks: DiskStages = {
 };
 
 const ctx = createContext(processIo());
-const registrars = REGISTRARS.map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+const registrars = (await registrarsFor([])).map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
 // As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();
