@@ -79,6 +79,7 @@ echo "installed \${id}" > /installed-marker
 if [ -f /usr/lib/testos/BOOTX64.EFI ] && [ -d /boot/efi ]; then
   mkdir -p /boot/grub
   echo "linux /boot/vmlinuz console=ttyS0 panic=-1 TESTOS_MARKER=disk-boot-\${id}" > /boot/grub/grub.cfg
+  [ -z "$initrd" ] || echo "initrd $initrd" >> /boot/grub/grub.cfg
   echo "boot" >> /boot/grub/grub.cfg
   if [ -d /sys/firmware/efi/efivars ] && [ -x /usr/bin/efibootmgr ]; then
     part=$(sed -n 's|^\\(/dev/[^ ]*\\) /boot/efi .*|\\1|p' /proc/self/mounts)

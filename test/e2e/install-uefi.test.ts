@@ -126,7 +126,9 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
       expect(readFileSync(vars).equals(readFileSync(OVMF_VARS))).toBe(false);
       diskBoot = new Proc("disk-boot", [...qemuBase, ...ovmfArgs(dir, "vm"), ...diskArgs(disk)]);
       const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
-      await waitFor(() => diskBoot?.text().includes(marker) || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed kernel's command line from a disk boot");
+      // The installed OS's init (its initrd, named in GRUB's config by the installer) prints its command line, then powers off.
+      const up = (t: string) => t.split("\n").some((l) => l.startsWith("testos: up: ") && l.includes(marker));
+      await waitFor(() => up(diskBoot?.text() ?? "") || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed OS's first line from a disk boot");
       const text = diskBoot.text();
       // The first boot option OVMF tries is the installer's entry, by the order the agent wrote (no fallback loader on the ESP).
       const first = /BdsDxe: (?:loading|starting) (Boot[0-9A-F]{4}) "([^"]*)" from (\S+)/.exec(text);
@@ -137,6 +139,7 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
       expect(text).not.toContain("DVD-ROM");
       expect(text).toContain("Welcome to GRUB!");
       expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
+      expect(up(text)).toBe(true);
     },
     DISK_BOOT_BOUND_MS + 30_000,
   );
