@@ -1,5 +1,6 @@
 /**
- * PID 1: mounts the API filesystems, makes sure a console is attached, loads the
+ * PID 1: mounts the API filesystems, makes sure a console is attached, checks the
+ * running kernel against the image (src/kconfig/running.ts), loads the
  * kernel modules for the devices present (coldplug.ts), handles signals, reaps orphans, runs
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
