@@ -15,7 +15,11 @@
  * carries modules.alias, modules.softdep and modules.firmware for exactly these modules.
  *
  *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress xz [--level 9] --out build/initramfs/x.cpio.xz
- *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list]
+ *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list] [--kernel-config /boot/config-<KVER>]
+ *
+ * The kernel's config (--kernel-config, default /boot/config-<KVER>) goes in at
+ * /boot/config-<KVER>: PID 1 checks the running kernel against the fragment with it
+ * when the kernel has no /proc/config.gz (src/init/kernel-facts.ts).
  */
 import { parseArgs } from "node:util";
 import { createHash } from "node:crypto";
@@ -33,13 +37,14 @@ import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep 
 import { parseModinfoFirmware, renderModulesFirmware } from "../src/kmod/firmware.ts";
 import { parseModuleList, plainModulePath } from "../src/kmod/names.ts";
 import { parseModulesSoftdep, renderModulesSoftdep, resolveSoftdeps } from "../src/kmod/softdep.ts";
-import { AGENT_PATH, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME } from "../src/init/paths.ts";
+import { AGENT_PATH, imageKernelConfig, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME } from "../src/init/paths.ts";
 
 const { values: opt } = parseArgs({
   options: {
     agent: { type: "string", default: "dist/metal-hammer" },
     kver: { type: "string" },
     "modules-dir": { type: "string" },
+    "kernel-config": { type: "string" },
     fragment: { type: "string", default: "kernel-config/metal-hammer.config" },
     "boot-list": { type: "string", default: "initramfs/modules/boot.list" },
     list: { type: "string", multiple: true, default: [] },
@@ -209,6 +214,11 @@ async function main(): Promise<void> {
     const head = (await bytesOf(t)).subarray(0, 4);
     if (head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) items.push(...(await libItems(t, seenLibs, "tools")));
   }
+
+  // The config of the kernel the modules are for: PID 1's boot-time check reads it when the kernel has no /proc/config.gz.
+  const kconfig = opt["kernel-config"] ?? `/boot/config-${kver}`;
+  if (!existsSync(kconfig)) fail(`the kernel config ${kconfig} does not exist: the agent checks the running kernel against it at boot; pass --kernel-config FILE`);
+  items.push(hostFile(imageKernelConfig(kver).slice(1), kconfig, 0o644, "kconfig"));
 
   // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
   const mods = await moduleItems(kver, modDir);

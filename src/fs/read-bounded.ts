@@ -24,6 +24,8 @@ export const READ_CAPS = {
   caBundle: 4 * MiB,
   /** One sysfs or procfs attribute (DMI, sysctl, net class, /proc/self/mounts, modules.dep). */
   sysfs: 4 * MiB,
+  /** The running kernel's config at boot: /proc/config.gz (read and unpacked) or the image's /boot/config-<release>; Debian's is 254 KiB unpacked. */
+  kernelConfig: 4 * MiB,
   /** A file the image's installer wrote for the agent (/etc/metal/boot-info.yaml: four short lines). */
   installerOutput: 1 * MiB,
 } as const;

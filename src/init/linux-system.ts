@@ -4,6 +4,7 @@ import type { DeviceAlias } from "./coldplug.ts";
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { errnoOfError } from "../sys/errno.ts";
 import * as libc from "../sys/syscalls.ts";
+import { readKernelFacts } from "./kernel-facts.ts";
 import { BUSYBOX } from "./paths.ts";
 import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem, PciDevice } from "./system.ts";
@@ -76,6 +77,7 @@ export function linuxSystem(): InitSystem {
       }
     },
     exists: (path) => existsSync(path),
+    kernelFacts: () => readKernelFacts(),
     modaliases: async () => readModaliases(),
     pciDevices: async () => readPciDevices(),
     mkdir: (path, mode) => {

@@ -8,6 +8,10 @@ export const MODULE_ALIAS_NAME = "modules.alias";
 export const MODULE_SOFTDEP_NAME = "modules.softdep";
 /** Which firmware files each module of the image names (src/kmod/firmware.ts). */
 export const MODULE_FIRMWARE_NAME = "modules.firmware";
+/** The running kernel's own config, when it is built with CONFIG_IKCONFIG_PROC (Debian's is not). */
+export const PROC_CONFIG = "/proc/config.gz";
+/** The config of the kernel the initramfs was built for, copied in by initramfs/build.ts: PID 1 checks the running kernel against the fragment with it when there is no /proc/config.gz. */
+export const imageKernelConfig = (release: string): string => `/boot/config-${release}`;
 export const BUSYBOX = "/bin/busybox";
 /** The agent binary in the image; /init execs it. */
 export const AGENT_PATH = "/bin/metal-hammer";

@@ -1,5 +1,6 @@
 /**
- * PID 1: mounts the API filesystems, makes sure a console is attached, loads the
+ * PID 1: mounts the API filesystems, makes sure a console is attached, checks the
+ * running kernel against the image (src/kconfig/running.ts), loads the
  * kernel modules for the devices present (coldplug.ts), handles signals, reaps orphans, runs
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
@@ -14,6 +15,9 @@ import { parseModuleList } from "../kmod/names.ts";
 import { parseModulesSoftdep } from "../kmod/softdep.ts";
 import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
 import { parseMounts } from "../fs/mount-table.ts";
+import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../kconfig/builtin-fragment.ts";
+import { parseFragment } from "../kconfig/fragment.ts";
+import { checkRunningKernel, runningKernelLines } from "../kconfig/running.ts";
 import { MOUNT_PLAN, pendingMounts } from "./mounts.ts";
 import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME, MODULES_ROOT } from "./paths.ts";
 import { afterShell, decideAction, SIGNAL_ACTIONS, type FlowOutcome, type InitAction, type InitOptions } from "./policy.ts";
@@ -35,6 +39,26 @@ export async function mountAll(sys: InitSystem, log: Logger): Promise<void> {
     if (e === 0) logEvent(log, "init.mount", { target: m.target, fstype: m.fstype }, undefined, "debug");
     else logEvent(log, "init.mount", { target: m.target, fstype: m.fstype, error: errnoName(e) }, `cannot mount ${m.fstype} on ${m.target}`, e === EBUSY ? "debug" : "warn");
   }
+}
+
+/**
+ * The running kernel against the image, once, before any module loads: an error line
+ * when the image has no modules for this release, and one init.kconfig line with the
+ * config check (the same evaluator as `kconfig check`). Never fatal (docs/kconfig.md
+ * "At boot"): a fragment stricter than a working kernel would otherwise stop a fleet.
+ */
+export function checkKernel(sys: InitSystem, log: Logger): void {
+  const t0 = sys.now();
+  let lines;
+  try {
+    lines = runningKernelLines(checkRunningKernel(sys.kernelFacts(), parseFragment(BUILTIN_FRAGMENT_TEXT, BUILTIN_FRAGMENT_SOURCE)));
+  } catch (e) {
+    // Only a bug gets here (the reads report their own errors): the boot goes on.
+    logEvent(log, "init.kconfig", { outcome: "error", error: (e as Error).message }, "the running kernel check failed: not checked", "warn");
+    return;
+  }
+  const ms = Math.round(sys.now() - t0);
+  for (const l of lines) logEvent(log, l.event, { ...l.fields, ms }, l.message, l.level);
 }
 
 /** Bound on scan rounds: each round's modules can only reveal devices one bus level deeper. */
@@ -216,6 +240,7 @@ export async function superviseInit(sys: InitSystem, log: Logger, options: InitO
     });
   }
   sys.startReaper((pid) => logEvent(log, "init.reap", { pid }, undefined, "debug"));
+  checkKernel(sys, log);
   await loadModules(sys, log);
 
   let outcome: FlowOutcome;

@@ -2,6 +2,7 @@
  * What PID 1 does to the machine, behind one interface: the supervisor (supervisor.ts)
  * only decides, this adapter acts. Tests pass a fake that records calls.
  */
+import type { RunningKernelFacts } from "../kconfig/running.ts";
 import type { DeviceAlias } from "./coldplug.ts";
 import type { Mount } from "./mounts.ts";
 import type { PowerAction } from "./policy.ts";
@@ -29,6 +30,8 @@ export interface InitSystem {
   stdioOpen(): boolean;
   /** Opens the console onto fds 0-2; 0 or an errno. */
   attachConsole(): number;
+  /** The running release, the image's module trees and the kernel's config (kernel-facts.ts). */
+  kernelFacts(): RunningKernelFacts;
   /** Every device's modalias under /sys/bus/<bus>/devices/. */
   modaliases(): Promise<DeviceAlias[]>;
   /** /sys/bus/pci/devices with their drivers. */

@@ -64,16 +64,17 @@ export function parseDotConfig(text: string, source: string): DotConfig {
   const options = new Map<string, ConfigValue>();
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  lines.forEach((rawLine, i) => {
+  // One regex per line, chosen by the first character (PID 1 parses the running kernel's ~10 000 lines at boot).
+  for (let i = 0; i < lines.length; i++) {
+    const rawLine = lines[i] as string;
     const lineNo = i + 1;
     const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
-    if (line.trim() === "") return;
-    const notSet = NOT_SET.exec(line);
-    if (notSet) {
-      options.set(notSet[1] as string, { kind: "n", value: "n", line: lineNo });
-      return;
+    if (line.startsWith("#")) {
+      const notSet = NOT_SET.exec(line);
+      if (notSet) options.set(notSet[1] as string, { kind: "n", value: "n", line: lineNo });
+      continue;
     }
-    if (line.startsWith("#")) return;
+    if (line.trim() === "") continue;
     const assign = ASSIGN.exec(line);
     if (!assign) {
       throw inputError(source, lineNo, `expected ${CONFIG_PREFIX}NAME=value, "# ${CONFIG_PREFIX}NAME is not set", a # comment or a blank line, got ${JSON.stringify(line.slice(0, 80))}`);
@@ -83,8 +84,8 @@ export function parseDotConfig(text: string, source: string): DotConfig {
     if (!value) {
       throw inputError(source, lineNo, `${CONFIG_PREFIX}${name}: expected y, m, n, a decimal or 0x number, or a "quoted string", got ${JSON.stringify((assign[2] as string).slice(0, 80))}`);
     }
-    options.set(name, { ...value, line: lineNo });
-  });
+    options.set(name, { kind: value.kind, value: value.value, line: lineNo });
+  }
   if (options.size === 0) {
     throw new AgentError("kconfig_input", `${source}: no ${CONFIG_PREFIX} lines: not a kernel .config`, { source });
   }

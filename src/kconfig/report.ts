@@ -37,8 +37,8 @@ export function summary(report: Report): string {
   return s;
 }
 
-/** The names of the failed options, for the one-line error. */
-export function failedOptions(report: Report, max = 10): string {
-  const failed = report.results.filter((r) => r.status === "fail").map((r) => r.option);
+/** The names of the failed options (or those of another status), for a one-line message: at most `max`, then "and N more". */
+export function failedOptions(report: Report, max = 10, status: Status = "fail"): string {
+  const failed = report.results.filter((r) => r.status === status).map((r) => r.option);
   return failed.length <= max ? failed.join(", ") : `${failed.slice(0, max).join(", ")} and ${failed.length - max} more`;
 }

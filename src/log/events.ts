@@ -14,6 +14,8 @@ export const EVENTS = {
   "init.mount": "PID 1 mounted a filesystem",
   "init.module": "PID 1 loaded a kernel module (why: the boot list, a device's modalias, or a dependency), or could not (a warning naming it)",
   "init.firmware": "a loaded module names firmware the image does not carry (module and file named)",
+  "init.kernel": "the running kernel release has no module tree in the initramfs (both releases named): no driver can be loaded (error; the boot goes on)",
+  "init.kconfig": "the running kernel's config checked against the embedded fragment at boot: ok with counts, the options not met by name (error; the boot goes on), or no config found",
   "init.devices": "after module loading: every PCI device with its vendor:device id and the driver bound to it (null: none)",
   "init.reboot": "PID 1 reboots or powers off",
   "init.shell": "PID 1 starts the debug shell",

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
 import { DNS_ADDR, DNS_SEARCH, LAB_UUID } from "../../lab/plan.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
+import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
 import { labMissing } from "../../lab/prereqs.ts";
 
 const KERNEL = LAB_KERNEL;
@@ -54,6 +54,16 @@ describe.skipIf(missing.length > 0)(`QEMU lab: RA on the segment (virtio)${skipp
     expect(at.every((i) => i >= 0)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(ev(r, "init.module").filter((x) => Number(x.level) >= 40)).toEqual([]);
+  });
+
+  test("before loading any module PID 1 checked the running kernel: the lab kernel and its initramfs match, its config meets the fragment", () => {
+    // Debian's kernel has no /proc/config.gz: the config is the copy the initramfs build put in (docs/kconfig.md "At boot").
+    expect(ev(r, "init.kernel")).toEqual([]);
+    const kc = ev(r, "init.kconfig");
+    expect(kc).toHaveLength(1);
+    expect(kc[0]).toMatchObject({ level: 30, outcome: "ok", release: KVER, config: `/boot/config-${KVER}`, failed: [], modules: { source: `/lib/modules/${KVER}` } });
+    expect(Number((kc[0]?.modules as { count: number }).count)).toBeGreaterThan(50);
+    expect(r.records.findIndex((x) => x.event === "init.kconfig")).toBeLessThan(r.records.findIndex((x) => x.event === "init.module"));
   });
 
   test("the flow ended at the layout (the lab's allocation has no filesystemLayout): the agent reboots, QEMU exits (-no-reboot)", () => {

@@ -7,6 +7,13 @@ import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
 import { superviseInit } from "../../src/init/supervisor.ts";
 import { waitFor } from "../../lab/wait.ts";
 import type { InitSystem } from "../../src/init/system.ts";
+import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../../src/kconfig/builtin-fragment.ts";
+import { parseFragment } from "../../src/kconfig/fragment.ts";
+
+/** A .config that sets every option of the embedded fragment as the fragment does: it meets the fragment. */
+const MEETS_FRAGMENT = parseFragment(BUILTIN_FRAGMENT_TEXT, BUILTIN_FRAGMENT_SOURCE)
+  .entries.map((e) => (e.value === "n" ? `# CONFIG_${e.name} is not set` : `CONFIG_${e.name}=${e.value}`))
+  .join("\n");
 
 const KVER = "6.1.0-57-amd64";
 const DIR = `/lib/modules/${KVER}`;
@@ -34,6 +41,7 @@ function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) 
     [`${DIR}/modules.load`]: "",
     [`${DIR}/modules.alias`]: "alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\nalias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00008086d00001591sv*sd*bc*sc*i* ice\n",
     [`${DIR}/modules.firmware`]: "ice: intel/ice/ddp/ice.pkg\n",
+    [`/boot/config-${KVER}`]: MEETS_FRAGMENT,
     ...over.files,
   };
   const calls: string[] = [];
@@ -42,6 +50,19 @@ function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) 
     calls,
     signals,
     readText: async (p) => files[p],
+    // The image carries KVER's tree (the module files modules.dep names) and its config at /boot/config-KVER.
+    kernelFacts: () => {
+      const release = files["/proc/sys/kernel/osrelease"]?.trim();
+      const config = files[`/boot/config-${release}`];
+      return {
+        release,
+        moduleTrees: [KVER],
+        moduleDir: `/lib/modules/${release}`,
+        moduleFiles: release === KVER ? (files[`${DIR}/modules.dep`] ?? "").split("\n").map((l) => l.split(":")[0] as string) : undefined,
+        searched: ["/proc/config.gz", `/boot/config-${release}`],
+        config: config === undefined ? undefined : { source: `/boot/config-${release}`, text: config },
+      };
+    },
     exists: (p) => (over.present ?? []).includes(p),
     modaliases: async () => (calls.some((c) => c.endsWith("virtio_pci.ko")) ? [PCI_VIRTIO_NET, VIRTIO_NET_DEV] : [PCI_VIRTIO_NET]),
     pciDevices: async () => [
@@ -190,9 +211,43 @@ describe("init supervisor", () => {
   test("an image without modules for the running kernel loads none and says why", async () => {
     const sys = fakeSystem({ files: { "/proc/sys/kernel/osrelease": "6.18.0-other\n" } });
     const { log, lines } = capture();
-    await superviseInit(sys, log, OPTS, async () => {});
+    let flowRan = false;
+    await superviseInit(sys, log, OPTS, async () => void (flowRan = true));
     expect(sys.calls.some((c) => c.startsWith("finit"))).toBe(false);
     expect(lines.find((l) => l.event === "init.module")?.msg).toMatch(/no modules for kernel 6.18.0-other/);
+    // Said first, as an error naming both releases; and the flow still ran (not fatal).
+    expect(lines.find((l) => l.event === "init.kernel")).toMatchObject({
+      level: 50,
+      release: "6.18.0-other",
+      moduleTrees: [KVER],
+      msg: `running kernel 6.18.0-other, the initramfs carries modules for ${KVER}: no driver can be loaded; rebuild the initramfs for 6.18.0-other`,
+    });
+    expect(lines.find((l) => l.event === "init.kconfig")).toMatchObject({ level: 40, outcome: "no-config" });
+    expect(flowRan).toBe(true);
+  });
+
+  test("before any module loads, the running kernel's config is checked against the embedded fragment: one init.kconfig line", async () => {
+    const sys = fakeSystem();
+    const { log, lines, events } = capture();
+    await superviseInit(sys, log, OPTS, async () => {});
+    const kc = lines.filter((l) => l.event === "init.kconfig");
+    expect(kc).toHaveLength(1);
+    expect(kc[0]).toMatchObject({ level: 30, outcome: "ok", release: KVER, config: `/boot/config-${KVER}`, failed: [], modules: { source: DIR, count: 7 } });
+    expect(typeof kc[0]?.ms).toBe("number");
+    expect(events().indexOf("init.kconfig")).toBeLessThan(events().indexOf("init.module"));
+    expect(events()).not.toContain("init.kernel");
+  });
+
+  test("a config that misses a required option is an error line naming it, and the boot goes on", async () => {
+    const sys = fakeSystem({ files: { [`/boot/config-${KVER}`]: MEETS_FRAGMENT.replace("CONFIG_IPV6=y", "CONFIG_IPV6=m") } });
+    const { log, lines } = capture();
+    let flowRan = false;
+    await superviseInit(sys, log, OPTS, async () => void (flowRan = true));
+    const kc = lines.find((l) => l.event === "init.kconfig");
+    expect(kc).toMatchObject({ level: 50, outcome: "fail", failed: ["IPV6"] });
+    expect(String(kc?.msg)).toStartWith(`kernel ${KVER}: config /boot/config-${KVER} fails kernel-config/metal-hammer.config: 1 requirement not met: IPV6 is a module (=m): it must be built in, a module loads too late; `);
+    expect(flowRan).toBe(true);
+    expect(sys.calls).toContain("finit kernel/virtio_net.ko");
   });
 
   test("SIGUSR2 powers off, SIGHUP is ignored", async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { decodeCpio } from "../../initramfs/lib/cpio.ts";
 import { readElfDeps } from "../../initramfs/lib/elf.ts";
 import { parseLdd, verifyClosure } from "../../initramfs/lib/ldd.ts";
-import { initShim } from "../../src/init/paths.ts";
+import { imageKernelConfig, initShim } from "../../src/init/paths.ts";
 import { parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
@@ -23,6 +23,7 @@ const ROOT = `${import.meta.dir}/../..`;
 setDefaultTimeout(60_000);
 const ready = prerequisites("the initramfs build tests (make deps installs them)", [
   !existsSync(`/lib/modules/${KVER}/modules.dep`) && `kernel ${KVER} modules`,
+  !existsSync(`/boot/config-${KVER}`) && `kernel ${KVER} config (/boot/config-${KVER})`,
   !existsSync("/bin/busybox") && "busybox-static",
   Bun.which("lz4") === null && "lz4",
 ]);
@@ -55,7 +56,7 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect(names).toEqual([...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
   });
 
-  test("the image holds the shim, the agent, its libraries, busybox, the CA bundle, the module set and its tables, nothing else", () => {
+  test("the image holds the shim, the agent, its libraries, busybox, the CA bundle, the kernel's config, the module set and its tables, nothing else", () => {
     const cpio = Bun.spawnSync(["lz4", "-dc", `${dir}/a.cpio.lz4`], { stdout: "pipe" }).stdout;
     const entries = decodeCpio(new Uint8Array(cpio));
     const files = entries.filter((e) => (e.fields.mode & 0o170000) === 0o100000).map((e) => e.name);
@@ -63,7 +64,7 @@ describe.skipIf(!ready)("initramfs build", () => {
     const mods = `lib/modules/${KVER}`;
     const modFiles = files.filter((f) => f.startsWith(`${mods}/kernel/`));
     expect(files.filter((f) => !f.startsWith(`${mods}/kernel/`)).sort()).toEqual(
-      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
+      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", `boot/config-${KVER}`, ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
     );
     // The image's modules.dep lists exactly the module files it carries, each dependency among them.
     const text = (name: string): string => new TextDecoder().decode(entries.find((e) => e.name === `${mods}/${name}`)?.data);
@@ -84,6 +85,10 @@ describe.skipIf(!ready)("initramfs build", () => {
     for (const m of ["crc32c_intel", "crc32c_generic"]) expect(dep.has(m)).toBe(true);
     // Without --firmware-dir the firmware the drivers name is listed, not carried.
     expect(text("modules.firmware")).toContain("ice: intel/ice/ddp/ice.pkg");
+    // The config of the kernel the modules are for, byte for byte, where PID 1's boot-time check looks (src/init/paths.ts imageKernelConfig).
+    const config = entries.find((e) => e.name === imageKernelConfig(KVER).slice(1));
+    expect(Buffer.from(config?.data ?? new Uint8Array()).equals(readFileSync(`/boot/config-${KVER}`))).toBe(true);
+    expect(config?.fields.mode).toBe(0o100644);
     const init = entries.find((e) => e.name === "init");
     expect(new TextDecoder().decode(init?.data)).toBe(initShim());
     expect(init?.fields.mode).toBe(0o100755);
@@ -150,6 +155,8 @@ describe.skipIf(!ready)("initramfs build", () => {
     const noList = build(`${dir}/y`, ["--list", "/nonexistent.list"]);
     expect(noList.code).toBe(2);
     expect(noList.stderr).toContain("cannot read the module list /nonexistent.list");
+    const noConfig = build(`${dir}/k`, ["--kernel-config", "/nonexistent/config"]);
+    expect([noConfig.code, noConfig.stderr.trim()]).toEqual([2, "initramfs: the kernel config /nonexistent/config does not exist: the agent checks the running kernel against it at boot; pass --kernel-config FILE"]);
   });
 });
 
