@@ -4,9 +4,7 @@
  * (`--image`; `--esp` for the UEFI layout), the run expected to end in the installed OS's
  * power-off (its initrd says `testos: up` and powers off).
  */
-import { truncateSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { buildTestImage } from "./images/build.ts";
+import { installMedia } from "./install-media.ts";
 import { defaultRun, runLab, type LabResult, type LabRun } from "./lab.ts";
 import { standinServers } from "./servers.ts";
 
@@ -23,10 +21,7 @@ export interface InstallRunOptions {
 }
 
 export async function runInstall(dir: string, o: InstallRunOptions): Promise<{ r: LabResult; disk: string }> {
-  const img = buildTestImage(join(dir, "image"), { kernel: o.kernel, efi: o.uefi === true });
-  const disk = join(dir, "disk.raw");
-  writeFileSync(disk, "");
-  truncateSync(disk, 1 << 30); // sparse 1 GiB
+  const { disk, image: img } = installMedia(dir, { kernel: o.kernel, efi: o.uefi === true });
   const extra = ["--image", img.image, ...(o.uefi ? ["--esp"] : [])];
   const r = await runLab(
     defaultRun({

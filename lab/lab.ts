@@ -10,7 +10,7 @@
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
@@ -20,7 +20,7 @@ import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
 import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
-import { buildTestImage } from "./images/build.ts";
+import { installMedia } from "./install-media.ts";
 import { standinServers } from "./servers.ts";
 
 export interface LabRun extends LabOptions {
@@ -380,11 +380,7 @@ async function main(): Promise<number> {
   if (v.servers !== "standins") return usage("--install needs --servers standins");
   if (v["no-allocate"]) return usage("--install needs the allocation (drop --no-allocate)");
   const kver = run.kernel.replace(/^.*vmlinux-/, "");
-  mkdirSync(run.dir, { recursive: true });
-  const img = buildTestImage(resolve(run.dir, "image"), { kernel: `/boot/vmlinuz-${kver}` });
-  const disk = resolve(run.dir, "disk.raw");
-  writeFileSync(disk, "");
-  truncateSync(disk, 1 << 30);
+  const { disk, image: img } = installMedia(resolve(run.dir), { kernel: `/boot/vmlinuz-${kver}` });
   process.stderr.write(`lab: --install: disk ${disk} (1 GiB, sparse), test OS image ${img.image}\n`);
   return (
     await runLab({

@@ -19,10 +19,10 @@
  *      installer, InstallationSucceeded and kexec; the run then passes (exit 0) only when the
  *      installed OS said it is up with the installer's marker on its command line, else exit 1.
  */
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage } from "../images/build.ts";
+import { installMedia } from "../install-media.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -51,10 +51,7 @@ const install = env.LAB_INSTALL === "1" ? prepareInstall(kernel, firmware === "u
 /** The disk and the test OS image of an install run, in a directory of their own. */
 function prepareInstall(osKernel: string, uefi: boolean): { dir: string; disk: string; image: string } {
   const dir = mkdtempSync(join(tmpdir(), "mhc-install-"));
-  const img = buildTestImage(join(dir, "image"), { kernel: osKernel, efi: uefi });
-  const disk = join(dir, "disk.raw");
-  writeFileSync(disk, "");
-  truncateSync(disk, 1 << 30);
+  const { disk, image: img } = installMedia(dir, { kernel: osKernel, efi: uefi });
   console.error(`lab: install: disk ${disk} (1 GiB, sparse), test OS image ${img.image} (${img.bytes} bytes)`);
   return { dir, disk, image: img.image };
 }

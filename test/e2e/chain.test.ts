@@ -7,7 +7,7 @@
  * The same ISO also boots under OVMF (UEFI: its EFI image -> ipxe.efi -> autoexec.ipxe).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
@@ -18,7 +18,7 @@ import { run } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
 import { OVMF_CODE, OVMF_VARS } from "../../lab/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
-import { buildTestImage } from "../../lab/images/build.ts";
+import { installMedia } from "../../lab/install-media.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
@@ -290,10 +290,7 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
     `the metal-hammer initramfs boots through the chain as PID 1, calls the stand-ins from its SLAAC address, and installs the allocated image onto the machine's disk up to the kexec into the installed OS (what make lab runs)${existsSync(AGENT_INITRD) ? "" : ` (skipped: ${AGENT_INITRD} missing, make initramfs)`}`,
     async () => {
       // The machine's disk (sparse 1 GiB) and the test OS image the stand-ins' image cache serves (make lab's install run).
-      const disk = join(work, "agent-disk.raw");
-      writeFileSync(disk, "");
-      truncateSync(disk, 1 << 30);
-      const image = buildTestImage(join(work, "agent-image"), { kernel: KERNEL as string });
+      const { disk, image } = installMedia(join(work, "agent-install"), { kernel: KERNEL as string });
       const m0: LabMachine = { name: "agent", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:05", disks: [disk] };
       const p: Partition = {
         ...partition("lab-a", "2001:db8:a::/64", "v1"),
