@@ -8,20 +8,12 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { filesBelow } from "../fs/files-below.ts";
 import { formatBytes, READ_CAPS, readBoundedSync, readBoundedTextSync } from "../fs/read-bounded.ts";
 import type { RunningKernelFacts } from "../kconfig/running.ts";
 import { imageKernelConfig, MODULES_ROOT, PROC_CONFIG } from "./paths.ts";
 
 const isDir = (p: string): boolean => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
-
-/** Files below `dir`, relative to it (module files and tables), or undefined when it is not a directory. */
-function filesBelow(dir: string): string[] | undefined {
-  if (!isDir(dir)) return undefined;
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() || e.isSymbolicLink())
-    .map((e) => `${e.parentPath}/${e.name}`.slice(dir.length + 1))
-    .sort();
-}
 
 /** The config's text; throws an Error naming the file on a read, size, gzip or UTF-8 problem. */
 function readConfig(path: string): string {

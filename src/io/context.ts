@@ -3,8 +3,7 @@
  * the process's secret set and a logger factory. Tests pass their own to capture
  * output; main.ts passes the real process.
  */
-import { readdir, stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { filesBelow } from "../fs/files-below.ts";
 import { READ_CAPS, readBounded } from "../fs/read-bounded.ts";
 import { SecretSet } from "../log/redact.ts";
 import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
@@ -83,12 +82,7 @@ export function processIo(): Io {
       await Promise.all([stdout.flush(), stderr.flush()]);
     },
     readFile: (p, maxBytes) => readBounded(p, maxBytes ?? READ_CAPS.textFile),
-    listFiles: async (p) => {
-      const st = await stat(p).catch(() => undefined);
-      if (!st?.isDirectory()) return undefined;
-      const entries = await readdir(p, { recursive: true, withFileTypes: true });
-      return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => relative(p, join(e.parentPath, e.name)));
-    },
+    listFiles: async (p) => filesBelow(p),
     env: process.env,
     errIsTTY: Boolean(process.stderr.isTTY),
   };
