@@ -40,6 +40,7 @@ import { TooLargeError } from "./read-bounded.ts";
 
 const EEXIST = 17;
 const ENOENT = 2;
+const ELOOP = 40;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const RESOLVE = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
@@ -110,6 +111,7 @@ export function openRegularInRoot(root: string, path: string, o: OpenOptions = {
   return withRoot(root, (rootFd) => {
     const flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (o.followLast === false ? O_NOFOLLOW : 0);
     const fd = openat2(rootFd, relativeInRoot(path), flags, 0, RESOLVE);
+    if (fd === -ELOOP && o.followLast === false) throw new RootFileError(root, path, ELOOP, "is a symbolic link (not followed: expected a regular file)");
     if (fd < 0) fail(root, path, -fd, "cannot open");
     const st = fstatSync(fd);
     if ((st.mode & S_IFMT) !== S_IFREG) {
