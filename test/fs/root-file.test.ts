@@ -96,6 +96,14 @@ describe("reading and opening", () => {
     expect(() => readInRoot(root, "/boot/vmlinuz", 1024, { followLast: false })).toThrow(/is a symbolic link \(not followed/);
   });
 
+  test("kernel links as Debian ships them resolve inside the root: /vmlinuz -> boot/vmlinuz-6.1, /boot/vmlinuz -> /boot/vmlinuz-6.1", () => {
+    mkdirSync(join(root, "boot"));
+    writeFileSync(join(root, "boot/vmlinuz-6.1.0-28-amd64"), "kernel");
+    symlinkSync("boot/vmlinuz-6.1.0-28-amd64", join(root, "vmlinuz"));
+    symlinkSync("/boot/vmlinuz-6.1.0-28-amd64", join(root, "boot/vmlinuz"));
+    for (const p of ["/vmlinuz", "/boot/vmlinuz", "/boot/../vmlinuz", "/../../boot/vmlinuz"]) expect(new TextDecoder().decode(readInRoot(root, p, 100))).toBe("kernel");
+  });
+
   test("a file past the cap ends in TooLargeError", () => {
     writeFileSync(join(root, "big"), "x".repeat(2000));
     expect(() => readInRoot(root, "/big", 1000)).toThrow(/larger than the cap/);
