@@ -41,7 +41,7 @@ describe("presigned URLs in logs", () => {
       const lines: string[] = [];
       const log = createLogger({ level: "debug", format, write: (l) => void lines.push(l), secrets: new SecretSet() });
       logEvent(log, "install.image.start", { url: PRESIGNED, nested: { href: WITH_USER } }, `image: streaming ${PRESIGNED} from ${WITH_USER}`);
-      logEvent(log, "install.image.failed", { error: new Error(`GET ${PRESIGNED} failed`) }, "failed", "error");
+      logEvent(log, "install.image.retry", { error: new Error(`GET ${PRESIGNED} failed`) }, "failed", "error");
       const text = lines.join("");
       expect(text).not.toContain(SIG);
       expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");
