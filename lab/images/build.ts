@@ -18,7 +18,8 @@
  * EFI/testos/grubx64.efi with a boot entry "testos" (efibootmgr), else as the fallback
  * EFI/BOOT/BOOTX64.EFI (needs grub-efi-amd64-bin and efibootmgr on the host).
  * The installer fails on purpose (exit 7, after printing lines) when the allocation's
- * hostname is "fail-install", hangs (sleep 600) when it is "hang-install", and leaves a
+ * hostname is "fail-install", hangs (sleep 600) when it is "hang-install", leaves a `setsid`
+ * daemon holding its stdout ("daemon-install"; "daemon-hang" then hangs too), and leaves a
  * boot-info.yaml that is a link to /dev/zero ("link-bootinfo") or 2 MiB ("huge-bootinfo").
  */
 import { parseArgs } from "node:util";
@@ -47,6 +48,16 @@ if grep -q '"hostname": "fail-install"' $d/machine-allocation.yaml; then
   echo "installer: step 1 ok"
   echo "installer: grub-install failed: no EFI partition"
   exit 7
+fi
+# A careless installer that leaves a daemon (its own session, holding stdout), and looks at PID 1.
+if grep -q '"hostname": "daemon-' $d/machine-allocation.yaml; then
+  echo "installer: pid 1 is $(tr '\\000' ' ' < /proc/1/cmdline)"
+  setsid sh -c 'while :; do sleep 1; done' &
+  echo "installer: daemon started"
+fi
+if grep -q '"hostname": "daemon-hang"' $d/machine-allocation.yaml; then
+  echo "installer: waiting forever"
+  sleep 600
 fi
 if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
   echo "installer: waiting forever"
@@ -186,7 +197,7 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd"]) symlinkSync("busybox", join(tree, "bin", applet));
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd", "setsid", "tr"]) symlinkSync("busybox", join(tree, "bin", applet));
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');

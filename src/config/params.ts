@@ -296,7 +296,7 @@ export const PARAMS = {
   METAL_INSTALLER_TIMEOUT: {
     schema: duration(1_200_000, 10_000, 14_400_000),
     default: "20m",
-    doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot); killed after it",
+    doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot, as PID 1 of its own PID namespace); killed with every process it left at the bound, and what it left is killed when it exits",
   },
   METAL_WIPE: {
     schema: enumOf(["fast", "overwrite"], "fast"),

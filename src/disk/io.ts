@@ -2,8 +2,8 @@
  * The disk code's only contact with the machine: running a tool with a bound, reading
  * and writing byte ranges of a block device, the clock. Tests pass their own.
  */
-import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { mkdir, open, stat } from "node:fs/promises";
+import { writeInRoot } from "../fs/root-file.ts";
 
 export interface ToolResult {
   readonly code: number;
@@ -20,7 +20,8 @@ export interface DiskIo {
   writeZeroes(path: string, offset: number, length: number, blockBytes: number, progress?: (written: number) => void): Promise<void>;
   exists(path: string): Promise<boolean>;
   mkdir(path: string): Promise<void>;
-  writeFile(path: string, text: string, mode: number): Promise<void>;
+  /** Writes `path` inside `root` (src/fs/root-file.ts: resolved in the root, temp file + rename, never through a link or into a device). */
+  writeFile(root: string, path: string, text: string, mode: number): Promise<void>;
   now(): number;
   sleep(ms: number): Promise<void>;
 }
@@ -103,10 +104,8 @@ export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): Disk
     },
     exists: (path) => stat(path).then(() => true, () => false),
     mkdir: async (path) => void (await mkdir(path, { recursive: true })),
-    async writeFile(path, text, mode) {
-      await mkdir(dirname(path), { recursive: true, mode: 0o755 });
-      await writeFile(path, text, { mode });
-      await chmod(path, mode);
+    async writeFile(root, path, text, mode) {
+      writeInRoot(root, path, text, mode, 0o755);
     },
     now: () => performance.now(),
     sleep: (ms) => Bun.sleep(ms),

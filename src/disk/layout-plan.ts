@@ -15,6 +15,7 @@
  */
 import { AgentError } from "../errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
+import { createOptionsRule, devicePathRule, lvmTagRule, lvNameRule, mountOptionRule, mountPathRule, unsafeText, vgNameRule, type OptionTool } from "./layout-rules.ts";
 import {
   FORMAT_VALUE,
   GPT_TYPE_CODE,
@@ -93,6 +94,16 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   };
   const inventory = new Map(disks.map((d) => [d.path, d]));
   const partitioned = new Set<string>();
+  /** A field's value broke a rule: "<field> <value>: <rule>". */
+  const bad = (field: string, value: unknown, rule: string | undefined): boolean => {
+    if (rule === undefined) return false;
+    problems.push(`${field} ${JSON.stringify(value)}: ${rule}`);
+    return true;
+  };
+  const options = (field: string, tool: OptionTool, opts: readonly string[]): void => {
+    const r = createOptionsRule(tool, opts);
+    if (r) bad(`${field}[${r.index}]`, opts[r.index], r.rule);
+  };
 
   // 1. Partitions.
   for (const [i, disk] of (layout.disks ?? []).entries()) {
@@ -127,8 +138,10 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
       const size = mib(p.size);
       if (size === 0 && j !== parts.length - 1) problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
       args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
+      if (p.label) bad(`disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
       if (p.label) args.push(`--change-name=${n}:${p.label}`);
       if (p.gptType && p.gptType !== "GPT_TYPE_UNSPECIFIED") args.push(`--typecode=${n}:${GPT_TYPE_CODE[p.gptType]}`);
+      bad(`disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
       devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : Math.max(usable - fixed, 0), what: `partition ${n} of ${dev}` });
     }
     const need = fixed + (restIdx >= 0 ? 1 : 0);
@@ -153,10 +166,15 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   const fss = layout.filesystems ?? [];
 
   // 2. RAID arrays.
+  const arrays = new Set<string>();
   for (const [i, r] of (layout.raid ?? []).entries()) {
     const name = r.arrayName ?? "";
     const by = `raid ${name || `[${i}]`}`;
     if (!/^\/dev\/md(\d+|\/[A-Za-z0-9_.-]+)$/.test(name)) problems.push(`${by}: array name ${JSON.stringify(name)}: expected /dev/mdN or /dev/md/<name>`);
+    else bad(`raid[${i}].arrayName`, name, devicePathRule(name));
+    if (arrays.has(name)) problems.push(`${by}: raid[${i}].arrayName ${JSON.stringify(name)}: listed twice`);
+    arrays.add(name);
+    options(`raid[${i}].createOptions`, "mdadm", r.createOptions ?? []);
     if (!r.level || r.level === "RAID_LEVEL_UNSPECIFIED") {
       problems.push(`${by}: no RAID level (expected RAID_LEVEL_0 or RAID_LEVEL_1)`);
       continue;
@@ -190,21 +208,20 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   }
 
   // 3. LVM.
-  const vgs = new Map<string, { pvs: number; capacityMiB: number | undefined; requested: number; restLv: string | undefined }>();
+  const vgs = new Map<string, { pvs: number; capacityMiB: number | undefined; requested: number; restLv: string | undefined; lvs: Set<string> }>();
+  const diskNames = new Set(disks.map((d) => d.path.replace(/^\/dev\//, "")));
   for (const [i, vg] of (layout.volumeGroups ?? []).entries()) {
     const name = vg.name ?? "";
     const by = `volume group ${name || `[${i}]`}`;
-    if (!/^[A-Za-z0-9+_.][A-Za-z0-9+_.-]*$/.test(name)) {
-      problems.push(`${by}: name ${JSON.stringify(name)}: expected letters, digits and + _ . -`);
-      continue;
-    }
+    if (bad(`${by}: volumeGroups[${i}].name`, name, vgNameRule(name, diskNames))) continue;
     if (vgs.has(name)) problems.push(`${by} is listed twice`);
+    for (const [k, t] of (vg.tags ?? []).entries()) bad(`volumeGroups[${i}].tags[${k}]`, t, lvmTagRule(t));
     const pvs = vg.devices ?? [];
     if (pvs.length === 0) problems.push(`${by}: no devices`);
     const sizes = pvs.map((d) => known(d, by)?.sizeMiB);
     // Per PV: 1 MiB of metadata in front, then 4 MiB extents.
     const capacityMiB = sizes.every((s) => s !== undefined) ? sizes.reduce((a: number, s) => a + Math.floor(((s as number) - 1) / 4) * 4, 0) : undefined;
-    vgs.set(name, { pvs: pvs.length, capacityMiB, requested: 0, restLv: undefined });
+    vgs.set(name, { pvs: pvs.length, capacityMiB, requested: 0, restLv: undefined, lvs: new Set() });
     const argv = ["lvm", "vgcreate", "--verbose", "--yes", name];
     for (const t of vg.tags ?? []) argv.push("--addtag", t);
     argv.push(...pvs);
@@ -219,10 +236,9 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
       problems.push(`${by}: volume group ${JSON.stringify(vgName)} is not in the layout`);
       continue;
     }
-    if (!/^[A-Za-z0-9+_.][A-Za-z0-9+_.-]*$/.test(name)) {
-      problems.push(`${by}: name ${JSON.stringify(name)}: expected letters, digits and + _ . -`);
-      continue;
-    }
+    if (bad(`${by}: logicalVolumes[${i}].name`, name, lvNameRule(name))) continue;
+    if (vg.lvs.has(name)) problems.push(`${by}: logicalVolumes[${i}].name ${JSON.stringify(name)}: listed twice in ${vgName}`);
+    vg.lvs.add(name);
     if (vg.restLv) problems.push(`${by}: comes after ${vg.restLv}, which already takes the rest of ${vgName}`);
     let type = LVM_TYPE_VALUE[lv.lvmType ?? "LVM_TYPE_UNSPECIFIED"];
     if (type !== "linear" && vg.pvs < 2) {
@@ -241,6 +257,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     if (size === 0) vg.restLv = by;
     if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB) problems.push(`${by}: volume group ${vgName} has ${vg.capacityMiB} MiB; its volumes need ${vg.requested} MiB so far`);
     const path = `/dev/${vgName}/${name}`;
+    if (bad(`logicalVolumes[${i}] device`, path, devicePathRule(path))) continue;
     steps.push({ kind: "exec", stage: "lvm", what: `create logical volume ${vgName}/${name}`, argv, timeoutMs: 120 * SEC });
     steps.push({ kind: "wait", stage: "lvm", what: `volume ${path} appears`, path, timeoutMs: 10 * SEC });
     devices.set(path, { sizeMiB: size > 0 ? size : undefined, what: `logical volume ${vgName}/${name}` });
@@ -251,6 +268,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   const paths = new Set<string>();
   for (const [i, f] of fss.entries()) {
     const by = `filesystem ${f.path ?? f.device ?? `[${i}]`}`;
+    const field = `filesystems[${i}]`;
     if (!f.format || f.format === "FORMAT_UNSPECIFIED") {
       problems.push(`${by}: no format (expected FORMAT_VFAT, FORMAT_EXT3, FORMAT_EXT4, FORMAT_SWAP, FORMAT_TMPFS or FORMAT_NONE)`);
       continue;
@@ -264,11 +282,17 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     const label = f.label ?? "";
     const max = LABEL_MAX[format];
     if (max !== undefined && Buffer.byteLength(label) > max) problems.push(`${by}: label ${JSON.stringify(label)} is longer than ${format} allows (${max} bytes)`);
+    if (label !== "") bad(`${field}.label`, label, unsafeText(label));
     if (f.path !== undefined) {
-      if (!f.path.startsWith("/")) problems.push(`${by}: path ${JSON.stringify(f.path)}: expected an absolute path`);
+      if (bad(`${by}: ${field}.path`, f.path, mountPathRule(f.path))) continue;
       if (paths.has(f.path)) problems.push(`${by}: path ${f.path} is mounted twice`);
       paths.add(f.path);
+      if (format === "none") bad(`${field}.path`, f.path, "FORMAT_NONE makes no filesystem: nothing can be mounted there (no path)");
     }
+    for (const [k, o] of (f.mountOptions ?? []).entries()) bad(`${field}.mountOptions[${k}]`, o, mountOptionRule(o));
+    const tool: OptionTool | undefined = format === "ext3" || format === "ext4" ? "mke2fs" : format === "swap" ? "mkswap" : format === "vfat" ? "mkfs.fat" : undefined;
+    if (tool) options(`${field}.createOptions`, tool, f.createOptions ?? []);
+    else if ((f.createOptions ?? []).length > 0) bad(`${field}.createOptions`, f.createOptions, `${format} is not created by the agent: no create options`);
     const mounted = f.path !== undefined && format !== "swap" && format !== "tmpfs" && format !== "none";
     planned.push({ device, format, path: f.path, label, mountOptions: f.mountOptions ?? [], target: mounted ? joinRoot(opts.targetRoot, f.path as string) : undefined });
     const mk = mkfsArgv(f, format, device);

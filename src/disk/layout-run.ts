@@ -114,7 +114,7 @@ export async function runLayoutPlan(plan: LayoutPlan, o: ApplyOptions): Promise<
   }
   // planLayout refuses a layout without "/", and every mounted filesystem has a UUID by now.
   const root = fss.find((f) => f.path === "/") as AppliedFilesystem & { uuid: string };
-  await o.io.writeFile(`${plan.targetRoot.replace(/\/+$/, "")}/etc/metal/disk.json`, renderDiskJson(fss), 0o600);
+  await o.io.writeFile(plan.targetRoot, "/etc/metal/disk.json", renderDiskJson(fss), 0o600);
   const applied: AppliedLayout = {
     targetRoot: plan.targetRoot,
     filesystems: fss,
@@ -134,9 +134,9 @@ export async function applyLayout(layout: FilesystemLayoutJson, disks: readonly 
   return runLayoutPlan(plan, o);
 }
 
-/** Writes <target>/etc/fstab (after the image's installer ran, as metal-hammer does). */
+/** Writes <target>/etc/fstab (after the image's installer ran, as metal-hammer does), resolved inside the target. */
 export async function writeFstab(a: AppliedLayout, io: DiskIo): Promise<void> {
-  await io.writeFile(`${a.targetRoot.replace(/\/+$/, "")}/etc/fstab`, a.fstab, 0o644);
+  await io.writeFile(a.targetRoot, "/etc/fstab", a.fstab, 0o644);
 }
 
 /** Unmounts the layout's filesystems, deepest first; returns what could not be unmounted. */

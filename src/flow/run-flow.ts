@@ -96,10 +96,10 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
     nics ??= installNics(await s.inventory(net), new Map());
     const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, target, nics, s));
     await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, s));
+    // The watchdog is closed only right before reboot(2), after kexec_file_load (bootInstalled's beforeReboot).
     await stage("kexec", "boot the installed OS (kexec_file_load, else reboot)", async () => {
-      await s.ops.beforeReboot("kexec", s.log);
       await s.log.flush();
-      return await bootInstalled({ root: target.root, bootInfo: os.bootInfo, log: s.log, sys: s.kexecSys, unmountTarget: target.unmount });
+      return await bootInstalled({ root: target.root, bootInfo: os.bootInfo, log: s.log, sys: s.kexecSys, unmountTarget: target.unmount, beforeReboot: () => s.ops.beforeReboot("kexec", s.log) });
     });
     done();
   } catch (e) {

@@ -4,6 +4,9 @@
  * mount points inside it (/boot/efi, /var, ... of the filesystem layout) and the
  * directories leading to them, which are emptied but kept. lost+found stays at the top of
  * each filesystem (mkfs made it: the target's and each mount point's), nowhere else.
+ * The files the layout wrote before the image (KEEP_FILES: /etc/metal/disk.json) stay,
+ * with the directories leading to them; a kept name the first pass turned into a link
+ * or another kind of file is removed, never followed.
  */
 import { readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -36,12 +39,17 @@ export function keepSet(root: string, mounts: readonly string[]): Set<string> {
   return keep;
 }
 
+/** Files the disks stage wrote into the target before the image: they survive a new download pass. */
+export const KEEP_FILES = ["/etc/metal/disk.json"] as const;
+
 /** Empties `dir`; `fsRoot`: it is the top of a filesystem (the target or a mount point), whose lost+found mkfs made. */
-async function empty(dir: string, keep: Set<string>, mounts: Set<string>, fsRoot: boolean): Promise<void> {
+async function empty(dir: string, keep: Set<string>, files: Set<string>, mounts: Set<string>, fsRoot: boolean): Promise<void> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (fsRoot && e.name === "lost+found") continue;
-    if (keep.has(p)) await empty(p, keep, mounts, mounts.has(p));
+    // Dirent types are lstat's: a link is never a directory or a file here.
+    if (files.has(p) && e.isFile()) continue;
+    if (keep.has(p) && (e.isDirectory() || mounts.has(p))) await empty(p, keep, files, mounts, mounts.has(p));
     else await rm(p, { recursive: true, force: true });
   }
 }
@@ -50,5 +58,7 @@ export async function cleanTarget(root: string, readMountinfo: () => Promise<str
   const base = root.replace(/\/+$/, "");
   if (base === "" || !base.startsWith("/")) throw new Error(`refusing to clean ${JSON.stringify(root)}: expected an absolute path below /`);
   const mounts = mountsBelow(await readMountinfo(), base);
-  await empty(base, keepSet(base, mounts), new Set(mounts), true);
+  const files = KEEP_FILES.map((f) => `${base}${f}`);
+  const keep = keepSet(base, [...mounts, ...files.map((f) => f.slice(0, f.lastIndexOf("/")))]);
+  await empty(base, keep, new Set(files), new Set(mounts), true);
 }

@@ -1,34 +1,53 @@
 /**
  * Runs the image's installer in a chroot of the target root, as metal-hammer's
  * cmd/install.go does (chroot, uid/gid 0): `/os-installer` when the image has it
- * (../shared/reference/os-installer), else `/install.sh`. /dev, /proc and /sys are
+ * (../shared/reference/os-installer), else `/install.sh`. /dev and /sys are
  * bind-mounted in first (recursive binds through mount(2), src/sys/mount.ts), and on a
  * UEFI machine (/sys/firmware/efi exists) efivarfs at /sys/firmware/efi/efivars, as
  * metal-hammer's cmd/storage/filesystem.go specialMounts has it, so the installer's
- * grub-install/efibootmgr can write the boot entry; all detached after, whatever happened. The run is bounded (SIGKILL to its process group
- * at the deadline); every output line is logged (control characters escaped) and the
+ * grub-install/efibootmgr can write the boot entry; all detached after, whatever happened.
+ * Each mount target is resolved inside the root (src/fs/root-file.ts dirInRoot: a link in
+ * the image cannot point a bind at the running system) and mounted through its fd.
+ *
+ * Contained: the installer runs as PID 1 of its own PID namespace with its own /proc
+ * (util-linux `unshare --pid --fork --kill-child --mount-proc=<root>/proc`), so it sees
+ * none of the agent's processes (no /proc/1/root into the initramfs and the machine
+ * token) and nothing it starts outlives it: when it exits, the kernel kills every
+ * process left in the namespace (a `setsid` daemon too); at the deadline unshare gets
+ * SIGKILL, and with it (--kill-child) the namespace. The run ends when the installer
+ * *exits*, not when its output pipes close: pipes a leftover still held are cut after
+ * OUTPUT_GRACE_MS. Every output line is logged (control characters escaped) and the
  * last lines go into the error when it fails. Then /etc/metal/boot-info.yaml is read
- * back with the strict parser (boot-info.ts).
+ * back inside the root (a regular file, no link, capped) with the strict parser (boot-info.ts).
  *
  * The chroot itself is done by the `chroot` tool (busybox's applet in the initramfs):
  * Bun cannot chroot a child between fork and exec.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { access, constants, mkdir } from "node:fs/promises";
+import { closeSync, existsSync } from "node:fs";
+import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
 import { EFI_DIR } from "../efi/ensure-boot-order.ts";
 import { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
-import { MNT_DETACH, MS_BIND, MS_REC, linuxMount, type MountSys } from "../sys/mount.ts";
+import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, linuxMount, type MountSys } from "../sys/mount.ts";
 import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";
 import { BOOT_INFO_PATH } from "./contract.ts";
-import { resolveInRoot } from "./root-path.ts";
-import { readBoundedText } from "../fs/read-bounded.ts";
+import { READ_CAPS } from "../fs/read-bounded.ts";
+import { dirInRoot, readInRoot } from "../fs/root-file.ts";
 
 export const INSTALLER_CANDIDATES = ["/os-installer", "/install.sh"] as const;
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
+/** After the installer exited (or was killed): how long its output may still drain before the pipes are cut. */
+export const OUTPUT_GRACE_MS = 2_000;
 const KEEP_LINES = 20;
+/** Where the container tool is looked up (util-linux's unshare is /usr/bin/unshare, ahead of busybox's applet). */
+const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** The command that contains the installer: its own PID namespace, /proc of that namespace at `proc`. */
+export function containArgv(proc: string): string[] {
+  return [Bun.which("unshare", { PATH: TOOL_PATH }) ?? "unshare", "--pid", "--fork", "--kill-child=SIGKILL", `--mount-proc=${proc}`];
+}
 
 export interface InstallerOptions {
   readonly root: string;
@@ -39,6 +58,10 @@ export interface InstallerOptions {
   readonly uefi?: boolean;
   /** The chroot command (default: `chroot` on PATH). */
   readonly chroot?: readonly string[];
+  /** The command in front of chroot, given the resolved /proc mount point (default: containArgv). */
+  readonly contain?: (proc: string) => readonly string[];
+  /** How long output may drain after the installer exited (default OUTPUT_GRACE_MS). */
+  readonly outputGraceMs?: number;
   /** Scrubs secrets from the lines kept for the error (the log scrubs its own). */
   readonly scrub?: (text: string) => string;
 }
@@ -75,18 +98,36 @@ interface ChrootMount {
   readonly flags: number;
 }
 
-const BINDS: readonly ChrootMount[] = ["/dev", "/proc", "/sys"].map((p) => ({ source: p, target: p, fstype: "", flags: MS_BIND | MS_REC }));
+/** /proc is not bound: the installer gets the /proc of its own PID namespace (containArgv). */
+const BINDS: readonly ChrootMount[] = ["/dev", "/sys"].map((p) => ({ source: p, target: p, fstype: "", flags: MS_BIND | MS_REC }));
 /** After /sys (the order matters): ../shared/reference/metal-hammer/cmd/storage/filesystem.go specialMounts. */
 export const EFIVARS: ChrootMount = { source: "efivarfs", target: `${EFI_DIR}/efivars`, fstype: "efivarfs", flags: 0 };
 export const isUefi = (): boolean => existsSync(EFI_DIR);
 
-/** Binds /dev, /proc, /sys into root, then efivarfs when `uefi`; returns what was mounted (for unbind). */
+/** A directory of the root for a mount: made when missing, resolved inside the root; its real path. */
+function mountPoint(root: string, path: string): { fd: number; real: string } {
+  try {
+    return dirInRoot(root, path, { mode: 0o755 });
+  } catch (e) {
+    throw new AgentError("installer", `installer: mount point ${path}: ${(e as Error).message}`, { root, path });
+  }
+}
+
+/** Binds /dev and /sys into root, then efivarfs when `uefi`; returns what was mounted (real paths, for unbind). */
 export async function bindSystem(root: string, sys: MountSys, uefi = false): Promise<string[]> {
   const done: string[] = [];
   for (const m of uefi ? [...BINDS, EFIVARS] : BINDS) {
-    const target = join(root, m.target);
-    await mkdir(target, { recursive: true, mode: 0o755 });
-    const err = sys.mount(m.source, target, m.fstype, m.flags);
+    let at: { fd: number; real: string };
+    try {
+      at = mountPoint(root, m.target);
+    } catch (e) {
+      unbindSystem(done, sys);
+      throw e;
+    }
+    const target = at.real;
+    // Mounted through the fd: the kernel's own resolution of the directory, not the path again.
+    const err = sys.mount(m.source, `/proc/self/fd/${at.fd}`, m.fstype, m.flags);
+    closeSync(at.fd);
     if (err !== 0) {
       unbindSystem(done, sys);
       const what = m.fstype === "" ? `bind-mount ${m.source}` : `mount ${m.fstype}`;
@@ -100,7 +141,7 @@ export async function bindSystem(root: string, sys: MountSys, uefi = false): Pro
 /** Detaches the binds (lazily: a process the installer left behind cannot pin them). Answers what failed. */
 export function unbindSystem(targets: readonly string[], sys: MountSys): string[] {
   const failed: string[] = [];
-  for (const t of [...targets].reverse()) if (sys.umount(t, MNT_DETACH) !== 0) failed.push(t);
+  for (const t of [...targets].reverse()) if (sys.umount(t, MNT_DETACH | UMOUNT_NOFOLLOW) !== 0) failed.push(t);
   return failed;
 }
 
@@ -150,12 +191,28 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
         child.kill("SIGKILL");
       }
     }, timeoutMs);
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    let done = false;
+    const finish = (code: number | null, signal: string | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      resolve({ code, signal, timedOut, last, lines, spawnError });
+    };
     child.on("error", (e) => {
       spawnError = e.message;
+      finish(null, null);
     });
-    child.on("close", (code, signal) => {
+    // The end is the exit; output still in the pipes gets OUTPUT_GRACE_MS, then the pipes are cut.
+    child.on("exit", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, timedOut, last, lines, spawnError });
+      grace = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(code, signal);
+      }, o.outputGraceMs ?? OUTPUT_GRACE_MS);
+      child.on("close", () => finish(code, signal));
     });
   });
 }
@@ -165,11 +222,14 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   const timeoutMs = o.timeoutMs ?? DEFAULT_INSTALLER_TIMEOUT_MS;
   const sys = o.mounts ?? linuxMount;
   const binary = await findInstaller(o.root);
+  const proc = mountPoint(o.root, "/proc");
+  closeSync(proc.fd);
   const binds = await bindSystem(o.root, sys, o.uefi ?? isUefi());
   let run: Run;
   try {
-    logEvent(o.log, "install.installer.start", { binary, root: o.root, timeoutMs }, `installer: running ${binary} in a chroot of ${o.root} (bound ${Math.round(timeoutMs / 1000)} s)`);
-    run = await runChrooted([...(o.chroot ?? ["chroot"]), o.root, binary], o, timeoutMs, binary);
+    const argv = [...(o.contain ?? containArgv)(proc.real), ...(o.chroot ?? ["chroot"]), o.root, binary];
+    logEvent(o.log, "install.installer.start", { binary, root: o.root, timeoutMs, argv }, `installer: running ${binary} in a chroot of ${o.root}, in its own PID namespace (bound ${Math.round(timeoutMs / 1000)} s)`);
+    run = await runChrooted(argv, o, timeoutMs, binary);
   } finally {
     const stuck = unbindSystem(binds, sys);
     if (stuck.length > 0) logEvent(o.log, "install.installer.done", { binary, unmountFailed: stuck }, `installer: could not detach ${stuck.join(", ")}`, "warn");
@@ -181,10 +241,10 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   if (run.code !== 0) throw new AgentError("installer", `installer: ${binary} failed (${run.code !== null ? `exit ${run.code}` : `signal ${run.signal}`})${tail}`, { binary, exitCode: run.code, signal: run.signal, last: run.last });
   let text: string;
   try {
-    // Inside the target root (a link in the image must not reach the initramfs) and capped.
-    text = await readBoundedText(resolveInRoot(o.root, BOOT_INFO_PATH), "installerOutput");
+    // Inside the target root, a regular file and no link (a link, FIFO or device node is refused at once), capped.
+    text = new TextDecoder().decode(readInRoot(o.root, BOOT_INFO_PATH, READ_CAPS.installerOutput, { followLast: false }));
   } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
+    const missing = (e as { code?: unknown }).code === "ENOENT";
     throw new AgentError("installer", `installer: ${binary} succeeded but ${missing ? "left no" : "left an unreadable"} ${BOOT_INFO_PATH}: ${(e as Error).message}`, { binary });
   }
   let bootInfo: BootInfo;

@@ -13,7 +13,6 @@ import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, kexecArgs, type KexecSys } from "../sys/kexec.ts";
 import type { BootInfo } from "./boot-info.ts";
-import { resolveInRoot } from "./root-path.ts";
 
 /** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */
 export const KEXEC_REFUSED: ReadonlySet<number> = new Set([1 /* EPERM */, 38 /* ENOSYS */, 129 /* EKEYREJECTED */, 13 /* EACCES */, 61 /* ENODATA: no signature */, 95 /* EOPNOTSUPP */]);
@@ -27,20 +26,29 @@ export interface BootInput {
   readonly sys: KexecSys;
   /** Unmounts the target root cleanly (the disks stage's unmount). */
   readonly unmountTarget: () => Promise<void>;
+  /**
+   * Right before reboot(2), after the kernel was loaded (or failed to): the last lines
+   * flushed and the watchdog closed (Operations.beforeReboot). Until then the watchdog
+   * still guards the agent: a kernel file that cannot be read must not find it closed.
+   */
+  readonly beforeReboot?: () => Promise<void>;
 }
 
-/** Loads the kernel (paths resolved inside the root: root-path.ts); undefined on success, else why (errno name). Closes its fds. */
-export function loadKernel(root: string, info: BootInfo, sys: KexecSys): { errno: number; what: string } | undefined {
-  const kernelPath = resolveInRoot(root, info.kernel);
-  const kfd = sys.openRead(kernelPath);
-  if (kfd < 0) return { errno: -kfd, what: `open ${kernelPath}` };
+/**
+ * Loads the kernel; undefined on success, else why. Kernel and initrd are opened inside
+ * the root (links followed as the installed system sees them, never out of it), without
+ * blocking, and only as regular files (KexecSys.openRead). Closes its fds.
+ */
+export function loadKernel(root: string, info: BootInfo, sys: KexecSys): { errno: number; what: string } | { why: string } | undefined {
+  const k = sys.openRead(root, info.kernel);
+  if ("error" in k) return { why: k.error };
+  const kfd = k.fd;
   let ifd: number | undefined;
   try {
     if (info.initrd !== "") {
-      const initrdPath = resolveInRoot(root, info.initrd);
-      const fd = sys.openRead(initrdPath);
-      if (fd < 0) return { errno: -fd, what: `open ${initrdPath}` };
-      ifd = fd;
+      const i = sys.openRead(root, info.initrd);
+      if ("error" in i) return { why: i.error };
+      ifd = i.fd;
     }
     const err = sys.kexecFileLoad(kexecArgs(kfd, ifd, info.cmdline));
     return err === 0 ? undefined : { errno: err, what: "kexec_file_load" };
@@ -55,7 +63,7 @@ export async function bootInstalled(b: BootInput): Promise<BootOutcome> {
   const failed = loadKernel(b.root, b.bootInfo, b.sys);
   // Any failure to load reboots (the installed bootloader boots the same OS); only the
   // message tells a refusal (policy of this kernel) from a kernel that cannot be loaded.
-  const refused = failed !== undefined && failed.what === "kexec_file_load" && KEXEC_REFUSED.has(failed.errno);
+  const refused = failed !== undefined && "errno" in failed && KEXEC_REFUSED.has(failed.errno);
   await b.unmountTarget();
   b.sys.sync();
   if (failed === undefined) {
@@ -65,12 +73,13 @@ export async function bootInstalled(b: BootInput): Promise<BootOutcome> {
     if (err === 0) return { how: "kexec" };
     return await reboot(b, `reboot(LINUX_REBOOT_CMD_KEXEC) failed: ${errnoName(err)}`);
   }
-  const why = `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
+  const why = "why" in failed ? failed.why : `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
   return await reboot(b, why);
 }
 
 /** The line just logged reaches the console before the kernel takes over (seen cut in the e2e). */
 async function lastLineOut(b: BootInput): Promise<void> {
+  await b.beforeReboot?.();
   await b.log.flush();
   b.sys.drainConsole();
 }

@@ -1,40 +1,24 @@
 /**
  * Writes the installer contract files (contract.ts) into the target root: each 0600
  * from the first byte, atomically; /etc/metal is created 0755 when the image has none.
- * A /etc/metal that resolves outside the target (a symlink in the image) is refused,
- * so nothing is written onto the running system. Only paths are logged.
+ * Every path is resolved inside the target (src/fs/root-file.ts: openat2 RESOLVE_IN_ROOT,
+ * temp files O_EXCL with a random name, renamed over the name): an `etc` or `etc/metal`
+ * link in the image is followed as the installed system would see it, never onto the
+ * running system; a link, FIFO or device node at a file's name is replaced, not written
+ * through. Only paths are logged.
  */
-import { mkdir, realpath } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { AgentError } from "../errors.ts";
-import { writePrivateFile } from "../fs/private-file.ts";
+import { writeInRoot } from "../fs/root-file.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import type { ContractFiles } from "./contract.ts";
-
-export async function insideRoot(root: string, path: string): Promise<string> {
-  const realRoot = await realpath(root);
-  const real = await realpath(path);
-  if (real !== realRoot && !real.startsWith(realRoot.endsWith("/") ? realRoot : `${realRoot}/`)) {
-    throw new AgentError("installer", `installer contract: ${path} resolves to ${real}, outside the target root ${realRoot}`, { path, real });
-  }
-  return real;
-}
 
 export async function writeContract(root: string, contract: ContractFiles, log: Logger): Promise<string[]> {
   const written: string[] = [];
   for (const f of contract.files) {
-    const dir = join(root, dirname(f.path));
     try {
-      await mkdir(dir, { recursive: true, mode: 0o755 });
+      writeInRoot(root, f.path, f.content, 0o600, 0o755);
     } catch (e) {
-      throw new AgentError("installer", `installer contract: cannot create ${dir}: ${(e as Error).message}`, { path: dir });
-    }
-    const realDir = await insideRoot(root, dir);
-    const target = join(realDir, f.path.slice(dirname(f.path).length + 1));
-    try {
-      await writePrivateFile(target, f.content, "installer contract file");
-    } catch (e) {
-      throw new AgentError("installer", (e as Error).message, { path: target });
+      throw new AgentError("installer", `installer contract: cannot write ${f.path}: ${(e as Error).message}`, { path: f.path });
     }
     written.push(f.path);
   }

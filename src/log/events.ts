@@ -97,7 +97,7 @@ export const EVENTS = {
   "install.image.retry": "the image checksum did not match: the target is cleaned and the image fetched once more",
   "install.image.done": "the image is on the target, its checksum verified",
   "install.config": "the installer contract files were written (paths only, never their content)",
-  "install.installer.start": "the image's installer runs in a chroot (binary, bound)",
+  "install.installer.start": "the image's installer runs in a chroot, in its own PID namespace (binary, bound, argv)",
   "install.installer.output": "one line of the installer's output (escaped)",
   "install.installer.done": "the installer finished and boot-info.yaml was read",
   "install.boot_order": "UEFI: the boot order after the installer (old and new, each entry with its description: the installed OS first, then network boot, then the rest), or skipped (not UEFI)",

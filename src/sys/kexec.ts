@@ -8,7 +8,8 @@
  * `linuxKexec` makes the calls. Each call returns 0 or an errno.
  */
 import { ptr } from "bun:ffi";
-import { libc, O_CLOEXEC, O_RDONLY } from "./libc.ts";
+import { openRegularInRoot, RootFileError } from "../fs/root-file.ts";
+import { libc } from "./libc.ts";
 import { drainConsole } from "./syscalls.ts";
 
 export const SYS_kexec_file_load = 320; // x86-64
@@ -44,8 +45,11 @@ export function kexecArgs(kernelFd: number, initrdFd: number | undefined, cmdlin
 
 /** The system calls behind a kexec, as an interface so tests inject a recorder. */
 export interface KexecSys {
-  /** open(2) read-only with O_CLOEXEC: the fd, or -errno. */
-  openRead(path: string): number;
+  /**
+   * A file of the installed system (`path` inside `root`), read-only: resolved inside the
+   * root, O_NONBLOCK (a FIFO cannot block the agent), a regular file (fstat); the fd, or why not.
+   */
+  openRead(root: string, path: string): { readonly fd: number } | { readonly error: string };
   close(fd: number): void;
   kexecFileLoad(args: KexecArgs): number;
   reboot(cmd: number): number;
@@ -57,9 +61,12 @@ export interface KexecSys {
 const errno = (): number => libc().errno();
 
 export const linuxKexec: KexecSys = {
-  openRead(path) {
-    const fd = libc().open(Buffer.from(path + "\0"), O_RDONLY | O_CLOEXEC);
-    return fd < 0 ? -errno() : fd;
+  openRead(root, path) {
+    try {
+      return { fd: openRegularInRoot(root, path) };
+    } catch (e) {
+      return { error: `open ${path}: ${e instanceof RootFileError && e.errno !== 0 ? e.code : (e as Error).message}` };
+    }
   },
   close(fd) {
     libc().close(fd);

@@ -11,6 +11,8 @@ export const MS_BIND = 4096;
 export const MS_REC = 16384;
 /** <sys/mount.h> umount2 flags */
 export const MNT_DETACH = 2;
+/** Do not follow a link at the target (the path a bind was made at stays what it was). */
+export const UMOUNT_NOFOLLOW = 8;
 
 
 /** The mount calls the installer needs, as an interface so tests inject a recorder. */

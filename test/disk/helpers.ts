@@ -83,7 +83,7 @@ export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<
     },
     exists: async (path) => path in devs || files.has(path) || dirs.has(path),
     mkdir: async (path) => void dirs.add(path),
-    writeFile: async (path, text, mode) => void files.set(path, { text, mode }),
+    writeFile: async (root, path, text, mode) => void files.set(`${root.replace(/\/+$/, "")}${path}`, { text, mode }),
     now: () => clock,
     sleep: async (ms) => void (clock += ms),
   };

@@ -62,6 +62,12 @@ class RecordingOps extends Operations {
   readonly asked: string[] = [];
   /** The watchdog hold asked for by each stage (the stage that was current when hold() was called). */
   readonly holds: { stage: string | undefined; ms: number }[] = [];
+  /** Where beforeReboot (logs flushed, watchdog closed) is recorded, among the system calls. */
+  sysLog: string[] | undefined;
+  override async beforeReboot(why: string, log: Logger, flushMs?: number): Promise<void> {
+    this.sysLog?.push(`before-reboot ${why}`);
+    await super.beforeReboot(why, log, flushMs);
+  }
   override stage(name: string, log?: Logger): void {
     this.stages.push(name);
     super.stage(name, log);
@@ -98,8 +104,9 @@ function services(run: string, over: Partial<Services> = {}) {
   const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
   const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
   const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layoutJson: unknown[]; install: InstallInput[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layoutJson: [], install: [] };
+  ops.sysLog = seen.sys;
   const kexecSys: KexecSys = {
-    openRead: (p) => (seen.sys.push(`open ${p}`), 7),
+    openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
     close: () => {},
     kexecFileLoad: (a) => (seen.sys.push(`kexec_file_load ${new TextDecoder().decode(a.cmdline).replace(/\0$/, "")}`), 0),
     reboot: (cmd) => (seen.sys.push(cmd === LINUX_REBOOT_CMD_KEXEC ? "reboot KEXEC" : cmd === LINUX_REBOOT_CMD_RESTART ? "reboot RESTART" : `reboot ${cmd}`), 0),
@@ -193,8 +200,9 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(st.machines.installed.get(UUID)).toBe(PASSWORD);
     expect(st.calls.filter((c) => c.procedure.endsWith("/InstallationSucceeded")).map((c) => c.refused ?? "ok")).toEqual(["ok"]);
     expect(raw.join("")).not.toContain(PASSWORD);
-    // Wipe before the wait; fstab after the installer; kexec after the report: load, unmount, sync, reboot(KEXEC).
-    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "drain", "reboot KEXEC"]);
+    // Wipe before the wait; fstab after the installer; kexec after the report: load, unmount, sync,
+    // then the watchdog closed (beforeReboot: only once the kernel is loaded; on main it was closed before the open), reboot(KEXEC).
+    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "before-reboot kexec", "drain", "reboot KEXEC"]);
     expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
   });
 
@@ -241,7 +249,7 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(planned.map((l) => l.due ?? false)).toEqual([false, true]);
     // The due line names the time it was planned for (the one logged when the wait started) and why.
     expect(planned[1]).toMatchObject({ at: planned[0]!.at, reason: expect.stringContaining("no allocation came before the planned reboot"), sent: false });
-    expect(seen.sys).toEqual(["wipe", "drain", "sync", "reboot RESTART"]);
+    expect(seen.sys).toEqual(["wipe", "before-reboot planned reboot", "drain", "sync", "reboot RESTART"]);
     expect(lines.some((l) => l.event === "agent.fatal")).toBe(false);
     // reboot(2) refused (EPERM): the one way the planned reboot is an error, exit 56 naming it.
     const refused = services(mkdtempSync(join(dir, "run-")));

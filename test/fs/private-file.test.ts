@@ -32,3 +32,24 @@ describe("private files", () => {
     expect(e.message).toContain("/proc/mha-nope/token");
   });
 });
+
+describe("private files: planted names (issue 29)", () => {
+  test("the temp name is random: a link at <path>.tmp-<pid> is never followed", async () => {
+    const { symlinkSync, existsSync } = await import("node:fs");
+    const p = join(dir, "details.yaml");
+    const victim = join(dir, "victim");
+    symlinkSync(victim, `${p}.tmp-${process.pid}`);
+    symlinkSync(victim, `${p}.tmp-1`);
+    await writePrivateFile(p, "password: s3cret", "installer contract file");
+    expect(existsSync(victim)).toBe(false);
+    expect(readFileSync(p, "utf8")).toBe("password: s3cret");
+  });
+
+  test("a FIFO at the path is replaced, not opened (no hang)", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const p = join(dir, "fifo-token");
+    execFileSync("mkfifo", [p]);
+    await writePrivateFile(p, "x", "token file");
+    expect(statSync(p).isFile()).toBe(true);
+  });
+});

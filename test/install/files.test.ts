@@ -48,8 +48,27 @@ describe("contract writing", () => {
     symlinkSync(outside, join(root, "etc/metal"));
     const e = await writeContract(root, files, silentLogger()).catch((x: unknown) => x);
     expect((e as AgentError).code).toBe("installer");
-    expect((e as AgentError).message).toContain("outside the target root");
+    expect((e as AgentError).message).toContain("exists but is no directory of the target");
     expect(existsSync(join(outside, "machine-details.yaml"))).toBe(false);
+  });
+
+  test("an image whose /etc points outside: etc/metal is not created there (it was created before the check on main)", async () => {
+    const root = dir();
+    const outside = dir();
+    symlinkSync(outside, join(root, "etc"));
+    const e = await writeContract(root, files, silentLogger()).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("installer");
+    expect(existsSync(join(outside, "metal"))).toBe(false);
+  });
+
+  test("a link at the file's own name is replaced, its target outside untouched", async () => {
+    const root = dir();
+    const outside = dir();
+    mkdirSync(join(root, "etc/metal"), { recursive: true });
+    symlinkSync(join(outside, "stolen"), join(root, "etc/metal/machine-details.yaml"));
+    await writeContract(root, files, silentLogger());
+    expect(existsSync(join(outside, "stolen"))).toBe(false);
+    expect(statSync(join(root, "etc/metal/machine-details.yaml")).mode & 0o777).toBe(0o600);
   });
 });
 
@@ -73,6 +92,28 @@ describe("cleaning the target", () => {
     expect(existsSync(join(root, "usr"))).toBe(false);
     expect(existsSync(join(root, "link"))).toBe(false);
     expect(existsSync("/etc/passwd")).toBe(true);
+  });
+
+  test("keeps /etc/metal/disk.json the layout wrote (a second download pass deleted it on main)", async () => {
+    const root = dir();
+    mkdirSync(join(root, "etc/metal"), { recursive: true });
+    writeFileSync(join(root, "etc/metal/disk.json"), '{"Device":"legacy"}');
+    writeFileSync(join(root, "etc/metal/other"), "x");
+    writeFileSync(join(root, "etc/passwd"), "x");
+    await cleanTarget(root, async () => `40 1 8:2 / ${root} rw - ext4 /dev/sdb2 rw\n`);
+    expect(readFileSync(join(root, "etc/metal/disk.json"), "utf8")).toBe('{"Device":"legacy"}');
+    expect(existsSync(join(root, "etc/metal/other"))).toBe(false);
+    expect(existsSync(join(root, "etc/passwd"))).toBe(false);
+  });
+
+  test("a kept path that the first pass turned into a link is removed, not followed", async () => {
+    const root = dir();
+    const outside = dir();
+    writeFileSync(join(outside, "precious"), "x");
+    symlinkSync(outside, join(root, "etc"));
+    await cleanTarget(root, async () => "");
+    expect(existsSync(join(outside, "precious"))).toBe(true);
+    expect(existsSync(join(root, "etc"))).toBe(false);
   });
 
   test("refuses / and relative paths", async () => {

@@ -10,10 +10,11 @@ function recorder(opts: { loadErrno?: number; openErrno?: Record<string, number>
   const loads: KexecArgs[] = [];
   let next = 10;
   const sys: KexecSys = {
-    openRead: (p) => {
+    openRead: (root, path) => {
+      const p = `${root}${path}`;
       calls.push(`open ${p}`);
       const e = opts.openErrno?.[p];
-      return e ? -e : next++;
+      return e ? { error: `open ${path}: ${e === 2 ? "ENOENT" : e}` } : { fd: next++ };
     },
     close: (fd) => void calls.push(`close ${fd}`),
     kexecFileLoad: (a) => {
@@ -62,8 +63,17 @@ describe("booting the installed OS", () => {
   test("a kernel file missing in the image: no load, reboot with the open error named", async () => {
     const r = recorder({ openErrno: { "/mnt/t/boot/vmlinuz": 2 } });
     const out = await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget });
-    expect(out).toEqual({ how: "reboot", reason: "open /mnt/t/boot/vmlinuz: ENOENT" });
+    expect(out).toEqual({ how: "reboot", reason: "open /boot/vmlinuz: ENOENT" });
     expect(r.calls).not.toContain("load");
+  });
+
+  test("the watchdog is closed (beforeReboot) only after kexec_file_load, right before reboot(2); also on the fallback reboot", async () => {
+    for (const loadErrno of [0, 1]) {
+      const r = recorder({ loadErrno });
+      await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget, beforeReboot: async () => void r.calls.push("watchdog closed") });
+      expect(r.calls.indexOf("watchdog closed")).toBeGreaterThan(r.calls.indexOf("load"));
+      expect(r.calls.slice(-4)).toEqual(["watchdog closed", "flush", "drain", loadErrno === 0 ? "reboot KEXEC" : "reboot RESTART"]);
+    }
   });
 
   test("reboot failing too is the kexec error (exit 55)", async () => {

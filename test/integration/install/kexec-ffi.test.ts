@@ -27,12 +27,14 @@ if (!userns && process.env.CI === "true") {
 }
 
 describe.skipIf(!userns)(`kexec_file_load through bun:ffi${userns ? "" : ` (skipped: ${why})`}`, () => {
-  test("refused in a user namespace (EPERM, or ENOSYS on a kernel without kexec_file_load), a refusal the agent reboots on; a missing file is -ENOENT", () => {
+  test("refused in a user namespace (EPERM, or ENOSYS on a kernel without kexec_file_load), a refusal the agent reboots on; a missing file is ENOENT, a FIFO refused at once", () => {
     const r = spawnSync("unshare", ["--user", "--map-root-user", process.execPath, join(import.meta.dir, "kexec-ffi-driver.ts")], { encoding: "utf8", timeout: 30_000 });
     expect(r.status).toBe(0);
-    const out = JSON.parse(r.stdout) as { fd: number; missing: number; load: number };
+    const out = JSON.parse(r.stdout) as { fd: number; missing: { error: string }; fifo: { error: string }; fifoMs: number; load: number };
     expect(out.fd).toBeGreaterThan(2);
-    expect(out.missing).toBe(-2);
+    expect(out.missing).toEqual({ error: "open /nonexistent/vmlinuz: ENOENT" });
+    expect(out.fifo.error).toContain("expected a regular file, found a FIFO");
+    expect(out.fifoMs).toBeLessThan(1000);
     const has = runningKernelHasKexecFile();
     if (has === undefined) expect([1, 38]).toContain(out.load);
     else expect(out.load).toBe(has ? 1 : 38);
