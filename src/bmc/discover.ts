@@ -109,12 +109,19 @@ export async function writeUser(deps: BmcDeps, user: BmcUser, password: string, 
   return { ok: true, notes: "note" in sol ? [`${sol.note} (the user works without SOL access)`] : [] };
 }
 
-/** Reads the BMC and creates the metal user; `boardVendor` is DMI's board_vendor. */
-export async function discoverBmc(deps: BmcDeps, present: boolean, boardVendor: string): Promise<BmcOutcome> {
+/**
+ * Reads the BMC and creates the metal user; `boardVendor` is DMI's board_vendor.
+ * `writeUsers` false (the agent outside its initramfs, e.g. on a developer's host) reads only.
+ */
+export async function discoverBmc(deps: BmcDeps, present: boolean, boardVendor: string, writeUsers = true): Promise<BmcOutcome> {
   if (!present) return { present: false, notes: ["no BMC: no /dev/ipmi* (ipmi_si found no KCS/SMIC/BT interface)"] };
   const reading = await readBmc(deps.tool);
   const vendor = bmcVendor(boardVendor);
   const notes = [...reading.notes];
+  if (!writeUsers) {
+    notes.push("not running from the agent's initramfs: BMC users are not written (read only)");
+    return { present: true, ...reading, ...(vendor ? { vendor: vendor.name } : {}), notes };
+  }
   if (!vendor) {
     notes.push(`board vendor ${JSON.stringify(boardVendor.trim())} is not one whose BMC user ids are known (Supermicro, Novarion-Systems, Lenovo, Dell, Giga Computing): no metal user created`);
     return { present: true, ...reading, notes };
