@@ -209,11 +209,10 @@ export class ChainLab {
 
   /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
   private async startBmcs(): Promise<void> {
-    await run(["ip", "-n", this.ns, "link", "add", "bmcnet", "type", "dummy"]);
-    await run(["ip", "-n", this.ns, "link", "set", "bmcnet", "up"]);
     for (const i of this.opts.machines.keys()) {
       const ip = `${LAB_BMC_NET}.${10 + i}`;
-      await run(["ip", "-n", this.ns, "addr", "add", `${ip}/24`, "dev", "bmcnet"]);
+      // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
+      await run(["ip", "-n", this.ns, "addr", "add", `${ip}/32`, "dev", "lo"]);
       this.bmcs.push(
         await startBmcSim({ wrap: ["ip", "netns", "exec", this.ns], lanAddress: ip, lanPort: 623, reportedIp: ip, reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`, serialPort: 9002 + i, users: [LAB_BMC_ADMIN], fru: LAB_FRU }),
       );

@@ -51,8 +51,12 @@ async function step(tool: Ipmitool, args: readonly string[], shownAs = args.join
   return { note: failure(tool, shownAs, r) };
 }
 
+/** ipmitool's complaint that it has no IANA enterprise list: the initramfs leaves the 4.7 MB list out (only manufacturer names need it). */
+const NO_IANA_LIST = /^IANA PEN registry open failed/;
+
 function failure(tool: Ipmitool, shownAs: string, r: { readonly code: number; readonly stderr: string; readonly stdout: string; readonly timedOut: boolean }): string {
-  const said = (r.stderr.trim() || r.stdout.trim()).split("\n").slice(-2).join(" / ").slice(0, 200);
+  const lines = (r.stderr.trim() || r.stdout.trim()).split("\n").filter((l) => !NO_IANA_LIST.test(l.trim()));
+  const said = lines.slice(-2).join(" / ").slice(0, 200);
   if (r.timedOut) return `${tool.describe} ${shownAs}: no answer within its bound (killed)`;
   if (r.code === 127) return `${tool.describe} ${shownAs}: cannot run ipmitool (${said || "not found"})`;
   return `${tool.describe} ${shownAs}: exit ${r.code}${said ? `: ${said}` : ""}`;
