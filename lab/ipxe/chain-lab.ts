@@ -22,6 +22,7 @@ import { startSwitches, type LabSwitch } from "../lldpd.ts";
 import { switchName } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
+import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -99,7 +100,19 @@ export interface ChainLabOptions {
    * the ISO boots its EFI image -> ipxe.efi -> autoexec.ipxe, the same chain script).
    */
   readonly firmware?: Firmware;
+  /**
+   * A BMC per machine (lab/bmc/sim.ts: OpenIPMI's ipmi_sim, a KCS interface in the guest
+   * through QEMU's ipmi-bmc-extern, board vendor Supermicro in SMBIOS), its lanplus channel on
+   * LAB_BMC_NET.<10+i>:623 in the lab's namespace; with the stand-ins, their
+   * SuperUserPassword hands out `superUserPassword`.
+   */
+  readonly bmc?: { readonly superUserPassword?: string };
 }
+
+/** The BMCs' management network inside the lab's namespace (TEST-NET-1: nothing outside answers). */
+export const LAB_BMC_NET = "192.0.2";
+/** The factory administrator the lab's BMCs ship with (what the lab itself logs in as). */
+export const LAB_BMC_ADMIN = { id: 2, name: "ADMIN", password: "ADMINpass123", privilege: "admin" as const };
 
 export interface RunningMachine extends LabMachine {
   readonly tap: string;
@@ -118,6 +131,8 @@ export class ChainLab {
   readonly machines: RunningMachine[] = [];
   private readonly procs: Proc[] = [];
   private nsCreated = false;
+  /** The machines' BMCs, by machine index (opts.bmc). */
+  readonly bmcs: BmcSim[] = [];
 
   constructor(private readonly opts: ChainLabOptions) {}
 
@@ -187,8 +202,33 @@ export class ChainLab {
       await run(["chmod", "0755", this.dir]);
       await startSwitches(switches, dir, (argv, name) => this.spawn(name, argv), (argv) => this.nsExec(argv));
     }
+    if (this.opts.bmc) await this.startBmcs();
     if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
+  private async startBmcs(): Promise<void> {
+    for (const i of this.opts.machines.keys()) {
+      const ip = `${LAB_BMC_NET}.${10 + i}`;
+      // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
+      await run(["ip", "-n", this.ns, "addr", "add", `${ip}/32`, "dev", "lo"]);
+      this.bmcs.push(
+        await startBmcSim({ wrap: ["ip", "netns", "exec", this.ns], lanAddress: ip, lanPort: 623, reportedIp: ip, reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`, serialPort: 9002 + i, users: [LAB_BMC_ADMIN], fru: LAB_FRU }),
+      );
+    }
+  }
+
+  /** QEMU's arguments for machine i's BMC (KCS at the ISA default, SMBIOS board vendor go-hal knows). */
+  private bmcArgs(i: number): string[] {
+    const b = this.bmcs[i];
+    if (!b?.serialPort) return [];
+    return [
+      "-chardev", `socket,id=ipmi0,host=127.0.0.1,port=${b.serialPort},reconnect=10`,
+      "-device", "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
+      "-device", "isa-ipmi-kcs,bmc=bmc0",
+      "-smbios", "type=2,manufacturer=Supermicro,product=X11-MB",
+    ];
   }
 
   /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
@@ -204,6 +244,12 @@ export class ChainLab {
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []));
+    const su = this.opts.bmc?.superUserPassword;
+    if (su) {
+      const file = join(this.dir, "super-user-password");
+      writeFileSync(file, su, { mode: 0o600 });
+      argv.push("--super-user-password-file", file);
+    }
     // The real Register needs neighbours on exactly two switches (switch.go): a chain lab
     // whose machines see fewer lldpd peers drops that one rule.
     if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
@@ -219,6 +265,21 @@ export class ChainLab {
     await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
     this.caCpio = join(this.dir, "metal-ca.cpio");
     await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+  }
+
+  /** GET /_standin/machines from inside the namespace: what the apiserver stand-in stored. */
+  async standinMachines(): Promise<{ registered: Record<string, Record<string, unknown>> }> {
+    const url = `https://[${STANDINS_ADDR}]:${STANDINS_PORT + 1}/_standin/machines`;
+    return JSON.parse(await run(this.nsExec(["curl", "-sk", "--max-time", "10", url]))) as { registered: Record<string, Record<string, unknown>> };
+  }
+
+  /** Logs in to machine i's BMC over lanplus from the lab's namespace, as metal-bmc would (cipher suite 3: suite 0 takes any password). */
+  async bmcLogin(i: number, user: string, password: string): Promise<{ ok: boolean; out: string }> {
+    const b = this.bmcs[i];
+    if (!b) return { ok: false, out: "no BMC" };
+    const p = Bun.spawn(this.nsExec([...b.lanplus(user), "user", "list", "1"]), { stdout: "pipe", stderr: "pipe", env: { ...process.env, IPMI_PASSWORD: password } });
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { ok: code === 0, out: (out + err).trim() };
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */
@@ -279,6 +340,7 @@ export class ChainLab {
         "-device", `${model},netdev=n0,mac=${m.mac},romfile=`,
         ...(m.moreNics ?? []).flatMap((n, k) => ["-netdev", `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`, "-device", `${model},netdev=n${k + 1},mac=${n.mac},romfile=`]),
         ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
+        ...this.bmcArgs(i),
       ]);
       this.machines.push({ ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
     }
@@ -312,6 +374,7 @@ export class ChainLab {
   /** Kills every process it started (by PID), removes the namespace and the work dir. Never throws. */
   async tearDown(keepDir = false): Promise<void> {
     for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
+    for (const b of this.bmcs.splice(0)) await b.stop().catch(() => undefined);
     if (this.nsCreated) {
       await run(["ip", "netns", "del", this.ns]).catch(() => undefined);
       this.nsCreated = false;

@@ -18,6 +18,10 @@
  *      build and an ESP in the layout on uefi), so the agent goes on through wipe, layout, image,
  *      installer, InstallationSucceeded and kexec; the run then passes (exit 0) only when the
  *      installed OS said it is up with the installer's marker on its command line, else exit 1.
+ *      LAB_BMC=1 (the default with LAB_STANDINS=1; 0: none): the machine has a BMC (ipmi_sim, lab/bmc/sim.ts)
+ *      and the stand-ins hand out a superuser password; after the run the lab logs in over lanplus with
+ *      the metal user and password the stand-in received in Register and as the superuser (lab: bmc: lines),
+ *      and the run fails (exit 1) when either login fails.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +51,28 @@ if (env.LAB_INSTALL === "1" && env.LAB_ALLOCATE === "0") {
   process.exit(2);
 }
 const install = env.LAB_INSTALL === "1" ? prepareInstall(kernel, firmware === "uefi") : undefined;
+const bmc = env.LAB_STANDINS === "1" && env.LAB_BMC !== "0" ? { superUserPassword: labPassword() } : undefined;
+
+/** A superuser password for the lab's stand-in to hand out: 12 letters and digits (the lab BMC keeps 16). */
+function labPassword(): string {
+  const a = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  return [...crypto.getRandomValues(new Uint8Array(12))].map((b) => a[b % a.length]).join("");
+}
+
+/** The BMC as Register carried it and the two lanplus logins; false when a login failed. */
+async function checkBmc(): Promise<boolean> {
+  const reg = (await lab.standinMachines()).registered[uuid] as { bmc?: { address?: string; mac?: string; user?: string; password?: string; version?: string }; fru?: Record<string, string> } | undefined;
+  const b = reg?.bmc;
+  if (!b?.user || !b.password) {
+    console.error(`lab: bmc: Register carried no BMC credentials (${reg ? JSON.stringify({ bmc: b ? { ...b, password: b.password ? "(set)" : "" } : null }) : "the machine never registered"})`);
+    return false;
+  }
+  console.error(`lab: bmc: Register carried ${b.address} ${b.mac} firmware ${b.version}, user ${b.user}; FRU product serial ${reg?.fru?.productSerial ?? "(none)"}`);
+  const asUser = await lab.bmcLogin(0, b.user, b.password);
+  const asRoot = await lab.bmcLogin(0, "root", bmc!.superUserPassword);
+  console.error(`lab: bmc: lanplus login as ${b.user} with the registered password: ${asUser.ok ? "ok" : `FAILED (${asUser.out.split("\n").at(-1)})`}; as root with the handed-out superuser password: ${asRoot.ok ? "ok" : `FAILED (${asRoot.out.split("\n").at(-1)})`}`);
+  return asUser.ok && asRoot.ok;
+}
 
 /** The disk and the test OS image of an install run, in a directory of their own. */
 function prepareInstall(osKernel: string, uefi: boolean): { dir: string; disk: string; image: string } {
@@ -74,6 +100,7 @@ const lab = new ChainLab({
     },
   ],
   switches: env.LAB_LLDP !== "0",
+  ...(bmc ? { bmc } : {}),
   bootServer: {
     partitions: [
       {
@@ -123,7 +150,8 @@ try {
     const marker = `TESTOS_MARKER=installed-${uuid}`;
     const up = m.qemu.text().split("\n").some((l) => l.includes("testos: up:") && l.includes(marker));
     console.error(up ? `lab: installed: the agent kexec'd into the installed OS, which is up (${marker} on its command line)` : `lab: the install did not reach the installed OS (no "testos: up: ... ${marker}" on the console)`);
-    await finish(up ? 0 : 1);
+    const bmcOk = bmc ? await checkBmc() : true;
+    await finish(up && bmcOk ? 0 : 1);
   }
   await finish(code);
 } catch (e) {

@@ -12,7 +12,7 @@ import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufb
 import { HealthService } from "../../src/gen/metalstack/api/v2/health_pb.ts";
 import { MachineProvisioningEventType } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
-import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, BootServiceSuperUserPasswordResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
 import type { FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
@@ -223,8 +223,10 @@ export function apiserverHandler(o: ApiserverOptions) {
       return Response.json(toJson(BootServiceInstallationSucceededResponseSchema, create(BootServiceInstallationSucceededResponseSchema, {})));
     }
     if (method === BootService.method.superUserPassword) {
+      // metal-stack/metal-apiserver@3f09705a pkg/service/infra/boot/boot-service.go:74-81: the configured password, feature_disabled when there is none.
       record();
-      return Response.json({ featureDisabled: true });
+      const pw = o.machines.superUserPassword ?? "";
+      return Response.json(toJson(BootServiceSuperUserPasswordResponseSchema, create(BootServiceSuperUserPasswordResponseSchema, { featureDisabled: pw === "", superUserPassword: pw })));
     }
     record("unimplemented");
     return connectError("unimplemented", `${procedure} is not implemented by the stand-in`);

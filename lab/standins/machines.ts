@@ -35,6 +35,8 @@ export class MachineBook {
   keepaliveMs = 0;
   /** The two-switch rule (switch.go ConnectMachineWithSwitches); off only for a lab without LLDP peers (--no-switch-rule). */
   switchRule = true;
+  /** BootService/SuperUserPassword's password; undefined: feature_disabled, as the apiserver answers without one (boot-service.go:74-81). */
+  superUserPassword: string | undefined;
   /** Size the Register answer names. */
   size = "v1-small-x86";
   /** When set, every machine that registers is allocated this long afterwards (the lab's "operator"). */

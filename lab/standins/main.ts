@@ -10,6 +10,7 @@
  * metal-boot address (point the RA's RDNSS there). The apiserver's Wait streams nothing until
  * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
  * control endpoints), or, with --allocate-after, MS after the machine registers.
+ * --super-user-password-file FILE: BootService/SuperUserPassword hands out its content (else feature_disabled).
  * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
  * real server; for a lab whose NICs see no LLDP peers). Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
@@ -45,6 +46,8 @@ const { values } = parseArgs({
     image: { type: "string" },
     // With --image: the layout has an ESP (the UEFI install, lab/standins/machines.ts LAB_LAYOUT_UEFI).
     esp: { type: "boolean" },
+    // BootService/SuperUserPassword's password, read from this file (a secret: never argv); without it feature_disabled.
+    "super-user-password-file": { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
@@ -78,6 +81,7 @@ if (values["allocate-after"] !== undefined) {
   s.machines.allocateAfterMs = ms;
 }
 if (values["no-switch-rule"]) s.machines.switchRule = false;
+if (values["super-user-password-file"]) s.machines.superUserPassword = readFileSync(values["super-user-password-file"], "utf8").trim();
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };

@@ -6,6 +6,9 @@
 import type { Command } from "commander";
 import { isUuid } from "../boot/uuid.ts";
 import { collectInventory } from "../inventory/collect.ts";
+import { bmcDevicePresent } from "../bmc/device.ts";
+import { discoverBmc, writeSuperUser, type BmcDeps } from "../bmc/discover.ts";
+import { inBandIpmitool } from "../bmc/ipmitool.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
 import { RESOLV_CONF } from "../flow/network.ts";
@@ -94,15 +97,21 @@ const INITRAMFS_ROOT = new Set(["rootfs", "tmpfs", "ramfs"]);
  * installed system or a test host must never wipe the disks it runs from. Elsewhere
  * they refuse (wipe_failed) before touching anything.
  */
+/** Whether "/" is the agent's initramfs (rootfs, tmpfs or ramfs), and what it is. */
+function initramfsRoot(): { readonly ok: boolean; readonly type: string | undefined } {
+  let type: string | undefined;
+  try {
+    type = rootFsType(readBoundedTextSync("/proc/self/mounts", "textFile"));
+  } catch {
+    type = undefined;
+  }
+  return { ok: type !== undefined && INITRAMFS_ROOT.has(type), type };
+}
+
 function machineDisks(config: Config, sysRoot: string): Services["disks"] {
   const guard = (what: string) => {
-    let type: string | undefined;
-    try {
-      type = rootFsType(readBoundedTextSync("/proc/self/mounts", "textFile"));
-    } catch {
-      type = undefined;
-    }
-    if (type === undefined || !INITRAMFS_ROOT.has(type)) {
+    const { ok, type } = initramfsRoot();
+    if (!ok) {
       throw new AgentError("wipe_failed", `refusing to ${what}: / is ${type ?? "unknown (no /proc/self/mounts)"}, not the agent's initramfs (rootfs, tmpfs or ramfs); the built-in flow touches disks only when metal-hammer boots the machine (by hand: metal-hammer disk wipe|apply --yes)`, { rootFs: type ?? null });
     }
   };
@@ -129,6 +138,31 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
   };
 }
 
+/**
+ * The BMC in-band (src/bmc) through Debian's ipmitool. Users are written only from the
+ * agent's initramfs, like the disks: a `run` on a test host must never change its BMC.
+ */
+export function machineBmc(sysRoot: string, secrets: { add(v: string): void }, devRoot = "/dev"): Services["bmc"] {
+  const deps = (): BmcDeps => ({
+    tool: inBandIpmitool(),
+    random: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    addSecret: (v) => secrets.add(v),
+    sleep: (ms) => Bun.sleep(ms),
+    jitter: Math.random,
+  });
+  return {
+    discover: async () => {
+      const present = await bmcDevicePresent(devRoot);
+      const vendor = await Bun.file(`${sysRoot}/class/dmi/id/board_vendor`).text().catch(() => "");
+      return await discoverBmc(deps(), present, vendor, initramfsRoot().ok);
+    },
+    superUser: async (vendor, password) => {
+      if (!initramfsRoot().ok) return { ok: false, notes: ["not running from the agent's initramfs: BMC users are not written"] };
+      return await writeSuperUser(deps(), vendor, password);
+    },
+  };
+}
+
 /** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
 export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const dir = runDir(opts);
@@ -148,6 +182,7 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     startLldp: (interfaces, systemName) => startLldp({ interfaces, systemName, log }),
     bringUp,
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
+    bmc: machineBmc(sysRoot, ctx.secrets),
     now: () => new Date(),
     console: config.console,
     ops: over.ops ?? agentOps(ctx, opts),

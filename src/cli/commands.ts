@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Registrar>>> = {
   token: async () => (await import("./token.ts")).registerToken,
   reach: async () => (await import("./reach.ts")).registerReach,
   inventory: async () => (await import("./inventory.ts")).registerInventory,
+  bmc: async () => (await import("./bmc.ts")).registerBmc,
   disk: async () => (await import("./disk.ts")).registerDisk,
   kconfig: async () => (await import("./kconfig.ts")).registerKconfig,
   status: async () => (await import("./status.ts")).registerStatus,

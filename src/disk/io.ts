@@ -4,13 +4,9 @@
  */
 import { mkdir, open, stat } from "node:fs/promises";
 import { writeInRoot } from "../fs/root-file.ts";
+import { runTool, type ToolResult } from "../sys/tool.ts";
 
-export interface ToolResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly timedOut: boolean;
-}
+export type { ToolResult } from "../sys/tool.ts";
 
 export interface DiskIo {
   /** Runs argv[0] (looked up in TOOL_PATH) with a bound; never throws for a non-zero exit. */
@@ -35,40 +31,8 @@ export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): Disk
   const killGraceMs = opts.killGraceMs ?? KILL_GRACE_MS;
   return {
     async run(argv, opts) {
-      const exe = Bun.which(argv[0] as string, { PATH: TOOL_PATH }) ?? (argv[0] as string);
       // DM_DISABLE_UDEV: the initramfs runs no udev; LVM then creates its device nodes itself.
-      const env = { PATH: TOOL_PATH, LANG: "C", DM_DISABLE_UDEV: "1", LVM_SUPPRESS_FD_WARNINGS: "1" };
-      let p;
-      try {
-        p = Bun.spawn([exe, ...argv.slice(1)], { stdin: "ignore", stdout: "pipe", stderr: "pipe", env });
-      } catch (e) {
-        return { code: 127, stdout: "", stderr: `cannot run ${argv[0]}: ${(e as Error).message}`, timedOut: false };
-      }
-      let timedOut = false;
-      // Waiting ends at most killGraceMs after the kill or after the tool exited: a tool stuck
-      // in the kernel on a dead disk (uninterruptible sleep) ignores SIGKILL, and a helper it
-      // left behind may hold its output pipes open.
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let why = "";
-      const abandoned = new Promise<undefined>((resolve) => {
-        const later = (reason: string) => {
-          why ||= reason;
-          grace ??= setTimeout(() => resolve(undefined), killGraceMs);
-        };
-        void p.exited.then(() => later("exited, but its output pipes stayed open (a process it started holds them)"));
-        timer = setTimeout(() => {
-          timedOut = true;
-          p.kill("SIGKILL");
-          later("did not exit after SIGKILL (stuck in the kernel)");
-        }, opts.timeoutMs);
-      });
-      const r = await Promise.race([Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]), abandoned]);
-      clearTimeout(timer);
-      clearTimeout(grace);
-      if (!r) return { code: p.exitCode ?? -1, stdout: "", stderr: `${argv[0]} ${why}: abandoned after ${killGraceMs} ms`, timedOut };
-      const [stdout, stderr, code] = r;
-      return { code, stdout, stderr, timedOut };
+      return await runTool(argv, { timeoutMs: opts.timeoutMs, path: TOOL_PATH, env: { DM_DISABLE_UDEV: "1", LVM_SUPPRESS_FD_WARNINGS: "1" }, killGraceMs });
     },
     async read(path, offset, length) {
       const fh = await open(path, "r");

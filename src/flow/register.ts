@@ -18,6 +18,8 @@ import { register as registerCall, registerRequest, REGISTER, switchesSeen, type
 import { neighbourNic } from "../provision/neighbours.ts";
 import { versionInfo } from "../version.ts";
 import type { Services } from "./services.ts";
+import { bmcRegisterFields } from "../bmc/register-fields.ts";
+import { readBmcForRegister, setSuperUser } from "./bmc.ts";
 
 /** What Register sent, kept for the installer: the NICs with their switch neighbours (machine-details.yaml nics). */
 export interface Registered extends Registration {
@@ -51,10 +53,14 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     seen.length === 2 ? "info" : "warn",
   );
   const inv = await s.inventory(net);
+  const bmc = await readBmcForRegister(s);
+  const bmcFields = bmcRegisterFields(bmc);
+  if (bmcFields.notes.length) logEvent(s.log, "bmc.read", { notes: bmcFields.notes }, bmcFields.notes.join("; "), "warn");
   const h = inv.hardware;
   logEvent(s.log, "provision.inventory", { memory: h.memory, cpus: h.cpus.length, disks: h.disks.map((d) => d.name), nics: h.nics.map((n) => `${n.name}=${n.mac}`), gpus: h.gpus.length, bios: inv.bios, notes: inv.notes });
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
-  const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`), seen);
+  const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields), seen);
   logEvent(s.log, "provision.register", { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts }, `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`);
+  await setSuperUser(boot, api, bmc, s);
   return { ...r, nics: installNics(inv, neighbours) };
 }

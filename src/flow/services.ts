@@ -11,6 +11,8 @@ import type { Logger } from "../log/logger.ts";
 import type { Operations } from "../operations/operations.ts";
 import type { KexecSys } from "../sys/kexec.ts";
 import type { SecretSet } from "../log/redact.ts";
+import type { BmcOutcome } from "../bmc/discover.ts";
+import type { BmcVendor } from "../bmc/vendor.ts";
 import type { BringupOptions, BringupResult } from "../net/bringup.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 
@@ -35,6 +37,12 @@ export interface DiskStages {
   readonly layout: (layoutJson: unknown, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
 }
 
+/** The BMC in-band (src/bmc): read it and write the metal user; set the superuser's password. Never throw for a failing BMC. */
+export interface BmcStages {
+  readonly discover: () => Promise<BmcOutcome>;
+  readonly superUser: (vendor: BmcVendor, password: string) => Promise<{ readonly ok: boolean; readonly notes: readonly string[] }>;
+}
+
 export interface Services {
   readonly log: Logger;
   readonly secrets: SecretSet;
@@ -54,6 +62,7 @@ export interface Services {
   readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
   readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
   readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
+  readonly bmc: BmcStages;
   readonly now: () => Date;
   /** console= of the kernel cmdline (Config.console): machine-details.yaml's console. */
   readonly console: string;

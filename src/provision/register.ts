@@ -13,12 +13,14 @@ import { BootService, type BootServiceRegisterRequestSchema } from "../gen/metal
 import type { Inventory } from "../inventory/map.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
 import { neighbourNic, switchesSeen } from "./neighbours.ts";
+import type { BmcRegisterFields } from "../bmc/register-fields.ts";
 
 export const REGISTER = procedureOf(BootService.method.register);
 
 export type RegisterInit = MessageInitShape<typeof BootServiceRegisterRequestSchema>;
 
-export function registerRequest(uuid: string, inventory: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>, partition: string, metalHammerVersion: string): RegisterInit {
+/** `bmc`: Register's bmc and fru (src/bmc/register-fields.ts); none when there is no BMC. */
+export function registerRequest(uuid: string, inventory: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>, partition: string, metalHammerVersion: string, bmc: Pick<BmcRegisterFields, "bmc" | "fru"> = {}): RegisterInit {
   const h = inventory.hardware;
   return {
     uuid,
@@ -30,6 +32,8 @@ export function registerRequest(uuid: string, inventory: Inventory, neighbours: 
       nics: h.nics.map((n) => ({ mac: n.mac, name: n.name, identifier: n.identifier, vendor: n.vendor, model: n.model, speed: BigInt(n.speed), neighbors: (neighbours.get(n.name) ?? []).map(neighbourNic) })),
     },
     bios: { ...inventory.bios },
+    ...(bmc.bmc ? { bmc: bmc.bmc } : {}),
+    ...(bmc.fru ? { fru: bmc.fru } : {}),
     tags: [],
     metalHammerVersion,
     partition,

@@ -41,6 +41,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   api: 5,
   image: 5,
   inventory: 5,
+  bmc: 5,
   handoff: 5,
   provision: 6,
   install: 6,

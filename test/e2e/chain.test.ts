@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
-import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/ipxe/chain-lab.ts";
+import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, LAB_BMC_NET, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/ipxe/chain-lab.ts";
+import { LAB_FRU } from "../../lab/bmc/sim.ts";
 import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/kernel.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
@@ -24,7 +25,7 @@ const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
 const NEEDS = [
   "/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn",
-  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS,
+  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS, "/usr/bin/ipmi_sim", "/usr/bin/ipmitool", "/usr/bin/curl",
 ];
 const missing = NEEDS.filter((f) => !existsSync(f));
 const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps ipxe-efi)` : "";
@@ -33,6 +34,8 @@ if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
 const AGENT_INITRD = join(ROOT_DIR, LAB_INITRD);
 const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
+/** What the stand-in's SuperUserPassword hands out in the agent test (at most 16 characters: the lab BMC keeps 16). */
+const SUPER_USER_PASSWORD = "Chain7Super3pw";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
 /** The agent's JSON log records from a console (one JSON object a line). */
@@ -307,6 +310,8 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         // The stand-in apiserver allocates the machine 300 ms after it registers, as the lab's operator,
         // with a one-partition ext4 layout on the first disk and the image it serves.
         standins: { machines: [{ uuid: AGENT_UUID, partition: "lab-a" }], allocateAfterMs: 300, image: image.image },
+        // A BMC (ipmi_sim) behind QEMU's KCS interface; the stand-in hands out this superuser password.
+        bmc: { superUserPassword: SUPER_USER_PASSWORD },
       });
       try {
         await lab.setUp();
@@ -345,6 +350,18 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         // Register (with the partition) and Wait, then the stand-in's allocation (labAllocation: lab-<last 4 of uuid>).
         expect(calls.some((c) => c.server === "api" && c.path.endsWith(".BootService/Register"))).toBe(true);
         expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
+        // The BMC in-band through /dev/ipmi0: Register carried what ipmi_sim serves, and the users the agent wrote
+        // log in over lanplus from outside, as metal-bmc would; no password reached the console.
+        expect(recs.find((r) => r.event === "bmc.read")).toMatchObject({ present: true, ip: `${LAB_BMC_NET}.10`, mac: "02:00:00:00:0b:10", firmwareRevision: "1.02", vendor: "Supermicro", fru: { productSerial: LAB_FRU.productSerial, boardMfgSerial: LAB_FRU.boardSerial } });
+        expect(recs.find((r) => r.event === "bmc.user")).toMatchObject({ user: "metal", id: 10 });
+        expect(recs.find((r) => r.event === "bmc.superuser")).toMatchObject({ set: true, user: "root", id: 4 });
+        const bmc = ((await lab.standinMachines()).registered[AGENT_UUID] as { bmc: { address: string; mac: string; user: string; password: string; interface: string; version: string } }).bmc;
+        expect({ ...bmc, password: typeof bmc.password }).toEqual({ address: `${LAB_BMC_NET}.10:623`, mac: "02:00:00:00:0b:10", user: "metal", password: "string", interface: "lanplus", version: "1.02" });
+        expect((await lab.bmcLogin(0, "metal", bmc.password)).ok).toBe(true);
+        expect((await lab.bmcLogin(0, "root", SUPER_USER_PASSWORD)).ok).toBe(true);
+        expect((await lab.bmcLogin(0, "metal", "Wrong1pass2")).ok).toBe(false);
+        expect(m.qemu.text()).not.toContain(bmc.password);
+        expect(m.qemu.text()).not.toContain(SUPER_USER_PASSWORD);
         // The rest of the flow on the disk, in order, then the installed OS's own first line and its power-off.
         expect(recs.filter((r) => r.event === "agent.stage").map((r) => r.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
         expect(recs.filter((r) => r.event === "agent.fatal")).toEqual([]);

@@ -44,6 +44,7 @@ afterAll(async () => {
 beforeEach(() => {
   if (skip) return;
   resetStandins(st);
+  st.machines.superUserPassword = SUPER_PASSWORD;
   st.machines.allocate(UUID, ALLOCATION);
 });
 
@@ -103,7 +104,7 @@ function services(run: string, over: Partial<Services> = {}) {
   const secrets = new SecretSet();
   const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
   const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
-  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layoutJson: unknown[]; install: InstallInput[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layoutJson: [], install: [] };
+  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layoutJson: unknown[]; install: InstallInput[]; superUser: string[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layoutJson: [], install: [], superUser: [] };
   ops.sysLog = seen.sys;
   const kexecSys: KexecSys = {
     openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
@@ -116,7 +117,8 @@ function services(run: string, over: Partial<Services> = {}) {
   const lldp: LldpSession = { neighbours: () => new Map(), waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]), close: async () => {} };
   const s: Services = {
     log,
-    secrets: new SecretSet(),
+    // The logger's set: what a stage registers is scrubbed from every later line, as in the agent.
+    secrets,
     http: new HttpClient({ caBundle: st.bootCa.certFile, allowHttp: false, log }),
     sysRoot: join(dir, "no-sysfs"),
     tokenFile: join(run, "token"),
@@ -131,6 +133,10 @@ function services(run: string, over: Partial<Services> = {}) {
     startLldp: (_i, name) => (seen.lldpName.push(name), lldp),
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
     inventory: async (net) => (seen.inventoryNet.push(net), toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } }, net)),
+    bmc: {
+      discover: async () => (secrets.add(BMC_PASSWORD), { present: true, lan: { ip: "192.0.2.10", mac: "52:54:00:ab:cd:ef", notes: [] }, firmwareRevision: "1.02", fru: { productSerial: "PRD-SN-1" }, vendor: "Supermicro", user: { name: "metal", id: 10, password: BMC_PASSWORD }, notes: [] }),
+      superUser: async (vendor, password) => (seen.superUser.push(`${vendor.superUser.name}:${password}`), { ok: true, notes: [] }),
+    },
     now: () => new Date("2026-01-01T00:00:00Z"),
     console: "ttyS1,115200n8",
     ops,
@@ -150,6 +156,8 @@ function services(run: string, over: Partial<Services> = {}) {
   return { s, lines, raw, seen, ops };
 }
 
+const BMC_PASSWORD = "Bmc4pw7Xq2";
+const SUPER_PASSWORD = "Super9user3pw";
 const BOOT_INFO = { kernel: "boot/vmlinuz", initrd: "boot/initrd.img", cmdline: "console=ttyS0 root=UUID=0a1b2c3d-0000-4000-8000-00000000f00d", bootloaderId: "metal-debian" };
 const FULL = ["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"];
 
@@ -189,6 +197,12 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(seen.lldpName).toEqual([UUID]);
     const reg = st.machines.registered.get(UUID) as { hardware: { nics: { name: string; neighbors: { hostname: string }[] }[] } };
     expect(reg.hardware.nics[0]?.neighbors.map((n) => n.hostname)).toEqual(["leaf01", "leaf02"]);
+    // Register carried the BMC with the metal user's password and the FRU; the superuser got SuperUserPassword's password; neither is logged.
+    expect((reg as unknown as { bmc: unknown; fru: unknown }).bmc).toEqual({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef", user: "metal", password: BMC_PASSWORD, interface: "lanplus", version: "1.02" });
+    expect((reg as unknown as { fru: unknown }).fru).toEqual({ productSerial: "PRD-SN-1" });
+    expect(seen.superUser).toEqual([`root:${SUPER_PASSWORD}`]);
+    expect(raw.join("")).not.toContain(BMC_PASSWORD);
+    expect(raw.join("")).not.toContain(SUPER_PASSWORD);
     expect(existsSync(join(run, "handoff.json"))).toBe(true);
     // The layout got the allocation's FilesystemLayout as protobuf JSON; the installer the target, the image through the cache, the NICs with their neighbours.
     expect(seen.layoutJson).toEqual([LAYOUT]);
