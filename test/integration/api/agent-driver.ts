@@ -6,7 +6,8 @@
  * receiver (src/lldp/session.ts) runs on the selected NICs, as in the agent, against
  * the test's lldpd switches. The disks are never touched: the wipe is a no-op and a
  * layout is refused before anything is written (the host's disks are not the
- * machine's; the real stages would refuse on a host anyway, src/cli/agent-options.ts).
+ * machine's; the real stages would refuse on a host anyway, src/cli/agent-options.ts), and
+ * neither is the host's BMC (never read or written).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
 import { createContext, processIo } from "../../../src/io/context.ts";
@@ -14,7 +15,7 @@ import { runCli } from "../../../src/cli/program.ts";
 import { registrarsFor } from "../../../src/cli/commands.ts";
 import { registerRun } from "../../../src/cli/run.ts";
 import { AgentError } from "../../../src/errors.ts";
-import type { DiskStages } from "../../../src/flow/services.ts";
+import type { BmcStages, DiskStages } from "../../../src/flow/services.ts";
 import type { LldpNeighbour, LldpSession } from "../../../src/lldp/neighbour.ts";
 
 /** The fake session reporting FAKE_LLDP's neighbours; undefined (the real receiver) without FAKE_LLDP. */
@@ -34,8 +35,14 @@ const noDisks: DiskStages = {
   },
 };
 
+/** The host's BMC is not the machine's either: never read or written here. */
+const noBmc: BmcStages = {
+  discover: async () => ({ present: false, notes: ["agent-driver (test): this host's BMC is never touched"] }),
+  superUser: async () => ({ ok: false, notes: ["agent-driver (test): this host's BMC is never touched"] }),
+};
+
 const ctx = createContext(processIo());
-const registrars = (await registrarsFor([])).map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+const registrars = (await registrarsFor([])).map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, bmc: noBmc, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
 // As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();
