@@ -1,6 +1,7 @@
 /** Runs the agent (source or compiled binary) inside the test netns, bounded, and keeps every byte it printed. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { disklessArgv } from "../../../lab/diskless.ts";
 
 export const REPO = join(import.meta.dir, "../../..");
 
@@ -23,13 +24,14 @@ export function twoSwitches(ifname: string): string {
 }
 
 /**
- * Runs the agent in `ns`. With `lldp` (FAKE_LLDP JSON) it runs through agent-driver.ts,
- * whose LLDP session reports those neighbours; else src/main.ts or `binary`.
+ * Runs the agent in `ns`, kept from this host's disks by construction (lab/diskless.ts).
+ * With `lldp` (FAKE_LLDP JSON) it runs through agent-driver.ts, whose LLDP session
+ * reports those neighbours; else src/main.ts or `binary`.
  */
 export async function runAgent(ns: string, args: readonly string[], opts: { env?: Record<string, string>; timeoutMs?: number; binary?: string; lldp?: string } = {}): Promise<AgentRun> {
   const entry = opts.binary ? [opts.binary] : [process.execPath, join(REPO, opts.lldp !== undefined ? "test/integration/api/agent-driver.ts" : "src/main.ts")];
   const t0 = performance.now();
-  const proc = Bun.spawn(["ip", "netns", "exec", ns, ...entry, ...args], {
+  const proc = Bun.spawn(["ip", "netns", "exec", ns, ...disklessArgv([...entry, ...args])], {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", ...(opts.lldp !== undefined ? { FAKE_LLDP: opts.lldp } : {}), ...opts.env },
     stdout: "pipe",

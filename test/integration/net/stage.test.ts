@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { disklessArgv } from "../../../lab/diskless.ts";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ describe.skipIf(SKIP !== undefined)("run: the network stage", () => {
       const l = lab.addLink();
       await lab.radvd(l, "no-dns.conf"); // no RA DNS: nothing is written to the real /etc/resolv.conf
       const cmdline = `METAL_BOOT_URL=https://[2001:db8::10]/ METAL_NICS=${l.mac} METAL_NET_TIMEOUT=20s METAL_NET_FAST=1 METAL_UUID=00000000-0000-0000-0000-000000000001`;
-      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, process.execPath, MAIN, "run", "--run-dir", join(lab.dir, "run"), "--cmdline", cmdline], { stdout: "ignore", stderr: "pipe" });
+      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...disklessArgv([process.execPath, MAIN, "run", "--run-dir", join(lab.dir, "run"), "--cmdline", cmdline])], { stdout: "ignore", stderr: "pipe" });
       const logs: Record<string, unknown>[] = [];
       const reader = (async () => {
         let buf = "";
@@ -34,7 +35,8 @@ describe.skipIf(SKIP !== undefined)("run: the network stage", () => {
         expect(events(logs, "net.ready")).toHaveLength(1);
         expect(events(logs, "agent.stage").map((e) => e.stage)).toEqual(["network", "clock", "boot"]);
       } finally {
-        p.kill();
+        // SIGKILL: the diskless wrapper's unshare blocks SIGTERM; the namespace dies with it.
+        p.kill("SIGKILL");
         await p.exited;
         await reader;
       }

@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { REPO } from "../api/agent.ts";
+import { disklessArgv } from "../../../lab/diskless.ts";
 import { SKIP as LLDP_SKIP, SwitchLab, type Switch } from "../lldp/switches.ts";
 import { waitFor } from "../../../lab/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
@@ -65,7 +66,7 @@ type Log = Record<string, unknown>;
 async function runFlow(extra: string, from: readonly string[] = []) {
   const run = join(s.lab.dir, `run-${Date.now()}`);
   const cmdline = `METAL_BOOT_URL=https://[${ADDR}]:${PORT}/ METAL_CA=${join(state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${leaf01.link.agentIf},${leaf02.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=1s ${extra}`;
-  const proc = Bun.spawn(["ip", "netns", "exec", s.agentNs, process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...from, "--run-dir", run, "--cmdline", cmdline], {
+  const proc = Bun.spawn(["ip", "netns", "exec", s.agentNs, ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...from, "--run-dir", run, "--cmdline", cmdline])], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(s.lab.dir, "resolv.conf") },
     stdout: "pipe",
     stderr: "pipe",
