@@ -11,7 +11,9 @@
  * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
  * control endpoints), or, with --allocate-after, MS after the machine registers.
  * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
- * real server; for a lab whose NICs see no LLDP peers). Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * real server; for a lab whose NICs see no LLDP peers). --switches FILE is the switch table
+ * (lab/standins/switches.ts): Register connects the machine to its ports as the apiserver
+ * does and DIR/connections.json names them. Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
@@ -20,6 +22,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDns } from "./dns.ts";
 import { startStandins, type Listen } from "./standins.ts";
+import { parseSwitchSpecs } from "./switches.ts";
 
 function parseListen(text: string, flag: string): Listen {
   const m = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:\s]+):(\d+)$/.exec(text);
@@ -45,10 +48,13 @@ const { values } = parseArgs({
     image: { type: "string" },
     // With --image: the layout has an ESP (the UEFI install, lab/standins/machines.ts LAB_LAYOUT_UEFI).
     esp: { type: "boolean" },
+    // The switch table as metal-core registers it (switches.ts SwitchSpec JSON): Register then
+    // connects the machine to ports as the apiserver does, and DIR/connections.json says to which.
+    switches: { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--image img.tar.lz4 [--esp]]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--switches switches.json] [--image img.tar.lz4 [--esp]]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -78,6 +84,10 @@ if (values["allocate-after"] !== undefined) {
   s.machines.allocateAfterMs = ms;
 }
 if (values["no-switch-rule"]) s.machines.switchRule = false;
+if (values.switches) {
+  s.machines.switches = parseSwitchSpecs(JSON.parse(readFileSync(values.switches, "utf8")));
+  s.machines.onConnect = (uuid, connections) => writeFileSync(join(stateDir, "connections.json"), JSON.stringify({ uuid, connections }) + "\n");
+}
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
