@@ -12,6 +12,9 @@
  *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
  *      LAB_NICS (2): NICs of the machine, each on its own port and /64 (LAB_PREFIX, then
  *      2001:db8:b::/64, ...); LAB_LLDP=0: no lldpd switches (default: leaf01, leaf02, ... one per port).
+ *      LAB_SWITCH_OS=sonic (default: the leaves announce as SONiC's lldpmgrd configures lldpd) or
+ *      cumulus (lldpd's defaults); with the stand-ins the run ends with the machine's switch
+ *      connections as the apiserver stand-in made them ("lab: connected: leaf01 Ethernet0, leaf02 Ethernet0").
  *      LAB_FIRMWARE=bios (SeaBIOS, default) or uefi (OVMF, a copy of its variable store in the lab's dir).
  *      LAB_INSTALL=1 (with LAB_STANDINS=1): the machine gets a sparse 1 GiB virtio disk and the
  *      stand-ins serve the test OS image (lab/images/build.ts, <kernel> as its kernel; GRUB's EFI
@@ -23,6 +26,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
+import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -33,6 +37,14 @@ if (!iso || !kernel || !initrd) {
 const env = process.env;
 const prefix = env.LAB_PREFIX || "2001:db8:a::/64";
 const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
+function switchOs(v: string | undefined): LabSwitchOs {
+  if (!v) return "sonic";
+  if (!(SWITCH_OSES as readonly string[]).includes(v)) {
+    console.error(`LAB_SWITCH_OS=${JSON.stringify(v)}: expected ${SWITCH_OSES.join(" or ")}`);
+    process.exit(2);
+  }
+  return v as LabSwitchOs;
+}
 const firmware = env.LAB_FIRMWARE || "bios";
 if (firmware !== "bios" && firmware !== "uefi") {
   console.error(`LAB_FIRMWARE=${JSON.stringify(firmware)}: expected bios or uefi`);
@@ -74,6 +86,7 @@ const lab = new ChainLab({
     },
   ],
   switches: env.LAB_LLDP !== "0",
+  switchOs: switchOs(env.LAB_SWITCH_OS),
   bootServer: {
     partitions: [
       {
@@ -118,6 +131,8 @@ try {
   process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  const connections = lab.connections(uuid);
+  if (connections) console.error(`lab: ${connections}`);
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;

@@ -86,7 +86,11 @@ if (values["allocate-after"] !== undefined) {
 if (values["no-switch-rule"]) s.machines.switchRule = false;
 if (values.switches) {
   s.machines.switches = parseSwitchSpecs(JSON.parse(readFileSync(values.switches, "utf8")));
-  s.machines.onConnect = (uuid, connections) => writeFileSync(join(stateDir, "connections.json"), JSON.stringify({ uuid, connections }) + "\n");
+  const all: Record<string, readonly { switch: string; port: string }[]> = {};
+  s.machines.onConnect = (uuid, connections) => {
+    all[uuid] = connections;
+    writeFileSync(join(stateDir, "connections.json"), JSON.stringify(all) + "\n");
+  };
 }
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
