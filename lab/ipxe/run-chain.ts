@@ -96,7 +96,8 @@ const lab = new ChainLab({
         initrd,
         initrdVersion: version,
         metalBootUrl: env.LAB_METAL_BOOT_URL || BOOT_SERVER_URL,
-        cmdline: `console=ttyS0,115200n8 panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
+        // No console=: metal-boot's boot.ipxe picks it by the manufacturer, as pixie does (QEMU: ttyS0).
+        cmdline: `panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
       },
     ],
   },

@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { isUuid } from "../boot/uuid.ts";
 import { collectInventory } from "../inventory/collect.ts";
 import type { Config } from "../config/config.ts";
+import { consoleForManufacturer } from "../config/console.ts";
 import { AgentError } from "../errors.ts";
 import { RESOLV_CONF } from "../flow/network.ts";
 import { systemDiskIo } from "../disk/io.ts";
@@ -130,6 +131,15 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
 }
 
 /** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
+/** One DMI attribute (/sys/class/dmi/id/<name>), undefined when unreadable (a VM or board without it). */
+function readDmi(sysRoot: string, name: string): string | undefined {
+  try {
+    return readBoundedTextSync(`${sysRoot}/class/dmi/id/${name}`, "sysfs").trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const dir = runDir(opts);
   const sysRoot = opts.sysfs ?? "/sys";
@@ -149,7 +159,8 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     bringUp,
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
     now: () => new Date(),
-    console: config.console,
+    // No console= on the cmdline: by the manufacturer, as pixie's boot script picks it (src/config/console.ts).
+    console: config.console ?? consoleForManufacturer(readDmi(sysRoot, "sys_vendor")),
     ops: over.ops ?? agentOps(ctx, opts),
     disks: machineDisks(config, sysRoot),
     installOs,
