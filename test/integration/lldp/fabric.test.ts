@@ -19,8 +19,6 @@ import { register, registerRequest, type RegisterInit } from "../../../src/provi
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { parseSwitchSpecs, type SwitchOs } from "../../../lab/standins/switches.ts";
 import { loopbackStandins, resetStandins } from "../api/suite.ts";
-import { nsx } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
 import { SKIP, withSwitches, type Switch, type SwitchLab } from "./switches.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";
@@ -54,9 +52,7 @@ async function hear(s: SwitchLab, os: SwitchOs): Promise<{ a: Switch; b: Switch;
   await s.startLldpd(b, "leaf02", shape(os, b.link.routerIf));
   // lldpd applies the -O lines one by one: wait (bounded) until the port announces the configured Port ID.
   const want = os === "sonic" ? ALIAS : "swp1";
-  for (const sw of [a, b]) {
-    await waitFor(() => nsx(sw.link.routerNs, "lldpcli", "-u", sw.lldpd?.sock ?? "", "show", "interfaces").includes(want), 10_000, `lldpd on ${sw.link.routerIf} announcing ${want}`);
-  }
+  for (const sw of [a, b]) await s.waitAnnouncing(sw, want);
   const d = s.driver({ interfaces: [a.link.agentIf, b.link.agentIf], systemName: UUID, switches: 2, timeoutMs: 20_000 });
   const r = await d.done;
   expect(r.code).toBe(0);
