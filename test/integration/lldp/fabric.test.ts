@@ -17,7 +17,7 @@ import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 import { register, registerRequest, type RegisterInit } from "../../../src/provision/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
-import { parseSwitchSpecs, type SwitchOs } from "../../../lab/standins/switches.ts";
+import type { SwitchOs } from "../../../lab/standins/switches.ts";
 import { loopbackStandins, resetStandins } from "../api/suite.ts";
 import { SKIP, withSwitches, type Switch, type SwitchLab } from "./switches.ts";
 
@@ -70,6 +70,12 @@ const inventory = (a: Switch, b: Switch) =>
     dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
   });
 
+/** The stand-in apiserver's control endpoints: POST with a body, else GET. */
+async function control(path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const r = await fetch(new URL(path, st.urls.api), { method: body === undefined ? "GET" : "POST", body: body === undefined ? null : JSON.stringify(body), tls: { ca: st.apiCa.pem } });
+  return (await r.json()) as Record<string, unknown>;
+}
+
 const api = () => new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID));
 
 describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real lldpd shaped as SONiC and as Cumulus", () => {
@@ -79,7 +85,9 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
       await withSwitches(async (s) => {
         const { a, b, heard } = await hear(s, os);
         const ports = (sw: Switch) => (os === "sonic" ? [{ name: "Ethernet0", alias: ALIAS }] : [{ name: "swp1", mac: sw.mac }]);
-        st.machines.switches = parseSwitchSpecs([{ id: "leaf01", os, ports: ports(a) }, { id: "leaf02", os, ports: ports(b) }]);
+        // The switch table as metal-core would register the leaves, through the stand-in's control endpoint.
+        const set = await control("/_standin/switches", { switches: [{ id: "leaf01", os, ports: ports(a) }, { id: "leaf02", os, ports: ports(b) }] });
+        expect(set.ok).toBe(true);
         const one = heard.get(a.link.agentIf)?.[0];
         if (os === "sonic") expect([one?.portIdSubtype, one?.portId, one?.portDescription, one?.chassisId]).toEqual([7, ALIAS, "Ethernet0", a.mac]);
         else expect([one?.portIdSubtype, one?.portId, one?.portDescription]).toEqual([3, a.mac, "swp1"]);
@@ -87,6 +95,7 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
         expect(r.uuid).toBe(UUID);
         const port = os === "sonic" ? "Ethernet0" : "swp1";
         expect(st.machines.connections(UUID)).toEqual([{ switch: "leaf01", port }, { switch: "leaf02", port }]);
+        expect(((await control("/_standin/machines")) as { connections: Record<string, unknown> }).connections[UUID]).toEqual([{ switch: "leaf01", port }, { switch: "leaf02", port }]);
         const sent = st.calls.at(-1)?.request as { hardware: { nics: { name: string; neighbors: unknown[] }[] } };
         expect(sent.hardware.nics.find((n) => n.name === a.link.agentIf)?.neighbors).toEqual([
           os === "sonic" ? { mac: a.mac, name: "Ethernet0", identifier: ALIAS, hostname: "leaf01" } : { mac: a.mac, name: "swp1", identifier: a.mac, hostname: "leaf01" },
@@ -102,6 +111,13 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
         expect((e as Error).message).toContain(`hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress [string.macaddress]`);
         expect(st.calls.at(-1)?.refused).toBe("invalid_argument");
         expect(st.machines.registered.has(UUID)).toBe(false);
+
+        // metal-core under its "name" naming schema registers Identifier = EthernetN (sonic.go:207-215): the alias
+        // Port ID matches no port, and Register goes through connecting nothing, as the real apiserver does.
+        resetStandins(st);
+        await control("/_standin/switches", { switches: ["leaf01", "leaf02"].map((id) => ({ id, os, ports: [{ name: "Ethernet0", alias: "Ethernet0" }] })) });
+        expect((await register(api(), registerRequest(UUID, inventory(a, b), heard, "fra-equ01", "test"), ["leaf01", "leaf02"])).uuid).toBe(UUID);
+        expect(((await control("/_standin/machines")) as { connections: Record<string, unknown> }).connections[UUID]).toEqual([]);
       });
     }, 60_000);
   }
