@@ -68,6 +68,15 @@ const GPU_VENDORS = new Set(["0x10de", "0x1002"]);
 
 const trim = (v: string | undefined) => (v ?? "").trim();
 
+/** The apiserver's length limits for these names (metal-stack/api@e6201fcb proto/metalstack/api/v2/machine.proto:490-494 MachineNic, :478-480 MetalGPU). */
+const NIC_NAME_MAX = 128;
+const GPU_NAME_MAX = 256;
+
+/** A name longer than the apiserver takes is not used (the id form is sent instead): one long pci.ids entry must not fail Register. */
+function within(n: { readonly vendor?: string; readonly device?: string }, max: number): { readonly vendor?: string; readonly device?: string } {
+  return { ...(n.vendor !== undefined && n.vendor.length <= max ? { vendor: n.vendor } : {}), ...(n.device !== undefined && n.device.length <= max ? { device: n.device } : {}) };
+}
+
 /** The PCI address in a resolved device path (the nearest one to the device). */
 export function pciAddressOf(devicePath: string | undefined): string {
   if (!devicePath) return "";
@@ -91,7 +100,7 @@ function nicOf(n: NetFacts, ids: PciIds | undefined): Nic | undefined {
   const mac = trim(n.address).toLowerCase();
   if (trim(n.type) !== "1" || !isUsableMac(mac)) return undefined;
   const mbit = Number(trim(n.speed));
-  const names = pciNames(ids, n.vendorId, n.deviceId);
+  const names = within(pciNames(ids, n.vendorId, n.deviceId), NIC_NAME_MAX);
   const model = names.device ?? [trim(n.deviceId).toLowerCase(), trim(n.driver)].filter((s) => s !== "").join(" ");
   return {
     mac,
@@ -142,7 +151,7 @@ export function toInventory(facts: RawFacts, network?: NetworkSummary | null): I
   if (cpus.length === 0) notes.push("cpus: /proc/cpuinfo lists no processor");
 
   const gpus = facts.pci.filter(isGpu).map((p) => {
-    const names = pciNames(ids, p.vendorId, p.deviceId);
+    const names = within(pciNames(ids, p.vendorId, p.deviceId), GPU_NAME_MAX);
     return { vendor: names.vendor ?? pciVendorName(p.vendorId), model: names.device ?? trim(p.deviceId).toLowerCase() };
   });
 

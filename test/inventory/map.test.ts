@@ -46,6 +46,13 @@ describe("inventory from the fixture sysfs tree", () => {
       { vendor: "NVIDIA", model: "0x1eb8" },
     ]);
     expect(inv.notes).toEqual(["pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids"]);
+    // A name longer than the apiserver takes (NIC model: 128, GPU model: 256) is not sent: the id form is.
+    const long = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: `8086  Intel Corporation\n\t158b  ${"X".repeat(129)}\n10de  NVIDIA Corporation\n\t20b5  ${"G".repeat(256)}\n\t1eb8  ${"T".repeat(257)}\n` } });
+    expect(long.hardware.nics[1]).toMatchObject({ vendor: "Intel Corporation", model: "0x158b i40e" });
+    expect(long.hardware.gpus).toEqual([
+      { vendor: "NVIDIA Corporation", model: "G".repeat(256) },
+      { vendor: "NVIDIA Corporation", model: "0x1eb8" },
+    ]);
     const bad = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: "10de  NVIDIA Corporation\n\t20b5 GA100\n" } });
     expect(bad.notes).toEqual(['pci names: /x/pci.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100": NIC and GPU vendor/model sent as PCI ids']);
   });
