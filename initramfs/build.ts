@@ -16,6 +16,10 @@
  *
  *   bun initramfs/build.ts --agent dist/metal-hammer --kver 6.1.0-57-amd64 --compress xz [--level 9] --out build/initramfs/x.cpio.xz
  *     [--firmware-dir build/firmware/lib/firmware] [--tools initramfs/tools.list] [--list extra.list] [--kernel-config /boot/config-<KVER>]
+ *     [--pci-ids /usr/share/misc/pci.ids]
+ *
+ * PCI names (--pci-ids, Debian's pci.ids) go in at /usr/share/metal-hammer/pci.ids, only
+ * for the devices the kernel's display and network drivers bind (lib/pci-subset.ts).
  *
  * The kernel's config (--kernel-config, default /boot/config-<KVER>) goes in at
  * /boot/config-<KVER>: PID 1 checks the running kernel against the fragment with it
@@ -31,6 +35,8 @@ import { readElfDeps } from "./lib/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "./lib/layout.ts";
 import { parseLdd, verifyClosure, type SharedLib } from "./lib/ldd.ts";
 import { parseToolList } from "./lib/tools.ts";
+import { displayAndNetworkDevices, keeps } from "./lib/pci-subset.ts";
+import { parsePciIds, PCI_IDS_PATH, renderPciIds } from "../src/inventory/pci-ids.ts";
 import { parseFragment } from "../src/kconfig/fragment.ts";
 import { parseModulesAlias, renderModulesAlias } from "../src/kmod/alias.ts";
 import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/kmod/dep.ts";
@@ -46,6 +52,7 @@ const { values: opt } = parseArgs({
     "modules-dir": { type: "string" },
     "kernel-config": { type: "string" },
     fragment: { type: "string", default: "kernel-config/metal-hammer.config" },
+    "pci-ids": { type: "string", default: "/usr/share/misc/pci.ids" },
     "boot-list": { type: "string", default: "initramfs/modules/boot.list" },
     list: { type: "string", multiple: true, default: [] },
     "firmware-dir": { type: "string" },
@@ -223,6 +230,14 @@ async function main(): Promise<void> {
   // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
   const mods = await moduleItems(kver, modDir);
   items.push(...mods.items);
+
+  // PCI names for the inventory (GPU and NIC vendor/model as operators write them): only the devices the
+  // kernel's display and network drivers bind (initramfs/lib/pci-subset.ts), from Debian's pci.ids.
+  const pciIdsPath = opt["pci-ids"] as string;
+  const pciIds = parsePciIds(await Bun.file(pciIdsPath).text().catch(() => fail(`cannot read ${pciIdsPath} (Debian package pci.ids: make deps)`)), pciIdsPath);
+  const modPaths = new Map([...parseModulesDep(await Bun.file(`${modDir}/modules.dep`).text()).values()].map((m) => [m.name, m.path]));
+  const keep = displayAndNetworkDevices(parseModulesAlias(await Bun.file(`${modDir}/modules.alias`).text(), `${modDir}/modules.alias`), modPaths);
+  items.push(bytesItem(PCI_IDS_PATH.slice(1), new TextEncoder().encode(renderPciIds(pciIds, keeps(keep))), "pci-ids"));
 
   const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
   items.push(...appletLinks(run([bb, "--list-full"]).toString(), "/bin/busybox", taken));

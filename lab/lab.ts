@@ -6,16 +6,16 @@
  * saved. Ends when the guest powers off / reboots (-no-reboot) or the bound passes;
  * everything it created is removed on any exit, processes killed by PID.
  *
- *   bun lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] ...
+ *   bun lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] [--switch-os sonic|cumulus] ...
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
-import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, type LabNames, type LabOptions } from "./plan.ts";
-import { startSwitches, switchesDir } from "./lldpd.ts";
+import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, LAB_UUID, SWITCH_OSES, type LabNames, type LabOptions, type LabSwitchOs } from "./plan.ts";
+import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
@@ -32,6 +32,8 @@ export interface LabRun extends LabOptions {
   readonly servers: (env: LabServerEnv) => LabServer[];
   /** The stand-in apiserver allocates the lab machine 300 ms after it registers (false: the wait stage waits). */
   readonly allocate: boolean;
+  /** How the leaves configure lldpd (plan.ts lldpdConf): SONiC's lldpmgrd (default) or Cumulus (lldpd defaults). */
+  readonly switchOs: LabSwitchOs;
   /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
 }
@@ -55,6 +57,8 @@ export interface LabResult {
   /** When QEMU exited, in ms since it started (the clock of `lines[].ms`). */
   readonly qemuEndMs: number;
   readonly durationMs: number;
+  /** The lab summary's switch connections line ("connected: leaf01 Ethernet0, leaf02 Ethernet0"), when the machine registered against a switch table. */
+  readonly connections?: string;
 }
 
 export function defaultRun(over: Partial<LabRun> = {}): LabRun {
@@ -81,6 +85,7 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
     dir: `.lab/mhl-${id}`,
     servers: SERVER_SETS.standins,
     allocate: true,
+    switchOs: "sonic",
     ...over,
   };
 }
@@ -186,11 +191,12 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }, 5000, "radvd's pid file");
     } else say("no radvd: no router advertisements on the segment");
 
+    let switchTable: string | undefined;
     if (run.lldp) {
       // The switches: lldpd on each tap, configs and control sockets in a temp dir lldpd's own user can reach.
       const swDir = switchesDir();
       cleanups.push(() => rmSync(swDir, { recursive: true, force: true }));
-      const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i) }));
+      const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
       say(`waiting up to 10 s for the switches (lldpd): ${switches.map((s) => `${s.hostname} on ${s.tap}`).join(", ")}`);
       const tSwitches = performance.now();
       await startSwitches(
@@ -203,10 +209,16 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         },
         inNs,
       );
-      say(`switches configured in ${Math.round(performance.now() - tSwitches)} ms`);
+      say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
+      // The apiserver stand-in's switch table, as metal-core would register these leaves (a leaf pair:
+      // with another count the stand-in drops the two-switch rule and connects nothing).
+      if (switches.length === 2) {
+        switchTable = `${dir}/switches.json`;
+        writeFileSync(switchTable, JSON.stringify(switchSpecs(switches, inNs), null, 1) + "\n");
+      }
     } else say("no switches: no LLDP on the segments");
 
-    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0 });
+    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0, ...(switchTable ? { switchTable } : {}) });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -301,7 +313,9 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         })
         .join("");
     }
-    const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, qemuEndMs, durationMs };
+    const connections = switchTable ? connectionsLine(existsSync(`${dir}/standins/connections.json`) ? readFileSync(`${dir}/standins/connections.json`, "utf8") : undefined, LAB_UUID) : undefined;
+    if (switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
+    const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, qemuEndMs, durationMs, ...(connections ? { connections } : {}) };
     writeFileSync(`${dir}/result.json`, JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n");
     say(`ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`);
     return result;
@@ -334,6 +348,7 @@ async function main(): Promise<number> {
       servers: { type: "string", default: "standins" },
       "no-allocate": { type: "boolean", default: false },
       install: { type: "boolean", default: false },
+      "switch-os": { type: "string", default: "sonic" },
     },
     strict: true,
   });
@@ -348,6 +363,7 @@ async function main(): Promise<number> {
   if (!["poweroff", "reboot", "halt", "shell"].includes(v.done as string)) return usage(`--done ${v.done}: expected poweroff, reboot, halt or shell`);
   if (v.firmware !== "seabios" && v.firmware !== "qboot") return usage(`--firmware ${v.firmware}: expected seabios or qboot`);
   if (!((v.servers as string) in SERVER_SETS)) return usage(`--servers ${v.servers}: expected one of ${Object.keys(SERVER_SETS).join(", ")}`);
+  if (!(SWITCH_OSES as readonly string[]).includes(v["switch-os"] as string)) return usage(`--switch-os ${v["switch-os"]}: expected ${SWITCH_OSES.join(" or ")}`);
   const mem = Number(v.memory);
   if (!Number.isInteger(mem) || mem < 256 || mem > 16384) return usage(`--memory ${v.memory}: expected MiB in 256..16384`);
   const timeout = Number(v.timeout);
@@ -366,6 +382,7 @@ async function main(): Promise<number> {
     memoryMiB: mem,
     servers: SERVER_SETS[v.servers as ServerSet],
     allocate: !v["no-allocate"],
+    switchOs: v["switch-os"] as LabSwitchOs,
     firmware: v.firmware,
     extraCmdline: (v.cmdline as string[]).flatMap((c) => c.split(/\s+/).filter((w) => w !== "")),
     ...(v.kernel ? { kernel: v.kernel } : {}),

@@ -125,16 +125,36 @@ export function qemuArgv(o: LabOptions, names: LabNames): string[] {
 /**
  * The switches: each NIC's segment has its own leaf (MEP-20 machines hang on a leaf
  * pair; the apiserver's Register wants neighbours on exactly two distinct switches),
- * played by Debian's lldpd on the tap, announcing `leaf01`, `leaf02`, ... with the
- * tap's MAC as chassis and port id (lldpd's default, a MAC as the apiserver requires
- * for a neighbour) and `swp1` as port description (the machine on port 1 of each leaf).
+ * played by Debian's lldpd on the tap, announcing `leaf01`, `leaf02`, ... as the
+ * switch OS configures lldpd (SWITCH_OS, default sonic):
+ * - sonic, as lldpmgrd does (sonic-net/sonic-buildimage@086b03bd
+ *   dockers/docker-lldp/lldpd.conf.j2:29-31: system hostname, global `portidsubtype
+ *   ifname`; lldpmgrd:147-160: per port `portidsubtype local <alias> description
+ *   <description>`): Port ID = the alias `Eth1/1(Port1)` (locally assigned), Port
+ *   Description `Ethernet0`, chassis id = the tap's MAC;
+ * - cumulus, lldpd's defaults: Port ID = the tap's MAC, Port Description = the port's
+ *   name `swp1` (lldpd would send the interface name; the tap is not called swp1).
+ * The machine on port `n` of each leaf (the lab's machine is on the first).
  */
 export const switchName = (nic: number): string => `leaf${String(nic + 1).padStart(2, "0")}`;
-export const SWITCH_PORT = "swp1";
 
-/** lldpcli commands lldpd runs at start (-O): name, port description, a frame every second (TTL 4 s). */
-export function lldpdConf(tap: string, hostname: string, portDescription = SWITCH_PORT): string {
-  return [`configure system hostname ${hostname}`, `configure ports ${tap} lldp portdescription ${portDescription}`, "configure lldp tx-interval 1"].join("\n") + "\n";
+export type LabSwitchOs = "sonic" | "cumulus";
+export const SWITCH_OSES: readonly LabSwitchOs[] = ["sonic", "cumulus"];
+
+/** Port `n` (from 0) of a leaf as the switch OS names it: SONiC EthernetN with its alias, Cumulus swpN. */
+export function switchPort(os: LabSwitchOs, n = 0): { readonly name: string; readonly alias?: string } {
+  // SONiC's 4-lane ports: Ethernet0, Ethernet4, ... with aliases as metal-roles' test data has them (Eth1/1(Port1)).
+  return os === "sonic" ? { name: `Ethernet${4 * n}`, alias: `Eth1/${n + 1}(Port${n + 1})` } : { name: `swp${n + 1}` };
+}
+
+/** lldpcli commands lldpd runs at start (-O): the switch OS's configuration of `tap` as port `port`, a frame every second (TTL 4 s). */
+export function lldpdConf(tap: string, hostname: string, os: LabSwitchOs = "sonic", port = 0): string {
+  const p = switchPort(os, port);
+  const lines =
+    os === "sonic"
+      ? [`configure system hostname ${hostname}`, "configure lldp portidsubtype ifname", `configure ports ${tap} lldp portidsubtype local ${p.alias} description ${p.name}`]
+      : [`configure system hostname ${hostname}`, `configure ports ${tap} lldp portdescription ${p.name}`];
+  return [...lines, "configure lldp tx-interval 1"].join("\n") + "\n";
 }
 
 /**

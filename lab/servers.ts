@@ -18,6 +18,8 @@ export interface LabServerEnv {
   readonly allocate: boolean;
   /** How many distinct LLDP switches (lldpd) the lab machine's NICs see. */
   readonly switches: number;
+  /** The switch table file for the stand-in apiserver (lab/lldpd.ts switchSpecs), when the lab runs switches. */
+  readonly switchTable?: string;
 }
 
 export interface GuestFile {
@@ -59,6 +61,8 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         // The real Register needs neighbours on exactly two switches (switch.go); a lab run
         // with fewer lldpd peers (NICS=1, LLDP=0) says so by dropping that one rule.
         ...(env.switches === 2 ? [] : ["--no-switch-rule"]),
+        // Register connects the machine to the leaves' ports as the apiserver does (DIR/connections.json).
+        ...(env.switchTable ? ["--switches", env.switchTable] : []),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],

@@ -30,7 +30,7 @@ endif
 
 # `make lab` (BOOT=chain) boots the agent initramfs through the chain: the lab's knobs
 # become the agent's cmdline, and the https stand-ins run unless SERVERS is not standins.
-CHAIN_AGENT_ENV = LAB_NIC='$(NIC)' LAB_NICS='$(NICS)' LAB_LLDP='$(LLDP)' LAB_TIMEOUT='$(TIMEOUT)' LAB_MEM='$(MEM)' \
+CHAIN_AGENT_ENV = LAB_NIC='$(NIC)' LAB_NICS='$(NICS)' LAB_LLDP='$(LLDP)' LAB_SWITCH_OS='$(SWITCH_OS)' LAB_TIMEOUT='$(TIMEOUT)' LAB_MEM='$(MEM)' \
 	LAB_STANDINS=$(if $(filter standins,$(SERVERS)),1,0) LAB_ALLOCATE='$(ALLOCATE)' LAB_INSTALL='$(INSTALL)' \
 	LAB_CMDLINE='METAL_LOG_FORMAT=json METAL_DONE=$(if $(filter 1,$(DEBUG)),shell,$(EXPECT)) METAL_NET_TIMEOUT=$(NET_TIMEOUT) $(if $(filter 1,$(FAST)),METAL_NET_FAST=1) $(if $(filter 1,$(DEBUG)),DEBUG=1) $(CMDLINE)'
 

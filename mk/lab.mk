@@ -2,7 +2,7 @@
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=reboot|poweroff] [TIMEOUT=240] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot|uefi] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
-#            [BOOT=chain|direct] [INSTALL=0|1]
+#            [BOOT=chain|direct] [INSTALL=0|1] [SWITCH_OS=sonic|cumulus]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
@@ -12,6 +12,12 @@
 # disk, the flow ends at the layout (layout_refused) and reboots.
 # FIRMWARE=uefi (BOOT=chain): OVMF, the same ISO through its EFI image (ipxe.efi).
 NIC ?= virtio
+# How the lab's leaves announce themselves over LLDP (docs/lab.md): SONiC's lldpmgrd
+# (Port ID = the port's alias) or Cumulus (lldpd's defaults: Port ID = the port's MAC).
+SWITCH_OS ?= sonic
+ifeq ($(filter $(SWITCH_OS),sonic cumulus),)
+$(error SWITCH_OS=$(SWITCH_OS): expected sonic or cumulus)
+endif
 NICS ?= 2
 TIMEOUT ?= 240
 NET_TIMEOUT ?= 30s
@@ -36,7 +42,7 @@ endif
 VMLINUX := build/lab/vmlinux-$(KVER)
 
 LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NICS) --timeout $(TIMEOUT) \
-	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) --servers $(SERVERS) \
+	--net-timeout $(NET_TIMEOUT) --expect $(EXPECT) --memory $(MEM) --firmware $(FIRMWARE) --servers $(SERVERS) --switch-os $(SWITCH_OS) \
 	$(if $(filter 1,$(FAST)),--fast) $(if $(filter 1,$(NO_RA)),--no-ra) $(if $(filter 0,$(LLDP)),--no-lldp) $(if $(filter 0,$(ALLOCATE)),--no-allocate) $(if $(filter 1,$(INSTALL)),--install) \
 	$(if $(filter 1,$(DEBUG)),--debug --done shell) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 

@@ -18,8 +18,8 @@ import type { PartitionInput } from "./partitions.ts";
 import { routerAddress } from "./eui64.ts";
 import { waitFor } from "../wait.ts";
 import { Proc, run } from "./lab-process.ts";
-import { startSwitches, type LabSwitch } from "../lldpd.ts";
-import { switchName } from "../plan.ts";
+import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
+import { switchName, type LabSwitchOs } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
@@ -94,6 +94,8 @@ export interface ChainLabOptions {
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
   /** One lldpd switch per NIC port (lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
   readonly switches?: boolean;
+  /** How the leaves configure lldpd (lab/plan.ts lldpdConf): sonic (default) or cumulus; machine i is on port i of each leaf. */
+  readonly switchOs?: LabSwitchOs;
   /**
    * The machines' firmware: `bios` (SeaBIOS, default: the ISO boots ISOLINUX -> ipxe.lkrn)
    * or `uefi` (OVMF, each VM with its own copy of the variable store in the lab's dir:
@@ -169,7 +171,7 @@ export class ChainLab {
         await run(["ip", "-n", this.ns, "tuntap", "add", "dev", port.tap, "mode", "tap"]);
         await run(["ip", "-n", this.ns, "link", "set", port.tap, "up"]);
         await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(port.prefix)}/64`, "dev", port.tap, "nodad"]);
-        if (this.opts.switches) switches.push({ tap: port.tap, hostname: switchName(k) });
+        if (this.opts.switches) switches.push({ tap: port.tap, hostname: switchName(k), os: this.opts.switchOs ?? "sonic", port: i });
         // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
         if (m.ra !== false) {
           radvdConf.push(
@@ -201,6 +203,8 @@ export class ChainLab {
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
       await startSwitches(switches, dir, (argv, name) => this.spawn(name, argv), (argv) => this.nsExec(argv));
+      this.switchTable = join(this.dir, "switches.json");
+      writeFileSync(this.switchTable, JSON.stringify(switchSpecs(switches, (argv) => this.nsExec(argv)), null, 1) + "\n");
     }
     if (this.opts.bmc) await this.startBmcs();
     if (this.opts.standins) await this.startStandins();
@@ -253,6 +257,8 @@ export class ChainLab {
     // The real Register needs neighbours on exactly two switches (switch.go): a chain lab
     // whose machines see fewer lldpd peers drops that one rule.
     if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
+    // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
+    else if (this.switchTable) argv.push("--switches", this.switchTable);
     const p = this.spawn("standins", argv);
     const ready = await waitFor(() => {
       if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
@@ -280,6 +286,15 @@ export class ChainLab {
     const p = Bun.spawn(this.nsExec([...b.lanplus(user), "user", "list", "1"]), { stdout: "pipe", stderr: "pipe", env: { ...process.env, IPMI_PASSWORD: password } });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { ok: code === 0, out: (out + err).trim() };
+  }
+
+  private switchTable: string | undefined;
+
+  /** The lab summary's connections line of machine `uuid` ("connected: leaf01 Ethernet0, leaf02 Ethernet0"); undefined without a switch table. */
+  connections(uuid: string): string | undefined {
+    if (!this.switchTable || !this.opts.standins) return undefined;
+    const f = join(this.dir, "standins", "connections.json");
+    return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */

@@ -12,6 +12,9 @@
  *      apiserver allocates the machine 300 ms after it registers (LAB_ALLOCATE=0: it waits).
  *      LAB_NICS (2): NICs of the machine, each on its own port and /64 (LAB_PREFIX, then
  *      2001:db8:b::/64, ...); LAB_LLDP=0: no lldpd switches (default: leaf01, leaf02, ... one per port).
+ *      LAB_SWITCH_OS=sonic (default: the leaves announce as SONiC's lldpmgrd configures lldpd) or
+ *      cumulus (lldpd's defaults); with the stand-ins the run ends with the machine's switch
+ *      connections as the apiserver stand-in made them ("lab: connected: leaf01 Ethernet0, leaf02 Ethernet0").
  *      LAB_FIRMWARE=bios (SeaBIOS, default) or uefi (OVMF, a copy of its variable store in the lab's dir).
  *      LAB_INSTALL=1 (with LAB_STANDINS=1): the machine gets a sparse 1 GiB virtio disk and the
  *      stand-ins serve the test OS image (lab/images/build.ts, <kernel> as its kernel; GRUB's EFI
@@ -27,6 +30,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
+import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -37,6 +41,14 @@ if (!iso || !kernel || !initrd) {
 const env = process.env;
 const prefix = env.LAB_PREFIX || "2001:db8:a::/64";
 const uuid = env.LAB_UUID || "00000000-6d68-6300-0000-000000000001";
+function switchOs(v: string | undefined): LabSwitchOs {
+  if (!v) return "sonic";
+  if (!(SWITCH_OSES as readonly string[]).includes(v)) {
+    console.error(`LAB_SWITCH_OS=${JSON.stringify(v)}: expected ${SWITCH_OSES.join(" or ")}`);
+    process.exit(2);
+  }
+  return v as LabSwitchOs;
+}
 const firmware = env.LAB_FIRMWARE || "bios";
 if (firmware !== "bios" && firmware !== "uefi") {
   console.error(`LAB_FIRMWARE=${JSON.stringify(firmware)}: expected bios or uefi`);
@@ -101,6 +113,7 @@ const lab = new ChainLab({
   ],
   switches: env.LAB_LLDP !== "0",
   ...(bmc ? { bmc } : {}),
+  switchOs: switchOs(env.LAB_SWITCH_OS),
   bootServer: {
     partitions: [
       {
@@ -110,7 +123,8 @@ const lab = new ChainLab({
         initrd,
         initrdVersion: version,
         metalBootUrl: env.LAB_METAL_BOOT_URL || BOOT_SERVER_URL,
-        cmdline: `console=ttyS0,115200n8 panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
+        // No console=: metal-boot's boot.ipxe picks it by the manufacturer, as pixie does (QEMU: ttyS0).
+        cmdline: `panic=-1 ${env.LAB_STANDINS === "1" ? `METAL_UUID=${uuid} ` : ""}${env.LAB_CMDLINE ?? ""}`.trim(),
       },
     ],
   },
@@ -145,6 +159,8 @@ try {
   process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  const connections = lab.connections(uuid);
+  if (connections) console.error(`lab: ${connections}`);
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;

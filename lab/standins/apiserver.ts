@@ -192,7 +192,7 @@ export function apiserverHandler(o: ApiserverOptions) {
     }
     if (method === BootService.method.register) {
       const r = message as BootServiceRegisterRequest;
-      const refusal = registerRefusal(r, o.machines.switchRule);
+      const refusal = registerRefusal(r, o.machines.switchRule) ?? o.machines.connectSwitches(r);
       if (refusal) {
         record(refusal.code);
         return connectError(refusal.code, refusal.message);

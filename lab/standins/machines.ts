@@ -11,6 +11,9 @@ import { create, fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { IMAGE_PATH } from "./image-cache.ts";
+import type { BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import type { Refusal } from "./rules.ts";
+import { connectMachine, machineConnections, type SwitchTable } from "./switches.ts";
 
 /** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */
 export const waitMessage = (allocation: Record<string, unknown>): JsonValue =>
@@ -46,6 +49,30 @@ export class MachineBook {
   /** That layout has an ESP (LAB_LAYOUT_UEFI, main.ts --esp): the UEFI install. */
   labEsp = false;
 
+  /**
+   * The switches as metal-core registered them (switches.ts). Empty: no switch table, and
+   * Register connects nothing and looks no switch up (a stand-in deviation for tests
+   * without switches: upstream, an unknown switch fails Register).
+   */
+  switches: SwitchTable = new Map();
+  /** Called after a Register changed the switch table (main.ts writes connections.json). */
+  onConnect: ((uuid: string, connections: readonly { switch: string; port: string }[]) => void) | undefined;
+
+  /** Register's switch step (switches.ts connectMachine): the refusal, or undefined with the table updated. */
+  connectSwitches(r: BootServiceRegisterRequest): Refusal | undefined {
+    if (this.switches.size === 0 || !this.switchRule) return undefined;
+    const c = connectMachine(this.switches, r.uuid, r.hardware?.nics ?? []);
+    if (!c.ok) return { code: c.code, message: c.message };
+    this.switches = c.table;
+    this.onConnect?.(r.uuid, c.connections);
+    return undefined;
+  }
+
+  /** The machine's switch connections ("leaf01 Ethernet0"), switch by switch. */
+  connections(uuid: string): { switch: string; port: string }[] {
+    return machineConnections(this.switches, uuid);
+  }
+
   /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
@@ -79,6 +106,7 @@ export class MachineBook {
     this.labInstall = false;
     this.labEsp = false;
     this.switchRule = true;
+    this.switches = new Map();
   }
 }
 

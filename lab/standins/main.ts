@@ -12,7 +12,9 @@
  * control endpoints), or, with --allocate-after, MS after the machine registers.
  * --super-user-password-file FILE: BootService/SuperUserPassword hands out its content (else feature_disabled).
  * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
- * real server; for a lab whose NICs see no LLDP peers). Writes DIR/standins.json (URLs, CA files, pid), logs every
+ * real server; for a lab whose NICs see no LLDP peers). --switches FILE is the switch table
+ * (lab/standins/switches.ts): Register connects the machine to its ports as the apiserver
+ * does and DIR/connections.json names them. Writes DIR/standins.json (URLs, CA files, pid), logs every
  * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
  * until SIGTERM/SIGINT.
  */
@@ -21,6 +23,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDns } from "./dns.ts";
 import { startStandins, type Listen } from "./standins.ts";
+import { parseSwitchSpecs } from "./switches.ts";
 
 function parseListen(text: string, flag: string): Listen {
   const m = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:\s]+):(\d+)$/.exec(text);
@@ -48,10 +51,13 @@ const { values } = parseArgs({
     esp: { type: "boolean" },
     // BootService/SuperUserPassword's password, read from this file (a secret: never argv); without it feature_disabled.
     "super-user-password-file": { type: "string" },
+    // The switch table as metal-core registers it (switches.ts SwitchSpec JSON): Register then
+    // connects the machine to ports as the apiserver does, and DIR/connections.json says to which.
+    switches: { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--image img.tar.lz4 [--esp]]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--switches switches.json] [--image img.tar.lz4 [--esp]]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -82,6 +88,14 @@ if (values["allocate-after"] !== undefined) {
 }
 if (values["no-switch-rule"]) s.machines.switchRule = false;
 if (values["super-user-password-file"]) s.machines.superUserPassword = readFileSync(values["super-user-password-file"], "utf8").trim();
+if (values.switches) {
+  s.machines.switches = parseSwitchSpecs(JSON.parse(readFileSync(values.switches, "utf8")));
+  const all: Record<string, readonly { switch: string; port: string }[]> = {};
+  s.machines.onConnect = (uuid, connections) => {
+    all[uuid] = connections;
+    writeFileSync(join(stateDir, "connections.json"), JSON.stringify(all) + "\n");
+  };
+}
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };

@@ -19,7 +19,8 @@
  * - Register (metal-apiserver pkg/repository/machine.go:721-730): uuid empty, hardware
  *   nil, bios nil -> invalid_argument; then switch.go:296-315
  *   ConnectMachineWithSwitches: the distinct neighbour hostnames over all NICs must be
- *   exactly 2, else failed_precondition.
+ *   exactly 2, else failed_precondition; with a switch table, the port matching of
+ *   switch.go and pkg/db/metal/switch.go follows (switches.ts, MachineBook.connectSwitches).
  */
 import { getOption, type DescMethod } from "@bufbuild/protobuf";
 import { infra_roles, machine_roles, visibility, Visibility } from "../../src/gen/metalstack/api/v2/common_pb.ts";

@@ -5,7 +5,9 @@
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
  * apiserver also POST /_standin/allocate ({uuid, allocation}), /_standin/wait-break
- * (cut the open Wait streams) and /_standin/keepalive ({ms}), GET /_standin/machines.
+ * (cut the open Wait streams), /_standin/keepalive ({ms}) and /_standin/switches
+ * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
+ * /_standin/machines (with each machine's switch connections) and /_standin/switches.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -16,6 +18,7 @@ import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
 import { metalBootHandler, type Machine, type MetalBootOptions } from "./metal-boot.ts";
 import { makeCa, makeServerCert, type Ca } from "./pki.ts";
 import { RequestLog } from "./request-log.ts";
+import { parseSwitchSpecs, switchTableJson } from "./switches.ts";
 import { TokenIssuer } from "./tokens.ts";
 
 export type Role = "boot" | "api" | "images";
@@ -136,14 +139,23 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
 /** The apiserver's control endpoints (the lab and tests set allocations and cut streams). */
 async function apiControl(book: MachineBook, path: string, req: Request): Promise<Response> {
   if (path === "/_standin/machines" && req.method === "GET") {
-    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid) });
+    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid), connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])) });
   }
+  if (path === "/_standin/switches" && req.method === "GET") return Response.json({ switches: switchTableJson(book.switches) });
   if (req.method !== "POST") return Response.json({ error: "POST expected" }, { status: 405 });
   const v = (await req.json().catch(() => ({}))) as Record<string, unknown>;
   if (path === "/_standin/allocate") {
     if (typeof v.uuid !== "string" || !v.allocation || typeof v.allocation !== "object") return Response.json({ error: "expected {uuid, allocation}" }, { status: 400 });
     book.allocate(v.uuid, v.allocation as Record<string, unknown>);
     return Response.json({ ok: true });
+  }
+  if (path === "/_standin/switches") {
+    try {
+      book.switches = parseSwitchSpecs(v.switches, v.cumulusIdentifier === "none" ? "none" : "mac");
+    } catch (e) {
+      return Response.json({ error: (e as Error).message }, { status: 400 });
+    }
+    return Response.json({ ok: true, switches: switchTableJson(book.switches) });
   }
   if (path === "/_standin/wait-break") return Response.json({ ok: true, cut: book.breakWaits() });
   if (path === "/_standin/keepalive") {

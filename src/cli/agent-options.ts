@@ -10,6 +10,7 @@ import { bmcDevicePresent } from "../bmc/device.ts";
 import { discoverBmc, writeSuperUser, type BmcDeps } from "../bmc/discover.ts";
 import { inBandIpmitool } from "../bmc/ipmitool.ts";
 import type { Config } from "../config/config.ts";
+import { consoleForManufacturer } from "../config/console.ts";
 import { AgentError } from "../errors.ts";
 import { RESOLV_CONF } from "../flow/network.ts";
 import { systemDiskIo } from "../disk/io.ts";
@@ -164,6 +165,15 @@ export function machineBmc(sysRoot: string, secrets: { add(v: string): void }, d
 }
 
 /** The composition root: the flow's services, once per command; `over` replaces parts (tests). */
+/** One DMI attribute (/sys/class/dmi/id/<name>), undefined when unreadable (a VM or board without it). */
+function readDmi(sysRoot: string, name: string): string | undefined {
+  try {
+    return readBoundedTextSync(`${sysRoot}/class/dmi/id/${name}`, "sysfs").trim();
+  } catch {
+    return undefined;
+  }
+}
+
 export function agentServices(ctx: Context, opts: AgentOptions, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const dir = runDir(opts);
   const sysRoot = opts.sysfs ?? "/sys";
@@ -184,7 +194,8 @@ export function agentServices(ctx: Context, opts: AgentOptions, config: Config, 
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
     bmc: machineBmc(sysRoot, ctx.secrets),
     now: () => new Date(),
-    console: config.console,
+    // No console= on the cmdline: by the manufacturer, as pixie's boot script picks it (src/config/console.ts).
+    console: config.console ?? consoleForManufacturer(readDmi(sysRoot, "sys_vendor")),
     ops: over.ops ?? agentOps(ctx, opts),
     disks: machineDisks(config, sysRoot),
     installOs,

@@ -4,7 +4,7 @@
  * shell command: it talks to no server.
  */
 import type { Command } from "commander";
-import { collectInventory, PROC_ROOT } from "../inventory/collect.ts";
+import { collectInventory, PCI_IDS_FILES, PROC_ROOT } from "../inventory/collect.ts";
 import type { Context } from "../io/context.ts";
 import { escapeUntrusted } from "../log/escape.ts";
 import { printRecord, printTable } from "./print.ts";
@@ -18,8 +18,9 @@ export function registerInventory(program: Command, ctx: Context): void {
     .option("--json", "print the Register request's hardware and bios as JSON")
     .option("--sysfs <dir>", "sysfs root", "/sys")
     .option("--proc <dir>", "procfs root", PROC_ROOT)
-    .action(async (opts: { json?: boolean; sysfs: string; proc: string }) => {
-      const inv = await collectInventory({ sysRoot: opts.sysfs, procRoot: opts.proc });
+    .option("--pci-ids <file>", `PCI names (default: ${PCI_IDS_FILES.join(", else ")})`)
+    .action(async (opts: { json?: boolean; sysfs: string; proc: string; pciIds?: string }) => {
+      const inv = await collectInventory({ sysRoot: opts.sysfs, procRoot: opts.proc, ...(opts.pciIds ? { pciIds: [opts.pciIds] } : {}) });
       if (opts.json) {
         printRecord(ctx, { hardware: inv.hardware, bios: inv.bios ?? null, notes: inv.notes }, true);
         return;

@@ -10,6 +10,7 @@ import { machineId } from "../boot/uuid.ts";
 import { AgentError } from "../errors.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
 import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../lldp/session.ts";
+import { mapNeighbour } from "../provision/neighbours.ts";
 import { distinctSwitches } from "../lldp/table.ts";
 import { logEvent } from "../log/logger.ts";
 import { selectLinks } from "../net/bringup.ts";
@@ -46,8 +47,10 @@ export function renderPorts(ports: readonly PortView[], listenedMs: number): str
     }
     for (const n of p.neighbours) {
       lines.push(`${p.name} ${p.mac}: switch ${n.systemName || "(no system name)"} port ${n.portDescription || "(no description)"}`);
-      lines.push(`    port id ${n.portId} (${PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`})${n.portIdIsMac ? "" : " - not a MAC: the apiserver refuses it as the neighbour's mac"}`);
+      lines.push(`    port id ${n.portId} (${PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`})`);
       lines.push(`    chassis ${n.chassisId}, ttl ${n.ttlSeconds} s${n.managementAddresses.length ? `, management ${n.managementAddresses.join(" ")}` : ""}`);
+      const m = mapNeighbour(n);
+      lines.push(m.ok ? `    Register: identifier ${m.nic.identifier}, name ${m.nic.name}, mac ${m.nic.mac} (the ${m.macFrom})` : `    Register leaves it out: ${m.reason}`);
     }
   }
   return lines.join("\n") + "\n";

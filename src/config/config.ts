@@ -60,11 +60,12 @@ export interface Config {
   readonly warnings: readonly string[];
   /**
    * console= as the kernel read it (the last one given, with its options, e.g.
-   * "ttyS0,115200n8"; "ttyS0" when absent): the installed OS's console in
-   * machine-details.yaml (metal-hammer cmd/install.go:212-215, pkg/kernel ParseCmdline). The kernel's row:
-   * taken as it is, never refused.
+   * "ttyS0,115200n8"; undefined when absent: then the manufacturer decides,
+   * console.ts): the installed OS's console in machine-details.yaml (metal-hammer
+   * cmd/install.go:212-215, pkg/kernel ParseCmdline). The kernel's row: taken as it is,
+   * never refused.
    */
-  readonly console: string;
+  readonly console: string | undefined;
   /** Parameters the agent does not use, kept aside (a real cmdline has dozens). */
   readonly ignored: Readonly<Record<string, string | null>>;
   /** Words after `--`. */
@@ -89,8 +90,6 @@ function parseParam<N extends ParamName>(name: N, raw: string | null | undefined
   return r.data as z.output<(typeof PARAMS)[N]["schema"]>;
 }
 
-/** machine-details.yaml's console when the cmdline names none (metal-hammer's default). */
-export const DEFAULT_CONSOLE = "ttyS0";
 
 export function configFromCmdline(text: string): Config {
   const { params, initArgs } = parseCmdline(text);
@@ -143,7 +142,7 @@ export function configFromCmdline(text: string): Config {
     wipe: v.METAL_WIPE,
     logLevel: params.has("METAL_LOG_LEVEL") ? v.METAL_LOG_LEVEL : v.DEBUG ? "debug" : "info",
     logFormat: v.METAL_LOG_FORMAT,
-    console: params.get("console") || DEFAULT_CONSOLE,
+    console: params.get("console") || undefined,
     ignored,
     initArgs,
   };
@@ -177,7 +176,7 @@ export function configToJson(c: Config): Record<string, unknown> {
     wipe: c.wipe,
     logLevel: c.logLevel,
     logFormat: c.logFormat,
-    console: c.console,
+    console: c.console ?? null,
     ignored: c.ignored,
     initArgs: c.initArgs,
   };

@@ -334,7 +334,7 @@ export const PARAMS = {
     consumer: "kernel",
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",
-    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1, and the installed OS's console (machine-details.yaml)",
+    doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1, and the installed OS's console (machine-details.yaml; absent: ttyS0 for Dell Inc., Giga Computing, QEMU, FUJITSU, else ttyS1, as pixie picks it)",
   },
 } as const;
 

@@ -15,7 +15,7 @@ import type { LldpNeighbour, LldpSession } from "../lldp/neighbour.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
-import { neighbourNic } from "../provision/neighbours.ts";
+import { neighbourNics } from "../provision/neighbours.ts";
 import { versionInfo } from "../version.ts";
 import type { Services } from "./services.ts";
 import { bmcRegisterFields } from "../bmc/register-fields.ts";
@@ -28,6 +28,7 @@ export interface Registered extends Registration {
 
 /** The inventory's NICs with their LLDP neighbours, mapped as Register sends them (provision/neighbours.ts). Pure. */
 export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>): InstallNic[] {
+  const { nics } = neighbourNics(neighbours);
   return inv.hardware.nics.map((n) => ({
     mac: n.mac,
     name: n.name,
@@ -35,7 +36,7 @@ export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, read
     vendor: n.vendor,
     model: n.model,
     speed: BigInt(n.speed),
-    neighbors: (neighbours.get(n.name) ?? []).map((x) => ({ ...neighbourNic(x), neighbors: [] })),
+    neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x, neighbors: [] })),
   }));
 }
 
@@ -52,6 +53,9 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     `LLDP: ${seen.length} switch(es)${seen.length ? `: ${seen.join(", ")}` : ""}`,
     seen.length === 2 ? "info" : "warn",
   );
+  for (const o of neighbourNics(neighbours).omitted) {
+    logEvent(s.log, "lldp.neighbour.omitted", { ...o }, `${o.interface}: the neighbour on switch ${JSON.stringify(o.systemName)} port ${JSON.stringify(o.portId)} is left out of Register: ${o.reason}`, "warn");
+  }
   const inv = await s.inventory(net);
   const bmc = await readBmcForRegister(s);
   const bmcFields = bmcRegisterFields(bmc);

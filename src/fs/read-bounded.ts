@@ -26,6 +26,8 @@ export const READ_CAPS = {
   sysfs: 4 * MiB,
   /** The running kernel's config at boot: /proc/config.gz (read and unpacked) or the image's /boot/config-<release>; Debian's is 254 KiB unpacked. */
   kernelConfig: 4 * MiB,
+  /** The PCI names (pci.ids): the initramfs's subset is ~180 KiB, Debian's whole file 1.3 MiB. */
+  pciIds: 4 * MiB,
   /** A file the image's installer wrote for the agent (/etc/metal/boot-info.yaml: four short lines). */
   installerOutput: 1 * MiB,
 } as const;

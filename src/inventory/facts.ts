@@ -50,4 +50,6 @@ export interface RawFacts {
   readonly blocks: readonly BlockFacts[];
   readonly pci: readonly PciFacts[];
   readonly dmi: DmiFacts;
+  /** The pci.ids text the names come from, and its path; undefined when none could be read. */
+  readonly pciIds?: { readonly path: string; readonly text: string } | undefined;
 }

@@ -17,6 +17,8 @@ export interface FactSources {
   readonly sysRoot: string;
   /** procfs root (default /proc). */
   readonly procRoot: string;
+  /** pci.ids files to take the PCI names from, the first readable one wins (default: none, ids only). */
+  readonly pciIds?: readonly string[];
   /** Total memory in bytes (default: systeminformation mem().total). */
   readonly memTotal?: (procRoot: string) => Promise<number | undefined>;
 }
@@ -64,9 +66,17 @@ async function pciFacts(sys: string): Promise<PciFacts[]> {
   );
 }
 
+async function pciIdsText(paths: readonly string[]): Promise<RawFacts["pciIds"]> {
+  for (const path of paths) {
+    const t = await readBoundedText(path, "pciIds").then((x) => x, () => undefined);
+    if (t !== undefined) return { path, text: t };
+  }
+  return undefined;
+}
+
 export async function readFacts(src: FactSources): Promise<RawFacts> {
   const dmi = join(src.sysRoot, "class/dmi/id");
-  const [memTotal, cpuinfo, nets, blocks, pci, biosVendor, biosVersion, biosDate] = await Promise.all([
+  const [memTotal, cpuinfo, nets, blocks, pci, biosVendor, biosVersion, biosDate, pciIds] = await Promise.all([
     (src.memTotal ?? memTotalBytes)(src.procRoot),
     text(join(src.procRoot, "cpuinfo")),
     netFacts(src.sysRoot),
@@ -75,6 +85,7 @@ export async function readFacts(src: FactSources): Promise<RawFacts> {
     text(join(dmi, "bios_vendor")),
     text(join(dmi, "bios_version")),
     text(join(dmi, "bios_date")),
+    pciIdsText(src.pciIds ?? []),
   ]);
-  return { memTotalBytes: memTotal, cpuinfo: cpuinfo ?? "", nets, blocks, pci, dmi: { biosVendor, biosVersion, biosDate } };
+  return { memTotalBytes: memTotal, cpuinfo: cpuinfo ?? "", nets, blocks, pci, dmi: { biosVendor, biosVersion, biosDate }, pciIds };
 }

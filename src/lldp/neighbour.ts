@@ -1,10 +1,10 @@
 /**
  * What an LLDP frame received on one of our NICs says about the switch port at the
  * other end (IEEE 802.1AB). Produced by src/lldp/ (decoder + receiver); consumed by
- * Register, which maps it as metal-hammer does
- * (../shared/reference/metal-hammer/cmd/network/interfaces.go: Mac = port id,
- * Identifier = port id, Name = port description, Hostname = system name).
+ * Register (src/provision/neighbours.ts maps it to the v2 neighbour fields).
  */
+import { CHASSIS_ID_MAC, PORT_ID_MAC } from "./lldpdu.ts";
+
 export interface LldpNeighbour {
   /** Our interface the frame arrived on. */
   readonly interface: string;
@@ -18,6 +18,21 @@ export interface LldpNeighbour {
   readonly systemName: string;
   readonly ttlSeconds: number;
   readonly managementAddresses: readonly string[];
+}
+
+/** The apiserver's rule for every MachineNic mac, neighbours too (metal-stack/api@e6201fcb proto/metalstack/api/v2/predefined_rules.proto:12-14). */
+export const APISERVER_MAC_RE = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
+
+
+/**
+ * The MAC address this neighbour announces: its Port ID when that is a MAC (lldpd's
+ * default, Cumulus), else its Chassis ID when that is one (SONiC, whose Port ID is
+ * the port's alias); undefined when neither is. Pure.
+ */
+export function neighbourMac(n: Pick<LldpNeighbour, "portId" | "portIdSubtype" | "chassisId" | "chassisIdSubtype">): { readonly mac: string; readonly from: "port id" | "chassis id" } | undefined {
+  if (n.portIdSubtype === PORT_ID_MAC && APISERVER_MAC_RE.test(n.portId)) return { mac: n.portId, from: "port id" };
+  if (n.chassisIdSubtype === CHASSIS_ID_MAC && APISERVER_MAC_RE.test(n.chassisId)) return { mac: n.chassisId, from: "chassis id" };
+  return undefined;
 }
 
 /** One NIC to listen (and announce) on. */

@@ -21,7 +21,7 @@ import { versionInfo } from "../version.ts";
 import { encodeLldpFrame } from "./encode.ts";
 import { disableFirmwareLldp, type FwLldpIo } from "./fw-agent.ts";
 import { decodeLldpFrame, ETH_P_LLDP, LldpDecodeError, LLDP_MULTICAST, PORT_ID_MAC } from "./lldpdu.ts";
-import type { LldpInterface, LldpNeighbour, LldpSession } from "./neighbour.ts";
+import { APISERVER_MAC_RE, neighbourMac, type LldpInterface, type LldpNeighbour, type LldpSession } from "./neighbour.ts";
 import type { ReaderOut } from "./reader-worker.ts";
 import { distinctSwitches, NeighbourTable, type TableChange } from "./table.ts";
 
@@ -31,10 +31,7 @@ const TX_FAST_MS = 1000;
 const TX_FAST_INIT = 4;
 const MALFORMED_LOG_EVERY_MS = 10_000;
 
-/** The apiserver's rule for every MachineNic mac, neighbours too (../shared/reference/metal-stack-api/proto/metalstack/api/v2/predefined_rules.proto). */
-export const APISERVER_MAC_RE = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
-
-/** Whether metal-hammer's mapping (Mac = port id) gives the apiserver a valid mac for this neighbour. */
+/** Whether the neighbour's port id is a MAC address (lldpd's default; SONiC sends the port's alias instead). */
 export const portIdIsMac = (n: Pick<LldpNeighbour, "portId">): boolean => APISERVER_MAC_RE.test(n.portId);
 
 export const PORT_ID_SUBTYPE_NAMES: Readonly<Record<number, string>> = {
@@ -186,13 +183,13 @@ class Session implements LldpSession {
       const fields = { ifname: n.interface, switch: n.systemName, chassisId: n.chassisId, portId: n.portId, portIdSubtype: n.portIdSubtype, portDescription: n.portDescription, ttl: n.ttlSeconds, mgmt: n.managementAddresses };
       if (c.kind === "new" || c.kind === "changed") {
         logEvent(this.log, "lldp.neighbour", { ...fields, change: c.kind }, `${n.interface}: switch ${JSON.stringify(n.systemName)} port ${JSON.stringify(n.portDescription || n.portId)}`);
-        if (c.kind === "new" && !portIdIsMac(n)) {
+        if (c.kind === "new" && !neighbourMac(n)) {
           const subtype = PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`;
           logEvent(
             this.log,
             "lldp.port_id",
             fields,
-            `${n.interface}: switch ${JSON.stringify(n.systemName)} sends port id ${JSON.stringify(n.portId)} (${subtype}), not a MAC address; metal-hammer registers the port id as the neighbour's mac, which the apiserver refuses (see docs/lldp.md)`,
+            `${n.interface}: switch ${JSON.stringify(n.systemName)} sends port id ${JSON.stringify(n.portId)} (${subtype}) and chassis id ${JSON.stringify(n.chassisId)} (subtype ${n.chassisIdSubtype}): neither is a MAC address, which the apiserver requires for a neighbour's mac, so Register leaves this neighbour out (see docs/lldp.md)`,
             "warn",
           );
         }

@@ -12,7 +12,7 @@ import { AgentError, toAgentError } from "../errors.ts";
 import { BootService, type BootServiceRegisterRequestSchema } from "../gen/metalstack/infra/v2/boot_pb.ts";
 import type { Inventory } from "../inventory/map.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
-import { neighbourNic, switchesSeen } from "./neighbours.ts";
+import { neighbourNics, switchesSeen } from "./neighbours.ts";
 import type { BmcRegisterFields } from "../bmc/register-fields.ts";
 
 export const REGISTER = procedureOf(BootService.method.register);
@@ -22,6 +22,8 @@ export type RegisterInit = MessageInitShape<typeof BootServiceRegisterRequestSch
 /** `bmc`: Register's bmc and fru (src/bmc/register-fields.ts); none when there is no BMC. */
 export function registerRequest(uuid: string, inventory: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>, partition: string, metalHammerVersion: string, bmc: Pick<BmcRegisterFields, "bmc" | "fru"> = {}): RegisterInit {
   const h = inventory.hardware;
+  // Neighbours that cannot pass validation are left out (the flow logs them: lldp.neighbour.omitted).
+  const { nics } = neighbourNics(neighbours);
   return {
     uuid,
     hardware: {
@@ -29,7 +31,7 @@ export function registerRequest(uuid: string, inventory: Inventory, neighbours: 
       disks: h.disks.map((d) => ({ name: d.name, size: BigInt(d.size) })),
       cpus: h.cpus.map((c) => ({ ...c })),
       gpus: h.gpus.map((g) => ({ ...g })),
-      nics: h.nics.map((n) => ({ mac: n.mac, name: n.name, identifier: n.identifier, vendor: n.vendor, model: n.model, speed: BigInt(n.speed), neighbors: (neighbours.get(n.name) ?? []).map(neighbourNic) })),
+      nics: h.nics.map((n) => ({ mac: n.mac, name: n.name, identifier: n.identifier, vendor: n.vendor, model: n.model, speed: BigInt(n.speed), neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x })) })),
     },
     bios: { ...inventory.bios },
     ...(bmc.bmc ? { bmc: bmc.bmc } : {}),
@@ -54,10 +56,10 @@ export function explainRefusal(connectCode: string, message: string, seen: reado
   if (/not connected to exactly two switches/.test(message)) return `machine is not connected to exactly two switches (${lldp})`;
   if (/bios is nil/.test(message)) return "the request has no bios";
   if (/hardware is nil/.test(message)) return "the request has no hardware";
-  if (/macaddress|must be a valid macaddress/i.test(message)) return `a NIC or LLDP neighbour has a MAC the apiserver does not accept (a switch port id that is not a MAC?; ${lldp}): ${message}`;
+  if (/macaddress|must be a valid macaddress/i.test(message)) return `a NIC or LLDP neighbour has a MAC the apiserver does not accept (${lldp}): ${message}`;
   if (/(^|\s)partition: must be within/.test(message)) return `the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${message}`;
-  // metal-hammer's mapping sends the port description as the neighbour's name (is_name: 2..128 characters).
-  if (/neighbors\[\d+\]\.name:/.test(message)) return `an LLDP neighbour's port description, sent as its name, is not 2..128 characters (does the switch send one?; ${lldp}): ${message}`;
+  // The neighbour's name is the port description, else the port id (is_name: 2..128 characters).
+  if (/neighbors\[\d+\]\.name:/.test(message)) return `an LLDP neighbour's name (its port description, else its port id) is not 2..128 characters (${lldp}): ${message}`;
   if (connectCode === "permission_denied") return `the machine token is not for this machine: ${message}`;
   return `${connectCode}: ${message}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentConfig, agentServices } from "../../src/cli/agent-options.ts";
@@ -47,6 +47,24 @@ describe("the composition root", () => {
       expect(s.console).toBe("ttyS1,115200n8");
     } finally {
       await s.http.close();
+    }
+  });
+  test("without console= on the cmdline, the installer's console follows the manufacturer (sys_vendor) as pixie's boot script does", async () => {
+    const c = captureContext({ "/tmp/mh-cl": `${CL} METAL_WATCHDOG=0` });
+    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
+    for (const [vendor, want] of [["QEMU\n", "ttyS0"], ["Dell Inc.\n", "ttyS0"], ["Supermicro\n", "ttyS1"], [undefined, "ttyS1"]] as const) {
+      const sys = mkdtempSync(join(tmpdir(), "mh-sys-"));
+      if (vendor !== undefined) {
+        mkdirSync(join(sys, "class/dmi/id"), { recursive: true });
+        writeFileSync(join(sys, "class/dmi/id/sys_vendor"), vendor);
+      }
+      const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-root-")), sysfs: sys }, config, silentLogger());
+      try {
+        expect([vendor, s.console]).toEqual([vendor, want]);
+      } finally {
+        await s.http.close();
+        rmSync(sys, { recursive: true, force: true });
+      }
     }
   });
 });

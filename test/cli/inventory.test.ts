@@ -4,7 +4,7 @@ import { runCli } from "../../src/cli/program.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 const FIX = join(import.meta.dir, "../fixtures/inventory");
-const args = ["--sysfs", join(FIX, "sys"), "--proc", join(FIX, "proc")];
+const args = ["--sysfs", join(FIX, "sys"), "--proc", join(FIX, "proc"), "--pci-ids", join(FIX, "pci.ids")];
 
 describe("metal-hammer inventory", () => {
   test("--json prints the Register hardware and bios of the fixture machine, plus notes", async () => {
@@ -24,7 +24,7 @@ describe("metal-hammer inventory", () => {
     const lines = c.out().trim().split("\n");
     expect(lines[0]).toMatch(/^KIND\s+NAME\s+VALUE\s+DETAIL$/);
     expect(lines.filter((l) => l.startsWith("nic "))).toHaveLength(4);
-    expect(lines).toContainEqual(expect.stringMatching(/^nic\s+enp24s0f0\s+3c:fd:fe:a0:b0:c0\s+0000:18:00\.0, Intel, 0x158b i40e, 25 Gbit\/s$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^nic\s+enp24s0f0\s+3c:fd:fe:a0:b0:c0\s+0000:18:00\.0, Intel Corporation, Ethernet Controller XXV710 for 25GbE SFP28, 25 Gbit\/s$/));
     expect(lines).toContainEqual(expect.stringMatching(/^bios\s+American Megatrends Inc\.\s+3\.4\s+05\/18\/2021$/));
     expect(lines.filter((l) => l.startsWith("note:"))).toEqual([]);
   });

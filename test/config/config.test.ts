@@ -69,11 +69,12 @@ describe("configFromCmdline", () => {
     expect(Object.keys(configToJson(c))).not.toContain("rebootDelayMs");
   });
 
-  test("console: the last console= as the kernel splits it (quotes removed), with its options; ttyS0 when none; never refused", () => {
+  test("console: the last console= as the kernel splits it (quotes removed), with its options; none when absent (the manufacturer decides); never refused", () => {
     expect(configFromCmdline(`console=tty0 ${BOOT} console=ttyS1,115200n8 quiet`).console).toBe("ttyS1,115200n8");
     expect(configFromCmdline(`${BOOT} console="ttyS1,115200n8"`).console).toBe("ttyS1,115200n8");
-    expect(configFromCmdline(`${BOOT} quiet`).console).toBe("ttyS0");
-    expect(configFromCmdline(`${BOOT} console console=`).console).toBe("ttyS0");
+    expect(configFromCmdline(`${BOOT} quiet`).console).toBeUndefined();
+    expect(configFromCmdline(`${BOOT} console console=`).console).toBeUndefined();
+    expect(configToJson(configFromCmdline(BOOT)).console).toBeNull();
     expect(configFromCmdline(`${BOOT} console=hvc0 -- console=ttyS9`).console).toBe("hvc0");
     expect(configToJson(configFromCmdline(`${BOOT} console=ttyS1`)).console).toBe("ttyS1");
   });

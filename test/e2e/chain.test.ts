@@ -137,7 +137,8 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
           const console = m.qemu.text();
           expect(console).toContain(`MHC-MARKER init uptime=`);
           expect(console).toMatch(new RegExp(`MHC-MARKER init uptime=[0-9.]+ partition=${p.name} initrd=${p.initrdVersion}\\n`));
-          expect(console).toContain(`MHC-MARKER cmdline=METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
+          // The console metal-boot picked by the manufacturer (QEMU: ttyS0, as pixie's boot.ipxe does), then the partition's words.
+          expect(console).toContain(`MHC-MARKER cmdline=console=ttyS0,115200n8 METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
           expect(console).toContain(`MHC-MARKER nic=eth0 addr=${addr}\n`);
           expect(flat(m)).toContain(`net0 is ${addr} via router fe80::`);
           // Zero DHCPv4/DHCPv6 on the segment; the capture did see the SLAAC exchange (RS 133, RA 134).

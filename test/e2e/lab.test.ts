@@ -129,6 +129,10 @@ describe.skipIf(missing.length > 0)(`QEMU lab: RA on the segment (virtio)${skipp
     // lab's two lldpd leaves, and the agent sent both as neighbours.
     expect(ev(r, "lldp.neighbours")[0]).toMatchObject({ switches: ["leaf01", "leaf02"] });
     expect(requests.filter((q) => q.path === "/metalstack.infra.v2.BootService/Register").map((q) => q.status)).toEqual([200]);
+    // The leaves announce as SONiC's lldpmgrd configures lldpd (Port ID = the alias Eth1/1(Port1)); the stand-in
+    // holds them as metal-core registers them (Identifier = alias) and connected the machine as the apiserver does.
+    expect(r.connections).toBe("connected: leaf01 Ethernet0, leaf02 Ethernet0");
+    expect(ev(r, "lldp.neighbour.omitted")).toEqual([]);
     expect(apiPaths).toContain("/metalstack.infra.v2.BootService/Wait");
     expect(ev(r, "provision.allocation")).toHaveLength(1);
     expect(ev(r, "agent.fatal")[0]).toMatchObject({ code: "layout_refused" });
@@ -165,14 +169,15 @@ describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens
     expect(r.outcome).toBe("reboot");
   });
 
-  test("metal-hammer lldp in the debug shell sees the lab's leaf pair: leaf01 on eth0 and leaf02 on eth1, each port id a MAC", () => {
+  test("metal-hammer lldp in the debug shell sees the lab's leaf pair: leaf01 on eth0 and leaf02 on eth1, each port id SONiC's alias", () => {
     const line = r.lines.find((l) => l.text.startsWith("LLDP-JSON {"));
     expect(line).toBeDefined();
     const j = JSON.parse((line?.text ?? "").slice("LLDP-JSON ".length)) as { switches: string[]; interfaces: { name: string; neighbours: { systemName: string; portDescription: string; portId: string; portIdIsMac: boolean }[] }[] };
     expect(j.switches).toEqual(["leaf01", "leaf02"]);
+    expect(j.interfaces.flatMap((i) => i.neighbours.map((n) => n.portId))).toEqual(["Eth1/1(Port1)", "Eth1/1(Port1)"]);
     expect(j.interfaces.map((i) => [i.name, i.neighbours.map((n) => [n.systemName, n.portDescription, n.portIdIsMac])])).toEqual([
-      ["eth0", [["leaf01", "swp1", true]]],
-      ["eth1", [["leaf02", "swp1", true]]],
+      ["eth0", [["leaf01", "Ethernet0", false]]],
+      ["eth1", [["leaf02", "Ethernet0", false]]],
     ]);
   });
 });

@@ -15,6 +15,7 @@ import { parseLdd, verifyClosure } from "../../initramfs/lib/ldd.ts";
 import { imageKernelConfig, initShim } from "../../src/init/paths.ts";
 import { parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
+import { parsePciIds, pciNames, PCI_IDS_PATH } from "../../src/inventory/pci-ids.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
 import { KVER } from "../../lab/kernel.ts";
 
@@ -26,6 +27,7 @@ const ready = prerequisites("the initramfs build tests (make deps installs them)
   !existsSync(`/boot/config-${KVER}`) && `kernel ${KVER} config (/boot/config-${KVER})`,
   !existsSync("/bin/busybox") && "busybox-static",
   Bun.which("lz4") === null && "lz4",
+  !existsSync("/usr/share/misc/pci.ids") && "pci.ids (Debian package)",
 ]);
 const haveAgent = prerequisites("the agent library check (make build)", [!existsSync(`${ROOT}/dist/metal-hammer`) && "dist/metal-hammer"]);
 const dir = mkdtempSync(`${tmpdir()}/mhl-initramfs-`);
@@ -64,7 +66,7 @@ describe.skipIf(!ready)("initramfs build", () => {
     const mods = `lib/modules/${KVER}`;
     const modFiles = files.filter((f) => f.startsWith(`${mods}/kernel/`));
     expect(files.filter((f) => !f.startsWith(`${mods}/kernel/`)).sort()).toEqual(
-      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", `boot/config-${KVER}`, ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
+      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", `boot/config-${KVER}`, PCI_IDS_PATH.slice(1), ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
     );
     // The image's modules.dep lists exactly the module files it carries, each dependency among them.
     const text = (name: string): string => new TextDecoder().decode(entries.find((e) => e.name === `${mods}/${name}`)?.data);
@@ -89,6 +91,13 @@ describe.skipIf(!ready)("initramfs build", () => {
     const config = entries.find((e) => e.name === imageKernelConfig(KVER).slice(1));
     expect(Buffer.from(config?.data ?? new Uint8Array()).equals(readFileSync(`/boot/config-${KVER}`))).toBe(true);
     expect(config?.fields.mode).toBe(0o100644);
+    // PCI names for the devices display and network drivers bind: NVIDIA's GPUs (nouveau binds them by class: every
+    // NVIDIA device), Intel's NICs by device id; not a SATA controller (ahci), not the whole Intel list.
+    const ids = parsePciIds(new TextDecoder().decode(entries.find((e) => e.name === PCI_IDS_PATH.slice(1))?.data));
+    expect(pciNames(ids, "0x10de", "0x20b5")).toEqual({ vendor: "NVIDIA Corporation", device: "GA100 [A100 PCIe 80GB]" });
+    expect(pciNames(ids, "0x8086", "0x158b")).toEqual({ vendor: "Intel Corporation", device: "Ethernet Controller XXV710 for 25GbE SFP28" });
+    expect(pciNames(ids, "0x8086", "0x2822")).toEqual({ vendor: "Intel Corporation" });
+    expect(ids.get("8086")?.devices.size ?? 0).toBeLessThan(parsePciIds(readFileSync("/usr/share/misc/pci.ids", "utf8")).get("8086")?.devices.size ?? 0);
     const init = entries.find((e) => e.name === "init");
     expect(new TextDecoder().decode(init?.data)).toBe(initShim());
     expect(init?.fields.mode).toBe(0o100755);

@@ -7,7 +7,7 @@ import { readFacts } from "../../src/inventory/read.ts";
 
 const FIX = join(import.meta.dir, "../fixtures/inventory");
 const siMem = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")) as { total: number };
-const facts = () => readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => siMem.total });
+const facts = () => readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => siMem.total, pciIds: ["/nonexistent-mh/pci.ids", join(FIX, "pci.ids")] });
 
 describe("inventory from the fixture sysfs tree", () => {
   test("the Register hardware and bios of the fixture server", async () => {
@@ -19,9 +19,9 @@ describe("inventory from the fixture sysfs tree", () => {
         { name: "/dev/sda", size: String(937703088n * 512n) },
       ],
       nics: [
-        { mac: "3c:ec:ef:10:20:30", name: "eno1", identifier: "0000:00:1f.6", vendor: "Intel", model: "0x15bb e1000e", speed: "1000000000", neighbors: [] },
-        { mac: "3c:fd:fe:a0:b0:c0", name: "enp24s0f0", identifier: "0000:18:00.0", vendor: "Intel", model: "0x158b i40e", speed: "25000000000", neighbors: [] },
-        { mac: "3c:fd:fe:a0:b0:c1", name: "enp24s0f1", identifier: "0000:18:00.1", vendor: "Intel", model: "0x158b i40e", speed: "0", neighbors: [] },
+        { mac: "3c:ec:ef:10:20:30", name: "eno1", identifier: "0000:00:1f.6", vendor: "Intel Corporation", model: "Ethernet Connection (7) I219-LM", speed: "1000000000", neighbors: [] },
+        { mac: "3c:fd:fe:a0:b0:c0", name: "enp24s0f0", identifier: "0000:18:00.0", vendor: "Intel Corporation", model: "Ethernet Controller XXV710 for 25GbE SFP28", speed: "25000000000", neighbors: [] },
+        { mac: "3c:fd:fe:a0:b0:c1", name: "enp24s0f1", identifier: "0000:18:00.1", vendor: "Intel Corporation", model: "Ethernet Controller XXV710 for 25GbE SFP28", speed: "0", neighbors: [] },
         { mac: "02:42:ac:11:00:01", name: "br0", identifier: "", vendor: "", model: "", speed: "10000000000", neighbors: [] },
       ],
       cpus: [
@@ -29,12 +29,32 @@ describe("inventory from the fixture sysfs tree", () => {
         { vendor: "GenuineIntel", model: "Intel(R) Xeon(R) Silver 4210R CPU @ 2.40GHz", cores: 2, threads: 4 },
       ],
       gpus: [
-        { vendor: "NVIDIA", model: "0x20b5" },
-        { vendor: "NVIDIA", model: "0x1eb8" },
+        // As metal-hammer names them and operators write size constraints (pci.ids vendor and device names).
+        { vendor: "NVIDIA Corporation", model: "GA100 [A100 PCIe 80GB]" },
+        { vendor: "NVIDIA Corporation", model: "TU104GL [Tesla T4]" },
       ],
     });
     expect(inv.bios).toEqual({ version: "3.4", vendor: "American Megatrends Inc.", date: "05/18/2021" });
     expect(inv.notes).toEqual([]);
+  });
+
+  test("without pci.ids: the vendor from the short table and the device id (driver for NICs), with a note", async () => {
+    const inv = toInventory({ ...(await facts()), pciIds: undefined });
+    expect(inv.hardware.nics[1]).toMatchObject({ vendor: "Intel", model: "0x158b i40e" });
+    expect(inv.hardware.gpus).toEqual([
+      { vendor: "NVIDIA", model: "0x20b5" },
+      { vendor: "NVIDIA", model: "0x1eb8" },
+    ]);
+    expect(inv.notes).toEqual(["pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids"]);
+    // A name longer than the apiserver takes (NIC model: 128, GPU model: 256) is not sent: the id form is.
+    const long = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: `8086  Intel Corporation\n\t158b  ${"X".repeat(129)}\n10de  NVIDIA Corporation\n\t20b5  ${"G".repeat(256)}\n\t1eb8  ${"T".repeat(257)}\n` } });
+    expect(long.hardware.nics[1]).toMatchObject({ vendor: "Intel Corporation", model: "0x158b i40e" });
+    expect(long.hardware.gpus).toEqual([
+      { vendor: "NVIDIA Corporation", model: "G".repeat(256) },
+      { vendor: "NVIDIA Corporation", model: "0x1eb8" },
+    ]);
+    const bad = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: "10de  NVIDIA Corporation\n\t20b5 GA100\n" } });
+    expect(bad.notes).toEqual(['pci names: /x/pci.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100": NIC and GPU vendor/model sent as PCI ids']);
   });
 
   test("the network stage's interfaces come first, in its order", async () => {
@@ -61,6 +81,7 @@ describe("inventory from sparse facts", () => {
     expect(inv.hardware).toEqual({ memory: "0", disks: [], nics: [], cpus: [], gpus: [] });
     expect(inv.bios).toEqual({ version: "", vendor: "", date: "" });
     expect(inv.notes).toEqual([
+      "pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids",
       "memory: MemTotal could not be read (/proc/meminfo)",
       "nics: no Ethernet interface with a MAC address in /sys/class/net",
       "cpus: /proc/cpuinfo lists no processor",

@@ -14,7 +14,7 @@ const EMPTY = { memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: 
 const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({ interface: iface, chassisId: "aa:bb:cc:dd:ee:ff", chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription, systemName, ttlSeconds: 120, managementAddresses: [] });
 
 describe("registerRequest", () => {
-  test("as protojson: uuid, hardware (uint64 as strings), bios, partition, version, and the LLDP neighbours mapped as metal-hammer does", async () => {
+  test("as protojson: uuid, hardware (uint64 as strings), bios, partition, version, and the LLDP neighbours mapped to the v2 fields", async () => {
     const total = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")).total as number;
     const inv = toInventory(await readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => total }));
     const lldp = new Map([["eno1", [neigh("eno1", "leaf01", "0c:00:00:00:00:01", "swp1")]]]);
@@ -38,7 +38,7 @@ describe("a refused Register in operator words", () => {
     expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches [leaf01]", ["leaf01"])).toBe("machine is not connected to exactly two switches (LLDP saw: leaf01)");
     expect(explainRefusal("failed_precondition", "machine u1 is not connected to exactly two switches, found connections to switches []", [])).toBe("machine is not connected to exactly two switches (LLDP saw: no switch)");
     const noDescription = "validation error:\n - hardware.nics[0].neighbors[0].name: must be within 2 and 128 characters [string.is_name]";
-    expect(explainRefusal("invalid_argument", noDescription, ["leaf01", "leaf02"])).toBe(`an LLDP neighbour's port description, sent as its name, is not 2..128 characters (does the switch send one?; LLDP saw: leaf01, leaf02): ${noDescription}`);
+    expect(explainRefusal("invalid_argument", noDescription, ["leaf01", "leaf02"])).toBe(`an LLDP neighbour's name (its port description, else its port id) is not 2..128 characters (LLDP saw: leaf01, leaf02): ${noDescription}`);
     const noPartition = "validation error:\n - partition: must be within 2 and 128 characters [string.is_partition]";
     expect(explainRefusal("invalid_argument", noPartition, [])).toBe(`the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${noPartition}`);
     // A NIC's own name is not an LLDP matter: the apiserver's words as they came.

@@ -203,16 +203,30 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
     });
   }, 50_000);
 
-  test("a switch sending its port id as an interface name (subtype 5): kept as it came, and a warning names the port", async () => {
+  test("a switch sending its port id as an interface name (subtype 5): kept as it came, no warning (its chassis id is a MAC)", async () => {
     await withSwitches(async (s) => {
       const a = s.addSwitch();
       await s.startLldpd(a, "leaf01", ["configure lldp portidsubtype ifname", `configure ports ${a.link.routerIf} lldp portdescription Ethernet0`]);
+      await s.waitAnnouncing(a, "Ethernet0");
       const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 1, timeoutMs: 20_000 });
       const r = await d.done;
-      expect(r.result?.neighbours[a.link.agentIf]?.[0]).toMatchObject({ portId: a.link.routerIf, portIdSubtype: 5, portDescription: "Ethernet0", systemName: "leaf01" });
+      expect(r.result?.neighbours[a.link.agentIf]?.[0]).toMatchObject({ portId: a.link.routerIf, portIdSubtype: 5, portDescription: "Ethernet0", systemName: "leaf01", chassisIdSubtype: 4, chassisId: a.mac });
+      expect(d.logs.filter((l) => l.event === "lldp.port_id")).toEqual([]);
+    });
+  }, 30_000);
+
+  test("a switch with neither a MAC port id nor a MAC chassis id: a warning names the port (Register leaves it out)", async () => {
+    await withSwitches(async (s) => {
+      const a = s.addSwitch();
+      await s.startLldpd(a, "leaf01", ["configure system chassisid leaf01-chassis", `configure ports ${a.link.routerIf} lldp portidsubtype local Eth1/1(Port1) description Ethernet0`]);
+      await s.waitAnnouncing(a, "leaf01-chassis");
+      await s.waitAnnouncing(a, "Eth1/1(Port1)");
+      const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 1, timeoutMs: 20_000 });
+      const r = await d.done;
+      expect(r.result?.neighbours[a.link.agentIf]?.[0]).toMatchObject({ portId: "Eth1/1(Port1)", portIdSubtype: 7, chassisId: "leaf01-chassis", chassisIdSubtype: 7 });
       const warn = d.logs.find((l) => l.event === "lldp.port_id");
-      expect(warn).toMatchObject({ level: 40, ifname: a.link.agentIf, switch: "leaf01", portId: a.link.routerIf, portIdSubtype: 5, portDescription: "Ethernet0" });
-      expect(warn?.msg).toContain(`port id "${a.link.routerIf}" (interface name), not a MAC address`);
+      expect(warn).toMatchObject({ level: 40, ifname: a.link.agentIf, switch: "leaf01", portId: "Eth1/1(Port1)", portIdSubtype: 7, portDescription: "Ethernet0" });
+      expect(warn?.msg).toContain('sends port id "Eth1/1(Port1)" (locally assigned) and chassis id "leaf01-chassis" (subtype 7): neither is a MAC address');
     });
   }, 30_000);
 });
@@ -247,7 +261,9 @@ describe.skipIf(SKIP !== undefined)("metal-hammer lldp", () => {
       expect(p.exitCode).toBe(0);
       const out = p.stdout.toString();
       expect(out).toContain(`${a.link.agentIf} ${a.link.mac}: switch leaf01 port ${a.link.routerIf}`);
-      expect(out).toContain(`port id ${a.link.routerIf} (interface name) - not a MAC: the apiserver refuses it as the neighbour's mac`);
+      expect(out).toContain(`port id ${a.link.routerIf} (interface name)\n`);
+      // What Register makes of it: the Port ID as identifier, the chassis MAC as mac.
+      expect(out).toContain(`Register: identifier ${a.link.routerIf}, name ${a.link.routerIf}, mac ${a.mac} (the chassis id)`);
       expect(out).toMatch(new RegExp(`${b.link.agentIf} ${b.link.mac}: no LLDP neighbour heard in [34]\\.\\d s`));
     });
   }, 30_000);

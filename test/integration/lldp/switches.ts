@@ -84,6 +84,13 @@ export class SwitchLab {
     }, 10_000, `lldpd ${hostname} configured`);
   }
 
+  /** Waits (bounded) until lldpd shows `text` for its port (`lldpcli show interfaces`): the -O lines are applied one by one, the port's last. */
+  async waitAnnouncing(sw: Switch, text: string): Promise<void> {
+    const sock = sw.lldpd?.sock;
+    if (!sock) throw new Error("no lldpd on this switch");
+    await waitFor(() => nsx(sw.link.routerNs, "lldpcli", "-u", sock, "show", "interfaces").includes(text), 10_000, `lldpd on ${sw.link.routerIf} announcing ${text}`);
+  }
+
   async stopLldpd(sw: Switch): Promise<void> {
     if (!sw.lldpd) return;
     process.kill(sw.lldpd.pid, "SIGTERM");

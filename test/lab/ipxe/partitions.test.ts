@@ -45,13 +45,21 @@ describe("cmdlineFor", () => {
 });
 
 describe("renderBootScript", () => {
-  test("kernel with the partition's cmdline, then the partition's versioned initrd", () => {
+  test("the console by manufacturer as pixie picks it, kernel with it and the partition's cmdline, then the partition's versioned initrd", () => {
     expect(renderBootScript(A, "http://[fd00:b007::1]:8080/", "2001:db8:a::5")).toBe(
       [
         "#!ipxe",
         "# metal-boot (lab stand-in, boot side): partition lab-a for 2001:db8:a::5",
         "echo metal-boot: partition lab-a, metal-hammer initrd v1",
-        `kernel http://[fd00:b007::1]:8080/p/lab-a/vmlinuz ${cmdlineFor(A)}`,
+        // pixiecore/boot.ipxe:29-34, the lines as pixie writes them.
+        "set console ttyS1",
+        "set sp:hex 20 && set sp ${sp:string}",
+        "iseq ${manufacturer} Dell${sp}Inc. && set console ttyS0 ||",
+        "iseq ${manufacturer} Giga${sp}Computing && set console ttyS0 ||",
+        "iseq ${manufacturer} QEMU && set console ttyS0 ||",
+        "iseq ${manufacturer} FUJITSU && set console ttyS0 ||",
+        // pixiecore/http.go:225: first on the line, so a partition's own console= wins.
+        `kernel http://[fd00:b007::1]:8080/p/lab-a/vmlinuz console=\${console},115200n8 ${cmdlineFor(A)}`,
         "initrd http://[fd00:b007::1]:8080/p/lab-a/initrd-v1.img",
         "boot",
         "",
