@@ -81,7 +81,7 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect(new Set(aliases.map((a) => a.module)).size).toBeGreaterThan(20);
     for (const a of aliases) expect([a.module, dep.has(a.module)]).toEqual([a.module, true]);
     expect(aliases.some((a) => a.module === "ice" && a.pattern.startsWith("pci:v00008086d00001591"))).toBe(true);
-    expect(text("modules.load").trim().split("\n")).toEqual(["sd_mod", "md_mod", "raid0", "raid1", "dm_mod", "dm_raid", "ext4", "vfat", "nls_cp437", "nls_ascii", "nls_utf8", "nls_iso8859_1", "efivarfs"]);
+    expect(text("modules.load").trim().split("\n")).toEqual(["sd_mod", "md_mod", "raid0", "raid1", "dm_mod", "dm_raid", "ext4", "vfat", "nls_cp437", "nls_ascii", "nls_utf8", "nls_iso8859_1", "efivarfs", "ipmi_devintf"]);
     // ext4's softdep (crypto-crc32c) resolved to modules the image carries.
     expect(text("modules.softdep")).toContain("softdep ext4 pre: crc32c_intel crc32c_generic\n");
     for (const m of ["crc32c_intel", "crc32c_generic"]) expect(dep.has(m)).toBe(true);
