@@ -131,21 +131,23 @@ function guard(o: ApiserverOptions): Interceptor {
   };
 }
 
-/** A queue of Wait messages, read by the stream's generator. */
+/** A queue of Wait messages, read by the stream's generator; "end" once the client has gone. */
 class WaitQueue {
   readonly #items: (JsonValue | "end")[] = [];
+  readonly #signal: AbortSignal;
   #wake: (() => void) | undefined;
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener("abort", () => this.#wake?.(), { once: true });
+  }
   push(v: JsonValue | "end"): void {
     this.#items.push(v);
     this.#wake?.();
   }
-  async next(signal: AbortSignal): Promise<JsonValue | "end"> {
+  async next(): Promise<JsonValue | "end"> {
     while (this.#items.length === 0) {
-      if (signal.aborted) return "end";
-      await new Promise<void>((r) => {
-        this.#wake = r;
-        signal.addEventListener("abort", () => r(), { once: true });
-      });
+      if (this.#signal.aborted) return "end";
+      await new Promise<void>((r) => (this.#wake = r));
       this.#wake = undefined;
     }
     return this.#items.shift() ?? "end";
@@ -192,7 +194,7 @@ function routes(o: ApiserverOptions) {
 
 /** Wait's messages: the allocation when there is one, then whatever `allocate` sends; no end by itself. */
 async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSignal, call: Call | undefined) {
-  const queue = new WaitQueue();
+  const queue = new WaitQueue(signal);
   let sent = 0;
   let ticker: ReturnType<typeof setInterval> | undefined;
   const done = () => {
@@ -224,7 +226,7 @@ async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSigna
   if (o.machines.keepaliveMs > 0) ticker = setInterval(() => wait.send({}), o.machines.keepaliveMs);
   try {
     for (;;) {
-      const v = await queue.next(signal);
+      const v = await queue.next();
       if (v === "end") return;
       yield fromJson(BootServiceWaitResponseSchema, v, { ignoreUnknownFields: true });
     }

@@ -70,17 +70,24 @@ function inputHash(p: UpstreamProtos): string {
 export function upstreamDescriptorSet(p: UpstreamProtos, buildDir = join(REPO, "build/upstream-protos")): string {
   const out = join(buildDir, `${inputHash(p)}.binpb`);
   if (existsSync(out) && statSync(out).size > 0) return out;
-  const ws = join(buildDir, "workspace");
+  // One workspace per process: test files may start stand-ins in parallel.
+  const ws = join(buildDir, `workspace-${process.pid}`);
   mkdirSync(ws, { recursive: true });
-  writeFileSync(join(ws, "buf.yaml"), `version: v2\nmodules:\n  - path: api\n  - path: protovalidate\n`);
-  for (const [name, target] of [["api", p.api], ["protovalidate", p.protovalidate]] as const) {
-    rmSync(join(ws, name), { force: true });
-    symlinkSync(target, join(ws, name));
+  try {
+    writeFileSync(join(ws, "buf.yaml"), `version: v2\nmodules:\n  - path: api\n  - path: protovalidate\n`);
+    for (const [name, target] of [["api", p.api], ["protovalidate", p.protovalidate]] as const) {
+      rmSync(join(ws, name), { force: true });
+      symlinkSync(target, join(ws, name));
+    }
+    const tmp = `${out}.tmp-${process.pid}`;
+    const r = Bun.spawnSync([join(REPO, "node_modules/.bin/buf"), "build", "-o", tmp], { cwd: ws, stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`buf build of the upstream protos (${p.api}, ${p.protovalidate}) failed: ${r.stderr.toString().trim()}`);
+    renameSync(tmp, out);
+  } finally {
+    // The links first, by themselves (never what they point to), then the folder.
+    for (const name of ["api", "protovalidate"]) rmSync(join(ws, name), { force: true });
+    rmSync(ws, { recursive: true, force: true });
   }
-  const tmp = `${out}.tmp-${process.pid}`;
-  const r = Bun.spawnSync([join(REPO, "node_modules/.bin/buf"), "build", "-o", tmp], { cwd: ws, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`buf build of the upstream protos (${p.api}, ${p.protovalidate}) failed: ${r.stderr.toString().trim()}`);
-  renameSync(tmp, out);
   return out;
 }
 
