@@ -1,6 +1,7 @@
 /**
  * Starts the three stand-ins (metal-boot, apiserver, image cache) as real HTTPS
- * servers. PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
+ * servers: metal-boot and the image cache on Bun.serve, the apiserver (connect-es,
+ * apiserver.ts) on node:https for connect-node (api-server.ts). PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
  * it via METAL_CA); the "api" CA signs the apiserver and is handed out by metal-boot,
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the

@@ -4,6 +4,8 @@
  * (docs/apiserver.md). On loopback; needs openssl for the stand-ins' PKI.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { ConnectClient } from "../../../src/api/client.ts";
 import { EventReporter } from "../../../src/api/events.ts";
 import { apiVersion } from "../../../src/api/version.ts";
@@ -112,7 +114,10 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     expect(raw.status).toBe(400);
     // protovalidate-go's words (validation.ts), and the violation as a buf.validate.Violations detail.
     expect(json(raw.body).message).toBe("validation error: hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress");
-    expect(json(raw.body).details.map((d: { type: string }) => d.type)).toEqual(["buf.validate.Violations"]);
+    const details = json(raw.body).details as { type: string; value: string }[];
+    expect(details.map((d) => d.type)).toEqual(["buf.validate.Violations"]);
+    const violations = fromBinary(ViolationsSchema, new Uint8Array(Buffer.from(details[0]?.value ?? "", "base64"))).violations;
+    expect(violations.map((v) => [v.ruleId, v.message, v.field?.elements.map((e) => e.fieldName).join(".")])).toEqual([["string.macaddress", "this string must be a valid macaddress", "hardware.nics.neighbors.mac"]]);
     const e = toAgentError(await register(api(machineToken()), req([neigh("leaf01", "Ethernet1"), neigh("leaf02", "0c:00:00:00:00:02")]), ["leaf01", "leaf02"]).catch((x) => x));
     expect(e.code).toBe("api_error");
     expect(e.message).toStartWith("apiserver refused Register: a NIC or LLDP neighbour has a MAC the apiserver does not accept");
