@@ -37,7 +37,8 @@ export function findUpstreamProtos(env: NodeJS.ProcessEnv = process.env, repo = 
   }
   if (!api) return "metal-stack/api's protos not found (no shared/reference/metal-stack-api/proto above the repository, METAL_API_REFERENCE unset)";
   if (!pv) return "protovalidate's validate.proto not found (no shared/reference/protovalidate/proto/protovalidate above the repository, METAL_PROTOVALIDATE_REFERENCE unset)";
-  if (!existsSync(join(pv, "buf/validate/validate.proto"))) return `${pv}: no buf/validate/validate.proto`;
+  if (!existsSync(join(api, "metalstack"))) return `metal-stack/api's protos not found: ${api} has no metalstack/ (METAL_API_REFERENCE?)`;
+  if (!existsSync(join(pv, "buf/validate/validate.proto"))) return `protovalidate's validate.proto not found: ${pv} has no buf/validate/validate.proto (METAL_PROTOVALIDATE_REFERENCE?)`;
   return { api, protovalidate: pv };
 }
 

@@ -212,6 +212,12 @@ describe("the upstream protos missing", () => {
     expect([e?.code, e?.rawMessage]).toEqual([Code.InvalidArgument, "validation error: uuid: must be a valid UUID"]);
   });
 
+  test("a reference variable naming a folder without the protos is reported, not crashed on", () => {
+    const said: string[] = [];
+    expect(requestValidator((l) => said.push(l), { METAL_API_REFERENCE: "/nonexistent", CI: "false" }).source).toBe("fallback");
+    expect(said).toEqual([expect.stringContaining("metal-stack/api's protos not found: /nonexistent has no metalstack/ (METAL_API_REFERENCE?)")]);
+  });
+
   test("under CI=true their absence is an error", () => {
     expect(() => requestValidator(() => {}, { ...none, CI: "true" })).toThrow(/under CI the upstream validation rules are required/);
   });
