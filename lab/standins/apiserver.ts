@@ -1,23 +1,34 @@
 /**
- * apiserver stand-in speaking the Connect protocol (JSON), as strict as the real one
- * (rules.ts names each upstream source): requests decoded as protojson with unknown
- * fields and unknown enum names dropped (protojson DiscardUnknown), permissions by
- * the method's role options and the token's subject, Register's validation and the
- * two-switch rule. Wait (metal-apiserver machine.go:1322-1378) sends no headers before
- * its first message, no keepalives, and never ends by itself: the allocation at once
- * when there is one, else when POST /_standin/allocate (or --allocate-after) gives
- * one. Faults (faults.ts) and `keepaliveMs` are test-only deviations, off by default.
+ * The apiserver stand-in on connect-es (@connectrpc/connect + connect-node: the Connect
+ * protocol as connect-go speaks it), as strict as the real one: the services are connect-es
+ * implementations over the generated descriptors (src/gen); requests are decoded as protojson
+ * with unknown fields and unknown enum names dropped (connect-es' default, as connect-go's
+ * protojson DiscardUnknown); an interceptor runs what the real server's interceptors do, in
+ * their order (metal-stack/metal-apiserver@3f09705a pkg/service/services.go:140
+ * allInfraInterceptors: authz, then validation): permissions by the method's role options and
+ * the token's subject (rules.ts), then protovalidate with the upstream rules (validation.ts);
+ * the handlers add the rules that live in Go code (rules.ts: Register's nil checks and the
+ * two-switch rule, not_found for unknown machines). Wait (metal-apiserver
+ * pkg/repository/machine.go:1322-1378) sends no headers before its first message, no
+ * keepalives, and never ends by itself: the allocation at once when there is one, else when
+ * POST /_standin/allocate (or --allocate-after) gives one. Faults (faults.ts) and
+ * `keepaliveMs` are test-only deviations, off by default.
  */
-import { create, fromJson, toJson, type DescMethod, type JsonValue } from "@bufbuild/protobuf";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { create, fromJson, toJson, type DescMethod, type JsonValue, type Message } from "@bufbuild/protobuf";
+import { Code, ConnectError, createConnectRouter, createContextKey, createContextValues, type Interceptor } from "@connectrpc/connect";
+import { codeFromString, codeToString } from "@connectrpc/connect/protocol-connect";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { HealthService } from "../../src/gen/metalstack/api/v2/health_pb.ts";
 import { MachineProvisioningEventType } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
-import { BootService, BootServiceInstallationSucceededResponseSchema, BootServiceRegisterResponseSchema, BootServiceSuperUserPasswordResponseSchema, type BootServiceInstallationSucceededRequest, type BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
-import { EventService, EventServiceSendResponseSchema, type EventServiceSendRequest } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
-import type { FaultBox } from "./faults.ts";
+import { BootService, BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { EventService, EventServiceSendResponseSchema } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
+import type { Fault, FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
-import { authorize, installationRefusal, registerRefusal, waitRefusal, type Subject } from "./rules.ts";
+import { authorize, installationRefusal, registerRefusal, waitRefusal, type Refusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
+import type { RequestValidator } from "./validation.ts";
 
 export interface ApiCall {
   readonly procedure: string;
@@ -28,19 +39,32 @@ export interface ApiCall {
   readonly refused?: string;
 }
 
-/** connect-go's HTTP status per code (connectrpc.com/docs/protocol). */
-const CODE_STATUS: Record<string, number> = { unauthenticated: 401, permission_denied: 403, unavailable: 503, not_found: 404, invalid_argument: 400, failed_precondition: 400, unimplemented: 501, internal: 500 };
-
-const connectError = (code: string, message: string) => Response.json({ code, message }, { status: CODE_STATUS[code] ?? 500 });
-
-const METHODS = new Map<string, DescMethod>(
-  [BootService, EventService, VersionService, HealthService].flatMap((s) => s.methods.map((m) => [`/${s.typeName}/${m.name}`, m] as const)),
-);
-
 /** The stand-in apiserver's version (VersionService/Get). */
 export const STANDIN_VERSION = { version: "v0.5.0-standin", revision: "standin", gitSha1: "0000000", buildDate: "2026-01-01" };
 
-function envelope(flags: number, value: unknown): Uint8Array {
+export interface ApiserverOptions {
+  readonly tokens: TokenIssuer;
+  readonly faults: FaultBox;
+  readonly calls: ApiCall[];
+  readonly machines: MachineBook;
+  readonly validator: RequestValidator;
+}
+
+/** One call as the handlers see it: its fault, the bookkeeping, and how to reset its connection. */
+interface Call {
+  readonly fault: Fault;
+  /** Records the call once (answered, or refused with a connect code). */
+  record(message: Message | undefined, refused?: string): void;
+  /** Resets the connection (no end-of-stream): a proxy or a restarting apiserver. */
+  cut(): void;
+}
+const CALL = createContextKey<Call | undefined>(undefined, { description: "stand-in call" });
+
+const refused = (r: Refusal) => new ConnectError(r.message, codeFromString(r.code) ?? Code.Unknown);
+const connectCode = (e: unknown) => codeToString(ConnectError.from(e).code);
+
+/** A Connect envelope (flags, 4-byte length, data) of JSON: only for the truncation fault. */
+function encodeFrame(flags: number, value: unknown): Uint8Array {
   const data = new TextEncoder().encode(JSON.stringify(value));
   const out = new Uint8Array(5 + data.byteLength);
   new DataView(out.buffer).setUint8(0, flags);
@@ -49,186 +73,220 @@ function envelope(flags: number, value: unknown): Uint8Array {
   return out;
 }
 
-export interface ApiserverOptions {
-  readonly tokens: TokenIssuer;
-  readonly faults: FaultBox;
-  readonly calls: ApiCall[];
-  readonly machines: MachineBook;
-}
-
+/** A request's uuid field (machine-role methods compare it with the token's subject). */
+const uuidOf = (m: Message): string | undefined => ("uuid" in m && typeof m.uuid === "string" ? m.uuid : undefined);
 
 /**
- * A Wait answer. Headers only with the first message (the Response is returned when
- * there is something to send); the stream stays open after the allocation (upstream
- * loops until the client goes away).
+ * What the real interceptors do before a handler runs: the fault's 401/503, authz by role and
+ * subject, then protovalidate (metal-apiserver pkg/service/services.go:140); every refusal is
+ * recorded with its code.
  */
-function waitAnswer(o: ApiserverOptions, uuid: string, f: { streamError?: string; streamTruncate?: boolean }): Promise<Response> {
-  const headers = { "content-type": "application/connect+json" };
-  const allocation = o.machines.allocations.get(uuid);
-  if (f.streamTruncate) {
-    const first = envelope(0, allocation ? waitMessage(allocation) : {});
-    return Promise.resolve(new Response(first.slice(0, first.byteLength - 3), { headers }));
-  }
-  if (f.streamError) return Promise.resolve(new Response(envelope(2, { error: { code: f.streamError, message: "stand-in fault" } }), { headers }));
-  return new Promise((resolve) => {
-    let ctl: ReadableStreamDefaultController<Uint8Array> | undefined;
-    const queued: Uint8Array[] = [];
-    let answered = false;
-    let ticker: ReturnType<typeof setInterval> | undefined;
-    let sent = 0;
-    const answer = () => {
-      if (answered) return;
-      answered = true;
-      resolve(
-        new Response(
-          new ReadableStream<Uint8Array>({
-            start(c) {
-              ctl = c;
-              for (const q of queued.splice(0)) c.enqueue(q);
-            },
-            cancel: () => done(),
-          }),
-          { headers },
-        ),
-      );
+function guard(o: ApiserverOptions): Interceptor {
+  return (next) => async (req) => {
+    const call = req.contextValues.get(CALL);
+    const check = (message: Message) => {
+      if (call?.fault.status === 401) throw new ConnectError("stand-in fault: token refused", Code.Unauthenticated);
+      if (call?.fault.status === 503) throw new ConnectError("stand-in fault: try again", Code.Unavailable);
+      const auth = /^Bearer (\S+)$/.exec(req.header.get("authorization") ?? "");
+      const subject: Subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+      const denied = authorize(req.method, subject, uuidOf(message));
+      if (denied) throw refused(denied);
+      o.validator.check(req.method.input, message);
     };
-    const push = (b: Uint8Array) => {
-      if (ctl) ctl.enqueue(b);
-      else queued.push(b);
-      answer();
-    };
-    const wait: OpenWait = {
-      uuid,
-      get sent() {
-        return sent;
-      },
-      send: (v) => {
-        sent += 1;
-        push(envelope(0, v));
-      },
-      end: () => {
-        done();
-        push(envelope(2, {}));
-        ctl?.close();
-      },
-      // The connection is reset mid-body (the client sees ECONNRESET, no end-of-stream). Errored without a reason:
-      // with an Error, Bun.serve also prints it as an unhandled error in the stand-ins' process (the test run).
-      cut: () => {
-        done();
-        if (ctl) {
-          try {
-            ctl.error();
-          } catch {
-            // the client went away already
-          }
-        } else {
-          answered = true;
-          resolve(new Response(new ReadableStream({ start: (c) => c.error() }), { headers }));
+    if (!req.stream) {
+      try {
+        check(req.message);
+        const res = await next(req);
+        call?.record(req.message);
+        return res;
+      } catch (e) {
+        call?.record(req.message, connectCode(e));
+        throw e;
+      }
+    }
+    // Server streaming: the one request message is read, checked, and handed on; errors the
+    // handler raises while streaming (Wait's not_found) are recorded too.
+    const input: Message[] = [];
+    for await (const m of req.message) input.push(m);
+    try {
+      for (const m of input) check(m);
+    } catch (e) {
+      call?.record(input[0], connectCode(e));
+      throw e;
+    }
+    const res = await next({ ...req, message: (async function* () { yield* input; })() });
+    if (!res.stream) return res;
+    const output = res.message;
+    return {
+      ...res,
+      message: (async function* () {
+        try {
+          yield* output;
+        } catch (e) {
+          call?.record(input[0], connectCode(e));
+          throw e;
         }
-      },
+      })(),
     };
-    const done = () => {
-      if (ticker) clearInterval(ticker);
-      o.machines.open.delete(wait);
-    };
-    o.machines.open.add(wait);
-    if (allocation) wait.send(waitMessage(allocation));
-    // Test-only deviation (upstream sends none): empty messages at an interval.
-    if (o.machines.keepaliveMs > 0) ticker = setInterval(() => wait.send({}), o.machines.keepaliveMs);
-  });
+  };
 }
 
-export function apiserverHandler(o: ApiserverOptions) {
-  return async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
-    const method = METHODS.get(url.pathname);
-    // connect-go: an unknown procedure is a plain 404.
-    if (!method || req.method !== "POST") return new Response("404 page not found\n", { status: 404 });
-    const procedure = `${method.parent.typeName}/${method.name}`;
-    const streaming = method.methodKind === "server_streaming";
-    const raw = new Uint8Array(await req.arrayBuffer());
-    const f = o.faults.take();
-    if (f.slowMs) await Bun.sleep(f.slowMs);
-    if (f.status === 401) return connectError("unauthenticated", "stand-in fault: token refused");
-    if (f.status === 503) return connectError("unavailable", "stand-in fault: try again");
-    if (f.status) return new Response("stand-in fault", { status: f.status });
-    const ct = req.headers.get("content-type");
-    if (ct !== (streaming ? "application/connect+json" : "application/json")) return connectError("invalid_argument", `unexpected content-type ${ct}`);
-    let message;
-    try {
-      // protojson with DiscardUnknown: unknown fields and unknown enum value names are dropped. The
-      // apiserver's handlers are connect-go's, whose JSON codec unmarshals with
-      // protojson.UnmarshalOptions{DiscardUnknown: true} (connectrpc.com/connect codec.go
-      // protoJSONCodec; not in ../shared/reference, see ../shared/FIELD-NOTES.md section 6).
-      message = fromJson(method.input, JSON.parse(new TextDecoder().decode(streaming ? raw.slice(5) : raw)) as JsonValue, { ignoreUnknownFields: true });
-    } catch (e) {
-      return connectError("invalid_argument", `unmarshal into ${method.input.typeName}: ${(e as Error).message}`);
+/** A queue of Wait messages, read by the stream's generator; "end" once the client has gone. */
+class WaitQueue {
+  readonly #items: (JsonValue | "end")[] = [];
+  readonly #signal: AbortSignal;
+  #wake: (() => void) | undefined;
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener("abort", () => this.#wake?.(), { once: true });
+  }
+  push(v: JsonValue | "end"): void {
+    this.#items.push(v);
+    this.#wake?.();
+  }
+  async next(): Promise<JsonValue | "end"> {
+    while (this.#items.length === 0) {
+      if (this.#signal.aborted) return "end";
+      await new Promise<void>((r) => (this.#wake = r));
+      this.#wake = undefined;
     }
-    const requestJson = toJson(method.input, message);
-    const auth = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "");
-    const subject: Subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
-    const requestUuid = "uuid" in message && typeof message.uuid === "string" ? message.uuid : undefined;
-    const record = (refused?: string) => o.calls.push({ procedure, uuid: subject?.kind === "machine" ? subject.uuid : undefined, request: requestJson, ...(refused ? { refused } : {}) });
-    const denied = authorize(method, subject, requestUuid);
-    if (denied) {
-      record(denied.code);
-      return connectError(denied.code, denied.message);
-    }
-    if (method === VersionService.method.get) {
-      record();
-      return Response.json({ version: STANDIN_VERSION });
-    }
-    if (method === HealthService.method.get) {
-      record();
-      return Response.json({ health: { services: [] } });
-    }
-    if (method === EventService.method.send) {
-      // machine.go:110 ToProvisioningEventType fails for a type it does not know (an
+    return this.#items.shift() ?? "end";
+  }
+}
+
+function routes(o: ApiserverOptions) {
+  return createConnectRouter({ interceptors: [guard(o)], jsonOptions: { ignoreUnknownFields: true } })
+    .service(VersionService, { get: () => ({ version: STANDIN_VERSION }) })
+    .service(HealthService, { get: () => ({ health: { services: [] } }) })
+    .service(EventService, {
+      // metal-apiserver machine.go:110 ToProvisioningEventType fails for a type it does not know (an
       // unknown name was dropped to UNSPECIFIED): that machine's events are not stored.
-      const events = (message as EventServiceSendRequest).events;
-      const failed = Object.entries(events).filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED).map(([k]) => k);
-      record();
-      return Response.json(toJson(EventServiceSendResponseSchema, create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(events).length - failed.length), failed })));
-    }
-    if (method === BootService.method.register) {
-      const r = message as BootServiceRegisterRequest;
-      const refusal = registerRefusal(r, o.machines.switchRule) ?? o.machines.connectSwitches(r);
-      if (refusal) {
-        record(refusal.code);
-        return connectError(refusal.code, refusal.message);
-      }
-      record();
-      o.machines.register(r.uuid, requestJson as Record<string, unknown>);
-      return Response.json(toJson(BootServiceRegisterResponseSchema, create(BootServiceRegisterResponseSchema, { uuid: r.uuid, size: o.machines.size, partition: r.partition })));
-    }
-    if (method === BootService.method.wait) {
-      // machine.go:1326-1329 Wait: the machine is looked up first; one that never registered is not_found.
-      const refusal = waitRefusal(requestUuid ?? "", o.machines);
-      if (refusal) {
-        record(refusal.code);
-        return connectError(refusal.code, refusal.message);
-      }
-      record();
-      return waitAnswer(o, requestUuid ?? "", f);
-    }
-    if (method === BootService.method.installationSucceeded) {
-      const r = message as BootServiceInstallationSucceededRequest;
-      const refusal = installationRefusal(r, o.machines);
-      if (refusal) {
-        record(refusal.code);
-        return connectError(refusal.code, refusal.message);
-      }
-      record();
-      o.machines.installed.set(r.uuid, r.consolePassword);
-      return Response.json(toJson(BootServiceInstallationSucceededResponseSchema, create(BootServiceInstallationSucceededResponseSchema, {})));
-    }
-    if (method === BootService.method.superUserPassword) {
+      send(r) {
+        const failed = Object.entries(r.events).filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED).map(([k]) => k);
+        return create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(r.events).length - failed.length), failed });
+      },
+    })
+    .service(BootService, {
+      register(r) {
+        const refusal = registerRefusal(r, o.machines.switchRule) ?? o.machines.connectSwitches(r);
+        if (refusal) throw refused(refusal);
+        o.machines.register(r.uuid, toJson(BootService.method.register.input, r) as Record<string, unknown>);
+        return { uuid: r.uuid, size: o.machines.size, partition: r.partition };
+      },
+      installationSucceeded(r) {
+        const refusal = installationRefusal(r, o.machines);
+        if (refusal) throw refused(refusal);
+        o.machines.installed.set(r.uuid, r.consolePassword);
+        return {};
+      },
       // metal-stack/metal-apiserver@3f09705a pkg/service/infra/boot/boot-service.go:74-81: the configured password, feature_disabled when there is none.
-      record();
-      const pw = o.machines.superUserPassword ?? "";
-      return Response.json(toJson(BootServiceSuperUserPasswordResponseSchema, create(BootServiceSuperUserPasswordResponseSchema, { featureDisabled: pw === "", superUserPassword: pw })));
+      superUserPassword: () => {
+        const pw = o.machines.superUserPassword ?? "";
+        return { featureDisabled: pw === "", superUserPassword: pw };
+      },
+      async *wait(r, ctx) {
+        const call = ctx.values.get(CALL);
+        // machine.go:1326-1329 Wait: the machine is looked up first; one that never registered is not_found.
+        const refusal = waitRefusal(r.uuid, o.machines);
+        if (refusal) throw refused(refusal);
+        call?.record(r);
+        if (call?.fault.streamError) throw new ConnectError("stand-in fault", codeFromString(call.fault.streamError) ?? Code.Unknown);
+        yield* waitStream(o, r.uuid, ctx.signal, call);
+      },
+    });
+}
+
+/** Wait's messages: the allocation when there is one, then whatever `allocate` sends; no end by itself. */
+async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSignal, call: Call | undefined) {
+  const queue = new WaitQueue(signal);
+  let sent = 0;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const done = () => {
+    if (ticker) clearInterval(ticker);
+    o.machines.open.delete(wait);
+  };
+  const wait: OpenWait = {
+    uuid,
+    get sent() {
+      return sent;
+    },
+    send: (v) => {
+      sent += 1;
+      queue.push(v as JsonValue);
+    },
+    end: () => {
+      done();
+      queue.push("end");
+    },
+    cut: () => {
+      done();
+      call?.cut();
+    },
+  };
+  o.machines.open.add(wait);
+  const allocation = o.machines.allocations.get(uuid);
+  if (allocation) wait.send(waitMessage(allocation));
+  // Test-only deviation (upstream sends none): empty messages at an interval.
+  if (o.machines.keepaliveMs > 0) ticker = setInterval(() => wait.send({}), o.machines.keepaliveMs);
+  try {
+    for (;;) {
+      const v = await queue.next();
+      if (v === "end") return;
+      yield fromJson(BootServiceWaitResponseSchema, v, { ignoreUnknownFields: true });
     }
-    record("unimplemented");
-    return connectError("unimplemented", `${procedure} is not implemented by the stand-in`);
+  } finally {
+    done();
+  }
+}
+
+/**
+ * The apiserver as a node:http(s) request listener (connect-node's universal request and
+ * response over the already-read body, so the stand-ins' request log has it). An unknown
+ * procedure is connect-go's plain 404; faults other than 401/503 and Wait's truncation are
+ * answered here, below the protocol.
+ */
+export function apiserverListener(o: ApiserverOptions) {
+  const router = routes(o);
+  const handlers = new Map(router.handlers.map((h) => [h.requestPath, h] as const));
+  return async (req: IncomingMessage, res: ServerResponse, body: Uint8Array): Promise<void> => {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    const h = handlers.get(path);
+    if (!h || req.method !== "POST") {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("404 page not found\n");
+      return;
+    }
+    const method: DescMethod = h.method;
+    const fault = o.faults.take();
+    if (fault.slowMs) await Bun.sleep(fault.slowMs);
+    if (fault.status && fault.status !== 401 && fault.status !== 503) {
+      res.writeHead(fault.status, { "content-type": "text/plain" }).end("stand-in fault");
+      return;
+    }
+    if (fault.streamTruncate && method === BootService.method.wait) {
+      // Test-only: the first message cut 3 bytes short of its end, then the body ends.
+      const allocation = o.machines.allocations.get(JSON.parse(new TextDecoder().decode(body.slice(5)) || "{}").uuid ?? "");
+      const first = encodeFrame(0, allocation ? waitMessage(allocation) : {});
+      res.writeHead(200, { "content-type": "application/connect+json" }).end(first.slice(0, first.byteLength - 3));
+      return;
+    }
+    let recorded = false;
+    const call: Call = {
+      fault,
+      record(message, refusedWith) {
+        if (recorded) return;
+        recorded = true;
+        const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
+        const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+        o.calls.push({ procedure: `${method.parent.typeName}/${method.name}`, uuid: subject?.kind === "machine" ? subject.uuid : undefined, request: message ? toJson(method.input, message) : undefined, ...(refusedWith ? { refused: refusedWith } : {}) });
+      },
+      cut: () => req.socket.destroy(),
+    };
+    const uReq = { ...universalRequestFromNodeRequest(req, res, undefined, createContextValues().set(CALL, call)), body: (async function* () { yield body; })() };
+    try {
+      await universalResponseToNodeResponse(await h(uReq), res);
+    } catch {
+      // the client went away, or the connection was cut on purpose
+      res.destroy();
+    }
   };
 }

@@ -14,9 +14,11 @@
  * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
  * real server; for a lab whose NICs see no LLDP peers). --switches FILE is the switch table
  * (lab/standins/switches.ts): Register connects the machine to its ports as the apiserver
- * does and DIR/connections.json names them. Writes DIR/standins.json (URLs, CA files, pid), logs every
- * request as a JSON line to DIR/requests.jsonl, prints one "ready" JSON line, and runs
- * until SIGTERM/SIGINT.
+ * does and DIR/connections.json names them. The apiserver checks requests with the
+ * upstream protos' rules (validation.ts, compiled once into build/upstream-protos/); without the
+ * reference it says so in one line on stderr and uses the project's own (under CI=true: exits).
+ * Writes DIR/standins.json (URLs, CA files, pid), logs every request as a JSON line to
+ * DIR/requests.jsonl, prints one "ready" JSON line, and runs until SIGTERM/SIGINT.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

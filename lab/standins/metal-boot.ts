@@ -2,7 +2,10 @@
  * metal-boot stand-in in pixie's shape: GET /config/{id} mints a machine token for ANY
  * uuid (pixiecore/http.go:232-271 handleConfig) and answers pixie's MetalConfig
  * (api/api.go: snake_case, omitempty), plus our two optional extensions `ca` and
- * `image_cache_url` (docs/metal-boot.md) when set.
+ * `image_cache_url` (docs/metal-boot.md) when set. Each answer is a fresh object: pixie
+ * writes the token into its one shared MetalConfig before marshalling it
+ * (metal-stack/pixie@8b0f1da5 pixiecore/http.go:253), so two machines asking at once can get
+ * each other's token (test/lab/standins/metal-boot.test.ts asks for 64 uuids at once).
  */
 import type { FaultBox } from "./faults.ts";
 import type { TokenIssuer } from "./tokens.ts";

@@ -1,6 +1,7 @@
 /**
  * Starts the three stand-ins (metal-boot, apiserver, image cache) as real HTTPS
- * servers. PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
+ * servers: metal-boot and the image cache on Bun.serve, the apiserver (connect-es,
+ * apiserver.ts) on node:https for connect-node (api-server.ts). PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
  * it via METAL_CA); the "api" CA signs the apiserver and is handed out by metal-boot,
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
@@ -11,7 +12,9 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { apiserverHandler, type ApiCall } from "./apiserver.ts";
+import { apiserverListener, type ApiCall } from "./apiserver.ts";
+import { serveApi } from "./api-server.ts";
+import { requestValidator } from "./validation.ts";
 import { FaultBox, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
@@ -81,38 +84,38 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
 
   // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
   const metalBoot: MetalBootOptions = { machines, defaultPartition: o.machines[0]?.partition ?? "lab", tokens, apiserverUrl: "", imageCacheUrl: undefined, ca: apiCa.pem, faults: faults.boot };
-  const handlers: Record<Role, (r: Request) => Promise<Response>> = {
+  const validator = requestValidator();
+  const handlers: Record<Exclude<Role, "api">, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),
-    api: apiserverHandler({ tokens, faults: faults.api, calls, machines: book }),
     images: imageCacheHandler({ faults: faults.images, image }),
   };
-  const servers = ROLES.map((role) =>
-    Bun.serve({
+  const api = apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator });
+  const control = async (role: Role, path: string, req: Request): Promise<Response | undefined> => {
+    if (path === "/_standin/fault" && req.method === "POST") {
+      faults[role].set((await req.json()) as Fault);
+      return Response.json({ ok: true });
+    }
+    if (path === "/_standin/calls") return Response.json({ calls, requests: log.entries.map(({ headers: _h, body: _b, ...e }) => e) });
+    if (role === "api" && path.startsWith("/_standin/")) return apiControl(book, path, req);
+    return undefined;
+  };
+  const servers: { port: number; stop(): Promise<void> }[] = await Promise.all(ROLES.map(async (role) => {
+    if (role === "api") return serveApi(o.listen.api, certs.api, log, control, api);
+    const s = Bun.serve({
       hostname: o.listen[role].host,
       port: o.listen[role].port,
       tls: certs[role],
       idleTimeout: 30,
       async fetch(req, server) {
         const path = new URL(req.url).pathname;
-        let res: Response;
         const body = req.method === "POST" ? await req.clone().text() : "";
-        // A Wait stream may stay open for hours (the lab): no idle timeout for it.
-        if (path.endsWith("/Wait")) server.timeout(req, 0);
-        if (path === "/_standin/fault" && req.method === "POST") {
-          faults[role].set((await req.json()) as Fault);
-          res = Response.json({ ok: true });
-        } else if (role === "api" && path.startsWith("/_standin/") && path !== "/_standin/calls") {
-          res = await apiControl(book, path, req);
-        } else if (path === "/_standin/calls") {
-          res = Response.json({ calls, requests: log.entries.map(({ headers: _h, body: _b, ...e }) => e) });
-        } else {
-          res = await handlers[role](req);
-        }
+        const res = (await control(role, path, req)) ?? (await handlers[role](req));
         log.add({ time: new Date().toISOString(), server: role, method: req.method, path, source: server.requestIP(req)?.address ?? null, status: res.status, headers: Object.fromEntries(req.headers), body });
         return res;
       },
-    }),
-  );
+    });
+    return { port: s.port ?? 0, stop: () => s.stop(true) };
+  }));
   const urls = Object.fromEntries(
     ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${servers[i]?.port}`]),
   ) as Record<Role, string>;
@@ -131,7 +134,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     imagePath: IMAGE_PATH,
     metalBoot,
     async stop() {
-      await Promise.all(servers.map((s) => s.stop(true)));
+      await Promise.all(servers.map((s) => s.stop()));
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The stand-ins refuse what the real servers refuse (lab/standins/rules.ts names
- * each upstream source), and the agent handles each refusal as documented
+ * The stand-ins refuse what the real servers refuse (lab/standins/rules.ts and
+ * validation.ts name each upstream source), and the agent handles each refusal as documented
  * (docs/apiserver.md). On loopback; needs openssl for the stand-ins' PKI.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { fromBinary } from "@bufbuild/protobuf";
+import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { ConnectClient } from "../../../src/api/client.ts";
 import { EventReporter } from "../../../src/api/events.ts";
 import { apiVersion } from "../../../src/api/version.ts";
@@ -110,7 +112,12 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
   test("Register with a neighbour port id that is not a MAC: invalid_argument naming the field", async () => {
     const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: UUID, partition: "fra-equ01", hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: [{ mac: "swp1", name: "swp1", hostname: "leaf01" }] }] }, bios: {} }, machineToken());
     expect(raw.status).toBe(400);
-    expect(json(raw.body).message).toContain("hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress [string.macaddress]");
+    // protovalidate-go's words (validation.ts), and the violation as a buf.validate.Violations detail.
+    expect(json(raw.body).message).toBe("validation error: hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress");
+    const details = json(raw.body).details as { type: string; value: string }[];
+    expect(details.map((d) => d.type)).toEqual(["buf.validate.Violations"]);
+    const violations = fromBinary(ViolationsSchema, new Uint8Array(Buffer.from(details[0]?.value ?? "", "base64"))).violations;
+    expect(violations.map((v) => [v.ruleId, v.message, v.field?.elements.map((e) => e.fieldName).join(".")])).toEqual([["string.macaddress", "this string must be a valid macaddress", "hardware.nics.neighbors.mac"]]);
     // The agent never sends such a neighbour: one with no MAC anywhere (port id and chassis id) is left out,
     // so here leaf01 is missing and the two-switch rule refuses Register instead.
     const e = toAgentError(await register(api(machineToken()), req([neigh("leaf01", "Ethernet1"), neigh("leaf02", "0c:00:00:00:00:02")]), ["leaf01", "leaf02"]).catch((x) => x));
@@ -130,12 +137,13 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     expect(raw.status).toBe(400);
     const m = json(raw.body).message as string;
     for (const want of [
-      "uuid: value must be a valid UUID",
-      "partition: must be within 2 and 128 characters",
-      "hardware.nics[0].name: must be within 2 and 128 characters",
-      "hardware.disks[0].name: must be within 2 and 128 characters [string.is_name]",
-      "hardware.cpus[0].model: value length must be at most 256 characters [string.max_len]",
-      "hardware.gpus[0].vendor: value length must be at most 256 characters [string.max_len]",
+      "validation errors:\n - ",
+      "\n - uuid: must be a valid UUID",
+      "\n - partition: must be within 2 and 128 characters",
+      "\n - hardware.nics[0].name: must be within 2 and 128 characters",
+      "\n - hardware.disks[0].name: must be within 2 and 128 characters",
+      "\n - hardware.cpus[0].model: must be at most 256 characters",
+      "\n - hardware.gpus[0].vendor: must be at most 256 characters",
     ])
       expect(m).toContain(want);
     // At the limits: accepted (a 256-character model, a two-letter disk name).
