@@ -15,7 +15,7 @@ SRC := $(shell find src -name '*.ts') package.json
 # Each area adds its targets in mk/<area>.mk.
 -include mk/*.mk
 
-.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup docs
+.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup bench-fleet docs
 
 all: build
 
@@ -61,6 +61,12 @@ test: deps typecheck build
 
 bench-startup: build
 	$(BUN) bench/startup.ts
+
+# A rack at once (bench/fleet.ts, docs/bench.md): make bench-fleet [N=8] [SCENARIO=none|outage]
+N ?= 8
+SCENARIO ?= outage
+bench-fleet: deps
+	$(BUN) bench/fleet.ts --machines $(N) --scenario $(SCENARIO)
 
 clean:
 	rm -rf dist build

@@ -223,7 +223,7 @@ async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSigna
       call?.cut();
     },
   };
-  o.machines.open.add(wait);
+  o.machines.opened(wait);
   const allocation = o.machines.allocations.get(uuid);
   if (allocation) wait.send(waitMessage(allocation));
   // Test-only deviation (upstream sends none): empty messages at an interval.

@@ -28,6 +28,8 @@ export interface OpenWait {
   cut(): void;
 }
 
+const WAIT_OPENED_KEPT = 10_000;
+
 export class MachineBook {
   /** uuid -> the last Register request. */
   readonly registered = new Map<string, Record<string, unknown>>();
@@ -35,6 +37,8 @@ export class MachineBook {
   /** uuid -> the console password InstallationSucceeded reported. */
   readonly installed = new Map<string, string>();
   readonly open = new Set<OpenWait>();
+  /** When each Wait stream opened (ms since epoch; the last 10,000): an open Wait never answers, so the request log cannot show when it came. */
+  readonly waitOpenedAt: number[] = [];
   keepaliveMs = 0;
   /** The two-switch rule (switch.go ConnectMachineWithSwitches); off only for a lab without LLDP peers (--no-switch-rule). */
   switchRule = true;
@@ -90,6 +94,13 @@ export class MachineBook {
   }
 
   /** Cuts every open Wait stream; returns how many. */
+  /** Records an open Wait stream. */
+  opened(wait: OpenWait): void {
+    this.open.add(wait);
+    this.waitOpenedAt.push(Date.now());
+    if (this.waitOpenedAt.length > WAIT_OPENED_KEPT) this.waitOpenedAt.splice(0, this.waitOpenedAt.length - WAIT_OPENED_KEPT);
+  }
+
   breakWaits(): number {
     const n = this.open.size;
     for (const w of [...this.open]) w.cut();
@@ -98,6 +109,7 @@ export class MachineBook {
 
   reset(): void {
     this.registered.clear();
+    this.waitOpenedAt.length = 0;
     this.allocations.clear();
     this.installed.clear();
     this.breakWaits();

@@ -142,7 +142,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
 /** The apiserver's control endpoints (the lab and tests set allocations and cut streams). */
 async function apiControl(book: MachineBook, path: string, req: Request): Promise<Response> {
   if (path === "/_standin/machines" && req.method === "GET") {
-    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid), connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])) });
+    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid), waitOpenedAt: book.waitOpenedAt, connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])) });
   }
   if (path === "/_standin/switches" && req.method === "GET") return Response.json({ switches: switchTableJson(book.switches) });
   if (req.method !== "POST") return Response.json({ error: "POST expected" }, { status: 405 });

@@ -1,0 +1,293 @@
+/**
+ * A rack at once: N machines, each in its own network namespace with two NICs, one on
+ * each of two leaf bridges (leaf01, leaf02); each leaf runs one lldpd announcing every
+ * port as SONiC's lldpmgrd configures it (port id the alias `Eth1/<n>(Port<n>)`,
+ * description `Ethernet<4(n-1)>`); leaf01 also runs radvd (one /64 for the rack, RDNSS)
+ * and the stand-ins (metal-boot, apiserver with the switch table, image cache). Every
+ * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced)
+ * kept from this host's disks by construction (lab/diskless.ts). Names are unique per
+ * fleet; everything is removed by tearDown, processes ended by PID.
+ *
+ * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
+ * boot VRF gives each switch port its own), so the machines share one RA stream.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { disklessArgv } from "../diskless.ts";
+import { withPrivateRun } from "../plan.ts";
+import { waitFor } from "../wait.ts";
+
+const REPO = join(import.meta.dir, "../..");
+const DRIVER = join(REPO, "test/integration/api/agent-driver.ts");
+const STANDINS = join(REPO, "lab/standins/main.ts");
+export const FLEET_PREFIX = "2001:db8:f1::";
+export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
+export const SERVERS_PORT = 18443;
+
+export interface FleetOptions {
+  readonly machines: number;
+  /** Extra cmdline words for every agent. */
+  readonly cmdline?: string;
+  /** LLDP hello interval of the leaves (s); metal-roles uses 10, the lab 1. */
+  readonly lldpIntervalS?: number;
+}
+
+export interface LogLine extends Record<string, unknown> {
+  readonly event?: string;
+  readonly time?: string;
+}
+
+export interface FleetMachine {
+  readonly index: number;
+  readonly uuid: string;
+  readonly ns: string;
+  readonly runDir: string;
+  proc?: ReturnType<typeof Bun.spawn>;
+  readonly logs: LogLine[];
+  stderr: string;
+  startedAt: number;
+  exitCode?: number;
+  /** Peak RSS (VmHWM) of the agent process, kB, read before it ended. */
+  peakKb?: number;
+}
+
+export interface ServerRequest {
+  readonly time: string;
+  readonly source: string | null;
+  readonly server: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
+
+async function sh(argv: readonly string[]): Promise<string> {
+  const p = Bun.spawn([...argv], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  if (code !== 0) throw new Error(`${argv.join(" ")}: exit ${code}: ${err.trim()}`);
+  return out;
+}
+
+/** The uuid of machine i (unique per machine, the same in every run). */
+export const fleetUuid = (i: number) => `00000000-f1ee-7000-8000-${i.toString(16).padStart(12, "0")}`;
+
+export class Fleet {
+  readonly id = Math.random().toString(36).slice(2, 7);
+  readonly dir = mkdtempSync(join(tmpdir(), "mhf-"));
+  readonly leaves = [`mhf${this.id}-l1`, `mhf${this.id}-l2`] as const;
+  readonly machines: FleetMachine[] = [];
+  private readonly namespaces: string[] = [];
+  private readonly daemons: ReturnType<typeof Bun.spawn>[] = [];
+  readonly state = join(this.dir, "standins");
+
+  constructor(readonly opts: FleetOptions) {
+    chmodSync(this.dir, 0o755);
+  }
+
+  private nsExec(ns: string, argv: readonly string[]): string[] {
+    return ["ip", "netns", "exec", ns, ...argv];
+  }
+
+  private async addNs(name: string): Promise<void> {
+    await sh(["ip", "netns", "add", name]);
+    this.namespaces.push(name);
+    await sh(["ip", "-n", name, "link", "set", "lo", "up"]);
+  }
+
+  /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
+  async setUp(): Promise<void> {
+    const n = this.opts.machines;
+    for (const leaf of this.leaves) {
+      await this.addNs(leaf);
+      await sh(["ip", "-n", leaf, "link", "add", "br0", "type", "bridge"]);
+      await sh(["ip", "-n", leaf, "link", "set", "br0", "up"]);
+      await sh(this.nsExec(leaf, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
+    }
+    await sh(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
+    for (let i = 0; i < n; i++) {
+      const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
+      await this.addNs(m.ns);
+      for (const [k, leaf] of this.leaves.entries()) {
+        const port = `p${i}`;
+        await sh(["ip", "link", "add", port, "netns", leaf, "type", "veth", "peer", "name", `eth${k}`, "netns", m.ns, "address", `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}`]);
+        await sh(["ip", "-n", leaf, "link", "set", port, "master", "br0"]);
+        await sh(["ip", "-n", leaf, "link", "set", port, "up"]);
+      }
+      this.machines.push(m);
+    }
+    // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
+    const radvdConf = join(this.dir, "radvd.conf");
+    writeFileSync(radvdConf, `interface br0 {\n  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600; AdvSourceLLAddress on;\n  prefix ${FLEET_PREFIX}/64 { AdvOnLink on; AdvAutonomous on; };\n  RDNSS ${FLEET_PREFIX}53 { };\n};\n`);
+    const radvd = this.spawn(this.nsExec(this.leaves[0], ["radvd", "-n", "-C", radvdConf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]));
+    await this.startLldpd();
+    await this.startStandins();
+    await waitFor(() => existsSync(join(this.dir, "radvd.pid")) || radvd.exitCode !== null, 10_000, "radvd started");
+    if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}`);
+  }
+
+  private spawn(argv: readonly string[], stdout: "ignore" | "pipe" = "ignore"): ReturnType<typeof Bun.spawn> {
+    const p = Bun.spawn([...argv], { stdin: "ignore", stdout, stderr: "pipe" });
+    this.daemons.push(p);
+    return p;
+  }
+
+  /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
+  private async startLldpd(): Promise<void> {
+    for (const [k, leaf] of this.leaves.entries()) {
+      const host = `leaf0${k + 1}`;
+      const conf = join(this.dir, `lldpd-${host}.conf`);
+      const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
+      for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
+      writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
+      const sock = join(this.dir, `lldpd-${host}.sock`);
+      const p = this.spawn(this.nsExec(leaf, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf])));
+      const last = `Eth1/${this.opts.machines}(Port${this.opts.machines})`;
+      await waitFor(() => {
+        if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
+        const r = Bun.spawnSync(this.nsExec(leaf, ["lldpcli", "-u", sock, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" });
+        return r.stdout.toString().includes(last);
+      }, 30_000, `lldpd ${host} to configure its ${this.opts.machines} ports`, 100);
+    }
+  }
+
+  /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
+  private async startStandins(): Promise<void> {
+    const switches = this.leaves.map((_, k) => ({ id: `leaf0${k + 1}`, os: "sonic", ports: this.machines.map((m) => ({ name: `Ethernet${4 * m.index}`, alias: `Eth1/${m.index + 1}(Port${m.index + 1})` })) }));
+    const table = join(this.dir, "switches.json");
+    writeFileSync(table, JSON.stringify(switches));
+    const argv = [process.execPath, STANDINS, "--listen", `[${SERVERS_ADDR}]:${SERVERS_PORT}`, "--state-dir", this.state, "--switches", table, ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`])];
+    const p = this.spawn(this.nsExec(this.leaves[0], argv), "pipe");
+    await waitFor(() => {
+      if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
+      try {
+        return JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")).ready === true;
+      } catch {
+        return false;
+      }
+    }, 60_000, "the stand-ins to be ready");
+  }
+
+  /** Starts every agent at once (a rack powered on); `extra` adds cmdline words. */
+  startAgents(extra = ""): void {
+    for (const m of this.machines) {
+      const cmdline = `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
+      m.startedAt = Date.now();
+      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([process.execPath, DRIVER, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+      });
+      m.proc = proc;
+      void (async () => {
+        let buf = "";
+        for await (const chunk of proc.stderr) {
+          buf += new TextDecoder().decode(chunk);
+          const lines = buf.split("\n");
+          buf = lines.pop() ?? "";
+          for (const l of lines) {
+            m.stderr += l + "\n";
+            if (l.startsWith("{")) {
+              try {
+                m.logs.push(JSON.parse(l) as LogLine);
+              } catch {}
+            }
+          }
+        }
+      })();
+      void proc.exited.then((c) => (m.exitCode = c));
+    }
+  }
+
+  /** Machines with a log line of `event` (e.g. "provision.wait": waiting for an allocation). */
+  count(event: string): number {
+    return this.machines.filter((m) => m.logs.some((l) => l.event === event)).length;
+  }
+
+  /** The servers' answered requests (the stand-ins' request log). */
+  requests(): ServerRequest[] {
+    const f = join(this.state, "requests.jsonl");
+    if (!existsSync(f)) return [];
+    return readFileSync(f, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as ServerRequest);
+  }
+
+  /** What the apiserver stand-in holds: registrations and open Wait streams. */
+  async standinMachines(): Promise<{ registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] }> {
+    const info = JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
+    const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
+    return JSON.parse(await sh(this.nsExec(this.leaves[0], [process.execPath, "-e", get, `${info.urls.api}/_standin/machines`, info.apiCa])));
+  }
+
+  /** POST to an apiserver control endpoint. */
+  async control(path: string, body: unknown = {}): Promise<unknown> {
+    const info = JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
+    const post = `const r = await fetch(process.argv[1], { method: "POST", body: process.argv[3], tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
+    return JSON.parse(await sh(this.nsExec(this.leaves[0], [process.execPath, "-e", post, `${info.urls.api}${path}`, info.apiCa, JSON.stringify(body)])));
+  }
+
+  /**
+   * The servers go away for `ms` with their state kept, as a restart of the real ones
+   * (tokens and registrations survive): open Wait streams are cut, then the servers'
+   * address leaves leaf01 (connections fail: no neighbour answers), then comes back.
+   */
+  async outage(ms: number): Promise<{ downAt: number; upAt: number }> {
+    await this.control("/_standin/wait-break").catch(() => undefined);
+    await sh(["ip", "-n", this.leaves[0], "addr", "del", `${SERVERS_ADDR}/64`, "dev", "br0"]);
+    const downAt = Date.now();
+    await Bun.sleep(ms);
+    await sh(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
+    return { downAt, upAt: Date.now() };
+  }
+
+  /** Peak RSS of each agent's process (the Bun process under the diskless wrapper), read now. */
+  readPeaks(): void {
+    for (const m of this.machines) {
+      const pid = m.proc?.pid;
+      if (!pid) continue;
+      const kb = descendants(pid)
+        .map((p) => {
+          try {
+            const st = readFileSync(`/proc/${p}/status`, "utf8");
+            return /\bagent-driver\.ts\b/.test(readFileSync(`/proc/${p}/cmdline`, "utf8")) ? Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0) : 0;
+          } catch {
+            return 0;
+          }
+        })
+        .reduce((a, b) => Math.max(a, b), 0);
+      if (kb > 0) m.peakKb = kb;
+    }
+  }
+
+  /** Ends every agent (SIGKILL: the namespace goes with it), the daemons by PID, the namespaces and the dir. */
+  async tearDown(keep = false): Promise<void> {
+    for (const m of this.machines) {
+      try {
+        m.proc?.kill("SIGKILL");
+      } catch {}
+      await m.proc?.exited;
+    }
+    for (const d of [...this.daemons].reverse()) {
+      try {
+        d.kill("SIGTERM");
+      } catch {}
+      const ended = await Promise.race([d.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
+      if (!ended) d.kill("SIGKILL");
+      await d.exited;
+    }
+    for (const ns of this.namespaces.splice(0).reverse()) await sh(["ip", "netns", "del", ns]).catch(() => undefined);
+    if (!keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */
+function descendants(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      const kids = readFileSync(`/proc/${out[i]}/task/${out[i]}/children`, "utf8").trim();
+      if (kids) out.push(...kids.split(/\s+/).map(Number));
+    } catch {}
+  }
+  return out;
+}

@@ -1,0 +1,78 @@
+/**
+ * The fleet's figures from what the machines logged and the servers answered: how many
+ * got where, when (p50/p95/max after power-on), how the servers' load bunched up
+ * (requests per 100 ms), peak memory. Pure.
+ */
+
+export interface MachineTrace {
+  readonly startedAt: number;
+  /** event -> time (ms since epoch) of its first log line. */
+  readonly firsts: Readonly<Record<string, number>>;
+  readonly exitCode?: number;
+  readonly peakKb?: number;
+}
+
+export interface Spread {
+  readonly n: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly max: number;
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+export function spread(values: readonly number[]): Spread {
+  const s = [...values].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), max: s.at(-1) ?? NaN };
+}
+
+/** Milliseconds from power-on to `event` for every machine that logged it. */
+export function timeTo(traces: readonly MachineTrace[], event: string): Spread {
+  return spread(traces.flatMap((t) => (t.firsts[event] === undefined ? [] : [t.firsts[event] - t.startedAt])));
+}
+
+/** The most requests that began in any 100 ms bucket (aligned to `from`), among times >= from. */
+export function largestBurst(times: readonly number[], from = -Infinity, bucketMs = 100): { readonly requests: number; readonly atMs: number } {
+  const inRange = times.filter((t) => t >= from);
+  if (inRange.length === 0) return { requests: 0, atMs: NaN };
+  const origin = Number.isFinite(from) ? from : Math.min(...inRange);
+  const buckets = new Map<number, number>();
+  for (const t of inRange) {
+    const b = Math.floor((t - origin) / bucketMs);
+    buckets.set(b, (buckets.get(b) ?? 0) + 1);
+  }
+  let best = { requests: 0, atMs: NaN };
+  for (const [b, n] of buckets) if (n > best.requests) best = { requests: n, atMs: origin + b * bucketMs };
+  return best;
+}
+
+/** The first time of each event in a machine's log lines (`time` is ISO 8601). */
+export function firstTimes(logs: readonly { readonly event?: string; readonly time?: string }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const l of logs) {
+    if (!l.event || !l.time || l.event in out) continue;
+    const t = Date.parse(l.time);
+    if (!Number.isNaN(t)) out[l.event] = t;
+  }
+  return out;
+}
+
+export const fmtSpread = (s: Spread): string => (s.n === 0 ? "none" : `p50 ${(s.p50 / 1000).toFixed(2)} s, p95 ${(s.p95 / 1000).toFixed(2)} s, max ${(s.max / 1000).toFixed(2)} s (n=${s.n})`);
+
+/**
+ * When each machine came back after `upAt`: its first answered request (by source
+ * address) at or after it, plus the Wait streams opened then (an open Wait is not in the
+ * request log; each machine opens one per break).
+ */
+export function comebacks(requests: readonly { readonly time: number; readonly source: string | null; readonly path: string }[], waitOpenedAt: readonly number[], upAt: number): number[] {
+  const first = new Map<string, number>();
+  for (const r of [...requests].sort((a, b) => a.time - b.time)) {
+    if (r.time < upAt || r.path.endsWith("/Wait") || r.source === null || first.has(r.source)) continue;
+    first.set(r.source, r.time);
+  }
+  return [...first.values(), ...waitOpenedAt.filter((t) => t >= upAt)];
+}
