@@ -227,16 +227,14 @@ export class Fleet {
   }
 
   /**
-   * The servers go away for `ms` with their state kept, as a restart of the real ones
-   * (tokens and registrations survive): open Wait streams are cut, then the servers'
-   * address leaves leaf01 (connections fail: no neighbour answers), then comes back.
+   * The servers restart, their state kept (tokens and registrations survive, as the real
+   * ones keep theirs): every listener and connection closes (clients are refused), and
+   * `ms` later they listen again (POST /_standin/outage). Resolves once they answer.
    */
   async outage(ms: number): Promise<{ downAt: number; upAt: number }> {
-    await this.control("/_standin/wait-break").catch(() => undefined);
-    await sh(["ip", "-n", this.leaves[0], "addr", "del", `${SERVERS_ADDR}/64`, "dev", "br0"]);
+    await this.control("/_standin/outage", { ms });
     const downAt = Date.now();
-    await Bun.sleep(ms);
-    await sh(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
+    await waitFor(async () => Date.now() - downAt >= ms && (await this.standinMachines().then(() => true).catch(() => false)), ms + 30_000, "the servers back after the outage", 100);
     return { downAt, upAt: Date.now() };
   }
 

@@ -6,7 +6,8 @@
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
  * apiserver also POST /_standin/allocate ({uuid, allocation}), /_standin/wait-break
- * (cut the open Wait streams), /_standin/keepalive ({ms}) and /_standin/switches
+ * (cut the open Wait streams), /_standin/outage ({ms}: every server closes its listeners
+ * and connections, then listens again on the same ports, state kept), /_standin/keepalive ({ms}) and /_standin/switches
  * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
  * /_standin/machines (with each machine's switch connections) and /_standin/switches.
  */
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { apiserverListener, type ApiCall } from "./apiserver.ts";
 import { serveApi } from "./api-server.ts";
 import { requestValidator } from "./validation.ts";
-import { FaultBox, type Fault } from "./faults.ts";
+import { FaultBox, sleep, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
 import { metalBootHandler, type Machine, type MetalBootOptions } from "./metal-boot.ts";
@@ -90,7 +91,16 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     images: imageCacheHandler({ faults: faults.images, image }),
   };
   const api = apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator });
+  let outage: (ms: number) => Promise<void> = async () => {};
+  const cutWaits = () => book.breakWaits();
   const control = async (role: Role, path: string, req: Request): Promise<Response | undefined> => {
+    if (path === "/_standin/outage" && req.method === "POST") {
+      const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
+      if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });
+      // Answered first; the servers go down right after this answer is written.
+      setTimeout(() => void outage(ms), 50);
+      return Response.json({ ok: true, ms });
+    }
     if (path === "/_standin/fault" && req.method === "POST") {
       faults[role].set((await req.json()) as Fault);
       return Response.json({ ok: true });
@@ -99,11 +109,11 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     if (role === "api" && path.startsWith("/_standin/")) return apiControl(book, path, req);
     return undefined;
   };
-  const servers: { port: number; stop(): Promise<void> }[] = await Promise.all(ROLES.map(async (role) => {
-    if (role === "api") return serveApi(o.listen.api, certs.api, log, control, api);
+  const serve = async (role: Role, port: number): Promise<{ port: number; stop(): Promise<void> }> => {
+    if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, control, api);
     const s = Bun.serve({
       hostname: o.listen[role].host,
-      port: o.listen[role].port,
+      port,
       tls: certs[role],
       idleTimeout: 30,
       async fetch(req, server) {
@@ -115,7 +125,19 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
       },
     });
     return { port: s.port ?? 0, stop: () => s.stop(true) };
-  }));
+  };
+  const servers: { port: number; stop(): Promise<void> }[] = await Promise.all(ROLES.map((role) => serve(role, o.listen[role].port)));
+  /**
+   * A restart of the servers with their state kept (as the real ones keep theirs in a
+   * database): every listener and connection closes now (clients are refused), the same
+   * ports listen again after `ms`. POST /_standin/outage {ms} on any server.
+   */
+  outage = async (ms: number) => {
+    cutWaits();
+    await Promise.all(servers.map((x) => x.stop()));
+    await sleep(ms);
+    for (const [i, role] of ROLES.entries()) servers[i] = await serve(role, servers[i]?.port ?? 0);
+  };
   const urls = Object.fromEntries(
     ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${servers[i]?.port}`]),
   ) as Record<Role, string>;
