@@ -215,7 +215,7 @@ export class Fleet {
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
   async standinMachines(): Promise<{ registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] }> {
     const info = JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-    const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
+    const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(30000) }); process.stdout.write(await r.text());`;
     return JSON.parse(await sh(this.nsExec(this.leaves[0], [process.execPath, "-e", get, `${info.urls.api}/_standin/machines`, info.apiCa])));
   }
 

@@ -57,7 +57,9 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
     await waitFor(async () => {
       const dead = fleet.machines.filter((m) => m.exitCode !== undefined);
       if (dead.length > 0) return true; // reported below
-      return (await fleet.standinMachines()).openWaits.length >= o.machines;
+      // A stand-in busy with a rack's requests may answer its control endpoint late: ask again.
+      const st = await fleet.standinMachines().catch(() => undefined);
+      return (st?.openWaits.length ?? 0) >= o.machines;
     }, left(), what, 250);
   };
   try {
