@@ -12,7 +12,8 @@ APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 
 	tar attr gdisk mdadm lvm2 dmsetup e2fsprogs dosfstools util-linux nvme-cli
 SRC := $(shell find src -name '*.ts') package.json
 
-# Each area adds its targets in mk/<area>.mk.
+# `make` alone builds the agent; each area adds its targets in mk/<area>.mk.
+.DEFAULT_GOAL := all
 -include mk/*.mk
 
 .PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup docs

@@ -1,8 +1,24 @@
 # The metal-hammer initramfs (docs/initramfs.md).
 #   make initramfs [COMPRESS=xz|zstd|lz4|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>] [TOOLS=<list file>]
 # The kernel: the one Debian's linux-image-amd64 depends on, else the newest installed.
-KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst /boot/vmlinuz-%,%,$(lastword $(sort $(wildcard /boot/vmlinuz-*)))))
+# BOOT_DIR: where the kernels are (/boot; test/lab/makefile-kver.test.ts points it elsewhere).
+BOOT_DIR ?= /boot
+KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst $(BOOT_DIR)/vmlinuz-%,%,$(lastword $(sort $(wildcard $(BOOT_DIR)/vmlinuz-*)))))
 KVER := $(KVER)
+# A fresh machine has no kernel yet: KVER is read when make starts, and linux-image-amd64
+# arrives only with deps. Then make installs the Debian packages first (the rule of the
+# makefile included below), restarts (GNU make re-reads its makefiles once an included one
+# was remade) and reads KVER again. Goals that need no kernel do not install anything.
+NO_KERNEL_GOALS := deps deps-npm deps-apt all build typecheck test-unit clean docs
+KVER_DEPS_STAMP ?= build/.kver-deps.mk
+ifeq ($(KVER)$(MAKE_RESTARTS),)
+ifneq ($(filter-out $(NO_KERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(KVER_DEPS_STAMP)
+endif
+endif
+$(KVER_DEPS_STAMP): deps-apt
+	@mkdir -p $(@D)
+	@echo '# made by mk/initramfs.mk after deps-apt: make restarts and reads KVER again' > $@
 export KVER
 # xz -9 --x86: the only choice within 50 MB (make bench-initramfs; initramfs/lib/compress.ts DEFAULT_COMPRESSION).
 COMPRESS ?= xz
