@@ -18,6 +18,8 @@ export interface LabServerEnv {
   readonly allocate: boolean;
   /** How many distinct LLDP switches (lldpd) the lab machine's NICs see. */
   readonly switches: number;
+  /** The lab's NTP server (chronyd, lab/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
+  readonly ntp?: string | undefined;
 }
 
 export interface GuestFile {
@@ -59,6 +61,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         // The real Register needs neighbours on exactly two switches (switch.go); a lab run
         // with fewer lldpd peers (NICS=1, LLDP=0) says so by dropping that one rule.
         ...(env.switches === 2 ? [] : ["--no-switch-rule"]),
+        ...(env.ntp ? ["--ntp-server", env.ntp] : []),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],

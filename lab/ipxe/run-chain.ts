@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
+import { chunkLines, clockSummary, records } from "../console.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
 if (!iso || !kernel || !initrd) {
@@ -118,6 +119,7 @@ try {
   process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  for (const l of clockSummary(records(chunkLines(m.qemu.chunks, m.started)))) console.error(`lab: ${l}`);
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;
