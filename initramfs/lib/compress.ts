@@ -18,6 +18,25 @@ export const DEFAULT_COMPRESSION: Compression = "xz";
 /** The size the default initramfs must stay within (bytes; test/initramfs/size.test.ts). */
 export const SIZE_LIMIT_BYTES = 50_000_000;
 
+/**
+ * Seconds from the first byte of the initrd download to the image unpacked in memory:
+ * the download at `gbitPerS` (the NIC's line rate, payload only) plus the unpack, done
+ * after it (the kernel unpacks the initramfs once the boot loader handed it over). Pure.
+ */
+export function timeToImageS(bytes: number, unpackS: number, gbitPerS: number): number {
+  return (bytes * 8) / (gbitPerS * 1e9) + unpackS;
+}
+
+/** The name of the row with the least timeToImageS at `gbitPerS` (first on a tie). Pure. */
+export function fastestAt(rows: readonly { readonly name: string; readonly size: number; readonly unpackS: number }[], gbitPerS: number): string | undefined {
+  let best: { name: string; t: number } | undefined;
+  for (const r of rows) {
+    const t = timeToImageS(r.size, r.unpackS, gbitPerS);
+    if (!best || t < best.t) best = { name: r.name, t };
+  }
+  return best?.name;
+}
+
 export interface Compressor {
   readonly ext: string;
   /** Levels the tool accepts, and the default: lz4 -9 (fast to unpack), zstd -22 (smallest zstd), xz -9 (the default: <= 50 MB; bench/initramfs-size.ts), gzip -9. */

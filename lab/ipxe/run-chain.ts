@@ -18,13 +18,16 @@
  *      build and an ESP in the layout on uefi), so the agent goes on through wipe, layout, image,
  *      installer, InstallationSucceeded and kexec; the run then passes (exit 0) only when the
  *      installed OS said it is up with the installer's marker on its command line, else exit 1.
+ *      LAB_TIMELINE_DIR (build/lab): where the run's timeline goes (timeline.txt, timeline.svg;
+ *      lab/timeline.ts), also printed at the end.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
 import { chunkLines, clockSummary, records } from "../console.ts";
+import { phases, timelineMarks, timelineSvg, timelineTable } from "../timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
 if (!iso || !kernel || !initrd) {
@@ -119,7 +122,15 @@ try {
   process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
-  for (const l of clockSummary(records(chunkLines(m.qemu.chunks, m.started)))) console.error(`lab: ${l}`);
+  const lines = chunkLines(m.qemu.chunks, m.started);
+  for (const l of clockSummary(records(lines))) console.error(`lab: ${l}`);
+  const ps = phases(timelineMarks(lines), (m.qemu.chunks.at(-1)?.t ?? m.started) - m.started);
+  const table = timelineTable(ps);
+  const outDir = env.LAB_TIMELINE_DIR || "build/lab";
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "timeline.txt"), table + "\n");
+  writeFileSync(join(outDir, "timeline.svg"), timelineSvg(ps, `make lab (${firmware}): where the time went, ${new Date().toISOString().slice(0, 16)}Z`));
+  console.error(`lab: where the time went (console time; ${join(outDir, "timeline.svg")}):\n${table}`);
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;
