@@ -69,7 +69,7 @@ test("a first `make lab-kernel` installs the kernel package, then builds from th
   expect(r.out).not.toContain("is missing");
   expect(r.out).toContain(`lab/vmlinux.ts ${dir}/boot/vmlinuz-${FAKE_KVER} build/lab/vmlinux-${FAKE_KVER}`);
   expect(r.code).toBe(0);
-});
+}, 30_000);
 
 test("with the kernel already installed, make installs nothing", () => {
   writeFileSync(join(dir, "installed"), "");
@@ -78,10 +78,10 @@ test("with the kernel already installed, make installs nothing", () => {
   expect(r.aptCalls).toEqual([]);
   expect(r.out).toContain(`build/lab/vmlinux-${FAKE_KVER}`);
   expect(r.code).toBe(0);
-});
+}, 30_000);
 
 test("a goal that needs no kernel (typecheck) installs no Debian package", () => {
   const r = makeDryRun("typecheck");
   expect(r.aptCalls).toEqual([]);
   expect(r.code).toBe(0);
-});
+}, 30_000);
