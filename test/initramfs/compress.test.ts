@@ -11,10 +11,11 @@ describe("initramfs compressors", () => {
     expect(COMPRESSORS.xz.argv("in", 9)).toEqual(["xz", "--check=crc32", "--x86", "--lzma2=preset=9", "-T1", "-q", "-c", "in"]);
   });
 
-  test("the default is xz -9 with the x86 filter (the size target); default levels: lz4 9, zstd 22, xz 9, gzip 9; others in range are taken", () => {
-    expect(DEFAULT_COMPRESSION).toBe("xz");
-    expect(COMPRESSORS[DEFAULT_COMPRESSION].ext).toBe(".xz");
-    expect([parseLevel("lz4", undefined), parseLevel("zstd", undefined), parseLevel("xz", undefined), parseLevel("gzip", "")]).toEqual([9, 22, 9, 9]);
+  test("the default is zstd -19 (the fastest to the image at 1 Gbit/s); default levels: lz4 9, zstd 19, xz 9, gzip 9; others in range are taken", () => {
+    expect(DEFAULT_COMPRESSION).toBe("zstd");
+    expect(COMPRESSORS[DEFAULT_COMPRESSION].ext).toBe(".zst");
+    expect(COMPRESSORS[DEFAULT_COMPRESSION].kconfig).toBe("CONFIG_RD_ZSTD");
+    expect([parseLevel("lz4", undefined), parseLevel("zstd", undefined), parseLevel("xz", undefined), parseLevel("gzip", "")]).toEqual([9, 19, 9, 9]);
     expect(parseLevel("zstd", "12")).toBe(12);
   });
 
