@@ -31,14 +31,15 @@ export function timeToImageS(bytes: number, unpackS: number, gbitPerS: number): 
   return (bytes * 8) / (gbitPerS * 1e9) + unpackS;
 }
 
-/** The name of the row with the least timeToImageS at `gbitPerS` (first on a tie). Pure. */
-export function fastestAt(rows: readonly { readonly name: string; readonly size: number; readonly unpackS: number }[], gbitPerS: number): string | undefined {
-  let best: { name: string; t: number } | undefined;
-  for (const r of rows) {
-    const t = timeToImageS(r.size, r.unpackS, gbitPerS);
-    if (!best || t < best.t) best = { name: r.name, t };
-  }
-  return best?.name;
+/**
+ * The row with the least timeToImageS at `gbitPerS`; rows within `tolerance` (5 %) of it
+ * count as a tie (unpack times on a shared machine vary by more), and of those the
+ * smallest wins: a boot loader that downloads below line rate favours it. Pure.
+ */
+export function fastestAt(rows: readonly { readonly name: string; readonly size: number; readonly unpackS: number }[], gbitPerS: number, tolerance = 0.05): string | undefined {
+  const timed = rows.map((r) => ({ ...r, t: timeToImageS(r.size, r.unpackS, gbitPerS) }));
+  const best = Math.min(...timed.map((r) => r.t));
+  return timed.filter((r) => r.t <= best * (1 + tolerance)).sort((a, b) => a.size - b.size)[0]?.name;
 }
 
 export interface Compressor {
