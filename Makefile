@@ -9,10 +9,11 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # Debian packages the tests, the lab and the initramfs need.
 APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 cpio lz4 zstd \
 	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps lldpd xz-utils debian-archive-keyring \
-	tar attr gdisk mdadm lvm2 dmsetup e2fsprogs dosfstools util-linux nvme-cli pci.ids openipmi ipmitool curl
+	tar attr gdisk mdadm lvm2 dmsetup e2fsprogs dosfstools util-linux nvme-cli pci.ids openipmi ipmitool curl chrony
 SRC := $(shell find src -name '*.ts') package.json
 
-# Each area adds its targets in mk/<area>.mk.
+# `make` alone builds the agent; each area adds its targets in mk/<area>.mk.
+.DEFAULT_GOAL := all
 -include mk/*.mk
 
 .PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup bench-fleet docs

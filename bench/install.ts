@@ -1,9 +1,11 @@
 /**
  * Image install throughput and peak memory, side by side, on the same image and the
  * same target filesystem (not asserted; run as root):
- *   bun bench/install.ts [--pad-mib 256] [--runs 3] [--target DIR]
+ *   bun bench/install.ts [--pad-mib 256] [--runs 3] [--target DIR] [--proto http|https|both]
  * - metal-hammer (this agent): installImage: one download, hash inline, tar -I lz4 inline.
  * - pipeline: `curl -s URL | lz4 -d | tar -x` (the floor: no hashing, no retries).
+ * --proto both (default): the three ways over plain http, then over https (the image
+ * cache may be either: a CA made for the run, trusted by the agent and by curl).
  * - download-then-unpack (metal-hammer today, cmd/image/image.go): curl to a file on a
  *   tmpfs (the initramfs' /tmp is RAM), md5sum it, then lz4 -d | tar -x from the file.
  * Peak memory = the largest sum of VmRSS over the process tree (sampled every 20 ms),
@@ -11,20 +13,23 @@
  * The image cache stand-in runs in its own process (lab/images/server.ts).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildTestImage } from "../lab/images/build.ts";
+import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 
-const { values: v } = parseArgs({ options: { "pad-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, target: { type: "string" }, "run-ours": { type: "string" }, url: { type: "string" } } });
+const { values: v } = parseArgs({
+  options: { "pad-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, target: { type: "string" }, proto: { type: "string", default: "both" }, "run-ours": { type: "string" }, url: { type: "string" }, ca: { type: "string" } },
+});
 
 if (v["run-ours"]) {
   // Child mode: one install with the agent's code, into --run-ours DIR.
   const { HttpClient } = await import("../src/http/client.ts");
   const { installImage } = await import("../src/install/image.ts");
   const { silentLogger } = await import("../src/log/logger.ts");
-  const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log: silentLogger() });
+  const http = new HttpClient({ caBundle: v.ca ?? "/nonexistent", allowHttp: !v.ca, log: silentLogger() });
   const r = await installImage({ http, url: new URL(v.url!), root: v["run-ours"], log: silentLogger() });
   await http.close();
   process.stdout.write(JSON.stringify(r) + "\n");
@@ -62,14 +67,18 @@ async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; o
   return { ms: performance.now() - t0, peakKiB: peak, out };
 }
 
+const protos = v.proto === "both" ? ["http", "https"] : [v.proto as string];
+if (!protos.every((p) => p === "http" || p === "https")) throw new Error(`--proto ${v.proto}: expected http, https or both`);
 const work = mkdtempSync(join(tmpdir(), "mh-bench-install-"));
 const targetBase = v.target ?? join(work, "target");
 const ram = join(work, "ram");
-const server = spawn(process.execPath, [join(import.meta.dir, "../lab/images/server.ts"), join(work, "cache")], { stdio: ["ignore", "pipe", "inherit"] });
+const ca = makeCa(join(work, "pki"), "bench-ca");
+const cert = makeServerCert(ca, "image-cache", ["127.0.0.1"], []);
+writeFileSync(join(work, "pki/cert.pem"), cert.cert);
+writeFileSync(join(work, "pki/key.pem"), cert.key);
+const servers = protos.map((p) => spawn(process.execPath, [join(import.meta.dir, "../lab/images/server.ts"), join(work, "cache"), ...(p === "https" ? [join(work, "pki/cert.pem"), join(work, "pki/key.pem")] : [])], { stdio: ["ignore", "pipe", "inherit"] }));
 try {
   const img = buildTestImage(join(work, "cache/bench"), { padMib: Number(v["pad-mib"]) });
-  const port = await new Promise<string>((resolve) => server.stdout!.on("data", (d) => /PORT (\d+)/.test(String(d)) && resolve(/PORT (\d+)/.exec(String(d))![1]!)));
-  const url = `http://127.0.0.1:${port}/bench/img.tar.lz4`;
   mkdirSync(ram, { recursive: true });
   spawnSync("mount", ["-t", "tmpfs", "-o", `size=${Number(v["pad-mib"]) * 2 + 64}m`, "mh-bench-ram", ram]);
   const fresh = () => {
@@ -78,26 +87,40 @@ try {
     spawnSync("sync");
     return targetBase;
   };
-  const ways: Record<string, () => Promise<{ ms: number; peakKiB: number }>> = {
-    "metal-hammer (stream)": () => measure([process.execPath, import.meta.path, "--run-ours", fresh(), "--url", url]),
-    "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `curl -sf "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
-    "download, md5, unpack": async () => {
-      const t = fresh();
-      const r = await measure(["sh", "-c", `curl -sf -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`]);
-      // The image file lived in RAM (tmpfs) for the whole unpack.
-      return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024) };
-    },
-  };
   console.log(`image: ${(img.bytes / 2 ** 20).toFixed(1)} MiB (img.tar.lz4, ${v["pad-mib"]} MiB of random padding), target ${targetBase}, ${v.runs} run(s) each, median`);
-  for (const [name, fn] of Object.entries(ways)) {
-    const rs = [];
-    for (let i = 0; i < Number(v.runs); i++) rs.push(await fn());
-    const ms = rs.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(rs.length / 2)]!;
-    const peak = Math.max(...rs.map((r) => r.peakKiB));
-    console.log(`${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${((img.bytes / 2 ** 20) / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB`);
+  for (const [i, proto] of protos.entries()) {
+    const server = servers[i]!;
+    const port = await new Promise<string>((resolve) => server.stdout!.on("data", (d) => /PORT (\d+)/.test(String(d)) && resolve(/PORT (\d+)/.exec(String(d))![1]!)));
+    const url = `${proto}://127.0.0.1:${port}/bench/img.tar.lz4`;
+    const tlsArgs = proto === "https" ? ["--ca", ca.certFile] : [];
+    const curl = proto === "https" ? `curl -sf --cacert "${ca.certFile}"` : "curl -sf";
+    const ways: Record<string, () => Promise<{ ms: number; peakKiB: number }>> = {
+      "metal-hammer (stream)": () => measure([process.execPath, import.meta.path, "--run-ours", fresh(), "--url", url, ...tlsArgs]),
+      "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `${curl} "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
+      "download, md5, unpack": async () => {
+        const t = fresh();
+        const r = await measure(["sh", "-c", `${curl} -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`]);
+        // The image file lived in RAM (tmpfs) for the whole unpack.
+        return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024) };
+      },
+    };
+    console.log(`over ${proto}:`);
+    // Side by side: each round runs every way once, so load from elsewhere hits all alike.
+    const results: Record<string, { ms: number; peakKiB: number }[]> = {};
+    for (let r = 0; r < Number(v.runs); r++) for (const [name, fn] of Object.entries(ways)) (results[name] ??= []).push(await fn());
+    const curlMs = median(results["curl | lz4 -d | tar -x"]!.map((r) => r.ms));
+    for (const [name, rs] of Object.entries(results)) {
+      const ms = median(rs.map((r) => r.ms));
+      const peak = Math.max(...rs.map((r) => r.peakKiB));
+      console.log(`${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${((img.bytes / 2 ** 20) / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB  ${(curlMs / ms).toFixed(2)}x the curl pipeline`);
+    }
   }
 } finally {
-  server.kill();
+  for (const s of servers) s.kill();
   spawnSync("umount", [ram]);
   rmSync(work, { recursive: true, force: true });
+}
+
+function median(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }

@@ -75,3 +75,34 @@ export function listeningPorts(tcp6: string): Set<number> {
   }
   return out;
 }
+
+/**
+ * Where the clock's time went, one line per query (the clock stage, and metal-boot's
+ * ntp_servers re-sync): from `clock.query` to its `clock.sync` or `clock.unsynced`, in
+ * console time; a skipped stage says so. For the lab's summary.
+ */
+export function clockSummary(recs: readonly (AgentRecord & { ms: number })[]): string[] {
+  const out: string[] = [];
+  for (const [i, r] of recs.entries()) {
+    if (r.event === "clock.skip") out.push(`clock: not asked: ${r.msg ?? "no NTP servers"}`);
+    if (r.event !== "clock.query") continue;
+    const servers = Array.isArray(r.servers) ? r.servers.join(", ") : "?";
+    const end = recs.slice(i + 1).find((x) => x.event === "clock.sync" || x.event === "clock.unsynced");
+    if (!end) out.push(`clock: asked ${servers}: no answer before the console ended`);
+    else out.push(`clock: ${end.event === "clock.sync" ? "synced" : "unsynced"} in ${end.ms - r.ms} ms, asked ${servers}: ${end.msg ?? ""}`.trimEnd());
+  }
+  return out;
+}
+
+/** Console lines from time-stamped output chunks (each line at the time of the chunk that ended it, ms since `t0`). */
+export function chunkLines(chunks: readonly { readonly t: number; readonly text: string }[], t0: number): ConsoleLine[] {
+  const out: ConsoleLine[] = [];
+  let rest = "";
+  for (const c of chunks) {
+    const r = splitLines(rest, c.text);
+    rest = r.rest;
+    for (const text of r.lines) out.push({ ms: c.t - t0, text });
+  }
+  if (rest !== "") out.push({ ms: (chunks.at(-1)?.t ?? t0) - t0, text: cleanLine(rest) });
+  return out;
+}

@@ -13,8 +13,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
-import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, LAB_UUID, SWITCH_OSES, type LabNames, type LabOptions, type LabSwitchOs } from "./plan.ts";
+import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
+import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, NTP_ADDR, LAB_UUID, SWITCH_OSES, type LabNames, type LabOptions, type LabSwitchOs } from "./plan.ts";
+import { startLabNtp } from "./ntp.ts";
 import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
@@ -165,7 +166,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     const inNs = (argv: readonly string[]): string[] => ["ip", "netns", "exec", netns, ...argv];
     sh(["ip", "-n", netns, "link", "set", "lo", "up"]);
     sh(inNs(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]));
-    for (const a of [SERVICE_ADDR, DNS_ADDR]) sh(["ip", "-n", netns, "-6", "addr", "add", `${a}/128`, "dev", "lo"]);
+    for (const a of [SERVICE_ADDR, DNS_ADDR, NTP_ADDR]) sh(["ip", "-n", netns, "-6", "addr", "add", `${a}/128`, "dev", "lo"]);
     names.taps.forEach((tap, i) => {
       sh(["ip", "-n", netns, "tuntap", "add", "dev", tap, "mode", "tap"]);
       sh(["ip", "-n", netns, "-6", "addr", "add", `${segmentPrefix(i)}1/64`, "dev", tap, "nodad"]);
@@ -218,7 +219,15 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       }
     } else say("no switches: no LLDP on the segments");
 
-    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0, ...(switchTable ? { switchTable } : {}) });
+    // The NTP server metal-boot names (ntp_servers): chronyd, ended by its PID like the others.
+    say(`waiting up to 10 s for chronyd to serve NTP on [${NTP_ADDR}]:123`);
+    const ntp = await startLabNtp(NTP_ADDR, dir, (argv) => {
+      const p = Bun.spawn(inNs(argv), { stdout: Bun.file(`${dir}/chronyd.log`), stderr: Bun.file(`${dir}/chronyd.log`) });
+      cleanups.push(() => stop(p.pid));
+      return p;
+    });
+    say(`chronyd (PID ${ntp.pid}) serves NTP on [${NTP_ADDR}]:123`);
+    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0, ntp: NTP_ADDR, ...(switchTable ? { switchTable } : {}) });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -317,6 +326,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     if (switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
     const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, qemuEndMs, durationMs, ...(connections ? { connections } : {}) };
     writeFileSync(`${dir}/result.json`, JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n");
+    for (const l of clockSummary(result.records)) say(l);
     say(`ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`);
     return result;
   } finally {

@@ -8,6 +8,7 @@ export function labMissing(extra: readonly (string | undefined)[] = []): string[
     existsSync("/dev/net/tun") ? undefined : "/dev/net/tun",
     Bun.which("qemu-system-x86_64") ? undefined : "qemu-system-x86_64",
     Bun.which("radvd") ? undefined : "radvd",
+    Bun.which("chronyd") ? undefined : "chronyd (chrony)",
     existsSync(LAB_KERNEL) ? undefined : `${LAB_KERNEL} (make lab-kernel)`,
     existsSync(LAB_INITRD) ? undefined : `${LAB_INITRD} (make initramfs)`,
     ...extra,

@@ -20,6 +20,8 @@ export interface LabServerEnv {
   readonly switches: number;
   /** The switch table file for the stand-in apiserver (lab/lldpd.ts switchSpecs), when the lab runs switches. */
   readonly switchTable?: string;
+  /** The lab's NTP server (chronyd, lab/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
+  readonly ntp?: string | undefined;
 }
 
 export interface GuestFile {
@@ -63,6 +65,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         ...(env.switches === 2 ? [] : ["--no-switch-rule"]),
         // Register connects the machine to the leaves' ports as the apiserver does (DIR/connections.json).
         ...(env.switchTable ? ["--switches", env.switchTable] : []),
+        ...(env.ntp ? ["--ntp-server", env.ntp] : []),
       ],
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],

@@ -15,7 +15,7 @@ APT_PACKAGES += efibootmgr
 IPXE_EFI_DIR := build/ipxe-efi
 IPXE_EFI := $(IPXE_EFI_DIR)/ipxe.efi
 # The kernel the initramfs is built for (KVER, mk/initramfs.mk), else the newest in /boot.
-CHAIN_KERNEL ?= $(if $(KVER),/boot/vmlinuz-$(KVER),$(lastword $(sort $(wildcard /boot/vmlinuz-*))))
+CHAIN_KERNEL ?= $(if $(KVER),$(BOOT_DIR)/vmlinuz-$(KVER),$(lastword $(sort $(wildcard $(BOOT_DIR)/vmlinuz-*))))
 CHAIN_BUILD := build/chain
 # The ISO the lab boots: metal-boot's lab address, short retry bound.
 LAB_BOOT_URL := http://[fd00:b007::1]:8080/boot.ipxe

@@ -51,11 +51,11 @@ LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NIC
 lab-kernel: $(VMLINUX)
 
 # The uncompressed kernel boots through its PVH entry: ~4 s less than the bzImage under TCG.
-$(VMLINUX): /boot/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
+$(VMLINUX): $(BOOT_DIR)/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
 	@mkdir -p $(dir $@)
 	$(BUN) lab/vmlinux.ts $< $@
 
-/boot/vmlinuz-$(KVER):
+$(BOOT_DIR)/vmlinuz-$(KVER):
 	$(MAKE) deps-apt
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 

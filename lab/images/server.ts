@@ -2,11 +2,14 @@
  * The image cache stand-in for the install tests: serves files of one directory over
  * plain http on loopback, with Range support (206 + Content-Range) unless switched off,
  * and faults injected per request: cut the body after N bytes, flip a byte, stall
- * (send N bytes, then nothing), trickle (send N bytes, then one byte every 100 ms).
- * `requests` records what was asked (path, Range).
+ * (send N bytes, then nothing), trickle (send N bytes, then one byte every 100 ms),
+ * endless (no Content-Length: the file, then zeros until the client goes, at most 1 GiB).
+ * `requests` records what was asked (path, Range). With `tls` (cert and key, PEM) it
+ * serves https instead (the bench's HTTPS run).
  */
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 
@@ -15,7 +18,7 @@ export interface Fault {
   readonly path: string;
   /** How many requests it applies to (then the file is served cleanly). */
   times: number;
-  readonly kind: "cut" | "stall" | "corrupt" | "trickle";
+  readonly kind: "cut" | "stall" | "corrupt" | "trickle" | "endless";
   /** Byte offset (in the file) where the fault hits. */
   readonly at: number;
 }
@@ -28,9 +31,12 @@ export interface ImageServer {
   stop(): Promise<void>;
 }
 
-export async function startImageServer(dir: string): Promise<ImageServer> {
+/** What an endless body sends at most after the file (a bound on the fault's own loop). */
+const ENDLESS_MAX = 1 << 30;
+
+export async function startImageServer(dir: string, opts: { tls?: { cert: string; key: string } } = {}): Promise<ImageServer> {
   const state: ImageServer = {
-    url: new URL("http://127.0.0.1/"),
+    url: new URL(opts.tls ? "https://127.0.0.1/" : "http://127.0.0.1/"),
     requests: [],
     faults: [],
     ranges: true,
@@ -38,7 +44,7 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
   };
   // node:http, not Bun.serve: it keeps our Content-Length on a streamed answer, so a
   // cut is a real short body on a closed connection, not a shorter chunked answer.
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const range = req.headers.range ?? null;
     let data: Buffer;
@@ -59,12 +65,26 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
       status = 206;
       headers["content-range"] = `bytes ${start}-${data.length - 1}/${data.length}`;
     }
-    headers["content-length"] = String(data.length - start);
+    const fault = req.method === "HEAD" ? undefined : state.faults.find((f) => f.path === path && f.times > 0);
+    if (fault) fault.times--;
+    if (fault?.kind !== "endless") headers["content-length"] = String(data.length - start);
     state.requests.push({ path, range, status });
     res.writeHead(status, headers);
     if (req.method === "HEAD") return void res.end();
-    const fault = state.faults.find((f) => f.path === path && f.times > 0);
-    if (fault) fault.times--;
+    if (fault?.kind === "endless") {
+      // Chunked: the file, then 64 KiB of zeros whenever the socket drains, until the client closes.
+      const zeros = Buffer.alloc(64 << 10);
+      let sent = 0;
+      const more = (): void => {
+        while (!res.destroyed && sent < ENDLESS_MAX) {
+          sent += zeros.length;
+          if (!res.write(zeros)) return void res.once("drain", more);
+        }
+        res.end();
+      };
+      res.write(data.subarray(start), more);
+      return;
+    }
     let body = data.subarray(start);
     if (fault?.kind === "corrupt" && fault.at >= start) {
       body = Buffer.from(body);
@@ -86,7 +106,8 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
       }, 100);
       res.on("close", () => clearInterval(t));
     });
-  });
+  };
+  const server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   state.url.port = String((server.address() as AddressInfo).port);
   state.stop = async () => {
@@ -97,7 +118,8 @@ export async function startImageServer(dir: string): Promise<ImageServer> {
 }
 
 if (import.meta.main) {
-  // bun lab/images/server.ts DIR: serves DIR until killed; prints "PORT <n>".
-  const s = await startImageServer(process.argv[2] ?? ".");
+  // bun lab/images/server.ts DIR [CERT.pem KEY.pem]: serves DIR (https with a cert) until killed; prints "PORT <n>".
+  const [dir = ".", cert, key] = process.argv.slice(2);
+  const s = await startImageServer(dir, cert && key ? { tls: { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") } } : {});
   process.stdout.write(`PORT ${s.url.port}\n`);
 }

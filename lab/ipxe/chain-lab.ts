@@ -6,6 +6,7 @@
  *
  *   QEMU (ISO: ISOLINUX -> ipxe.lkrn + chain.ipxe) -- tap <prefix>::1/64, radvd --+
  *                                                                                 +-- boot server [fd00:b007::1]:8080
+ *                                                                                 +-- (stand-ins) NTP [fd00:b007::123]:123
  *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
  *
  * Everything is named mhc-<random> / mhct<random><n>, and stop() removes it all
@@ -23,6 +24,7 @@ import { switchName, type LabSwitchOs } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
+import { startLabNtp } from "../ntp.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -31,6 +33,8 @@ export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}
 export const STANDINS_ADDR = "fd00:b007::2";
 export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
+/** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
+export const LAB_NTP_ADDR = "fd00:b007::123";
 /** DNS server and search domain the RAs advertise (nothing listens there: the lab's URLs are literals). */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
@@ -244,7 +248,10 @@ export class ChainLab {
     if (!s) return;
     await run(["ip", "-n", this.ns, "addr", "add", `${STANDINS_ADDR}/128`, "dev", "lo"]);
     const state = join(this.dir, "standins");
-    const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state];
+    // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
+    await run(["ip", "-n", this.ns, "addr", "add", `${LAB_NTP_ADDR}/128`, "dev", "lo"]);
+    await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
+    const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []));

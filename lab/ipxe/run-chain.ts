@@ -25,13 +25,17 @@
  *      and the stand-ins hand out a superuser password; after the run the lab logs in over lanplus with
  *      the metal user and password the stand-in received in Register and as the superuser (lab: bmc: lines),
  *      and the run fails (exit 1) when either login fails.
+ *      LAB_TIMELINE_DIR (build/lab): where the run's timeline goes (timeline.txt, timeline.svg;
+ *      lab/timeline.ts), also printed at the end.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
 import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
 import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
+import { chunkLines, clockSummary, records } from "../console.ts";
+import { phases, timelineMarks, timelineSvg, timelineTable } from "../timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
 if (!iso || !kernel || !initrd) {
@@ -161,6 +165,15 @@ try {
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
   const connections = lab.connections(uuid);
   if (connections) console.error(`lab: ${connections}`);
+  const lines = chunkLines(m.qemu.chunks, m.started);
+  for (const l of clockSummary(records(lines))) console.error(`lab: ${l}`);
+  const ps = phases(timelineMarks(lines), (m.qemu.chunks.at(-1)?.t ?? m.started) - m.started);
+  const table = timelineTable(ps);
+  const outDir = env.LAB_TIMELINE_DIR || "build/lab";
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "timeline.txt"), table + "\n");
+  writeFileSync(join(outDir, "timeline.svg"), timelineSvg(ps, `make lab (${firmware}): where the time went, ${new Date().toISOString().slice(0, 16)}Z`));
+  console.error(`lab: where the time went (console time; ${join(outDir, "timeline.svg")}):\n${table}`);
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;

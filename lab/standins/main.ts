@@ -3,7 +3,7 @@
  *
  *   bun lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
  *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
- *     [--machine UUID[,PARTITION]]... [--dns [addr]:53] [--allocate-after MS]
+ *     [--machine UUID[,PARTITION]]... [--dns [addr]:53] [--allocate-after MS] [--ntp-server ADDR]...
  *
  * --listen is metal-boot; the apiserver and image cache default to the same address
  * on the next two ports. --dns also answers AAAA queries for every --name with the
@@ -43,6 +43,8 @@ const { values } = parseArgs({
     "advertise-name": { type: "string" },
     machine: { type: "string", multiple: true },
     dns: { type: "string" },
+    // metal-boot's ntp_servers (the lab's chronyd, lab/ntp.ts).
+    "ntp-server": { type: "string", multiple: true },
     "allocate-after": { type: "string" },
     // Lab only, until the lab runs two lldpd peers: Register without the two-switch rule.
     "no-switch-rule": { type: "boolean" },
@@ -59,7 +61,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--no-switch-rule] [--switches switches.json] [--image img.tar.lz4 [--esp]]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp]]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -78,6 +80,7 @@ const s = await startStandins({
   names: values.name ?? [],
   ...(values["advertise-name"] ? { advertiseName: values["advertise-name"] } : {}),
   machines,
+  ntpServers: values["ntp-server"] ?? [],
   logFile: join(stateDir, "requests.jsonl"),
   ...(values.image ? { image: new Uint8Array(readFileSync(values.image)) } : {}),
 });

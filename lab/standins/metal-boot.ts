@@ -23,6 +23,8 @@ export interface MetalBootOptions {
   apiserverUrl: string;
   /** The image_cache_url extension; omitted when undefined. */
   imageCacheUrl: string | undefined;
+  /** The partition's NTP servers (pixie's ntp_servers): the lab's chronyd (lab/ntp.ts); omitted when empty. */
+  ntpServers: readonly string[];
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;
   readonly faults: FaultBox;
@@ -45,7 +47,7 @@ export function metalBootHandler(o: MetalBootOptions) {
       metal_apiserver_url: o.apiserverUrl,
       metal_apiserver_token_for_hammer: o.tokens.issue(uuid),
       pixie_api_url: "",
-      ntp_servers: ["fd00:123::1", "ntp.example"],
+      ...(o.ntpServers.length > 0 ? { ntp_servers: o.ntpServers } : {}),
       partition: o.machines.get(uuid)?.partition ?? o.defaultPartition,
       ...(o.ca ? { ca: o.ca } : {}),
       ...(o.imageCacheUrl ? { image_cache_url: o.imageCacheUrl } : {}),

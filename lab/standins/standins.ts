@@ -42,6 +42,8 @@ export interface StandinOptions {
   readonly advertiseName?: string;
   readonly machines: readonly Machine[];
   readonly logFile?: string;
+  /** metal-boot's ntp_servers (default: none). */
+  readonly ntpServers?: readonly string[];
   /** The image the cache serves (default: random bytes, enough for probes and fault tests). */
   readonly image?: Uint8Array;
 }
@@ -84,7 +86,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const machines = new Map(o.machines.map((m) => [m.uuid, m]));
 
   // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
-  const metalBoot: MetalBootOptions = { machines, defaultPartition: o.machines[0]?.partition ?? "lab", tokens, apiserverUrl: "", imageCacheUrl: undefined, ca: apiCa.pem, faults: faults.boot };
+  const metalBoot: MetalBootOptions = { machines, defaultPartition: o.machines[0]?.partition ?? "lab", tokens, apiserverUrl: "", imageCacheUrl: undefined, ca: apiCa.pem, ntpServers: o.ntpServers ?? [], faults: faults.boot };
   const validator = requestValidator();
   const handlers: Record<Exclude<Role, "api">, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),

@@ -27,8 +27,17 @@ export interface SntpPolicy {
   readonly maxRoundTripMs: number;
 }
 
-/** 3 attempts of at most 1 s each per server: the whole query ends within ~4.5 s. */
+/** 3 attempts of at most 1 s each per server: the whole query ends within 4.5 s (sntpBoundMs). */
 export const DEFAULT_SNTP_POLICY: SntpPolicy = { attempts: 3, timeoutMs: 1000, retryDelayMs: 500, maxRoundTripMs: 1000 };
+
+/**
+ * The most one server can cost (they are asked in parallel, so also the most the query
+ * costs): every attempt times out and every pause is at its longest (+50 %).
+ * 3 x 1000 + 2 x 750 = 4500 ms for the default policy (docs/operations.md).
+ */
+export function sntpBoundMs(p: SntpPolicy): number {
+  return p.attempts * p.timeoutMs + (p.attempts - 1) * p.retryDelayMs * 1.5;
+}
 
 export type Exchange = { readonly kind: "answer"; readonly bytes: Uint8Array; readonly sentMs: number; readonly receivedMs: number } | { readonly kind: "failed"; readonly message: string };
 

@@ -13,6 +13,12 @@
  *
  * undici is imported as "undici/index.js": a bare "undici" resolves to Bun's built-in
  * stand-in, which ignores `dispatcher` (and so the CA, timeouts and lookup).
+ *
+ * One bulk path goes around undici: `streamNative` (the OS image, src/install/image.ts)
+ * uses Bun's native fetch, whose body arrives as native chunks with no JavaScript HTTP
+ * parser in the byte path (docs/install.md "Throughput"). Same rules: the same trusted
+ * CAs and only those (`tls.ca`, verification on), https only unless plain http is
+ * allowed, no redirects (a 3xx is the answer), no decompression, the headers bound.
  */
 import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
 import { AgentError } from "../errors.ts";
@@ -174,15 +180,20 @@ export class HttpClient {
     return [`${this.#opts.caBundle} (METAL_CA)`, ...this.#extraNames].join(" + ");
   }
 
-  #buildConnector(): buildConnector.connector {
-    if (this.#connector) return this.#connector;
+  /** The trusted CAs (PEM): the bundle file, then the CAs added at run time. */
+  #caPems(): string[] {
     let bundle: string;
     try {
       bundle = readBoundedTextSync(this.#opts.caBundle, "caBundle");
     } catch (e) {
       throw new AgentError("tls", `cannot read the CA bundle ${this.#opts.caBundle} (METAL_CA): ${(e as Error).message}`, { path: this.#opts.caBundle });
     }
-    this.#connector = buildConnector({ ca: [bundle, ...this.#extraCas], timeout: this.#opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, rejectUnauthorized: true });
+    return [bundle, ...this.#extraCas];
+  }
+
+  #buildConnector(): buildConnector.connector {
+    if (this.#connector) return this.#connector;
+    this.#connector = buildConnector({ ca: this.#caPems(), timeout: this.#opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, rejectUnauthorized: true });
     return this.#connector;
   }
 
@@ -334,6 +345,52 @@ export class HttpClient {
     } catch (e) {
       throw transportError(e, req.what, req.url, { attempts, trust: this.trust });
     }
+  }
+
+  /**
+   * Like `stream` with `retry: false`, through Bun's native fetch (see the top of this
+   * file): one attempt, the headers within `headersTimeoutMs` (default 15 s), the body
+   * as the runtime's native chunks. No idle bound on the body of its own: the caller
+   * bounds it through `signal` (the image's stall guard). `address` is not known here.
+   */
+  async streamNative(req: HttpRequest): Promise<HttpStream> {
+    this.#checkScheme(req);
+    const t0 = performance.now();
+    const tls = req.url.protocol === "https:" ? { ca: this.#caPems(), rejectUnauthorized: true } : undefined;
+    const headersMs = req.headersTimeoutMs ?? this.#opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    const headersDeadline = new AbortController();
+    const timer = setTimeout(() => headersDeadline.abort(new DeadlineError(headersMs)), headersMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, headersDeadline.signal]) : headersDeadline.signal;
+    let r: Response;
+    try {
+      r = await fetch(req.url, {
+        method: req.method,
+        headers: { "user-agent": "metal-hammer", "accept-encoding": "identity", ...req.headers },
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        redirect: "manual",
+        decompress: false,
+        signal,
+        ...(tls ? { tls } : {}),
+      });
+    } catch (e) {
+      throw transportError(headersDeadline.signal.aborted ? headersDeadline.signal.reason : e, req.what, req.url, { attempts: 1, trust: this.trust });
+    } finally {
+      clearTimeout(timer);
+    }
+    const headers: Record<string, string> = {};
+    r.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+    const body: AsyncIterable<Uint8Array> = r.body ?? (async function* () {})();
+    const errorBody = async (): Promise<Uint8Array> => {
+      const ac = setTimeout(() => void r.body?.cancel(new DeadlineError(ERROR_BODY_DEADLINE_MS)).catch(() => {}), ERROR_BODY_DEADLINE_MS);
+      try {
+        return await readCapped(body, ERROR_BODY_CAP, true, () => new Error("unreachable"));
+      } catch {
+        return new Uint8Array();
+      } finally {
+        clearTimeout(ac);
+      }
+    };
+    return { status: r.status, headers, body, errorBody, address: undefined, latencyMs: Math.round(performance.now() - t0) };
   }
 
   /** Wraps an error met while reading a streamed body. */

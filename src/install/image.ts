@@ -19,8 +19,17 @@
  *   full); a disk that takes nothing for minutes is broken.
  * - tar fails otherwise: the download continues to its end so the checksum decides
  *   (corrupt download -> retry; right checksum -> the image itself is bad: image_unpack).
+ *   That tail is bounded: by the Content-Length, or without one by `tailCapBytes`
+ *   (default 16 MiB) after tar ended, then image_unpack (an endless body after a small
+ *   broken image is not hashed forever).
+ * - the whole install (every pass, break and pause) has a deadline (`deadlineMs`,
+ *   default 60 min): then image_download, not retried.
+ *
+ * The bytes' path (docs/install.md "Throughput"): Bun's native fetch
+ * (HttpClient.streamNative: same CAs, https-only rule, no redirects) -> the native hasher
+ * (Bun.CryptoHasher) -> tar's stdin; per chunk of the runtime's size (~64-700 KiB) a few
+ * counters and one write, nothing copied in JavaScript.
  */
-import { createHash, type Hash } from "node:crypto";
 import { AgentError } from "../errors.ts";
 import { failureKind } from "../http/classify.ts";
 import type { HttpClient, HttpStream } from "../http/client.ts";
@@ -48,6 +57,10 @@ export interface ImageInstallOptions {
   readonly retry?: RetryPolicy;
   /** tar taking no data (or not exiting after the last byte) for this long is fatal (default 10 min). */
   readonly unpackStallMs?: number;
+  /** After tar ended, at most this many more body bytes when the server sent no Content-Length (default 16 MiB). */
+  readonly tailCapBytes?: number;
+  /** The whole install, every pass and retry included, ends within this (default 60 min). */
+  readonly deadlineMs?: number;
   /** Progress line interval (default 5 s). */
   readonly progressMs?: number;
   /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
@@ -74,6 +87,10 @@ export const DEFAULT_STALL_MS = 60_000;
 /** A body slower than this per stall window is broken off and resumed (a trickle never trips the no-byte detector). */
 export const DEFAULT_MIN_BYTES_PER_STALL = 64 * 1024;
 export const DEFAULT_UNPACK_STALL_MS = 10 * 60_000;
+/** Body bytes read after tar ended when there is no Content-Length to bound them. */
+export const DEFAULT_TAIL_CAP_BYTES = 16 << 20;
+/** 3 GiB (the largest images) at ~1 MiB/s plus the retry bound fits; a trickle that never trips the stall guard does not. */
+export const DEFAULT_IMAGE_DEADLINE_MS = 60 * 60_000;
 
 const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -190,13 +207,33 @@ function unpackHung(url: URL, root: string, what: string, ms: number, bytes: num
   return new AgentError("image_unpack", `image ${redactUrl(url)}: tar/lz4 ${what} for ${Math.round(ms / 1000)} s (after ${bytes} bytes of the image): the target ${root} does not take data; tar killed, not retried`, { url: redactUrl(url), root, bytes, boundMs: ms });
 }
 
-async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>): Promise<Pass> {
+/** The install's deadline fired (checked at every chunk, break and pause). */
+class DeadlineHit extends Error {
+  override readonly name = "DeadlineHit";
+}
+
+function deadlineError(o: ImageInstallOptions, ms: number, offset: number, total: number | undefined, cause?: unknown): AgentError {
+  return new AgentError(
+    "image_download",
+    `image: ${redactUrl(o.url)} not installed within the deadline of ${ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${(ms / 1000).toFixed(1)} s`} (at byte ${offset}${total !== undefined ? ` of ${total}` : ""}); giving up`,
+    { url: redactUrl(o.url), offset, deadlineMs: ms },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function newHasher(checksum: Checksum): Bun.CryptoHasher {
+  return new Bun.CryptoHasher(checksum.algo);
+}
+
+async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<Pass> {
   const env = o.env ?? realRetryEnv;
   const policy = o.retry ?? DEFAULT_IMAGE_RETRY;
   const stallMs = o.stallMs ?? DEFAULT_STALL_MS;
   const unpackMs = o.unpackStallMs ?? DEFAULT_UNPACK_STALL_MS;
   const what = "image download";
-  let hash: Hash = createHash(checksum.algo);
+  const deadlineMs = o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS;
+  const tailCap = o.tailCapBytes ?? DEFAULT_TAIL_CAP_BYTES;
+  let hash = newHasher(checksum);
   let ext: Extractor = extractor(o.root);
   let unpack: ExtractFailure | undefined;
   let offset = 0;
@@ -211,7 +248,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
     logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, mode: "restart", reason: why }, `image: ${why}: starting again from byte 0 (target cleaned)`, "warn");
     await ext.abort();
     await clean(o.root);
-    hash = createHash(checksum.algo);
+    hash = newHasher(checksum);
     ext = extractor(o.root);
     unpack = undefined;
     offset = 0;
@@ -221,11 +258,14 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
 
   try {
     for (;;) {
+      if (deadline.aborted) throw deadlineError(o, deadlineMs, offset, total);
       const stall = new StallGuard(stallMs, o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL);
       let res: HttpStream | undefined;
+      /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
+      let tail = 0;
       try {
         const headers: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
-        res = await o.http.stream({ method: "GET", url: o.url, what, headers, retry: false, signal: stall.controller.signal, headersTimeoutMs: stallMs, bodyTimeoutMs: stallMs });
+        res = await o.http.streamNative({ method: "GET", url: o.url, what, headers, signal: AbortSignal.any([stall.controller.signal, deadline]), headersTimeoutMs: stallMs });
         if (offset > 0 && res.status === 206) {
           const cr = parseContentRange(res.headers["content-range"]);
           if (!cr || cr.start !== offset) {
@@ -267,6 +307,12 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
               await ext.abort();
               throw diskFullError(o.url, o.root, ext.failure());
             }
+          } else if (total === undefined && (tail += chunk.byteLength) > tailCap) {
+            throw new AgentError(
+              "image_unpack",
+              `image ${redactUrl(o.url)}: tar/lz4 ended (exit ${unpack.exitCode}: ${unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${offset}); not read further, not retried`,
+              { url: redactUrl(o.url), offset, tailCapBytes: tailCap, tar: unpack.stderr.slice(-5) },
+            );
           }
           const line = meter.update(offset, total, performance.now());
           if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
@@ -275,11 +321,13 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
         if (total !== undefined && offset > total) throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
         break;
       } catch (e) {
+        if (deadline.aborted && !(e instanceof AgentError && e.code !== "image_download")) throw deadlineError(o, deadlineMs, offset, total, e);
         const err = stall.fired !== undefined ? new Break(stall.fired) : e;
         if (!isBreak(err)) throw err;
         breaks++;
         const why = err instanceof Error ? err.message : String(err);
         const delayMs = backoffDelay(policy, breaks - 1, env.random());
+        if (env.now() + delayMs - started > deadlineMs) throw deadlineError(o, deadlineMs, offset, total, err);
         if (breaks >= policy.attempts || env.now() + delayMs - started > policy.totalMs) {
           throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} broke off ${breaks} time(s), last at byte ${offset}${total !== undefined ? ` of ${total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`, { url: redactUrl(o.url), offset, breaks }, { cause: err });
         }
@@ -309,18 +357,29 @@ async function drop(res: HttpStream): Promise<void> {
 }
 
 export async function installImage(o: ImageInstallOptions): Promise<ImageInstallResult> {
-  const t0 = performance.now();
   if (!o.extractor) {
     const problem = checkTools();
     if (problem) throw new AgentError("image_unpack", `image: cannot unpack here: ${problem}`, {});
   }
   const extractor = o.extractor ?? tarExtractor();
   const clean = o.clean ?? cleanTarget;
+  const deadlineMs = o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS;
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(new DeadlineHit(`the image install's deadline of ${deadlineMs} ms`)), deadlineMs);
+  try {
+    return await installWithin(o, extractor, clean, deadline.signal);
+  } finally {
+    clearTimeout(deadlineTimer);
+  }
+}
+
+async function installWithin(o: ImageInstallOptions, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<ImageInstallResult> {
+  const t0 = performance.now();
   const { use, found } = await fetchSidecars(o.http, o.url);
   logEvent(o.log, "install.image.checksum", { url: redactUrl(o.url), use: use.algo, expected: use.hex, found: found.map((c) => c.algo) }, `image: verifying ${use.algo} (sidecars: ${found.map((c) => c.algo).join(", ")})`);
   logEvent(o.log, "install.image.start", { url: redactUrl(o.url), root: o.root, checksum: use.algo }, `image: streaming ${redactUrl(o.url)} onto ${o.root}`);
   for (let passNo = 1; ; passNo++) {
-    const p = await onePass(o, use, extractor, clean);
+    const p = await onePass(o, use, extractor, clean, deadline);
     if (p.digest !== use.hex) {
       if (passNo === 1) {
         logEvent(o.log, "install.image.retry", { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex, bytes: p.bytes }, `image: ${use.algo} mismatch (got ${p.digest}, expected ${use.hex}); cleaning the target and fetching once more`, "warn");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { NtpServer } from "../../src/config/ntp-servers.ts";
-import type { SntpEnv } from "../../src/clock/sntp-client.ts";
+import { DEFAULT_SNTP_POLICY, sntpBoundMs, type SntpEnv } from "../../src/clock/sntp-client.ts";
 import { syncClock } from "../../src/clock/sync.ts";
 import { standinAnswer, YEAR_MS, type StandinMode } from "../integration/clock/sntp-standin.ts";
 import { capturingLogger } from "../helpers/log-capture.ts";
@@ -94,5 +94,26 @@ describe("the clock stage (injected setter: the host's clock is never touched)",
     const st = await syncClock([], { log: cap.log, sntp: env(() => NOW), setClock: () => 0 });
     expect(st.decision).toBe("no_servers");
     expect(cap.events("clock.skip")[0]!.msg).toContain("METAL_NTP_SERVERS");
+  });
+});
+
+describe("an unreachable server's cost (virtual time: every wait advances an injected clock)", () => {
+  test("a silent server with the longest jittered pauses costs exactly the documented bound, 4.5 s", async () => {
+    let t = NOW;
+    const e: SntpEnv = {
+      now: () => t,
+      // The jitter at its top: each pause is retryDelayMs x 1.5.
+      random: () => 1,
+      sleep: async (ms) => void (t += ms),
+      exchange: async (_server, request, timeoutMs) => {
+        request(t);
+        t += timeoutMs;
+        return { kind: "failed", message: `no answer within ${timeoutMs} ms` };
+      },
+    };
+    const st = await syncClock([srv("silent")], { log: capturingLogger().log, sntp: e, setClock: () => 0 });
+    expect(st.reasons).toEqual(["silent: no answer within 1000 ms (3 attempt(s))"]);
+    expect(t - NOW).toBe(sntpBoundMs(DEFAULT_SNTP_POLICY));
+    expect(sntpBoundMs(DEFAULT_SNTP_POLICY)).toBe(4500);
   });
 });

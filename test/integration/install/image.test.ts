@@ -232,12 +232,18 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect(lines.map((l) => l.event)).toEqual(expect.arrayContaining(["install.image.checksum", "install.image.start", "install.image.done"]));
   });
 
-  test("an image whose checksum is right but is no tar.lz4: image_unpack (exit 52) with tar's words, no retry", async () => {
-    const bad = join(work, "cache/bad");
-    mkdirSync(bad, { recursive: true });
+  /** An image in cache/<name>/ that is no tar.lz4, with the right .sha256 sidecar. */
+  const junkImage = (name: string): Buffer => {
+    const dir = join(work, "cache", name);
+    mkdirSync(dir, { recursive: true });
     const junk = Buffer.from("this is not an lz4 frame\n".repeat(1000));
-    writeFileSync(join(bad, "img.tar.lz4"), junk);
-    writeFileSync(join(bad, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(junk).digest("hex")}  img.tar.lz4\n`);
+    writeFileSync(join(dir, "img.tar.lz4"), junk);
+    writeFileSync(join(dir, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(junk).digest("hex")}  img.tar.lz4\n`);
+    return junk;
+  };
+
+  test("an image whose checksum is right but is no tar.lz4: image_unpack (exit 52) with tar's words, no retry", async () => {
+    const junk = junkImage("bad");
     server.requests.length = 0;
     const e = await installImage({ http, url: new URL("/bad/img.tar.lz4", server.url), root: target(), log: silentLogger(), env: noWait }).catch((x: unknown) => x);
     expect((e as AgentError).code).toBe("image_unpack");
@@ -251,6 +257,38 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     const e = await installImage({ http, url: new URL("/debian/99/img.tar.lz4", server.url), root, log: silentLogger(), env: noWait }).catch((x: unknown) => x);
     expect((e as AgentError).code).toBe("image_download");
     expect((e as AgentError).message).toContain("no checksum sidecar");
+  });
+
+  test("after tar ended, a body without Content-Length that goes on is read at most the tail cap further: image_unpack, not retried", async () => {
+    const junk = junkImage("endless");
+    const p = "/endless/img.tar.lz4";
+    server.requests.length = 0;
+    server.faults = [{ path: p, kind: "endless", at: 0, times: 1 }];
+    const t0 = performance.now();
+    const e = await installImage({ http, url: new URL(p, server.url), root: target(), log: silentLogger(), env: noWait, tailCapBytes: 1 << 20 }).catch((x: unknown) => x);
+    server.faults = [];
+    expect((e as AgentError).code).toBe("image_unpack");
+    expect((e as AgentError).message).toMatch(/tar\/lz4 ended \(exit .*\) and the body, without a Content-Length, went on for more than 1048576 bytes after it/);
+    expect((e as AgentError).details).toMatchObject({ tailCapBytes: 1 << 20 });
+    // The cap, not the server's 1 GiB: read up to ~1 MiB past the end, quickly.
+    expect(Number((e as AgentError).details.offset)).toBeLessThan(junk.length + (1 << 20) + (1 << 20));
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(server.requests.filter((q) => q.path === p).length).toBe(1);
+  });
+
+  test("the whole install has a deadline: a body trickling in forever ends with image_download at the deadline", async () => {
+    server.requests.length = 0;
+    server.faults = [{ path, kind: "trickle", at: Math.floor(img.bytes / 2), times: 100 }];
+    const t0 = performance.now();
+    // The stall guard would not fire (one byte per 100 ms passes a minimum of 1 byte per 10 s); the deadline does.
+    const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 10_000, minBytesPerStall: 1, deadlineMs: 1_500 }).catch((x: unknown) => x);
+    const ms = performance.now() - t0;
+    server.faults = [];
+    expect((e as AgentError).code).toBe("image_download");
+    expect((e as AgentError).message).toMatch(/not installed within the deadline of 1\.5 s \(at byte \d+ of \d+\); giving up$/);
+    expect(ms).toBeGreaterThanOrEqual(1_400);
+    expect(ms).toBeLessThan(4_000);
+    expect(server.requests.filter((q) => q.path === path).length).toBe(1);
   });
 
   test("disk full: ENOSPC from tar is fatal at once (disk_full, one download, no retry)", async () => {
