@@ -37,6 +37,8 @@ let stop: () => Promise<void>;
 beforeAll(async () => {
   if (skip) return;
   ({ st, dir, stop } = await loopbackStandins("mh-flow-", [{ uuid: UUID, partition: "fra-equ01" }]));
+  // metal-boot hands out two NTP servers (ntp_servers); the test's clock answers from the first.
+  st.metalBoot.ntpServers = ["fd00:123::1", "ntp.example"];
 });
 afterAll(async () => {
   if (!skip) await stop();
