@@ -207,13 +207,17 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
 
   test("metal-boot mints a token for any uuid, in pixie's snake_case shape", async () => {
     const h = new HttpClient({ caBundle: st.bootCa.certFile, allowHttp: false, log });
+    // pixie api/api.go MetalConfig: ntp_servers is omitempty; with servers configured it is there.
+    st.metalBoot.ntpServers = ["fd00:123::1"];
     try {
       const r = await h.request({ method: "GET", url: new URL(`/config/${OTHER}`, st.urls.boot), what: "config" });
       const c = json(r.body);
       expect(r.status).toBe(200);
       expect(Object.keys(c).sort()).toEqual(["ca", "debug", "image_cache_url", "metal_apiserver_token_for_hammer", "metal_apiserver_url", "ntp_servers", "partition", "pixie_api_url"]);
       expect(st.tokens.verify(c.metal_apiserver_token_for_hammer)).toBe(OTHER);
+      expect(c.ntp_servers).toEqual(["fd00:123::1"]);
     } finally {
+      st.metalBoot.ntpServers = [];
       await h.close();
     }
   });
