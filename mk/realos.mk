@@ -31,3 +31,10 @@ debian-image: $(OS_INSTALLER) | deps-npm deps-realos
 .PHONY: test-realos
 test-realos: deps debian-image
 	@for i in $$(seq $(RUNS)); do echo "realos run $$i/$(RUNS)"; $(BUN) test --timeout 600000 ./test/realos/os-installer.realos.ts || exit 1; done
+
+# Root, QEMU: the real Debian through the real os-installer on UEFI (OVMF) with two disks
+# and RAID 1, then kexec to the marker and a power cycle to GRUB to the marker
+# (test/realos/debian-uefi.realos.ts; REALOS_LIVE=1 shows the console).
+.PHONY: test-realos-e2e
+test-realos-e2e: deps debian-image $(VMLINUX) $(INITRAMFS)
+	@for i in $$(seq $(RUNS)); do echo "realos e2e run $$i/$(RUNS)"; $(BUN) test --timeout 2400000 ./test/realos/debian-uefi.realos.ts || exit 1; done

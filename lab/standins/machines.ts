@@ -43,13 +43,15 @@ export class MachineBook {
   labInstall = false;
   /** That layout has an ESP (LAB_LAYOUT_UEFI, main.ts --esp): the UEFI install. */
   labEsp = false;
+  /** Members that replace the lab allocation's (main.ts --allocation FILE): the real OS's layout, networks, hostname. */
+  labExtra: Record<string, unknown> = {};
 
   /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
     const after = this.allocateAfterMs;
     if (after === undefined || this.allocations.has(uuid)) return;
-    setTimeout(() => this.allocate(uuid, labAllocation(uuid, this.labInstall, this.labEsp)), after).unref();
+    setTimeout(() => this.allocate(uuid, { ...labAllocation(uuid, this.labInstall, this.labEsp), ...this.labExtra }), after).unref();
   }
 
   allocate(uuid: string, allocation: Record<string, unknown>): void {
@@ -76,6 +78,7 @@ export class MachineBook {
     this.allocateAfterMs = undefined;
     this.labInstall = false;
     this.labEsp = false;
+    this.labExtra = {};
     this.switchRule = true;
   }
 }
