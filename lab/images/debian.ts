@@ -72,6 +72,10 @@ function customize(osInstaller: string): string[] {
     `chroot "$1" systemctl set-default multi-user.target`,
     // As metal-images: no console getty (the serial console is the marker's), no machine id baked in.
     `chroot "$1" systemctl mask console-getty.service serial-getty@ttyS0.service`,
+    // The first boot (os-installer empties /etc/machine-id) would start systemd-firstboot, which prompts on the console.
+    `chroot "$1" systemctl mask systemd-firstboot.service`,
+    // os-installer runs `systemctl preset-all` after user data: the marker stays enabled.
+    `mkdir -p "$1/usr/lib/systemd/system-preset" && echo 'enable metal-lab-marker.service' > "$1/usr/lib/systemd/system-preset/10-metal-lab.preset"`,
     `: > "$1/etc/machine-id"`,
     `rm -rf "$1/var/cache/apt/archives/"*.deb "$1/var/lib/apt/lists/"* "$1/var/log/apt/"*`,
   ];

@@ -33,7 +33,7 @@ const missing = labMissing([ovmfMissing() || undefined, existsSync(IMAGE) ? unde
 
 const INSTALL_BOUND_MS = 1_500_000;
 const DISK_BOOT_BOUND_MS = 600_000;
-const DISK_BYTES = 4 << 30;
+const DISK_BYTES = 4 * 2 ** 30;
 const MARKER = /metal-lab-marker: hostname=(\S+) root=(\S+) state=(\S+) boot=(\S+)/;
 const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
 
@@ -63,7 +63,7 @@ describe("the real Debian through the real os-installer on UEFI with RAID 1", ()
         kernel: BZIMAGE,
         memoryMiB: 2048,
         // os-installer splits console= into port and speed and needs the "n8" (common/install_bootloader.go FigureOutSerialSpeed).
-        extraCmdline: ["console=ttyS0,115200n8"],
+        extraCmdline: ["console=ttyS0,115200n8", ...(process.env.REALOS_LOGLEVEL ? [`loglevel=${process.env.REALOS_LOGLEVEL}`] : [])],
         extraQemu: [...ovmfArgs(dir, "vm"), ...diskArgs()],
         servers: (env) => standinServers(env).map((s) => (s.name === "standins" ? { ...s, argv: [...s.argv, "--image", IMAGE, "--allocation", ALLOCATION] } : s)),
       }),
