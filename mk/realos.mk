@@ -37,4 +37,4 @@ test-realos: deps debian-image
 # (test/realos/debian-uefi.realos.ts; REALOS_LIVE=1 shows the console).
 .PHONY: test-realos-e2e
 test-realos-e2e: deps debian-image $(VMLINUX) $(INITRAMFS)
-	@for i in $$(seq $(RUNS)); do echo "realos e2e run $$i/$(RUNS)"; $(BUN) test --timeout 2400000 ./test/realos/debian-uefi.realos.ts || exit 1; done
+	@for i in $$(seq $(RUNS)); do echo "realos e2e run $$i/$(RUNS)"; REALOS_LIVE=$(REALOS_LIVE) $(BUN) test --timeout 2400000 ./test/realos/debian-uefi.realos.ts || exit 1; done
