@@ -1,6 +1,7 @@
 # The real OS (issue 22, docs/install.md "The real os-installer and the Debian image"):
 # metal-stack's os-installer built as a static binary, cached under build/tools.
-#   make os-installer [OS_INSTALLER_MIRRORS=DIR]
+#   make os-installer [OS_INSTALLER=PATH]   (PATH: a static binary built elsewhere, where the
+#   Go module proxy does not serve metal-stack's modules)
 # Debian packages only the real-OS targets need: mmdebstrap builds the image, fusefat mounts
 # the test's ESP (this machine's kernel has no vfat), file checks the binary is static.
 REALOS_APT_PACKAGES := mmdebstrap fusefat fuse3 file
@@ -27,7 +28,7 @@ debian-image: $(OS_INSTALLER) | deps-npm deps-realos
 
 # Root: the real os-installer against the agent's contract files (test/realos/, not in
 # `make test`: the Go module proxy answers 403 for metal-stack's modules on this project's
-# machines, so CI cannot build the installer yet; OS_INSTALLER_MIRRORS builds it here).
+# machines, so CI cannot get the installer; OS_INSTALLER=PATH supplies one).
 .PHONY: test-realos
 test-realos: deps debian-image
 	@for i in $$(seq $(RUNS)); do echo "realos run $$i/$(RUNS)"; $(BUN) test --timeout 600000 ./test/realos/os-installer.realos.ts || exit 1; done

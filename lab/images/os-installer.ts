@@ -1,81 +1,53 @@
 #!/usr/bin/env bun
 /**
- * Builds the real os-installer (metal-stack/os-installer, Apache-2.0, Go) as a static
- * binary for the lab: a peer the lab runs, never copied into the project.
+ * The real os-installer (metal-stack/os-installer, Apache-2.0, Go) as a static binary for
+ * the lab: a peer the lab runs, never copied into the project.
  *
  *   bun lab/images/os-installer.ts --version v0.3.1 --out build/tools/os-installer-v0.3.1
  *
- * First `go install github.com/metal-stack/os-installer@<version>` (CGO_ENABLED=0) into
- * a temporary GOBIN. Where the Go module proxy does not serve metal-stack's modules
- * (this project's machines: 403 "This module version is not available" for
- * github.com/metal-stack/os-installer, /api and /v), OS_INSTALLER_MIRRORS names a
- * folder of git mirrors laid out as `<owner>+<name>/repo` (metal-stack+os-installer,
- * metal-stack+api, metal-stack+v): the version's tag is exported from each, the module
- * built with `replace` directives for api (at the version os-installer's go.mod pins)
- * and v; every other dependency still comes from the proxy, checked against go.sum.
- * Version variables are set as os-installer's own Makefile sets them (-X
- * github.com/metal-stack/v.Version=...), so /etc/metal/build-meta.yaml names it.
+ * `go install github.com/metal-stack/os-installer@<version>` (CGO_ENABLED=0) through the
+ * Go module proxy into a temporary GOBIN. Where the proxy does not serve it (this
+ * project's machines on 2026-12-01: 403 "This module version is not available" for
+ * github.com/metal-stack/os-installer, /api and /v), OS_INSTALLER=PATH names a static
+ * os-installer binary of that version the operator built elsewhere; it is checked
+ * (static, runs) and copied. Nothing here builds it from another source.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 
 const MODULE = "github.com/metal-stack/os-installer";
 
-function run(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { ok: boolean; out: string } {
-  const r = spawnSync(argv[0]!, argv.slice(1), { cwd: opts.cwd, encoding: "utf8", env: { ...process.env, ...opts.env } });
+function run(argv: string[], opts: { env?: Record<string, string> } = {}): { ok: boolean; out: string } {
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", env: { ...process.env, ...opts.env } });
   return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}`.trim() };
 }
 
-function must(argv: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): string {
-  const r = run(argv, opts);
-  if (!r.ok) throw new Error(`${argv.join(" ")} failed:\n${r.out}`);
-  return r.out;
-}
+const ldflags = (version: string) => ["-s", "-w", `-X 'github.com/metal-stack/v.Version=${version}'`, `-X 'github.com/metal-stack/v.Revision=tags/${version}'`, `-X 'github.com/metal-stack/v.BuildDate=${new Date().toISOString()}'`].join(" ");
 
-const ldflags = (version: string, sha: string) =>
-  ["-s", "-w", `-X 'github.com/metal-stack/v.Version=${version}'`, `-X 'github.com/metal-stack/v.Revision=tags/${version}'`, `-X 'github.com/metal-stack/v.GitSHA1=${sha}'`, `-X 'github.com/metal-stack/v.BuildDate=${new Date().toISOString()}'`].join(" ");
-
-/** A tag of a git mirror exported into `dir`; its commit. */
-function exportTag(mirror: string, tag: string, dir: string): string {
-  if (!existsSync(mirror)) throw new Error(`OS_INSTALLER_MIRRORS: ${mirror} is missing (expected a git mirror of that repository)`);
-  mkdirSync(dir, { recursive: true });
-  must(["sh", "-c", `git -C "${mirror}" archive "${tag}" | tar -x -C "${dir}"`]);
-  return must(["git", "-C", mirror, "rev-parse", "--short=8", `${tag}^{commit}`]);
-}
-
-export function buildOsInstaller(version: string, out: string, mirrors = process.env.OS_INSTALLER_MIRRORS): { how: string; seconds: number } {
+export function buildOsInstaller(version: string, out: string, given = process.env.OS_INSTALLER): { how: string; seconds: number } {
   const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "mh-os-installer-"));
-  const env = { CGO_ENABLED: "0", GOFLAGS: "-trimpath" };
   try {
-    const gobin = join(work, "bin");
-    const viaProxy = run(["go", "install", "-ldflags", ldflags(version, ""), `${MODULE}@${version}`], { env: { ...env, GOBIN: gobin } });
+    let bin: string;
     let how: string;
+    const viaProxy = run(["go", "install", "-ldflags", ldflags(version), `${MODULE}@${version}`], { env: { CGO_ENABLED: "0", GOFLAGS: "-trimpath", GOBIN: join(work, "bin") } });
     if (viaProxy.ok) {
+      bin = join(work, "bin", "os-installer");
       how = `go install ${MODULE}@${version}`;
     } else {
-      if (!mirrors) throw new Error(`go install ${MODULE}@${version} failed:\n${viaProxy.out}\nSet OS_INSTALLER_MIRRORS to a folder of git mirrors (metal-stack+os-installer/repo, metal-stack+api/repo, metal-stack+v/repo) to build it from them.`);
-      const src = join(work, "src");
-      const sha = exportTag(join(mirrors, "metal-stack+os-installer/repo"), version, join(src, "os-installer"));
-      const gomod = readFileSync(join(src, "os-installer/go.mod"), "utf8");
-      const pin = (m: string) => new RegExp(`^\\s*${m.replace(/\//g, "\\/")} (v\\S+)`, "m").exec(gomod)?.[1];
-      const api = pin("github.com/metal-stack/api");
-      const v = pin("github.com/metal-stack/v");
-      if (!api || !v) throw new Error(`${MODULE}@${version} go.mod pins no github.com/metal-stack/api or /v`);
-      exportTag(join(mirrors, "metal-stack+api/repo"), api, join(src, "api"));
-      exportTag(join(mirrors, "metal-stack+v/repo"), v, join(src, "v"));
-      must(["go", "mod", "edit", "-replace", "github.com/metal-stack/api=../api", "-replace", "github.com/metal-stack/v=../v"], { cwd: join(src, "os-installer") });
-      mkdirSync(gobin, { recursive: true });
-      must(["go", "build", "-tags", "osusergo,netgo", "-ldflags", ldflags(version, sha), "-o", join(gobin, "os-installer"), "."], { cwd: join(src, "os-installer"), env });
-      how = `go build of ${MODULE} ${version} (${sha}) with metal-stack/api ${api} and metal-stack/v ${v} from OS_INSTALLER_MIRRORS (the module proxy refused: ${viaProxy.out.split("\n").find((l) => /40\d|not available/.test(l))?.trim() ?? "see go's output"})`;
+      const refusal = viaProxy.out.split("\n").find((l) => /40\d|not available/.test(l))?.trim() ?? viaProxy.out.split("\n").at(-1) ?? "";
+      if (!given) throw new Error(`go install ${MODULE}@${version} failed (${refusal}); set OS_INSTALLER=PATH to a static os-installer ${version} binary built elsewhere`);
+      if (!existsSync(given)) throw new Error(`OS_INSTALLER=${given}: no such file (expected a static os-installer ${version} binary)`);
+      bin = given;
+      how = `OS_INSTALLER=${given} (the module proxy refused: ${refusal})`;
     }
-    const file = must(["file", "-b", join(gobin, "os-installer")]);
-    if (!/statically linked/.test(file)) throw new Error(`the os-installer build is not static: ${file}`);
+    const file = run(["file", "-b", bin]);
+    if (!file.ok || !/statically linked/.test(file.out)) throw new Error(`${bin} is not a static binary: ${file.out}`);
     mkdirSync(dirname(out), { recursive: true });
-    copyFileSync(join(gobin, "os-installer"), `${out}.tmp`);
+    copyFileSync(bin, `${out}.tmp`);
     renameSync(`${out}.tmp`, out);
     return { how, seconds: Math.round((performance.now() - started) / 100) / 10 };
   } finally {
@@ -89,5 +61,10 @@ if (import.meta.main) {
     console.error("usage: bun lab/images/os-installer.ts --version vX.Y.Z --out PATH");
     process.exit(2);
   }
-  console.log(JSON.stringify({ out: values.out, ...buildOsInstaller(values.version, values.out) }));
+  try {
+    console.log(JSON.stringify({ out: values.out, ...buildOsInstaller(values.version, values.out) }));
+  } catch (e) {
+    console.error(`os-installer: ${(e as Error).message}`);
+    process.exit(1);
+  }
 }
