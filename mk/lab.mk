@@ -2,7 +2,7 @@
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=reboot|poweroff] [TIMEOUT=240] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot|uefi] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
-#            [BOOT=chain|direct] [INSTALL=0|1] [SWITCH_OS=sonic|cumulus]
+#            [BOOT=chain|direct] [INSTALL=0|1] [SWITCH_OS=sonic|cumulus] [IMAGE=testos|debian]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
@@ -59,8 +59,18 @@ $(BOOT_DIR)/vmlinuz-$(KVER):
 	$(MAKE) deps-apt
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 
+# IMAGE=debian: the real OS instead of the busybox test OS (mk/realos.mk test-realos-e2e, the
+# console live): OVMF, two disks, RAID 1, the real os-installer, kexec, then a power cycle
+# through GRUB, each boot to the image's marker. IMAGE=testos (default): the test OS.
+IMAGE ?= testos
+ifeq ($(filter $(IMAGE),testos debian),)
+$(error IMAGE=$(IMAGE): expected testos or debian)
+endif
+
 lab: deps $(VMLINUX) $(INITRAMFS)
-ifneq ($(LAB_IS_DIRECT),)
+ifeq ($(IMAGE),debian)
+	$(MAKE) --no-print-directory test-realos-e2e REALOS_LIVE=1
+else ifneq ($(LAB_IS_DIRECT),)
 	$(BUN) lab/lab.ts $(LAB_FLAGS)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1

@@ -52,6 +52,8 @@ export class MachineBook {
   labInstall = false;
   /** That layout has an ESP (LAB_LAYOUT_UEFI, main.ts --esp): the UEFI install. */
   labEsp = false;
+  /** Members that replace the lab allocation's (main.ts --allocation FILE): the real OS's layout, networks, hostname. */
+  labExtra: Record<string, unknown> = {};
 
   /**
    * The switches as metal-core registered them (switches.ts). Empty: no switch table, and
@@ -82,7 +84,7 @@ export class MachineBook {
     this.registered.set(uuid, request);
     const after = this.allocateAfterMs;
     if (after === undefined || this.allocations.has(uuid)) return;
-    setTimeout(() => this.allocate(uuid, labAllocation(uuid, this.labInstall, this.labEsp)), after).unref();
+    setTimeout(() => this.allocate(uuid, { ...labAllocation(uuid, this.labInstall, this.labEsp), ...this.labExtra }), after).unref();
   }
 
   allocate(uuid: string, allocation: Record<string, unknown>): void {
@@ -117,6 +119,7 @@ export class MachineBook {
     this.allocateAfterMs = undefined;
     this.labInstall = false;
     this.labEsp = false;
+    this.labExtra = {};
     this.switchRule = true;
     this.switches = new Map();
   }

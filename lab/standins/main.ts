@@ -58,10 +58,12 @@ const { values } = parseArgs({
     // The switch table as metal-core registers it (switches.ts SwitchSpec JSON): Register then
     // connects the machine to ports as the apiserver does, and DIR/connections.json says to which.
     switches: { type: "string" },
+    // A JSON file whose members replace the lab allocation's (the real OS: lab/standins/debian-raid1.json).
+    allocation: { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp]]\n");
+  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp] [--allocation FILE]]\n");
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -86,6 +88,7 @@ const s = await startStandins({
 });
 if (values.image) s.machines.labInstall = true;
 if (values.esp) s.machines.labEsp = true;
+if (values.allocation) s.machines.labExtra = JSON.parse(readFileSync(values.allocation, "utf8")) as Record<string, unknown>;
 if (values["allocate-after"] !== undefined) {
   const ms = Number(values["allocate-after"]);
   if (!Number.isInteger(ms) || ms < 0) throw new Error(`--allocate-after ${JSON.stringify(values["allocate-after"])}: expected milliseconds`);

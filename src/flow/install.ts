@@ -6,20 +6,21 @@
  * the installed system (TargetRoot.finish). Bounded by METAL_IMAGE_STALL_TIMEOUT
  * and METAL_INSTALLER_TIMEOUT inside; the watchdog is petted throughout.
  */
-import { toJson } from "@bufbuild/protobuf";
+import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import type { Boot } from "../boot/boot.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
 import { MachineAllocationSchema, type MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../image/cache.ts";
-import type { InstallNic, JsonObject } from "../install/contract.ts";
+import type { InstallNic } from "../install/contract.ts";
 import type { InstallOutput } from "../install/install.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
 /** The watchdog is petted while the install runs, not past this (the image and installer have their own, shorter bounds per step). */
 export const INSTALL_HOLD_MS = 4 * 3600_000;
 
-export async function install(config: Config, boot: Boot, allocation: MachineAllocation, target: TargetRoot, nics: readonly InstallNic[], s: Services): Promise<InstallOutput> {
+/** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
+export async function install(config: Config, boot: Boot, allocation: MachineAllocation, allocationJson: JsonObject, target: TargetRoot, nics: readonly InstallNic[], s: Services): Promise<InstallOutput> {
   const url = allocation.image?.url ?? "";
   if (url === "") throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
   const run = s.installOs({
@@ -31,6 +32,7 @@ export async function install(config: Config, boot: Boot, allocation: MachineAll
     machineId: boot.uuid,
     nics,
     allocation: toJson(MachineAllocationSchema, allocation) as JsonObject,
+    allocationAsSent: allocationJson,
     console: s.console,
     raidEnabled: target.raidEnabled,
     rootUuid: target.rootUuid,

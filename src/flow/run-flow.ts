@@ -94,7 +94,7 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
     const target = await stage("layout", "build the allocation's filesystem layout and mount the target", () => layout(allocation, s), DISK_HOLD_MS);
     // Resumed at wait: the NICs without switch neighbours (Register sent them in an earlier run).
     nics ??= installNics(await s.inventory(net), new Map());
-    const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, target, nics, s));
+    const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, w.allocationJson, target, nics, s));
     await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, s));
     // The watchdog is closed only right before reboot(2), after kexec_file_load (bootInstalled's beforeReboot).
     await stage("kexec", "boot the installed OS (kexec_file_load, else reboot)", async () => {

@@ -6,6 +6,7 @@
  * allocation is logged with secrets redacted. Ended by the planned reboot: a reboot,
  * not an error.
  */
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { Api } from "./api.ts";
 import type { Boot } from "../boot/boot.ts";
 import type { Config } from "../config/config.ts";
@@ -18,7 +19,8 @@ import { waitForAllocation } from "../provision/wait.ts";
 import { WAIT_BACKOFF } from "../provision/wait-policy.ts";
 import type { Services } from "./services.ts";
 
-export type WaitOutcome = { readonly kind: "allocated"; readonly allocation: MachineAllocation } | { readonly kind: "planned_reboot" };
+/** `allocationJson`: the allocation exactly as the apiserver sent it (fields newer than our proto/ kept). */
+export type WaitOutcome = { readonly kind: "allocated"; readonly allocation: MachineAllocation; readonly allocationJson: JsonObject } | { readonly kind: "planned_reboot" };
 
 export async function wait(config: Config, boot: Boot, api: Api, s: Services): Promise<WaitOutcome> {
   const b = s.ops.planReboot(config, s.log);
@@ -33,5 +35,5 @@ export async function wait(config: Config, boot: Boot, api: Api, s: Services): P
   }
   const sum = summarizeAllocation(r.allocation);
   logEvent(s.log, "provision.allocation", { uuid: boot.uuid, ...sum, waitedMs: r.waitedMs, reconnects: r.reconnects, allocation: redactAllocation(r.allocation) }, `allocated: hostname ${sum.hostname ?? "(none)"}, image ${sum.image ?? "(none)"}`);
-  return { kind: "allocated", allocation: r.allocation };
+  return { kind: "allocated", allocation: r.allocation, allocationJson: r.allocationJson };
 }

@@ -7,15 +7,25 @@
  *   go-yaml encodes under their lower-cased Go field names (no yaml tags):
  *   mac, name, identifier, vendor, model, speed, neighbors, hostname
  *   (../shared/reference/metal-stack-api/proto/metalstack/api/v2/machine.proto, MachineNic).
- * - /etc/metal/machine-allocation.yaml: the allocation as protobuf JSON (JSON is YAML;
- *   os-installer reads it with protoyaml).
+ * - /etc/metal/machine-allocation.yaml: the allocation exactly as the apiserver sent it
+ *   (the Wait message's JSON, fields newer than our proto/ kept), as JSON: JSON is YAML,
+ *   and os-installer reads the file with protoyaml (metal-stack/os-installer@7ea1c98
+ *   pkg/installer/config.go:33), which takes protojson names and values. protoyaml
+ *   refuses fields its own metal-stack/api does not know (buf.build/go/protoyaml v0.7.0
+ *   decode.go:768, no DiscardUnknown there): an installer older than the apiserver
+ *   cannot read an allocation that uses a newer field (docs/install.md).
  * - /etc/metal/install.yaml: the legacy InstallerConfig for older images
  *   (../shared/reference/os-installer/api/v1/legacy.go), filled as metal-hammer's
  *   cmd/install.go writeInstallerConfig does.
  * - /etc/metal/userdata: the allocation's user data, as metal-hammer's writeUserData.
+ * - /etc/lvm/lvmlocal.conf: LVM without udev (lvmlocal.ts), only into an image that has
+ *   /etc/lvm, as metal-hammer's writeLVMLocalConf.
  * The three YAML files are written as JSON (a YAML subset): quoting is exact by construction.
  * Only NICs with neighbours are passed, as metal-hammer's onlyNicsWithNeighbors.
  */
+
+import { isSecretKey } from "../log/redact.ts";
+import { LVMLOCAL_PATH, lvmLocalConf } from "./lvmlocal.ts";
 
 export const MACHINE_DETAILS_PATH = "/etc/metal/machine-details.yaml";
 export const MACHINE_ALLOCATION_PATH = "/etc/metal/machine-allocation.yaml";
@@ -50,15 +60,25 @@ export interface ContractInput {
   readonly raidEnabled: boolean;
   /** The filesystem UUID of the root filesystem (from the disks stage). */
   readonly rootUuid: string;
-  /** The allocation as protobuf JSON (toJson of MachineAllocation). */
+  /** The allocation as protobuf JSON (toJson of the decoded MachineAllocation): what install.yaml and userdata derive from. */
   readonly allocation: JsonObject;
+  /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml, verbatim. */
+  readonly allocationAsSent: JsonObject;
   /** RFC 3339 time of writing (legacy `timestamp`). */
   readonly timestamp: string;
 }
 
+export interface ContractFile {
+  /** Path inside the target root. */
+  readonly path: string;
+  readonly content: string;
+  /** Written only when the image already has the file's directory (else skipped, and logged). */
+  readonly onlyIfDirExists?: boolean;
+}
+
 export interface ContractFiles {
-  /** Path inside the target root -> content. Every file is written 0600. */
-  readonly files: ReadonlyArray<{ readonly path: string; readonly content: string }>;
+  /** Every file is written 0600. */
+  readonly files: readonly ContractFile[];
 }
 
 function hasNeighbours(nic: InstallNic): boolean {
@@ -109,6 +129,21 @@ function legacyNetwork(n: JsonObject): JsonObject {
   };
 }
 
+/** IP_PROTOCOL_TCP -> "tcp": the enum's enum_string_value (machine.proto IPProtocol), v1's spelling; unspecified -> omitted. */
+function legacyProtocol(v: JsonValue | undefined): { protocol?: string } {
+  const m = /^IP_PROTOCOL_(TCP|UDP)$/.exec(str(v));
+  return m ? { protocol: m[1]!.toLowerCase() } : {};
+}
+
+/** v2 FirewallRules -> legacy V1FirewallRules (legacy.go): same members, protocol by its string value, comment omitted when empty. */
+function legacyFirewallRules(r: JsonObject): JsonObject {
+  const comment = (x: JsonObject) => (str(x.comment) !== "" ? { comment: str(x.comment) } : {});
+  return {
+    egress: list(r.egress).map((e) => obj(e) ?? {}).map((e) => ({ ...comment(e), ports: list(e.ports).map(num), ...legacyProtocol(e.protocol), to: list(e.to) })),
+    ingress: list(r.ingress).map((e) => obj(e) ?? {}).map((e) => ({ ...comment(e), from: list(e.from), ports: list(e.ports).map(num), ...legacyProtocol(e.protocol), to: list(e.to) })),
+  };
+}
+
 export function machineDetails(input: ContractInput): JsonObject {
   return {
     id: input.machineId,
@@ -137,7 +172,7 @@ export function legacyInstallConfig(input: ContractInput): JsonObject {
     role: /FIREWALL/.test(type) ? "firewall" : "machine",
     raidenabled: input.raidEnabled,
     root_uuid: input.rootUuid,
-    firewall_rules: obj(a.firewallRules ?? a.firewall_rules) ?? null,
+    firewall_rules: ((r) => (r ? legacyFirewallRules(r) : null))(obj(a.firewallRules ?? a.firewall_rules)),
     dns_servers: list(a.dnsServers ?? a.dns_servers),
     ntp_servers: list(a.ntpServers ?? a.ntp_servers),
   };
@@ -145,14 +180,27 @@ export function legacyInstallConfig(input: ContractInput): JsonObject {
 
 /**
  * Secret values of the allocation that the contract files carry: the VPN auth key
- * (machine.proto MachineVPN.auth_key, into install.yaml and machine-allocation.yaml).
+ * (machine.proto MachineVPN.auth_key, into install.yaml and machine-allocation.yaml),
+ * and, since machine-allocation.yaml carries fields newer than our proto/, the string
+ * value of every member whose name says secret (isSecretKey, as the log's redaction).
  * The caller registers them in the SecretSet before the installer runs, so an installer
  * that echoes them (or an error quoting its output) shows them redacted. Pure.
  */
 export function allocationSecrets(allocation: JsonObject): string[] {
+  const out = new Set<string>();
   const vpn = obj(allocation.vpn);
   const key = vpn ? str(vpn.authKey ?? vpn.auth_key) : "";
-  return key !== "" ? [key] : [];
+  if (key !== "") out.add(key);
+  const walk = (v: JsonValue | undefined, depth: number): void => {
+    if (depth > 12 || v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) return v.forEach((x) => walk(x, depth + 1));
+    for (const [k, x] of Object.entries(v as JsonObject)) {
+      if (typeof x === "string" && x !== "" && isSecretKey(k)) out.add(x);
+      else walk(x, depth + 1);
+    }
+  };
+  walk(allocation, 0);
+  return [...out];
 }
 
 const doc = (v: JsonValue): string => JSON.stringify(v, null, 2) + "\n";
@@ -175,9 +223,10 @@ export function contractFiles(input: ContractInput): ContractFiles {
   return {
     files: [
       { path: MACHINE_DETAILS_PATH, content: doc(machineDetails(input)) },
-      { path: MACHINE_ALLOCATION_PATH, content: doc(input.allocation) },
+      { path: MACHINE_ALLOCATION_PATH, content: doc(input.allocationAsSent) },
       { path: LEGACY_INSTALL_PATH, content: doc(legacyInstallConfig(input)) },
       ...(userdata !== undefined ? [{ path: USERDATA_PATH, content: userdata }] : []),
+      { path: LVMLOCAL_PATH, content: lvmLocalConf(), onlyIfDirExists: true },
     ],
   };
 }

@@ -33,6 +33,8 @@ export interface InstallInput {
   readonly nics: readonly InstallNic[];
   /** The allocation as protobuf JSON (toJson of MachineAllocation). */
   readonly allocation: JsonObject;
+  /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml. */
+  readonly allocationAsSent: JsonObject;
   readonly console: string;
   readonly raidEnabled: boolean;
   readonly rootUuid: string;
@@ -62,7 +64,7 @@ export interface InstallOutput {
 export async function installOs(i: InstallInput): Promise<InstallOutput> {
   const image = await installImage({ http: i.http, url: i.imageUrl, root: i.root, log: i.log, ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) });
   const consolePassword = generateConsolePassword(i.secrets);
-  for (const secret of allocationSecrets(i.allocation)) i.secrets.add(secret);
+  for (const secret of allocationSecrets(i.allocationAsSent)) i.secrets.add(secret);
   const files = contractFiles({
     machineId: i.machineId,
     nics: i.nics,
@@ -71,6 +73,7 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     raidEnabled: i.raidEnabled,
     rootUuid: i.rootUuid,
     allocation: i.allocation,
+    allocationAsSent: i.allocationAsSent,
     timestamp: (i.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z"),
   });
   await writeContract(i.root, files, i.log);

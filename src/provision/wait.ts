@@ -9,7 +9,8 @@
  * the deadline.
  */
 import type { ConnectClient } from "../api/client.ts";
-import { callStream, procedureOf } from "../api/rpc.ts";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import { callStreamKeepingJson, procedureOf } from "../api/rpc.ts";
 import { BootService } from "../gen/metalstack/infra/v2/boot_pb.ts";
 import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { formatDuration } from "../config/duration.ts";
@@ -43,6 +44,12 @@ export const realWaitEnv: WaitEnv = {
 
 export interface WaitResult {
   readonly allocation: MachineAllocation;
+  /**
+   * The allocation exactly as the apiserver sent it (the `allocation` member of the Wait
+   * message's JSON): fields newer than our proto/ are kept, so machine-allocation.yaml
+   * hands the installer all of it (metal-stack/api PR #114's vpn.flavor, say).
+   */
+  readonly allocationJson: JsonObject;
   readonly waitedMs: number;
   readonly reconnects: number;
 }
@@ -63,9 +70,9 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
       let reason: string;
       try {
         // No headers timeout: the server may send headers only with its first message; the stream's lifetime bounds it.
-        for await (const m of callStream(api, BootService.method.wait, { uuid }, { signal, retry: false, headersTimeoutMs: 0 })) {
+        for await (const { message: m, json } of callStreamKeepingJson(api, BootService.method.wait, { uuid }, { signal, retry: false, headersTimeoutMs: 0 })) {
           if (m.allocation) {
-            return { allocation: m.allocation, waitedMs: Math.round(tracker.waitedMs(env.now())), reconnects: tracker.reconnects };
+            return { allocation: m.allocation, allocationJson: allocationMember(json), waitedMs: Math.round(tracker.waitedMs(env.now())), reconnects: tracker.reconnects };
           }
           logEvent(log, "provision.wait.keepalive", { uuid }, "Wait: keepalive (no allocation yet)", "debug");
         }
@@ -102,4 +109,11 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
   logEvent(log, "provision.wait.timeout", { uuid, timeoutMs: policy.timeoutMs, waitedMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null }, undefined, "error");
   const state = lastBreak === undefined ? "the machine is registered but not allocated" : `the last stream broke: ${lastBreak}`;
   throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); ${state}`, { uuid, timeoutMs: policy.timeoutMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null });
+}
+
+/** The `allocation` member of a Wait message's JSON (protojson also accepts the proto name, which is the same here). */
+export function allocationMember(json: JsonValue): JsonObject {
+  const a = json !== null && typeof json === "object" && !Array.isArray(json) ? json.allocation : undefined;
+  // decoder() already accepted the message, so a present allocation is an object.
+  return a !== null && typeof a === "object" && !Array.isArray(a) ? a : {};
 }

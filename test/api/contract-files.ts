@@ -7,6 +7,8 @@ import { file_metalstack_api_v2_filesystem } from "../../src/gen/metalstack/api/
 import { file_metalstack_api_v2_health } from "../../src/gen/metalstack/api/v2/health_pb.ts";
 import { file_metalstack_api_v2_image } from "../../src/gen/metalstack/api/v2/image_pb.ts";
 import { file_metalstack_api_v2_machine } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { file_metalstack_api_v2_network } from "../../src/gen/metalstack/api/v2/network_pb.ts";
+import { file_metalstack_api_v2_partition } from "../../src/gen/metalstack/api/v2/partition_pb.ts";
 import { file_metalstack_api_v2_version } from "../../src/gen/metalstack/api/v2/version_pb.ts";
 import { file_metalstack_infra_v2_boot } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { file_metalstack_infra_v2_event } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
@@ -20,6 +22,8 @@ export const GENERATED: readonly DescFile[] = [
   file_metalstack_api_v2_health,
   file_metalstack_api_v2_image,
   file_metalstack_api_v2_machine,
+  file_metalstack_api_v2_network,
+  file_metalstack_api_v2_partition,
   file_metalstack_api_v2_version,
   file_metalstack_infra_v2_boot,
   file_metalstack_infra_v2_event,

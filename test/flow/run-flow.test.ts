@@ -212,6 +212,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(i.imageUrl.href).toBe(`${st.urls.images}/metal-os/stable/debian/12/img.tar.lz4`);
     expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, console: "ttyS1,115200n8", rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
     expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
+    // machine-allocation.yaml gets the allocation as the stand-in's Wait sent it (its JSON, not a re-encoding).
+    expect(i.allocationAsSent).toMatchObject({ uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } });
     // InstallationSucceeded reached the strict apiserver with the installer's password (its machine token, its uuid); the password is in no log line.
     expect(st.machines.installed.get(UUID)).toBe(PASSWORD);
     expect(st.calls.filter((c) => c.procedure.endsWith("/InstallationSucceeded")).map((c) => c.refused ?? "ok")).toEqual(["ok"]);

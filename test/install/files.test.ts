@@ -7,7 +7,9 @@ import { AgentError } from "../../src/errors.ts";
 import { cleanTarget } from "../../src/install/clean.ts";
 import { findInstaller } from "../../src/install/installer.ts";
 import { writeContract } from "../../src/install/write-contract.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { LVMLOCAL_PATH, lvmLocalConf } from "../../src/install/lvmlocal.ts";
+import { createLogger, silentLogger } from "../../src/log/logger.ts";
+import { SecretSet } from "../../src/log/redact.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mh-install-files-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -70,6 +72,30 @@ describe("contract writing", () => {
     expect(existsSync(join(outside, "stolen"))).toBe(false);
     expect(statSync(join(root, "etc/metal/machine-details.yaml")).mode & 0o777).toBe(0o600);
   });
+
+  test("lvmlocal.conf is written 0600 into an image with /etc/lvm, as metal-hammer does; an image without /etc/lvm gets none (logged)", async () => {
+    const conf = { files: [...files.files, { path: LVMLOCAL_PATH, content: lvmLocalConf(), onlyIfDirExists: true }] };
+    const without = dir();
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", format: "json", write: (l) => void lines.push(l), secrets: new SecretSet() });
+    expect(await writeContract(without, conf, log)).toEqual(["/etc/metal/machine-details.yaml"]);
+    expect(existsSync(join(without, "etc/lvm"))).toBe(false);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ event: "install.config", skipped: [LVMLOCAL_PATH] });
+    expect(JSON.parse(lines[0]!).msg).toEndWith("; not written (the image has no /etc/lvm): /etc/lvm/lvmlocal.conf");
+    const withLvm = dir();
+    mkdirSync(join(withLvm, "etc/lvm"), { recursive: true });
+    expect(await writeContract(withLvm, conf, silentLogger())).toEqual(["/etc/metal/machine-details.yaml", LVMLOCAL_PATH]);
+    expect(statSync(join(withLvm, LVMLOCAL_PATH)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(withLvm, LVMLOCAL_PATH), "utf8")).toBe(lvmLocalConf());
+  });
+});
+
+test("lvmlocal.conf: LVM without udev, in lvm.conf syntax (metal-hammer's lvmlocal.conf settings)", () => {
+  expect(lvmLocalConf()).toBe(
+    "# Written by metal-hammer: LVM without udev (as metal-hammer's lvmlocal.conf).\n" +
+      "activation {\n    udev_sync = 0\n    udev_rules = 0\n}\n" +
+      "devices {\n    multipath_component_detection = 0\n    md_component_detection = 0\n    obtain_device_list_from_udev = 0\n}\n",
+  );
 });
 
 describe("cleaning the target", () => {

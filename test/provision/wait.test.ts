@@ -49,6 +49,14 @@ describe("waitForAllocation", () => {
     expect(lines[0]?.msg).toBe("waiting for an allocation of u1 (metalstack.infra.v2.BootService/Wait, up to 1h)");
   });
 
+  test("the allocation is also handed back exactly as sent: fields our proto/ lacks are kept, the decoded message drops them", async () => {
+    const sent = { hostname: "m1", vpn: { controlPlaneAddress: "https://vpn.example", flavor: "FLAVOR_WIREGUARD" }, placement_labels: { labels: { rack: "r1" } }, zFuture: [1, "2", null] };
+    const { api } = fakeApi([{ messages: [{ allocation: sent, alsoUnknown: true }] }]);
+    const r = await waitForAllocation(api, "u1", POLICY, logs().log, fakeEnv());
+    expect(r.allocationJson).toEqual(sent);
+    expect([r.allocation.hostname, r.allocation.vpn?.controlPlaneAddress, r.allocation.placementLabels?.labels]).toEqual(["m1", "https://vpn.example", { rack: "r1" }]);
+  });
+
   test("a stream that breaks or ends is reopened after a jittered delay, one warn line each", async () => {
     const { api, opened } = fakeApi([
       { messages: [], end: new AgentError("bad_answer", "apiserver Wait (stream): stream truncated") },

@@ -30,6 +30,7 @@ try {
     machineId: "00000000-0000-0000-0000-00000000c0de",
     nics: [{ mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }] }],
     allocation: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } },
+    allocationAsSent: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } },
     console: "ttyS0",
     raidEnabled: false,
     rootUuid: "8f3c0000-1111-2222-3333-444455556666",

@@ -1,0 +1,41 @@
+# The real OS (issue 22, docs/install.md "The real os-installer and the Debian image"):
+# metal-stack's os-installer built as a static binary, cached under build/tools.
+#   make os-installer [OS_INSTALLER=PATH]   (PATH: a static binary built elsewhere, where the
+#   Go module proxy does not serve metal-stack's modules)
+# Debian packages only the real-OS targets need: mmdebstrap builds the image, fusefat mounts
+# the test's ESP (this machine's kernel has no vfat), file checks the binary is static.
+REALOS_APT_PACKAGES := mmdebstrap fusefat fuse3 file
+OS_INSTALLER_VERSION := v0.3.1
+OS_INSTALLER := build/tools/os-installer-$(OS_INSTALLER_VERSION)
+.PHONY: os-installer deps-realos
+
+deps-realos:
+	@$(MAKE) --no-print-directory deps-apt APT_PACKAGES="$(REALOS_APT_PACKAGES)"
+
+os-installer: $(OS_INSTALLER)
+
+$(OS_INSTALLER): lab/images/os-installer.ts | deps-npm deps-realos
+	$(BUN) lab/images/os-installer.ts --version $(OS_INSTALLER_VERSION) --out $@
+
+# The lab's Debian image (lab/images/debian.ts): mmdebstrap trixie + /os-installer, packed
+# as metal-images pack theirs; rebuilt only when its inputs change (inputs.sha256 beside it).
+#   make debian-image
+DEBIAN_IMAGE_DIR := build/debian
+.PHONY: debian-image
+
+debian-image: $(OS_INSTALLER) | deps-npm deps-realos
+	$(BUN) lab/images/debian.ts --out $(DEBIAN_IMAGE_DIR) --os-installer $(OS_INSTALLER)
+
+# Root: the real os-installer against the agent's contract files (test/realos/, not in
+# `make test`: the Go module proxy answers 403 for metal-stack's modules on this project's
+# machines, so CI cannot get the installer; OS_INSTALLER=PATH supplies one).
+.PHONY: test-realos
+test-realos: deps debian-image
+	@for i in $$(seq $(RUNS)); do echo "realos run $$i/$(RUNS)"; $(BUN) test --timeout 600000 ./test/realos/os-installer.realos.ts || exit 1; done
+
+# Root, QEMU: the real Debian through the real os-installer on UEFI (OVMF) with two disks
+# and RAID 1, then kexec to the marker and a power cycle to GRUB to the marker
+# (test/realos/debian-uefi.realos.ts; REALOS_LIVE=1 shows the console).
+.PHONY: test-realos-e2e
+test-realos-e2e: deps debian-image $(VMLINUX) $(INITRAMFS)
+	@for i in $$(seq $(RUNS)); do echo "realos e2e run $$i/$(RUNS)"; REALOS_LIVE=$(REALOS_LIVE) $(BUN) test --timeout 2400000 ./test/realos/debian-uefi.realos.ts || exit 1; done
