@@ -151,11 +151,13 @@ describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens
       extraCmdline: ["METAL_BOOT_URL=ftp://nowhere"],
       // The shell computes the marker, so an echo of the typed line cannot satisfy the test.
       // Then `metal-hammer lldp` (the NICs are not up: the flow stopped before the network) brings them up and lists who is on each port.
+      // The kernel's console messages are turned down first: its "link becomes ready" lines come
+      // asynchronously after the links went up and once landed inside the JSON line.
       consoleInput: {
         after: /"event":"init.shell".*"reason"/,
         text:
           "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); " +
-          `echo "LLDP-JSON $(metal-hammer lldp --json --duration 30s --uuid ${LAB_UUID} 2>/dev/null)"; exit\n`,
+          `echo 1 > /proc/sys/kernel/printk; echo "LLDP-JSON $(metal-hammer lldp --json --duration 30s --uuid ${LAB_UUID} 2>/dev/null)"; exit\n`,
       },
     });
   }, HOOK_MS);
@@ -172,7 +174,10 @@ describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens
   test("metal-hammer lldp in the debug shell sees the lab's leaf pair: leaf01 on eth0 and leaf02 on eth1, each port id SONiC's alias", () => {
     const line = r.lines.find((l) => l.text.startsWith("LLDP-JSON {"));
     expect(line).toBeDefined();
-    const j = JSON.parse((line?.text ?? "").slice("LLDP-JSON ".length)) as { switches: string[]; interfaces: { name: string; neighbours: { systemName: string; portDescription: string; portId: string; portIdIsMac: boolean }[] }[] };
+    const text = (line?.text ?? "").slice("LLDP-JSON ".length);
+    let parsed: unknown;
+    expect(() => (parsed = JSON.parse(text)), `the LLDP-JSON line is not JSON: ${text}`).not.toThrow();
+    const j = parsed as { switches: string[]; interfaces: { name: string; neighbours: { systemName: string; portDescription: string; portId: string; portIdIsMac: boolean }[] }[] };
     expect(j.switches).toEqual(["leaf01", "leaf02"]);
     expect(j.interfaces.flatMap((i) => i.neighbours.map((n) => n.portId))).toEqual(["Eth1/1(Port1)", "Eth1/1(Port1)"]);
     expect(j.interfaces.map((i) => [i.name, i.neighbours.map((n) => [n.systemName, n.portDescription, n.portIdIsMac])])).toEqual([
