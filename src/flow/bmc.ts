@@ -11,6 +11,7 @@ import type { Api } from "./api.ts";
 import type { Boot } from "../boot/boot.ts";
 import type { BmcOutcome } from "../bmc/discover.ts";
 import { bmcVendor } from "../bmc/vendor.ts";
+import { IPMITOOL_TIMEOUT_MS } from "../bmc/ipmitool.ts";
 import { callUnary, procedureOf } from "../api/rpc.ts";
 import { toAgentError } from "../errors.ts";
 import { BootService } from "../gen/metalstack/infra/v2/boot_pb.ts";
@@ -21,6 +22,7 @@ export const SUPER_USER_PASSWORD = procedureOf(BootService.method.superUserPassw
 
 /** Reads the BMC and writes the metal user (never throws). */
 export async function readBmcForRegister(s: Services): Promise<BmcOutcome> {
+  logEvent(s.log, "bmc.start", { timeoutMsPerCall: IPMITOOL_TIMEOUT_MS }, `reading the BMC in-band (ipmitool lan print, bmc info, fru; then the metal user), each call at most ${IPMITOOL_TIMEOUT_MS / 1000} s`);
   let o: BmcOutcome;
   try {
     o = await s.bmc.discover();

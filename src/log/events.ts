@@ -22,6 +22,7 @@ export const EVENTS = {
   "init.signal": "PID 1 received a signal (and what it does about it)",
   "init.reap": "PID 1 reaped an orphaned zombie",
   "init.options": "PID 1's policy parameters (DEBUG, METAL_DONE, METAL_REBOOT_DELAY) and problems reading them",
+  "bmc.start": "the BMC is read in-band now: what runs and each ipmitool call's bound",
   "bmc.read": "the BMC as read in-band before Register (address, MAC, firmware, FRU, vendor; what failed as warnings), or that there is none",
   "bmc.user": "the metal BMC user was created with a fresh password (id, vendor), or why not (a warning; provisioning goes on)",
   "bmc.superuser": "the superuser's BMC password from BootService/SuperUserPassword was set, is disabled, or could not be set (a warning; provisioning goes on)",

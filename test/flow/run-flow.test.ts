@@ -203,6 +203,10 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect((reg as unknown as { bmc: unknown; fru: unknown }).bmc).toEqual({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef", user: "metal", password: BMC_PASSWORD, interface: "lanplus", version: "1.02" });
     expect((reg as unknown as { fru: unknown }).fru).toEqual({ productSerial: "PRD-SN-1" });
     expect(seen.superUser).toEqual([`root:${SUPER_PASSWORD}`]);
+    // What it waits for is said first, with the bound of each call.
+    const at = (event: string) => lines.findIndex((l) => l.event === event);
+    expect(lines[at("bmc.start")]).toMatchObject({ timeoutMsPerCall: 15_000 });
+    expect(at("bmc.start")).toBeLessThan(at("bmc.read"));
     expect(raw.join("")).not.toContain(BMC_PASSWORD);
     expect(raw.join("")).not.toContain(SUPER_PASSWORD);
     expect(existsSync(join(run, "handoff.json"))).toBe(true);
