@@ -15,6 +15,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../diskless.ts";
+import { run } from "../ipxe/lab-process.ts";
+import { standinControl } from "../standins/control-client.ts";
 import { withPrivateRun } from "../plan.ts";
 import { waitFor } from "../wait.ts";
 
@@ -62,13 +64,6 @@ export interface ServerRequest {
 
 const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
 
-async function sh(argv: readonly string[]): Promise<string> {
-  const p = Bun.spawn([...argv], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  if (code !== 0) throw new Error(`${argv.join(" ")}: exit ${code}: ${err.trim()}`);
-  return out;
-}
-
 /** The uuid of machine i (unique per machine, the same in every run). */
 export const fleetUuid = (i: number) => `00000000-f1ee-7000-8000-${i.toString(16).padStart(12, "0")}`;
 
@@ -90,9 +85,9 @@ export class Fleet {
   }
 
   private async addNs(name: string): Promise<void> {
-    await sh(["ip", "netns", "add", name]);
+    await run(["ip", "netns", "add", name]);
     this.namespaces.push(name);
-    await sh(["ip", "-n", name, "link", "set", "lo", "up"]);
+    await run(["ip", "-n", name, "link", "set", "lo", "up"]);
   }
 
   /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
@@ -100,19 +95,19 @@ export class Fleet {
     const n = this.opts.machines;
     for (const leaf of this.leaves) {
       await this.addNs(leaf);
-      await sh(["ip", "-n", leaf, "link", "add", "br0", "type", "bridge"]);
-      await sh(["ip", "-n", leaf, "link", "set", "br0", "up"]);
-      await sh(this.nsExec(leaf, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
+      await run(["ip", "-n", leaf, "link", "add", "br0", "type", "bridge"]);
+      await run(["ip", "-n", leaf, "link", "set", "br0", "up"]);
+      await run(this.nsExec(leaf, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
     }
-    await sh(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
+    await run(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
     for (let i = 0; i < n; i++) {
       const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
       await this.addNs(m.ns);
       for (const [k, leaf] of this.leaves.entries()) {
         const port = `p${i}`;
-        await sh(["ip", "link", "add", port, "netns", leaf, "type", "veth", "peer", "name", `eth${k}`, "netns", m.ns, "address", `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}`]);
-        await sh(["ip", "-n", leaf, "link", "set", port, "master", "br0"]);
-        await sh(["ip", "-n", leaf, "link", "set", port, "up"]);
+        await run(["ip", "link", "add", port, "netns", leaf, "type", "veth", "peer", "name", `eth${k}`, "netns", m.ns, "address", `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}`]);
+        await run(["ip", "-n", leaf, "link", "set", port, "master", "br0"]);
+        await run(["ip", "-n", leaf, "link", "set", port, "up"]);
       }
       this.machines.push(m);
     }
@@ -214,16 +209,12 @@ export class Fleet {
 
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
   async standinMachines(): Promise<{ registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] }> {
-    const info = JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-    const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(30000) }); process.stdout.write(await r.text());`;
-    return JSON.parse(await sh(this.nsExec(this.leaves[0], [process.execPath, "-e", get, `${info.urls.api}/_standin/machines`, info.apiCa])));
+    return (await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/machines", { timeoutMs: 30_000 })) as { registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] };
   }
 
   /** POST to an apiserver control endpoint. */
   async control(path: string, body: unknown = {}): Promise<unknown> {
-    const info = JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-    const post = `const r = await fetch(process.argv[1], { method: "POST", body: process.argv[3], tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
-    return JSON.parse(await sh(this.nsExec(this.leaves[0], [process.execPath, "-e", post, `${info.urls.api}${path}`, info.apiCa, JSON.stringify(body)])));
+    return await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, path, { body });
   }
 
   /**
@@ -273,7 +264,7 @@ export class Fleet {
       if (!ended) d.kill("SIGKILL");
       await d.exited;
     }
-    for (const ns of this.namespaces.splice(0).reverse()) await sh(["ip", "netns", "del", ns]).catch(() => undefined);
+    for (const ns of this.namespaces.splice(0).reverse()) await run(["ip", "netns", "del", ns]).catch(() => undefined);
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,7 @@
  * the figures; the caller prints or asserts them.
  */
 import { Fleet, type FleetMachine } from "./fleet.ts";
-import { comebacks, firstTimes, largestBurst, timeTo, type Spread } from "./report.ts";
+import { comebacks, firstTimes, largestBurst, spread, timeTo, type Spread } from "./report.ts";
 import { waitFor } from "../wait.ts";
 
 export type FleetScenario = "none" | "outage";
@@ -97,17 +97,11 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       burstsAfterOutage: outages.map((x) => largestBurst(times, x.upAt)),
       comebackBursts: outages.map((x) => largestBurst(comebacks(log, st.waitOpenedAt, x.upAt), x.upAt)),
       outages,
-      peakRssMiB: { ...spreadKb(traces.flatMap((t) => (t.peakKb ? [t.peakKb] : []))) },
+      peakRssMiB: spread(traces.flatMap((t) => (t.peakKb ? [t.peakKb / 1024] : []))),
       requests: times.length,
       wallMs: Date.now() - on,
     };
   } finally {
     await fleet.tearDown(o.keep);
   }
-}
-
-function spreadKb(kb: readonly number[]): Spread {
-  const s = [...kb].sort((a, b) => a - b).map((k) => k / 1024);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
-  return { n: s.length, p50: at(50), p95: at(95), max: s.at(-1) ?? NaN };
 }

@@ -24,6 +24,7 @@ import { switchName, type LabSwitchOs } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
+import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../ntp.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -282,8 +283,7 @@ export class ChainLab {
 
   /** GET /_standin/machines from inside the namespace: what the apiserver stand-in stored. */
   async standinMachines(): Promise<{ registered: Record<string, Record<string, unknown>> }> {
-    const url = `https://[${STANDINS_ADDR}]:${STANDINS_PORT + 1}/_standin/machines`;
-    return JSON.parse(await run(this.nsExec(["curl", "-sk", "--max-time", "10", url]))) as { registered: Record<string, Record<string, unknown>> };
+    return (await standinControl((argv) => this.nsExec(argv), join(this.dir, "standins"), "/_standin/machines")) as { registered: Record<string, Record<string, unknown>> };
   }
 
   /** Logs in to machine i's BMC over lanplus from the lab's namespace, as metal-bmc would (cipher suite 3: suite 0 takes any password). */

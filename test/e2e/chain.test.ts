@@ -25,7 +25,7 @@ const ROOT_DIR = join(import.meta.dir, "../..");
 const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
 const NEEDS = [
   "/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn",
-  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS, "/usr/bin/ipmi_sim", "/usr/bin/ipmitool", "/usr/bin/curl",
+  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS, "/usr/bin/ipmi_sim", "/usr/bin/ipmitool",
 ];
 const missing = NEEDS.filter((f) => !existsSync(f));
 const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps ipxe-efi)` : "";

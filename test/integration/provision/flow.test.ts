@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { REPO } from "../api/agent.ts";
 import { disklessArgv } from "../../../lab/diskless.ts";
+import { standinControl } from "../../../lab/standins/control-client.ts";
 import { SKIP as LLDP_SKIP, SwitchLab, type Switch } from "../lldp/switches.ts";
 import { waitFor } from "../../../lab/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
@@ -82,10 +83,8 @@ async function runFlow(extra: string, from: readonly string[] = []) {
 const requests = () => readFileSync(join(state, "requests.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { path: string; status: number; source: string });
 
 /** What the apiserver stand-in holds (its control endpoint, asked from leaf01's netns over its TLS). */
-function machines(): { registered: Record<string, unknown> } {
-  const info = JSON.parse(readFileSync(join(state, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-  const get = `const r = await fetch(process.argv[1], { tls: { ca: await Bun.file(process.argv[2]).text() }, signal: AbortSignal.timeout(10000) }); process.stdout.write(await r.text());`;
-  return JSON.parse(nsx(leaf01.link.routerNs, process.execPath, "-e", get, `${info.urls.api}/_standin/machines`, info.apiCa));
+async function machines(): Promise<{ registered: Record<string, unknown> }> {
+  return (await standinControl((argv) => ["ip", "netns", "exec", leaf01.link.routerNs, ...argv], state, "/_standin/machines")) as { registered: Record<string, unknown> };
 }
 
 describe.skipIf(skip !== undefined)(`the whole flow in namespaces with two lldpd switches${skip ? ` (skipped: ${skip})` : ""}`, () => {
@@ -103,7 +102,7 @@ describe.skipIf(skip !== undefined)(`the whole flow in namespaces with two lldpd
     const reqs = requests();
     expect(reqs.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
     // What Register carried: each NIC with its switch, mapped as metal-hammer does (Mac = Identifier = port id, Name = port description, Hostname = system name).
-    const registered = machines().registered[UUID] as { hardware: { nics: { name: string; neighbors?: Log[] }[] } };
+    const registered = (await machines()).registered[UUID] as { hardware: { nics: { name: string; neighbors?: Log[] }[] } };
     const neighbours = (nic: string) => registered.hardware.nics.find((n) => n.name === nic)?.neighbors;
     expect(neighbours(leaf01.link.agentIf)).toEqual([{ mac: leaf01.mac, identifier: leaf01.mac, name: leaf01.link.routerIf, hostname: "leaf01" }]);
     expect(neighbours(leaf02.link.agentIf)).toEqual([{ mac: leaf02.mac, identifier: leaf02.mac, name: leaf02.link.routerIf, hostname: "leaf02" }]);
