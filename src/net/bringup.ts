@@ -27,7 +27,7 @@ export interface BringupOptions {
   readonly policy: Policy;
   readonly timeoutMs: number;
   readonly fast: boolean;
-  /** Send our own RS from :: at operstate UP (../shared/FIELD-NOTES.md §8); default: on unless rsDelay. */
+  /** Send our own RS from :: at operstate UP (docs/network.md); default: on unless rsDelay. */
   readonly solicit?: boolean;
   /**
    * Keep the kernel's random router_solicitation_delay (RFC 4861/4862, for segments
@@ -122,7 +122,7 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
       resolvConf: opts.resolvConf,
       deadline: t0 + opts.timeoutMs,
       carrierGraceMs: Math.min(opts.carrierGraceMs ?? 10_000, opts.timeoutMs),
-      // 250-350 ms: jittered around RS_RETRY_MS (../shared/FIELD-NOTES.md §8: retry once at ~300 ms).
+      // 250-350 ms: jittered around RS_RETRY_MS (docs/network.md: retry once at ~300 ms).
       rsRetryMs: RS_RETRY_MS - 50 + Math.random() * 100,
     };
     const rec = opts.record;

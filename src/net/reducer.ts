@@ -10,7 +10,7 @@
  * Decisions made here:
  *   - link up: after the first full dump, every selected link that is down (mode up);
  *   - solicit: our own RS from :: when a link reaches operstate UP before any RA,
- *     once more RS_RETRY_MS later if still no RA (../shared/FIELD-NOTES.md §8);
+ *     once more RS_RETRY_MS later if still no RA (docs/network.md);
  *   - dump addresses: when an RA shows up (the kernel does not announce a tentative
  *     SLAAC address), and everything again after an overrun (ENOBUFS);
  *   - follow a selected name to its new ifindex when it is deleted and re-created;

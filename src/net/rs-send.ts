@@ -1,6 +1,6 @@
 /**
  * Sends our own Router Solicitation from :: through an AF_PACKET socket
- * (../shared/FIELD-NOTES.md §8: raw ICMPv6 sockets fail until link-local DAD is done). The
+ * (docs/network.md: raw ICMPv6 sockets fail until link-local DAD is done). The
  * socket is never bound (a bound packet socket latches ENETDOWN while the link is
  * down); it is opened, used once and closed.
  */
