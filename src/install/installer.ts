@@ -1,7 +1,7 @@
 /**
- * Runs the image's installer in a chroot of the target root, as metal-hammer's
- * cmd/install.go does (chroot, uid/gid 0): `/os-installer` when the image has it
- * (../shared/reference/os-installer), else `/install.sh`. /dev and /sys are
+ * Runs the image's installer in a chroot of the target root, as metal-hammer does
+ * (metal-stack/metal-hammer@ec148e3 cmd/install.go: chroot, uid/gid 0): `/os-installer`
+ * when the image has it (metal-stack/os-installer@7ea1c98), else `/install.sh`. /dev and /sys are
  * bind-mounted in first (recursive binds through mount(2), src/sys/mount.ts), and on a
  * UEFI machine (/sys/firmware/efi exists) efivarfs at /sys/firmware/efi/efivars, as
  * metal-hammer's cmd/storage/filesystem.go specialMounts has it, so the installer's
