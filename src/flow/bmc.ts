@@ -10,6 +10,7 @@
 import type { Api } from "./api.ts";
 import type { Boot } from "../boot/boot.ts";
 import type { BmcOutcome } from "../bmc/discover.ts";
+import { bmcRegisterFields, type BmcRegisterFields } from "../bmc/register-fields.ts";
 import { bmcVendor } from "../bmc/vendor.ts";
 import { IPMITOOL_TIMEOUT_MS } from "../bmc/ipmitool.ts";
 import { callUnary, procedureOf } from "../api/rpc.ts";
@@ -20,8 +21,8 @@ import type { Services } from "./services.ts";
 
 export const SUPER_USER_PASSWORD = procedureOf(BootService.method.superUserPassword);
 
-/** Reads the BMC and writes the metal user (never throws). */
-export async function readBmcForRegister(s: Services): Promise<BmcOutcome> {
+/** Reads the BMC and writes the metal user (never throws); `fields` are what Register carries of it. */
+export async function readBmcForRegister(s: Services): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
   logEvent(s.log, "bmc.start", { timeoutMsPerCall: IPMITOOL_TIMEOUT_MS }, `reading the BMC in-band (ipmitool lan print, bmc info, fru; then the metal user), each call at most ${IPMITOOL_TIMEOUT_MS / 1000} s`);
   let o: BmcOutcome;
   try {
@@ -31,19 +32,21 @@ export async function readBmcForRegister(s: Services): Promise<BmcOutcome> {
   }
   if (!o.present) {
     logEvent(s.log, "bmc.read", { present: false, notes: o.notes }, o.notes[0] ?? "no BMC", o.notes[0]?.startsWith("no BMC") ? "info" : "warn");
-    return o;
+    return { outcome: o, fields: bmcRegisterFields(o) };
   }
+  const fields = bmcRegisterFields(o);
+  const notes = [...o.notes, ...fields.notes];
   const { lan, firmwareRevision, fru, vendor } = o;
   logEvent(
     s.log,
     "bmc.read",
-    { present: true, ip: lan.ip ?? null, mac: lan.mac ?? null, firmwareRevision: firmwareRevision ?? null, vendor: vendor ?? null, fru, notes: o.notes },
-    `BMC ${lan.ip ?? "(no address)"} ${lan.mac ?? "(no MAC)"}, firmware ${firmwareRevision ?? "unknown"}${o.notes.length ? `; ${o.notes.length} problem(s): ${o.notes.join("; ")}` : ""}`,
-    o.notes.length ? "warn" : "info",
+    { present: true, ip: lan.ip ?? null, mac: lan.mac ?? null, firmwareRevision: firmwareRevision ?? null, vendor: vendor ?? null, fru, notes },
+    `BMC ${lan.ip ?? "(no address)"} ${lan.mac ?? "(no MAC)"}, firmware ${firmwareRevision ?? "unknown"}${notes.length ? `; ${notes.length} problem(s): ${notes.join("; ")}` : ""}`,
+    notes.length ? "warn" : "info",
   );
   if (o.user) logEvent(s.log, "bmc.user", { user: o.user.name, id: o.user.id, vendor: vendor ?? null }, `BMC user ${o.user.name} (id ${o.user.id}) created with a fresh password, Administrator`);
   else logEvent(s.log, "bmc.user", { user: null, vendor: vendor ?? null }, "no BMC user written: Register reports the BMC without credentials", "warn");
-  return o;
+  return { outcome: o, fields };
 }
 
 /** BootService/SuperUserPassword, then the password on the vendor's superuser (never throws). */

@@ -18,7 +18,6 @@ import { register as registerCall, registerRequest, REGISTER, switchesSeen, type
 import { neighbourNics } from "../provision/neighbours.ts";
 import { versionInfo } from "../version.ts";
 import type { Services } from "./services.ts";
-import { bmcRegisterFields } from "../bmc/register-fields.ts";
 import { readBmcForRegister, setSuperUser } from "./bmc.ts";
 
 /** What Register sent, kept for the installer: the NICs with their switch neighbours (machine-details.yaml nics). */
@@ -57,9 +56,7 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     logEvent(s.log, "lldp.neighbour.omitted", { ...o }, `${o.interface}: the neighbour on switch ${JSON.stringify(o.systemName)} port ${JSON.stringify(o.portId)} is left out of Register: ${o.reason}`, "warn");
   }
   const inv = await s.inventory(net);
-  const bmc = await readBmcForRegister(s);
-  const bmcFields = bmcRegisterFields(bmc);
-  if (bmcFields.notes.length) logEvent(s.log, "bmc.read", { notes: bmcFields.notes }, bmcFields.notes.join("; "), "warn");
+  const { outcome: bmc, fields: bmcFields } = await readBmcForRegister(s);
   const h = inv.hardware;
   logEvent(s.log, "provision.inventory", { memory: h.memory, cpus: h.cpus.length, disks: h.disks.map((d) => d.name), nics: h.nics.map((n) => `${n.name}=${n.mac}`), gpus: h.gpus.length, bios: inv.bios, notes: inv.notes });
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
