@@ -6,6 +6,7 @@ import { errnoOfError } from "../sys/errno.ts";
 import * as libc from "../sys/syscalls.ts";
 import { readKernelFacts } from "./kernel-facts.ts";
 import { BUSYBOX } from "./paths.ts";
+import { debugShellArgv } from "./debug-shell.ts";
 import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem, PciDevice } from "./system.ts";
 
@@ -118,8 +119,7 @@ export function linuxSystem(): InitSystem {
       return libc.reboot(action === "poweroff" ? libc.RB_POWER_OFF : action === "halt" ? libc.RB_HALT_SYSTEM : libc.RB_AUTOBOOT);
     },
     disableCad: () => void libc.reboot(libc.RB_DISABLE_CAD),
-    // setsid + cttyhack: a new session whose controlling tty is the real console device, so job control and ^C work.
-    shell: () => spawnTracked([BUSYBOX, "setsid", BUSYBOX, "cttyhack", BUSYBOX, "sh"], { inherit: true }),
+    shell: () => spawnTracked(debugShellArgv(BUSYBOX), { inherit: true }),
     onSignal: (name, handler) => void process.on(name as NodeJS.Signals, handler),
     startReaper: (onReap) => {
       let earlier = new Set<number>();

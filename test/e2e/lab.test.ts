@@ -157,7 +157,7 @@ describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens
         after: /"event":"init.shell".*"reason"/,
         text:
           "echo shell-pid-$$ uid-$(id -u) sum-$((6*7)) ca-$(grep -c 'BEGIN CERTIFICATE' /etc/metal/lab-ca.pem) mounts-$(grep -cE ' /(proc|sys|dev|dev/pts|run|tmp) (proc|sysfs|devtmpfs|devpts|tmpfs) ' /proc/mounts); " +
-          `echo 1 > /proc/sys/kernel/printk; echo "LLDP-JSON $(metal-hammer lldp --json --duration 30s --uuid ${LAB_UUID} 2>/dev/null)"; exit\n`,
+          `echo 1 > /proc/sys/kernel/printk; echo "LLDP-JSON $(metal-hammer lldp --json --duration 30s --uuid ${LAB_UUID} 2>/dev/null)"; echo "$(seq -s ' ' 1 800) shell-last-line-$((6*7))"; exit\n`,
       },
     });
   }, HOOK_MS);
@@ -169,6 +169,13 @@ describe.skipIf(missing.length > 0)(`QEMU lab: a fatal error with DEBUG on opens
     expect(r.lines.some((l) => /^shell-pid-\d+ uid-0 sum-42 ca-1 mounts-6$/.test(l.text))).toBe(true);
     expect(last(r)).toMatchObject({ event: "init.reboot", action: "reboot", reason: "debug shell exited" });
     expect(r.outcome).toBe("reboot");
+  });
+
+  test("leaving the shell loses none of its output: the last line, 3 KB written just before `exit`, reached the console whole", () => {
+    // The session leader's exit hangs the serial tty up, which dropped what the UART had not sent (up to 4 KiB) until PID 1 drained it first.
+    const want = `${Array.from({ length: 800 }, (_, i) => i + 1).join(" ")} shell-last-line-42`;
+    expect(r.lines.find((l) => l.text.startsWith("1 2 3 4 5 "))?.text).toBe(want);
+    expect(ev(r, "init.shell").at(-1)).toMatchObject({ exitCode: 0 });
   });
 
   test("metal-hammer lldp in the debug shell sees the lab's leaf pair: leaf01 on eth0 and leaf02 on eth1, each port id SONiC's alias", () => {
