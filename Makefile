@@ -37,7 +37,7 @@ deps-apt:
 	fi
 
 # No --bytecode: it adds 6.2 MB to the binary and 2.6 MB to the compressed initramfs for
-# ~25 ms of start-up (README "Build", docs/initramfs.md); bench-initramfs builds both.
+# ~25 ms of start-up (docs/build.md, docs/initramfs.md); bench-initramfs builds both.
 COMPILE = $(BUN) build --compile --minify $(1) --format=esm --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \

@@ -16,7 +16,7 @@
  * tools'). The default is the fastest at 1 Gbit/s (docs/initramfs.md).
  *   bun bench/initramfs-size.ts [--runs 1] [--variants lz4-9,zstd-19,...] [--no-qemu] [--firmware-dir build/firmware/root/lib/firmware]
  *     [--tools initramfs/tools.list] [--bytecode-agent build/bench/metal-hammer-bytecode]
- * Prints a markdown table (README, docs/initramfs.md).
+ * Prints a markdown table (docs/initramfs.md, docs/bench.md).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";

@@ -64,7 +64,7 @@ $(TEST_INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-a
 	$(call BUILD_INITRAMFS,lz4,)
 endif
 
-# Size and unpack time of every compression side by side (docs/initramfs.md, README figures).
+# Size and unpack time of every compression side by side (docs/initramfs.md, docs/bench.md).
 .PHONY: bench-initramfs
 bench-initramfs: deps dist/metal-hammer build/bench/metal-hammer-bytecode $(FIRMWARE_STAMP) lab-kernel
 	$(BUN) bench/initramfs-size.ts --runs $(or $(RUNS),1) --tools initramfs/tools.list --bytecode-agent build/bench/metal-hammer-bytecode

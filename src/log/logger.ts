@@ -17,7 +17,7 @@
  * pino writes synchronously into `Destination` below, a plain object with `write`: no
  * transport, no worker thread, no sonic-boom, so nothing extra runs inside the
  * compiled binary or as PID 1. Cost against the hand-written formatter this replaced:
- * bench/logger.ts, figures in README "Logs".
+ * bench/logger.ts, figures in docs/bench.md.
  */
 import pino from "pino";
 import type { EventName } from "./events.ts";

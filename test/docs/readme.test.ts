@@ -9,6 +9,13 @@ test("README's parameter and exit-code tables match the code", () => {
   expect(fillTables(readme)).toBe(readme);
 });
 
+/** The front page stays a front page: figures, status and history live in docs/. */
+export const README_MAX_BYTES = 16 * 1024;
+
+test("README.md stays under 16 KB", () => {
+  expect(new TextEncoder().encode(readme).length).toBeLessThan(README_MAX_BYTES);
+});
+
 test("README shows the two commands", () => {
   expect(readme).toContain("make lab");
   expect(readme).toContain("make test");
@@ -27,7 +34,9 @@ test("docs/events.md lists exactly the event vocabulary of src/log/events.ts", a
  */
 test("README's source-layout diagram names every top-level directory and every part of src/, and nothing that is not there", () => {
   const root = new URL("../../", import.meta.url).pathname;
-  const start = readme.indexOf("```", readme.indexOf("Source layout ("));
+  const heading = readme.indexOf("\n## Source layout\n");
+  expect(heading).toBeGreaterThan(-1);
+  const start = readme.indexOf("```", heading);
   const block = readme.slice(readme.indexOf("\n", start) + 1, readme.indexOf("```", start + 3));
   const top: string[] = [];
   const src: string[] = [];
