@@ -1,6 +1,6 @@
 /**
  * What metal-boot answers on GET /config/<uuid>: pixie's MetalConfig
- * (../shared/reference/pixie/api/api.go; pixiecore/http.go handleConfig marshals it),
+ * (metal-stack/pixie@8b0f1da5 api/api.go:4; pixiecore/http.go:232 handleConfig marshals it),
  * snake_case JSON; MEP-20's metal-boot "serves the same payload as pixiecore".
  * Unknown fields are ignored (metal_api_url, metal_apiserver_token, ...). Two optional
  * extensions of ours (docs/metal-boot.md), snake_case too: `ca` (PEM, trusted for the

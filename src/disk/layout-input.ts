@@ -1,7 +1,7 @@
 /**
  * The allocation's filesystem layout as protojson, the planner's input. Field names,
  * enum value names and types mirror `metalstack.api.v2.FilesystemLayout` in
- * reference/metal-stack-api/proto/metalstack/api/v2/filesystem.proto exactly:
+ * metal-stack/api@e6201fcb proto/metalstack/api/v2/filesystem.proto:48 exactly:
  * lowerCamelCase fields, enums by their full value name (`FORMAT_EXT4`), uint64 sizes as
  * strings (protojson; numbers are accepted too), uint32/int32 as numbers; fields at
  * their zero value are absent. The protobuf-es types in src/gen/ map onto this at merge.

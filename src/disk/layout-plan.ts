@@ -1,7 +1,7 @@
 /**
  * FilesystemLayout + disk inventory -> the ordered commands that build it, or a
  * refusal listing every problem before anything is written. Pure. Behaviour kept from
- * metal-hammer (reference/metal-hammer/cmd/storage/filesystem.go): partitions with
+ * metal-hammer (metal-stack/metal-hammer@ec148e3 cmd/storage/filesystem.go:60 Run): partitions with
  * sgdisk in list order (`--new=N:0:+<MiB>M`, name, type code), the partition table
  * re-read; mdadm `--create --force --run --homehost any`, `--assume-clean` for RAID 0/1,
  * `--raid-devices` = devices - spares; `lvm vgcreate` with tags, `lvm lvcreate

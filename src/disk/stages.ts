@@ -13,7 +13,7 @@ import { readDisks } from "./sysfs.ts";
 import type { WipeMode } from "./wipe-plan.ts";
 import { wipeDisks, type WipeReport } from "./wipe-run.ts";
 
-/** metal-hammer's chroot for the new system (reference/metal-hammer/cmd/root.go chrootPrefix). */
+/** metal-hammer's chroot for the new system (metal-stack/metal-hammer@ec148e3 cmd/root.go:65 chrootPrefix). */
 export const TARGET_ROOT = "/rootfs";
 
 export interface StageOptions {

@@ -1,7 +1,7 @@
 /**
  * The image's checksum sidecars: `<image>.sha512`, `.sha256`, `.md5` (metal-images ship
- * `.md5` today: ../shared/FIELD-NOTES.md §6 image cache layout; metal-hammer's
- * cmd/image/image.go Pull reads `<image>.md5`, its first word). All three are asked
+ * `.md5` beside the image today; metal-stack/metal-hammer@ec148e3 cmd/image/image.go:32
+ * Pull reads `<image>.md5`, :113 its first word). All three are asked
  * for; the strongest present wins and is the one hashed while the image streams.
  * "Not there" is 404, 410, or 403 (a bucket without list permission, S3, answers 403 for
  * a missing object); any other answer is an error (`code`: image_download when

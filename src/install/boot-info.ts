@@ -1,6 +1,6 @@
 /**
  * /etc/metal/boot-info.yaml, written by the image's installer: which kernel, initrd
- * and cmdline to kexec (../shared/reference/os-installer/api/v1/api.go, Bootinfo:
+ * and cmdline to kexec (metal-stack/os-installer@7ea1c98 api/v1/api.go:18 Bootinfo:
  * yaml `initrd`, `cmdline`, `kernel`, `bootloader_id`). Pure.
  *
  * The parser is strict for the one shape installers write (go-yaml's Marshal of that

@@ -2,11 +2,11 @@
  * The files metal-hammer hands the image's installer (pure builders; write-contract.ts
  * writes them):
  * - /etc/metal/machine-details.yaml: os-installer's MachineDetails
- *   (../shared/reference/os-installer/api/v1/api.go: yaml `id`, `nics`, `password`,
+ *   (metal-stack/os-installer@7ea1c98 api/v1/api.go:46 MachineDetails: yaml `id`, `nics`, `password`,
  *   `console`, `raidenabled`, `root_uuid`). `nics` are apiv2.MachineNic structs that
  *   go-yaml encodes under their lower-cased Go field names (no yaml tags):
  *   mac, name, identifier, vendor, model, speed, neighbors, hostname
- *   (../shared/reference/metal-stack-api/proto/metalstack/api/v2/machine.proto, MachineNic).
+ *   (metal-stack/api@e6201fcb proto/metalstack/api/v2/machine.proto:484 MachineNic).
  * - /etc/metal/machine-allocation.yaml: the allocation exactly as the apiserver sent it
  *   (the Wait message's JSON, fields newer than our proto/ kept), as JSON: JSON is YAML,
  *   and os-installer reads the file with protoyaml (metal-stack/os-installer@7ea1c98
@@ -15,7 +15,7 @@
  *   decode.go:768, no DiscardUnknown there): an installer older than the apiserver
  *   cannot read an allocation that uses a newer field (docs/install.md).
  * - /etc/metal/install.yaml: the legacy InstallerConfig for older images
- *   (../shared/reference/os-installer/api/v1/legacy.go), filled as metal-hammer's
+ *   (metal-stack/os-installer@7ea1c98 api/v1/legacy.go:13 InstallerConfig), filled as metal-hammer's
  *   cmd/install.go writeInstallerConfig does.
  * - /etc/metal/userdata: the allocation's user data, as metal-hammer's writeUserData.
  * - /etc/lvm/lvmlocal.conf: LVM without udev (lvmlocal.ts), only into an image that has

@@ -2,7 +2,7 @@
  * Streams the OS image onto the mounted target root: one download, hashed inline
  * (the strongest sidecar, src/image/sidecar.ts), decompressed and unpacked inline (extract.ts).
  * Nothing is stored in RAM or /tmp: memory is flat whatever the image size
- * (metal-hammer downloads to /tmp first: ../shared/reference/metal-hammer/cmd/image/image.go).
+ * (metal-hammer downloads to /tmp first: metal-stack/metal-hammer@ec148e3 cmd/image/image.go:29 Pull).
  *
  * Faults, each bounded:
  * - the body breaks off (reset, short body, stall: no byte for `stallMs`): retried with

@@ -100,7 +100,7 @@ interface ChrootMount {
 
 /** /proc is not bound: the installer gets the /proc of its own PID namespace (containArgv). */
 const BINDS: readonly ChrootMount[] = ["/dev", "/sys"].map((p) => ({ source: p, target: p, fstype: "", flags: MS_BIND | MS_REC }));
-/** After /sys (the order matters): ../shared/reference/metal-hammer/cmd/storage/filesystem.go specialMounts. */
+/** After /sys (the order matters): metal-stack/metal-hammer@ec148e3 cmd/storage/filesystem.go:417 specialMounts. */
 export const EFIVARS: ChrootMount = { source: "efivarfs", target: `${EFI_DIR}/efivars`, fstype: "efivarfs", flags: 0 };
 export const isUefi = (): boolean => existsSync(EFI_DIR);
 

@@ -1,7 +1,7 @@
 /**
  * The console password of the metal user, new for every install, as metal-hammer makes
- * it (../shared/reference/metal-hammer/pkg/password/password.go: `len` crypto-random
- * bytes, standard base64, cut to `len` characters; cmd/root.go uses 16). It is a
+ * it (metal-stack/metal-hammer@ec148e3 pkg/password/password.go:9: `len` crypto-random
+ * bytes, standard base64, cut to `len` characters; cmd/root.go:75 uses 16). It is a
  * secret: registered in the SecretSet before anything else sees it, so no log line or
  * error can carry it.
  */

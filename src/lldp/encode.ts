@@ -1,7 +1,7 @@
 /**
  * Our own LLDP frame, as metal-hammer sends it while it waits for installation
  * (github.com/metal-stack/go-lldpd pkg/lldp/server.go createLLDPMessage, started by
- * ../shared/reference/metal-hammer/cmd/network/interfaces.go UpAllInterfaces):
+ * metal-stack/metal-hammer@ec148e3 cmd/network/interfaces.go:36 UpAllInterfaces):
  * Chassis ID = the NIC's MAC (subtype 4), Port ID = the interface name (subtype 5),
  * TTL, Port Description = the interface name, System Name = the machine UUID, System
  * Description = a line about the agent; then End Of LLDPDU. Sent to the nearest-bridge

@@ -3,7 +3,7 @@
  * agent in firmware that consumes LLDP frames before the host sees them, so the agent
  * would never see its switches. The drivers offer a private flag to turn it off; this
  * is what metal-hammer does with `ethtool --set-priv-flags <if> disable-fw-lldp on`
- * (../shared/reference/metal-hammer/cmd/network/ethtool.go disableFirmwareLLDP).
+ * (metal-stack/metal-hammer@ec148e3 cmd/network/ethtool.go:53 disableFirmwareLLDP).
  * Flag names and senses, from the drivers' ethtool code:
  * i40e `disable-fw-lldp` (on = firmware agent off); ice `fw-lldp-agent` (off = firmware
  * agent off; called `enable-fw-lldp` in mid-2019 kernels, same sense). Any driver

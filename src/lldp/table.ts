@@ -16,7 +16,7 @@ interface Entry {
   readonly expiresAt: number;
 }
 
-/** What metal-hammer reads from an LLDPDU (../shared/reference/metal-hammer/pkg/lldp/client.go Neighbors). */
+/** What metal-hammer reads from an LLDPDU (metal-stack/metal-hammer@ec148e3 pkg/lldp/client.go:96 Neighbors). */
 export function toNeighbour(ifname: string, du: Lldpdu): LldpNeighbour {
   return {
     interface: ifname,

@@ -41,7 +41,7 @@ import { Watchdog } from "../watchdog/watchdog.ts";
 import { silentLogger } from "../log/logger.ts";
 import { hangForever } from "./hang.ts";
 
-/** The provisioning event upstream sends for it (reference/metal-stack-api/proto/metalstack/api/v2/machine.proto). */
+/** The provisioning event upstream sends for it (metal-stack/api@e6201fcb proto/metalstack/api/v2/machine.proto:669). */
 export const PLANNED_REBOOT_EVENT = eventTypeName(MachineProvisioningEventType.PLANNED_REBOOT);
 
 /** METAL_DEBUG_HANG: how long the last lines may take to the console and Loki before the agent blocks. */
@@ -201,9 +201,9 @@ export class Operations {
    * The wait ended by the planned reboot: one line with the reason and the time it was
    * planned for; the flow then calls beforeReboot("planned reboot"), which ships it to
    * Loki (when configured) before the reboot. Upstream metal-hammer also emits the
-   * provisioning event PLANNED_REBOOT (reference/metal-hammer/cmd/root.go); the agent
+   * provisioning event PLANNED_REBOOT (metal-stack/metal-hammer@ec148e3 cmd/root.go:71-72); the agent
    * cannot: EventService/Send needs INFRA_ROLE_EDITOR
-   * (reference/metal-stack-api/proto/metalstack/infra/v2/event.proto), the machine token
+   * (metal-stack/api@e6201fcb proto/metalstack/infra/v2/event.proto:11-12), the machine token
    * has MACHINE_ROLE_EDITOR only. So the line says so (`sent: false`).
    */
   rebootDue(log: Logger): void {

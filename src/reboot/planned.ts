@@ -2,8 +2,8 @@
  * The planned reboot while waiting for an allocation: after a bound plus a random
  * jitter the machine reboots, so a fleet never reboots at once and every machine picks
  * up a new agent within a day or two (metal-hammer: 24 h + up to 24 h,
- * reference/metal-hammer/cmd/root.go `kernel.AutoReboot(log, 1*24*time.Hour, 24*time.Hour, ...)`
- * and pkg/kernel AutoReboot: `after + rand.N(spread)`). Pure.
+ * metal-stack/metal-hammer@ec148e3 cmd/root.go:71 `kernel.AutoReboot(log, 1*24*time.Hour, 24*time.Hour, ...)`
+ * and pkg/kernel/kernel.go:126 AutoReboot: `after + rand.N(spread)`). Pure.
  */
 import type { PlannedRebootSetting } from "../config/planned-reboot.ts";
 

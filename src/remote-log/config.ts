@@ -1,6 +1,6 @@
 /**
  * The `logging` section of the config metal-boot serves, as pixie's MetalConfig
- * defines it (reference/pixie/api/api.go: Logging{endpoint, basic_auth{user,
+ * defines it (metal-stack/pixie@8b0f1da5 api/api.go:17 Logging{endpoint, basic_auth{user,
  * password}, certificate_auth{cert, key, insecure_skip_verify}, log_type}, LogTypeLoki
  * = "loki"). camelCase spellings are accepted too (this project's metal-boot answer
  * is camelCase, docs/metal-boot.md). Validated by zod; the secrets in it (password,
@@ -56,7 +56,7 @@ export interface LokiTarget {
   readonly certificateAuth?: { readonly cert: string; readonly key: string; readonly insecureSkipVerify: boolean };
 }
 
-/** Whether to ship, and where: upstream ignores an empty endpoint and any type but "loki" (reference/metal-hammer/cmd/remote-logging.go). */
+/** Whether to ship, and where: upstream ignores an empty endpoint and any type but "loki" (metal-stack/metal-hammer@ec148e3 cmd/remote-logging.go:19-22). */
 export function lokiTarget(l: Logging | undefined): { readonly kind: "ship"; readonly target: LokiTarget } | { readonly kind: "off"; readonly reason: string } {
   if (!l?.endpoint) return { kind: "off", reason: "no logging.endpoint in the config" };
   if (l.type !== "loki") return { kind: "off", reason: `unsupported logging.log_type ${JSON.stringify(l.type)} (only "loki")` };

@@ -2,7 +2,7 @@
  * The Loki push API body (POST /loki/api/v1/push, Content-Type application/json):
  * `{"streams":[{"stream":{<labels>},"values":[["<unix ns>","<line>"], ...]}]}`, one
  * stream per label set, values oldest first. Labels as upstream sets them:
- * component=metal-hammer and machineID=<uuid> (reference/metal-hammer/cmd/remote-logging.go).
+ * component=metal-hammer and machineID=<uuid> (metal-stack/metal-hammer@ec148e3 cmd/remote-logging.go:63-64).
  * Pure.
  */
 export interface LogEntry {

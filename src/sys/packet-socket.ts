@@ -7,7 +7,7 @@
  *
  * A packet socket bound while its link is down latches ENETDOWN in sk_err (the
  * kernel's packet_do_bind): poll() then reports POLLERR until SO_ERROR is read, while
- * the socket receives normally once the link comes up (../shared/FIELD-NOTES.md §8). open() clears
+ * the socket receives normally once the link comes up (docs/lldp.md, measured). open() clears
  * it, and so must whoever polls the fd (clearError).
  */
 import { AgentError } from "../errors.ts";

@@ -1,7 +1,7 @@
 /**
  * The read loop of the socket workers (src/netlink/event-worker.ts,
  * src/lldp/reader-worker.ts), which run it in a Worker so the main thread never
- * blocks (../shared/FIELD-NOTES.md §4): poll() over the fds with a 100 ms timeout until
+ * blocks (nor the Worker: one blocked in recv() cannot be terminated): poll() over the fds with a 100 ms timeout until
  * a shared Int32 flag is set (checked between polls), then, on each fd that has
  * events, recv(MSG_DONTWAIT) until EAGAIN (EINTR retried, on poll() too). What events,
  * data and errors mean is the caller's: the handlers decide.

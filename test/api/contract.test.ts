@@ -1,8 +1,9 @@
 /**
  * The wire contract stays the upstream one: every message, field (name, number, type,
- * label), enum value and method (streaming, roles) of proto/ matches metal-stack/api
- * (../shared/reference/metal-stack-api, through the checked-in fingerprint
- * test/fixtures/contract/reference-shape.json), and src/gen is what `make proto` makes.
+ * label), enum value and method (streaming, roles) of proto/ matches metal-stack/api@e6201fcb
+ * (through the checked-in fingerprint test/fixtures/contract/reference-shape.json, itself
+ * compared with ../shared/reference/metal-stack-api whenever that is present), and src/gen
+ * is what `make proto` makes.
  */
 import { describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@ import { SecretSet } from "../../src/log/redact.ts";
 import { AgentError } from "../../src/errors.ts";
 import { agentErrorOf } from "../helpers/agent-error.ts";
 
-/** pixie's MetalConfig as handleConfig marshals it (../shared/reference/pixie/api/api.go, pixiecore/http.go). */
+/** pixie's MetalConfig as handleConfig marshals it (metal-stack/pixie@8b0f1da5 api/api.go:4, pixiecore/http.go:232). */
 const good = {
   debug: false,
   metal_apiserver_url: "https://[fd00::10]:8443",

@@ -134,7 +134,7 @@ function fakeHttp(answer: { status: number; body: Uint8Array; chunks?: Uint8Arra
 }
 
 const GOOD_CMDLINE = "console=ttyS0 METAL_BOOT_URL=https://[fd00::1]:8443/ METAL_NICS=eth0,aa:bb:cc:dd:ee:ff METAL_NET_TIMEOUT=90s METAL_WAIT_TIMEOUT=30m METAL_NET_POLICY=all METAL_HANDOFF=builtin DEBUG=1 ip=off -- init args";
-/** pixie's MetalConfig (../shared/reference/pixie/api/api.go), every field set, plus our two extensions. */
+/** pixie's MetalConfig (metal-stack/pixie@8b0f1da5 api/api.go:4), every field set, plus our two extensions. */
 const BOOT_ANSWER = {
   metal_apiserver_url: "https://[fd00::10]:8443",
   metal_apiserver_token_for_hammer: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln",

@@ -45,7 +45,7 @@ function shippedModules(): string {
   }
 }
 
-/** The lab's module set as the lab brief states it (../shared/FIELD-NOTES.md section 5), for the explicit finding. */
+/** The lab's module set: virtio-net in the load order Debian's modules need, and e1000 (docs/kconfig.md), for the explicit finding. */
 const LAB_MODULES = "virtio_ring,virtio,virtio_pci_modern_dev,virtio_pci_legacy_dev,virtio_pci,failover,net_failover,virtio_net,e1000";
 
 async function check(...extra: string[]): Promise<{ code: number; report: Report; by: (o: string) => OptionResult; err: string }> {
