@@ -16,6 +16,12 @@ test("README.md stays under 16 KB", () => {
   expect(new TextEncoder().encode(readme).length).toBeLessThan(README_MAX_BYTES);
 });
 
+test("README's \"Where to read on\" links every page of docs/", () => {
+  const index = readme.slice(readme.indexOf("\n## Where to read on\n"));
+  const pages = readdirSync(new URL("../../docs/", import.meta.url).pathname).filter((n) => n.endsWith(".md"));
+  expect(pages.filter((n) => !index.includes(`](docs/${n})`))).toEqual([]);
+});
+
 test("README shows the two commands", () => {
   expect(readme).toContain("make lab");
   expect(readme).toContain("make test");
