@@ -20,7 +20,7 @@ export interface InstallerFailureInput {
   readonly end: InstallerEnd;
   /** What its output said, read by os-installer-log.ts (empty for an installer that is not os-installer). */
   readonly run: OsInstallerRun;
-  /** Its last output lines, oldest first (already escaped by the runner). */
+  /** Its last output lines, oldest first, as the runner keeps them: escaped and scrubbed. */
   readonly last: readonly string[];
   readonly scrub?: (text: string) => string;
 }
@@ -71,7 +71,7 @@ export function installerFailure(i: InstallerFailureInput): InstallerFailure {
   const f = i.run.failed;
   const { headline, more } = reported(i.run);
   // The failed task's tools said why; shown apart when those lines are no longer in the tail.
-  const tools = f ? f.output.map((l) => escapeLine(l)) : [];
+  const tools = f ? f.output.map((l) => scrub(escapeLine(l))) : [];
   if (tools.length > 0 && !tools.every((l) => tail.includes(l))) more.push(section("the task's tools printed", tools));
   more.push(tail.length > 0 ? section("its last lines", tail) : "no output");
   const message = scrub(`${head(i.binary, i.end)}${headline}\n  ${more.join("\n  ")}`);

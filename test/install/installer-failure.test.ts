@@ -98,5 +98,11 @@ describe("the error of a failed installer (exit 54)", () => {
     for (const secret of [password, vpnKey, JSON.stringify(vpnKey).slice(1, -1)]) expect(all).not.toContain(secret);
     expect(f.message.split("\n")[0]).toBe('installer: /os-installer failed (exit 1) in os-installer task "create metal user": unable to set password [redacted] (vpn [redacted]): exit status 1');
     expect(f.details.command).toBe("usermod --password [redacted] metal");
+    // The failing command's captured stdout is in no tail line of its own: the task's tool lines are shown apart.
+    expect(f.message.split("\n").slice(1, 5)).toEqual(["  command: usermod --password [redacted] metal", "  the task's tools printed:", "    passwd: bad password [redacted]", "    tailscale up --authkey [redacted]"]);
+    // A tool line with a secret that is in the (scrubbed) tail is not repeated apart.
+    const two = lines.slice(0, 3).concat(lines[4]!);
+    const g = installerFailure({ binary: "/os-installer", end: { kind: "exit", code: 1 }, run: parseOsInstallerLog(two), last: two.map((l) => scrub(escapeLine(l))), scrub });
+    expect(g.message.split("\n").slice(1, 3)).toEqual(["  its last lines:", `    ${scrub(two[0]!)}`]);
   });
 });
