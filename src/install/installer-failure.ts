@@ -76,9 +76,10 @@ export function installerFailure(i: InstallerFailureInput): InstallerFailure {
   more.push(tail.length > 0 ? section("its last lines", tail) : "no output");
   const message = scrub(`${head(i.binary, i.end)}${headline}\n  ${more.join("\n  ")}`);
   const s = (v: string | undefined): string | undefined => (v === undefined ? undefined : scrub(v));
+  // `installerExit`, not `exitCode`: agent.fatal spreads the details over its own exitCode (54).
   const details: Record<string, unknown> = {
     binary: i.binary,
-    ...(i.end.kind === "exit" ? { exitCode: i.end.code } : i.end.kind === "signal" ? { signal: i.end.signal } : { timeoutMs: i.end.timeoutMs }),
+    ...(i.end.kind === "exit" ? { installerExit: i.end.code } : i.end.kind === "signal" ? { signal: i.end.signal } : { timeoutMs: i.end.timeoutMs }),
     ...(f ? { task: s(f.task), taskError: s(f.error), ...(f.command ? { command: s(f.command) } : {}) } : {}),
     ...(i.run.running !== undefined ? { task: s(i.run.running) } : {}),
     ...(i.run.configError !== undefined ? { configError: s(i.run.configError) } : {}),

@@ -25,8 +25,10 @@ describe("the error of a failed installer (exit 54)", () => {
     // The last 10 output lines, the tool's own error among them (so not repeated apart).
     expect(rest.slice(2)).toEqual(lines.slice(-TAIL_LINES).map((l) => `    ${l}`));
     expect(rest).toContain("    grub-install: error: /boot/efi doesn't look like an EFI partition.");
-    expect(f.details).toMatchObject({ binary: "/os-installer", exitCode: 1, task: "write booatloader config", taskError: "exit status 1", command: "grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable" });
+    expect(f.details).toMatchObject({ binary: "/os-installer", installerExit: 1, task: "write booatloader config", taskError: "exit status 1", command: "grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable" });
     expect(f.details.last).toEqual(lines.slice(-TAIL_LINES));
+    // agent.fatal spreads the details over its own fields: the agent's exit code (54) must stay.
+    expect(f.details).not.toHaveProperty("exitCode");
   });
 
   test("contract files it cannot read (recorded): its last word in the headline, the parse error under it", () => {
@@ -38,7 +40,7 @@ describe("the error of a failed installer (exit 54)", () => {
       "      41 | ..^",
       "  its last lines:",
     ]);
-    expect(f.details).toMatchObject({ binary: "/os-installer", exitCode: 1, verdict: "os detection failed: allocation must be passed to os-installer" });
+    expect(f.details).toMatchObject({ binary: "/os-installer", installerExit: 1, verdict: "os detection failed: allocation must be passed to os-installer" });
     expect(f.details.task).toBeUndefined();
   });
 

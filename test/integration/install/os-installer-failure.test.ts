@@ -90,7 +90,7 @@ describe.skipIf(!ready)("a failing /os-installer in the runner", () => {
     // stdout and stderr are separate pipes: the tool's line is among the last, wherever it landed.
     expect(lines).toContain("    passwd: Authentication token manipulation error (password [redacted])");
     expect(lines.some((l) => l.startsWith("    {") && l.includes('"msg":"error while running machine installer"'))).toBe(true);
-    expect(result.details).toMatchObject({ binary: "/os-installer", exitCode: 1, task: "create metal user", command: "passwd metal" });
+    expect(result.details).toMatchObject({ binary: "/os-installer", installerExit: 1, task: "create metal user", command: "passwd metal" });
     expect(result.mountsLeft).toBe(0);
     // The secret reached the installer (its line says so, redacted) but no log line, error or detail.
     expect(out).toContain("(password [redacted])");
