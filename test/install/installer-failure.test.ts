@@ -31,6 +31,21 @@ describe("the error of a failed installer (exit 54)", () => {
     expect(f.details).not.toHaveProperty("exitCode");
   });
 
+  test("useradd missing (a whole failed run of the real v0.3.1, recorded): the task, the exec error, the command", () => {
+    const lines = recorded("v0.3.1-useradd-missing.log");
+    const f = failure(lines);
+    expect(f.message.split("\n").slice(0, 3)).toEqual([
+      'installer: /os-installer failed (exit 1) in os-installer task "create metal user": exec: "useradd": executable file not found in $PATH',
+      "  command: useradd --create-home --uid 1000 --gid sudo --shell /bin/bash metal",
+      "  its last lines:",
+    ]);
+    expect(f.message.split("\n").length).toBe(3 + TAIL_LINES);
+    expect(parseOsInstallerLog(lines).tasks.map((t) => t.name)).toEqual([
+      "persist configuration data from metal-hammer", "check if running in efi mode", "remove .dockerenv if running in virtual environment",
+      "write hostname", "write /etc/hosts", "write /etc/resolv.conf", "write ntp configuration", "create metal user",
+    ]);
+  });
+
   test("contract files it cannot read (recorded): its last word in the headline, the parse error under it", () => {
     const f = failure(recorded("v0.3.1-unknown-field.log"));
     expect(f.message.split("\n").slice(0, 5)).toEqual([
