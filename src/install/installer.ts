@@ -78,7 +78,6 @@ export interface InstallerResult {
   readonly bootInfo: BootInfo;
 }
 
-
 export async function findInstaller(root: string): Promise<string> {
   for (const c of INSTALLER_CANDIDATES) {
     try {
