@@ -29,7 +29,7 @@ export const EXIT_CODES = {
   image_checksum: { exit: 51, meaning: "image checksum mismatch, also after one retry from scratch" },
   image_unpack: { exit: 52, meaning: "the image (checksum right) could not be unpacked: not a tar.lz4, or tar/lz4 failed" },
   disk_full: { exit: 53, meaning: "the target filesystem ran out of space while the image was unpacked (not retried)" },
-  installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml" },
+  installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml (the message names the os-installer task that failed, its error, the exit status and the last output lines)" },
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
   boot_order: { exit: 57, meaning: "UEFI: no boot entry is named by the installer's bootloader_id (the message names the entries found), or the EFI boot variables could not be read or written" },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },

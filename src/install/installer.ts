@@ -16,8 +16,10 @@
  * process left in the namespace (a `setsid` daemon too); at the deadline unshare gets
  * SIGKILL, and with it (--kill-child) the namespace. The run ends when the installer
  * *exits*, not when its output pipes close: pipes a leftover still held are cut after
- * OUTPUT_GRACE_MS. Every output line is logged (control characters escaped) and the
- * last lines go into the error when it fails. Then /etc/metal/boot-info.yaml is read
+ * OUTPUT_GRACE_MS. Every output line is logged (control characters escaped) and folded
+ * into os-installer's log as it comes (os-installer-log.ts); when it fails, the error names
+ * the task os-installer reported failed, the exit status and the last lines, scrubbed
+ * (installer-failure.ts). Then /etc/metal/boot-info.yaml is read
  * back inside the root (a regular file, no link, capped) with the strict parser (boot-info.ts).
  *
  * The chroot itself is done by the `chroot` tool (busybox's applet in the initramfs):
@@ -35,6 +37,9 @@ import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";
 import { BOOT_INFO_PATH } from "./contract.ts";
 import { READ_CAPS } from "../fs/read-bounded.ts";
 import { dirInRoot, readInRoot } from "../fs/root-file.ts";
+import { escapeLine } from "./escape-line.ts";
+import { installerFailure, type InstallerEnd } from "./installer-failure.ts";
+import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerRun } from "./os-installer-log.ts";
 
 export const INSTALLER_CANDIDATES = ["/os-installer", "/install.sh"] as const;
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
@@ -71,12 +76,6 @@ export interface InstallerResult {
   readonly ms: number;
   readonly lines: number;
   readonly bootInfo: BootInfo;
-}
-
-/** One output line made safe for a log line: control characters (ESC sequences too) as \xNN. Pure. */
-export function escapeLine(line: string, max = 2_000): string {
-  const clean = line.replace(/\r$/, "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
-  return clean.length > max ? `${clean.slice(0, max)}...(${clean.length - max} more)` : clean;
 }
 
 export async function findInstaller(root: string): Promise<string> {
@@ -152,6 +151,8 @@ interface Run {
   readonly last: readonly string[];
   readonly lines: number;
   readonly spawnError: string | undefined;
+  /** What its output said as os-installer's log (os-installer-log.ts), read line by line. */
+  readonly osInstaller: OsInstallerRun;
 }
 
 function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, binary: string): Promise<Run> {
@@ -164,6 +165,7 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
     });
     const last: string[] = [];
     let lines = 0;
+    let osi = OS_INSTALLER_LOG_START;
     let spawnError: string | undefined;
     let timedOut = false;
     const onText = (stream: "stdout" | "stderr") => {
@@ -177,6 +179,7 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
     const emit = (stream: string, raw: string) => {
       const line = escapeLine(raw);
       lines++;
+      osi = foldOsInstallerLine(osi, raw);
       last.push(o.scrub ? o.scrub(line) : line);
       if (last.length > KEEP_LINES) last.shift();
       logEvent(o.log, "install.installer.output", { binary, stream, line });
@@ -198,7 +201,7 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
       done = true;
       clearTimeout(timer);
       clearTimeout(grace);
-      resolve({ code, signal, timedOut, last, lines, spawnError });
+      resolve({ code, signal, timedOut, last, lines, spawnError, osInstaller: osInstallerRun(osi) });
     };
     child.on("error", (e) => {
       spawnError = e.message;
@@ -235,10 +238,12 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
     if (stuck.length > 0) logEvent(o.log, "install.installer.done", { binary, unmountFailed: stuck }, `installer: could not detach ${stuck.join(", ")}`, "warn");
   }
   const ms = Math.round(performance.now() - t0);
-  const tail = run.last.length > 0 ? `; its last lines:\n  ${run.last.slice(-10).join("\n  ")}` : " (no output)";
   if (run.spawnError) throw new AgentError("installer", `installer: cannot start ${[...(o.chroot ?? ["chroot"])].join(" ")} ${o.root} ${binary}: ${run.spawnError}`, { binary });
-  if (run.timedOut) throw new AgentError("installer", `installer: ${binary} did not finish within ${Math.round(timeoutMs / 1000)} s and was killed${tail}`, { binary, timeoutMs, last: run.last });
-  if (run.code !== 0) throw new AgentError("installer", `installer: ${binary} failed (${run.code !== null ? `exit ${run.code}` : `signal ${run.signal}`})${tail}`, { binary, exitCode: run.code, signal: run.signal, last: run.last });
+  const end: InstallerEnd | undefined = run.timedOut ? { kind: "timeout", timeoutMs } : run.code === null ? { kind: "signal", signal: run.signal ?? "unknown" } : run.code !== 0 ? { kind: "exit", code: run.code } : undefined;
+  if (end) {
+    const f = installerFailure({ binary, end, run: run.osInstaller, last: run.last, ...(o.scrub ? { scrub: o.scrub } : {}) });
+    throw new AgentError("installer", f.message, f.details);
+  }
   let text: string;
   try {
     // Inside the target root, a regular file and no link (a link, FIFO or device node is refused at once), capped.

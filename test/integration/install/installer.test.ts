@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildTestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
+import { runMountNsDriver } from "../../helpers/mount-ns-driver.ts";
 
 const missing = ["tar", "lz4", "setfattr", "unshare", "chroot"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && missing.length === 0 && existsSync("/bin/busybox");
@@ -41,16 +42,9 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
 
   async function drive(hostname: string, timeoutMs = 30_000) {
     const root = mkdtempSync(join(work, "root-"));
-    const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", process.execPath, DRIVER, new URL("/testos/1/img.tar.lz4", server.url).href, root, hostname, String(timeoutMs), VPN_AUTH_KEY], { stdout: "pipe", stderr: "pipe" });
-    const killer = setTimeout(() => p.kill("SIGKILL"), timeoutMs + 30_000);
-    const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
-    await p.exited;
-    clearTimeout(killer);
-    const line = out.split("\n").find((l) => l.startsWith("RESULT "));
-    if (!line) throw new Error(`driver gave no result (exit ${p.exitCode}): ${err.slice(-2000)}`);
-    const result = JSON.parse(line.slice(7)) as Record<string, unknown> & { password: string };
-    const logLines = out.split("\n").filter((l) => l.startsWith("{"));
-    return { root, result, logLines, out: out.replace(line, "") };
+    const argv = [DRIVER, new URL("/testos/1/img.tar.lz4", server.url).href, root, hostname, String(timeoutMs), VPN_AUTH_KEY];
+    const { result, logLines, out } = await runMountNsDriver<Record<string, unknown> & { password: string }>(argv, timeoutMs + 30_000);
+    return { root, result, logLines, out };
   }
 
   test("contract written 0600, installer run with /dev /proc /sys, boot-info read, binds gone, password never logged", async () => {
