@@ -1,8 +1,8 @@
 /**
  * Stage "boot": pixie's MetalConfig and the token from metal-boot for the machine's
- * uuid (read once at the start of the flow). The token is registered as a secret when parsed, kept in memory and
- * written 0600 for the hand-off and `run --from`; the log shows only its kind,
- * subject and expiry. The partition Register sends is metal-boot's; a different
+ * uuid (read once at the start of the flow). The token is registered as a secret when
+ * parsed, kept in memory and written 0600 for the hand-off and `run --from`; the log
+ * shows only its kind, subject and expiry. The partition Register sends is metal-boot's; a different
  * METAL_PARTITION on the cmdline is a warning. Then the config's `logging` starts the
  * log shipper (Loki; never fails the flow), and when the clock stage gave no time, its
  * `ntp_servers` are tried. Returns the boot facts (src/flow/boot-facts.ts): the clock

@@ -13,7 +13,7 @@
  *   ops.startRemoteLog(bootConfig.logging, { uuid, ca, log }); // once metal-boot's config is known
  *   const plan = ops.planReboot(config, log);                 // wait stage: min(METAL_WAIT_TIMEOUT, planned reboot)
  *   await ops.hold(waitPromise, plan.boundMs);                // pets through the long wait, not past its bound
- *   ops.rebootDue(plan.reboot, log);                          // the wait ended by the planned reboot
+ *   ops.rebootDue({ at, reason }, log);                       // the wait's outcome: ended by the planned reboot
  *   await ops.beforeReboot("kexec", log);                     // flush logs, close the watchdog
  *
  * It keeps no fact of the flow: what one stage finds and a later one needs (the clock
