@@ -1,18 +1,12 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
-import { AgentError } from "../errors.ts";
-import { runFlow, START_STAGES, type StartStage } from "../flow/run-flow.ts";
+import { runFlow } from "../flow/run-flow.ts";
+import { decideStart, START_STAGES } from "../flow/start.ts";
 import type { Services } from "../flow/services.ts";
 import { logEvent } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
 import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../io/context.ts";
-
-function startStage(from: string | undefined): StartStage {
-  if (from === undefined) return "network";
-  if ((START_STAGES as readonly string[]).includes(from)) return from as StartStage;
-  throw new AgentError("usage", `--from ${JSON.stringify(from)}: expected one of ${START_STAGES.join(", ")} (register and wait resume from handoff.json and the token file in --run-dir)`, {});
-}
 
 /**
  * `run`'s body, also what PID 1 runs under the init supervisor (src/init/). The
@@ -21,7 +15,7 @@ function startStage(from: string | undefined): StartStage {
  */
 export async function runAgent(ctx: Context, opts: AgentOptions & { from?: string }, over: Partial<Services> = {}): Promise<void> {
   const config = await agentConfig(ctx, opts);
-  const from = startStage(opts.from);
+  const start = decideStart(opts.from);
   // Before the logger: every line it writes also goes to the log shipper (remote logging, once metal-boot's config names an endpoint).
   const ops = over.ops ?? agentOps(ctx, opts);
   const log = ctx.logger(config.logLevel, config.logFormat, ops.sink);
@@ -31,7 +25,7 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
   const services = agentServices(ctx, opts, config, log, { ...over, ops });
   try {
-    await runFlow(config, services, from);
+    await runFlow(config, services, start);
   } finally {
     await services.http.close();
     // The flow ended here (done, or an error for PID 1's METAL_DONE / reboot / debug shell): last lines out, watchdog disarmed.

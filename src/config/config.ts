@@ -10,6 +10,7 @@ import { parseCmdline } from "./cmdline.ts";
 import { AGENT_PARAM_NAMES, PARAMS, type AgentParamName, type Handoff, type NicSelector, type ParamName } from "./params.ts";
 import { formatNtpServer, type NtpServer } from "./ntp-servers.ts";
 import type { PlannedRebootSetting } from "./planned-reboot.ts";
+import type { StageName } from "./stages.ts";
 import type { WatchdogSetting } from "./watchdog-setting.ts";
 
 export type { Handoff, NicSelector } from "./params.ts";
@@ -45,7 +46,7 @@ export interface Config {
   /** METAL_PLANNED_REBOOT (undefined: off). */
   readonly plannedReboot: PlannedRebootSetting | undefined;
   /** METAL_DEBUG_HANG: block at the start of this stage (lab: proves the watchdog). */
-  readonly debugHang: string | undefined;
+  readonly debugHang: StageName | undefined;
   /** METAL_IMAGE_STALL_TIMEOUT: no byte of the image for this long = a stall. */
   readonly imageStallMs: number;
   /** METAL_INSTALLER_TIMEOUT: bound for the image's installer. */

@@ -18,6 +18,7 @@ import ipaddr from "ipaddr.js";
 import { parseDuration } from "./duration.ts";
 import { parseNtpServerList, type NtpServer } from "./ntp-servers.ts";
 import { planRebootSetting, type PlannedRebootSetting } from "./planned-reboot.ts";
+import { isStageName, STAGES, type StageName } from "./stages.ts";
 import { DEFAULT_WATCHDOG_TIMEOUT_S, type WatchdogSetting } from "./watchdog-setting.ts";
 
 const TRUE_WORDS = new Set(["1", "true", "yes", "on", "y"]);
@@ -67,6 +68,15 @@ const optionalText = (what: string, pattern?: RegExp) =>
       return z.NEVER;
     }
     return v;
+  });
+
+/** One of the flow's stages (src/config/stages.ts), or absent. */
+const optionalStage = () =>
+  z.custom<Raw>().transform((v, ctx): StageName | undefined => {
+    if (v === undefined) return undefined;
+    if (v !== null && isStageName(v)) return v;
+    ctx.addIssue({ code: "custom", message: `expected the name of a stage: one of ${STAGES.join(", ")}` });
+    return z.NEVER;
   });
 
 /** An http(s) URL whose host is an IPv6 literal or a DNS name (no IPv4 literal: the boot VRF has none). */
@@ -284,9 +294,9 @@ export const PARAMS = {
     doc: "while waiting for an allocation, reboot after this bound plus a random jitter (`24h+24h`: between 24 and 48 h) to pick up a new agent; `off` to wait for the allocation only",
   },
   METAL_DEBUG_HANG: {
-    schema: optionalText("a stage name like wait", /^[a-z][a-z0-9-]{0,31}$/),
+    schema: optionalStage(),
     default: "(none)",
-    doc: "lab only: the agent blocks (event loop and all) at the start of this stage, so the hardware watchdog must reset the machine",
+    doc: `lab only: the agent blocks (event loop and all) at the start of this stage (${STAGES.join(", ")}), so the hardware watchdog must reset the machine; any other value is refused`,
   },
   METAL_IMAGE_STALL_TIMEOUT: {
     schema: duration(60_000, 5_000, 1_800_000),

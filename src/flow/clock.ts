@@ -2,7 +2,8 @@
  * Stage "clock": after the network and before the first TLS connection, the clock is
  * checked against METAL_NTP_SERVERS (SNTP) and stepped when it is off (src/clock).
  * Never fails the flow: without usable time a later TLS validity error names the clock
- * (Operations.explainTls). metal-boot's `ntp_servers` re-sync in the boot stage.
+ * (runFlow hands its result to src/clock/tls-hint.ts). The boot stage gets the result
+ * and re-syncs from metal-boot's `ntp_servers` when it gave no time.
  */
 import type { ClockState } from "../clock/sync.ts";
 import type { Config } from "../config/config.ts";

@@ -1,21 +1,23 @@
 /**
- * Stage "boot": the machine's uuid, then pixie's MetalConfig and the token from
- * metal-boot. The token is registered as a secret when parsed, kept in memory and
- * written 0600 for the hand-off and `run --from`; the log shows only its kind,
- * subject and expiry. The partition Register sends is metal-boot's; a different
+ * Stage "boot": pixie's MetalConfig and the token from metal-boot for the machine's
+ * uuid (read once at the start of the flow). The token is registered as a secret when
+ * parsed, kept in memory and written 0600 for the hand-off and `run --from`; the log
+ * shows only its kind, subject and expiry. The partition Register sends is metal-boot's; a different
  * METAL_PARTITION on the cmdline is a warning. Then the config's `logging` starts the
  * log shipper (Loki; never fails the flow), and when the clock stage gave no time, its
- * `ntp_servers` are tried.
+ * `ntp_servers` are tried. Returns the boot facts (src/flow/boot-facts.ts): the clock
+ * as it now stands and metal-boot's CA for the later connections.
  */
-import type { Boot } from "../boot/boot.ts";
 import { fetchBootConfig } from "../boot/client.ts";
 import { MachineToken } from "../boot/machine-token.ts";
-import { machineId } from "../boot/uuid.ts";
+import type { MachineId } from "../boot/uuid.ts";
+import type { ClockState } from "../clock/sync.ts";
 import type { Config } from "../config/config.ts";
 import { writePrivateFile } from "../fs/private-file.ts";
 import { logEvent } from "../log/logger.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { LoggingSchema, type Logging } from "../remote-log/config.ts";
+import type { BootFacts } from "./boot-facts.ts";
 import { clockUnset } from "./clock.ts";
 import type { Services } from "./services.ts";
 
@@ -31,12 +33,18 @@ function remoteLogging(raw: unknown, s: Services): Logging | undefined {
   return undefined;
 }
 
-export async function metalBoot(config: Config, net: NetworkSummary | undefined, s: Services): Promise<Boot> {
-  const id = await machineId(config.uuid, s.readFile, s.sysRoot);
+/** What the boot stage starts from: the machine id, and the network and clock stages' results. */
+export interface BootInput {
+  readonly id: MachineId;
+  readonly network: NetworkSummary | undefined;
+  readonly clock: ClockState;
+}
+
+export async function metalBoot(config: Config, input: BootInput, s: Services): Promise<BootFacts> {
+  const { id, network: net } = input;
   const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, s.secrets);
   const c = got.config;
   const token = new MachineToken(c.metal_apiserver_token_for_hammer);
-  if (c.ca) s.http.addCa(c.ca, "the CA from metal-boot");
   await writePrivateFile(s.tokenFile, token.reveal(), "token file");
   const partition = c.partition !== "" ? c.partition : (config.partition ?? "");
   if (config.partition !== undefined && c.partition !== "" && config.partition !== c.partition) {
@@ -60,6 +68,11 @@ export async function metalBoot(config: Config, net: NetworkSummary | undefined,
     interfaces: net?.interfaces.length ?? null,
   });
   s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
-  if (clockUnset(s.ops.clock) && c.ntp_servers.length > 0) await s.ops.resyncFromConfig(c.ntp_servers, s.log);
-  return { uuid: id.uuid, uuidSource: id.source, partition, metalBootUrl: config.metalBootUrl.href, apiserverUrl: c.metal_apiserver_url, apiserverCa: c.ca, imageCacheUrl, ntpServers: c.ntp_servers, token, tokenFile: s.tokenFile };
+  const clock = clockUnset(input.clock) && c.ntp_servers.length > 0 ? await s.ops.resyncFromConfig(c.ntp_servers, s.log) : input.clock;
+  return {
+    boot: { uuid: id.uuid, uuidSource: id.source, partition, metalBootUrl: config.metalBootUrl.href, apiserverUrl: c.metal_apiserver_url, apiserverCa: c.ca, imageCacheUrl, ntpServers: c.ntp_servers, token, tokenFile: s.tokenFile },
+    network: net,
+    clock,
+    trust: c.ca ? [{ pem: c.ca, name: "the CA from metal-boot" }] : [],
+  };
 }

@@ -7,9 +7,10 @@ import { AgentError } from "../errors.ts";
 import { LINUX_REBOOT_CMD_RESTART } from "../sys/kexec.ts";
 import { errnoName } from "../sys/errno.ts";
 import type { Services } from "./services.ts";
+import type { WaitOutcome } from "./wait.ts";
 
-export async function plannedReboot(s: Services): Promise<void> {
-  s.ops.rebootDue(s.log);
+export async function plannedReboot(due: Extract<WaitOutcome, { kind: "planned_reboot" }>, s: Services): Promise<void> {
+  s.ops.rebootDue(due, s.log);
   await s.ops.beforeReboot("planned reboot", s.log);
   await s.log.flush();
   s.kexecSys.drainConsole();

@@ -1,16 +1,17 @@
 /**
  * `run --from register|wait`: what the earlier stages left behind, read back: the
  * hand-off file (handoff.json) and the 0600 token file it names. Missing or not
- * matching: a usage error saying which stage to run first.
+ * matching: a usage error saying which stage to run first. The same boot facts as the
+ * boot stage gives (src/flow/boot-facts.ts), without a clock check of this run.
  */
 import type { Boot } from "../boot/boot.ts";
 import { MachineToken } from "../boot/machine-token.ts";
 import { AgentError } from "../errors.ts";
 import { HandoffDocument } from "../handoff/document.ts";
-import type { NetworkSummary } from "../net/summary.ts";
+import type { BootFacts } from "./boot-facts.ts";
 import type { Services } from "./services.ts";
 
-export async function resume(stage: string, s: Services): Promise<{ boot: Boot; network: NetworkSummary | undefined }> {
+export async function resume(stage: "register" | "wait", s: Services): Promise<BootFacts> {
   const where = `run --from ${stage} resumes from ${s.handoffFile}`;
   let raw: unknown;
   try {
@@ -28,7 +29,6 @@ export async function resume(stage: string, s: Services): Promise<{ boot: Boot; 
     throw new AgentError("usage", `${where}: its token file ${d.tokenFile} cannot be read (${(e as Error).message}); run --from boot first`, { path: d.tokenFile });
   }
   s.secrets.add(token);
-  if (d.apiserverCa) s.http.addCa(d.apiserverCa, "the CA from metal-boot (handoff.json)");
   const boot: Boot = {
     uuid: d.uuid,
     uuidSource: d.uuidSource,
@@ -41,5 +41,5 @@ export async function resume(stage: string, s: Services): Promise<{ boot: Boot; 
     token: new MachineToken(token),
     tokenFile: d.tokenFile,
   };
-  return { boot, network: d.network ?? undefined };
+  return { boot, network: d.network ?? undefined, clock: undefined, trust: d.apiserverCa ? [{ pem: d.apiserverCa, name: "the CA from metal-boot (handoff.json)" }] : [] };
 }

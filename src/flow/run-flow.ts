@@ -7,21 +7,23 @@
  * METAL_WAIT_TIMEOUT and the planned reboot), layout, install, InstallationSucceeded
  * and kexec into the installed OS. Each stage starts with Operations.stage (pets the
  * watchdog, records the stage in status.json); a TLS error is explained by the clock.
- * `from` starts later: "boot" skips the bring-up (done by hand), "register" and
- * "wait" resume from handoff.json and the token file.
+ * Where it starts is decided once (src/flow/start.ts): "boot" skips the bring-up (done
+ * by hand), a resume at "register" or "wait" reads the boot facts from handoff.json
+ * and the token file instead of running the stages up to the hand-off.
  */
-import type { Boot } from "../boot/boot.ts";
-import { machineId } from "../boot/uuid.ts";
+import { machineId, type MachineId } from "../boot/uuid.ts";
+import type { ClockState } from "../clock/sync.ts";
+import { explainClockTls } from "../clock/tls-hint.ts";
 import type { Config } from "../config/config.ts";
+import type { StageName } from "../config/stages.ts";
 import { toAgentError } from "../errors.ts";
-import type { InstallNic } from "../install/contract.ts";
 import { bootInstalled } from "../install/kexec.ts";
 import { logEvent } from "../log/logger.ts";
-import type { NetworkSummary } from "../net/summary.ts";
 import { api as apiStage, connectApi, type Api } from "./api.ts";
+import { afterBoot, type BootFacts } from "./boot-facts.ts";
+import { clock as clockStage } from "./clock.ts";
 import { handoff } from "./handoff.ts";
 import { image } from "./image.ts";
-import { clock } from "./clock.ts";
 import { install } from "./install.ts";
 import { installed } from "./installed.ts";
 import { layout } from "./layout.ts";
@@ -32,11 +34,8 @@ import { plannedReboot } from "./reboot.ts";
 import { installNics, register } from "./register.ts";
 import { resume } from "./resume.ts";
 import type { Services } from "./services.ts";
+import { FRESH, type Start } from "./start.ts";
 import { wait } from "./wait.ts";
-
-/** Where `run --from` may start: each of these can start on its own. */
-export const START_STAGES = ["network", "boot", "register", "wait"] as const;
-export type StartStage = (typeof START_STAGES)[number];
 
 /**
  * How long the watchdog is petted through a stage that has no bound of its own below
@@ -47,10 +46,23 @@ export const STAGE_HOLD_MS = 15 * 60_000;
 /** Building the layout on many or large disks (mkfs, discard) takes longer; also the wipe's hold when its own bound cannot be computed. */
 export const DISK_HOLD_MS = 2 * 3600_000;
 
-export async function runFlow(config: Config, s: Services, from: StartStage = "network"): Promise<void> {
+/** The machine id as read at the start: its error is the boot stage's. */
+type IdRead = { readonly ok: true; readonly id: MachineId } | { readonly ok: false; readonly error: unknown };
+
+/** The boot facts, the services derived from them for every later stage, the apiserver client. */
+interface Booted {
+  readonly facts: BootFacts;
+  readonly after: Services;
+  readonly api: Api;
+}
+
+/** Up to the hand-off: an exec hand-off has replaced the agent, or the built-in flow goes on. */
+type UpToHandoff = { readonly kind: "handed_off" } | ({ readonly kind: "builtin" } & Booted);
+
+export async function runFlow(config: Config, s: Services, start: Start = FRESH): Promise<void> {
   const t0 = performance.now();
-  const stagesMs: Record<string, number> = {};
-  const stage = async <T>(name: string, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
+  const stagesMs: Partial<Record<StageName, number>> = {};
+  const stage = async <T>(name: StageName, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
     logEvent(s.log, "agent.stage", { stage: name }, describe);
     await s.ops.stage(name, s.log);
     const r = await s.ops.hold(fn(), holdMs);
@@ -58,44 +70,59 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
     return r;
   };
   const builtin = config.handoff.kind === "builtin";
-  // LLDP announces the machine uuid as its system name (as metal-hammer does); read early, the boot stage reads it again.
-  const systemName = from === "network" || from === "boot" ? ((await machineId(config.uuid, s.readFile, s.sysRoot).catch(() => undefined))?.uuid ?? "") : "";
-  const session = builtin && from !== "wait" && systemName !== "" ? lldp(systemName, s) : undefined;
+  // The machine id, read once: LLDP announces it as its system name (as metal-hammer does), the boot stage asks metal-boot with it. A resume has it in handoff.json.
+  const begun = start.kind === "resume" ? start : { kind: start.kind, id: await readMachineId(config, s) };
+  const session = builtin && begun.kind !== "resume" && begun.id.ok ? lldp(begun.id.id.uuid, s) : undefined;
+  // What a TLS validity error names: the clock as the last check of this run left it.
+  let clock: ClockState | undefined;
   const done = () => logEvent(s.log, "agent.done", { stageTimesMs: stagesMs });
-  /** Stages network (unless from boot) to handoff; `api` is undefined unless the built-in flow goes on (an exec hand-off does not return). */
-  const toHandoff = async (start: "network" | "boot"): Promise<{ boot: Boot; network: NetworkSummary | undefined; api: Api | undefined }> => {
-    const net = start === "network" ? await stage("network", "IPv6 bring-up: SLAAC, DAD, RA DNS", () => network(config, s)) : undefined;
-    await stage("clock", "check the clock against METAL_NTP_SERVERS (SNTP) before any TLS", () => clock(config, s));
-    const boot = await stage("boot", "config and machine token from metal-boot", () => metalBoot(config, net, s));
-    const a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(boot, s));
-    await stage("image", "probe the image cache", () => image(boot, s));
-    await stage("handoff", "write handoff.json and hand over to the next stage", () => handoff(config, { network: net, boot, apiserverVersion: a.version?.version, stagesMs }, s));
-    return { boot, network: net, api: builtin ? a : undefined };
+
+  /** Network (unless started at boot), clock, boot, api, image, hand-off. */
+  const upToHandoff = async (withNetwork: boolean, id: IdRead): Promise<UpToHandoff> => {
+    const net = withNetwork ? await stage("network", "IPv6 bring-up: SLAAC, DAD, RA DNS", () => network(config, s)) : undefined;
+    const checked = await stage("clock", "check the clock against METAL_NTP_SERVERS (SNTP) before any TLS", () => clockStage(config, s));
+    clock = checked;
+    const facts = await stage("boot", "config and machine token from metal-boot", async () => {
+      if (!id.ok) throw id.error;
+      return await metalBoot(config, { id: id.id, network: net, clock: checked }, s);
+    });
+    clock = facts.clock;
+    const after = afterBoot(s, facts);
+    const a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(facts.boot, after));
+    await stage("image", "probe the image cache", () => image(facts.boot, after));
+    // An exec hand-off closes s.http before execve, and with it the client derived from it.
+    await stage("handoff", "write handoff.json and hand over to the next stage", () => handoff(config, { network: net, boot: facts.boot, apiserverVersion: a.version?.version, stagesMs }, s));
+    return builtin ? { kind: "builtin", facts, after, api: a } : { kind: "handed_off" };
   };
-  const resumed = async (start: "register" | "wait") => {
-    const r = await resume(start, s);
-    return { ...r, api: connectApi(r.boot, s) };
+  /** Resumed: the boot facts from handoff.json, the apiserver client without a call. */
+  const resumed = async (at: "register" | "wait"): Promise<UpToHandoff> => {
+    const facts = await resume(at, s);
+    const after = afterBoot(s, facts);
+    return { kind: "builtin", facts, after, api: connectApi(facts.boot, after) };
   };
+
   try {
-    const { boot, network: net, api: a } = from === "network" || from === "boot" ? await toHandoff(from) : await resumed(from);
-    if (!a) return done();
-    let nics: readonly InstallNic[] | undefined;
-    if (from !== "wait") nics = (await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, s), s))).nics;
+    const up = begun.kind === "resume" ? await resumed(begun.at) : await upToHandoff(begun.kind === "fresh", begun.id);
+    if (up.kind === "handed_off") return done();
+    const { facts, after, api: a } = up;
+    const { boot, network: net } = facts;
+    // Resumed at wait: Register ran in an earlier run.
+    const registered = begun.kind === "resume" && begun.at === "wait" ? undefined : await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, after), after));
     // A freed machine must never carry the last tenant's data into the wait.
     // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
     const wipeHoldMs = await s.disks.wipeBoundMs().catch(() => DISK_HOLD_MS);
     await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(s.log), wipeHoldMs);
-    const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
+    const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, after));
     if (w.kind === "planned_reboot") {
-      await plannedReboot(s);
+      await plannedReboot(w, after);
       return done();
     }
     const allocation = w.allocation;
-    const target = await stage("layout", "build the allocation's filesystem layout and mount the target", () => layout(allocation, s), DISK_HOLD_MS);
-    // Resumed at wait: the NICs without switch neighbours (Register sent them in an earlier run).
-    nics ??= installNics(await s.inventory(net), new Map());
-    const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, w.allocationJson, target, nics, s));
-    await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, s));
+    const target = await stage("layout", "build the allocation's filesystem layout and mount the target", () => layout(allocation, after), DISK_HOLD_MS);
+    // The NICs with their switch neighbours as Register sent them; resumed at wait, the inventory's without neighbours.
+    const nics = registered ? registered.nics : installNics(await s.inventory(net), new Map());
+    const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, w.allocationJson, target, nics, after));
+    await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, after));
     // The watchdog is closed only right before reboot(2), after kexec_file_load (bootInstalled's beforeReboot).
     await stage("kexec", "boot the installed OS (kexec_file_load, else reboot)", async () => {
       await s.log.flush();
@@ -104,8 +131,17 @@ export async function runFlow(config: Config, s: Services, from: StartStage = "n
     done();
   } catch (e) {
     // A TLS validity error names the machine's clock and METAL_NTP_SERVERS; other errors pass unchanged.
-    throw s.ops.explainTls(toAgentError(e));
+    throw explainClockTls(toAgentError(e), s.now().getTime(), clock);
   } finally {
     await session?.close();
+  }
+}
+
+/** Never throws: a machine without a uuid fails in the boot stage, with this error. */
+async function readMachineId(config: Config, s: Services): Promise<IdRead> {
+  try {
+    return { ok: true, id: await machineId(config.uuid, s.readFile, s.sysRoot) };
+  } catch (error) {
+    return { ok: false, error };
   }
 }

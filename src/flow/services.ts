@@ -66,7 +66,7 @@ export interface Services {
   readonly now: () => Date;
   /** console= of the kernel cmdline (Config.console): machine-details.yaml's console. */
   readonly console: string;
-  /** Watchdog, clock, remote log, planned reboot, status (built before the logger: its sink feeds the log shipper). */
+  /** Watchdog, clock sync, remote log, the planned reboot's lines, status: services only, no fact of the flow (built before the logger: its sink feeds the log shipper). */
   readonly ops: Operations;
   readonly disks: DiskStages;
   /** Streams the image onto the target and runs its installer (src/install installOs). */

@@ -4,7 +4,7 @@
  * Operations.planReboot), reconnecting with jitter when the stream breaks; the
  * hardware watchdog is petted through the wait but never past its bound. The
  * allocation is logged with secrets redacted. Ended by the planned reboot: a reboot,
- * not an error.
+ * not an error; the outcome carries its time and reason (planned once, at the start).
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Api } from "./api.ts";
@@ -20,7 +20,10 @@ import { WAIT_BACKOFF } from "../provision/wait-policy.ts";
 import type { Services } from "./services.ts";
 
 /** `allocationJson`: the allocation exactly as the apiserver sent it (fields newer than our proto/ kept). */
-export type WaitOutcome = { readonly kind: "allocated"; readonly allocation: MachineAllocation; readonly allocationJson: JsonObject } | { readonly kind: "planned_reboot" };
+export type WaitOutcome =
+  | { readonly kind: "allocated"; readonly allocation: MachineAllocation; readonly allocationJson: JsonObject }
+  /** `at`: when it was planned for (ISO 8601, as logged when the wait started); `reason`: why the machine reboots. */
+  | { readonly kind: "planned_reboot"; readonly at: string; readonly reason: string };
 
 export async function wait(config: Config, boot: Boot, api: Api, s: Services): Promise<WaitOutcome> {
   const b = s.ops.planReboot(config, s.log);
@@ -30,7 +33,7 @@ export async function wait(config: Config, boot: Boot, api: Api, s: Services): P
   try {
     r = await s.ops.hold(waitForAllocation(api.client, boot.uuid, { ...WAIT_BACKOFF, timeoutMs: b.boundMs }, s.log), b.boundMs);
   } catch (e) {
-    if (b.endsBy === "planned_reboot" && toAgentError(e).code === "wait_timeout") return { kind: "planned_reboot" };
+    if (b.endsBy === "planned_reboot" && toAgentError(e).code === "wait_timeout") return { kind: "planned_reboot", at: b.reboot.at, reason: b.reboot.reason };
     throw e;
   }
   const sum = summarizeAllocation(r.allocation);

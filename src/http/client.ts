@@ -28,9 +28,17 @@ import { redactUrl } from "../log/redact.ts";
 import { RETRYABLE_STATUS, isRetryableFailure, transportError } from "./classify.ts";
 import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
 
+/** A CA trusted beyond the bundle file: its PEM and where it came from, in words (TLS error messages name it). */
+export interface TrustedCa {
+  readonly pem: string;
+  readonly name: string;
+}
+
 export interface HttpOptions {
   /** PEM bundle file (Config.caBundle, METAL_CA). */
   readonly caBundle: string;
+  /** CAs trusted in addition to the bundle, from the first connection on. */
+  readonly cas?: readonly TrustedCa[];
   readonly allowHttp: boolean;
   readonly log: Logger;
   readonly connectTimeoutMs?: number;
@@ -157,9 +165,12 @@ export class HttpClient {
   #plain: buildConnector.connector | undefined;
   readonly #addresses = new Map<string, string>();
   readonly #agent: Agent;
+  /** The clients `trusting` derived: closed with this one. */
+  readonly #derived: HttpClient[] = [];
 
   constructor(opts: HttpOptions) {
     this.#opts = opts;
+    for (const ca of opts.cas ?? []) this.addCa(ca.pem, ca.name);
     this.#agent = new Agent({
       connect: (o, cb) => this.#connect(o, cb),
       headersTimeout: opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
@@ -173,6 +184,17 @@ export class HttpClient {
     this.#extraCas.push(pem);
     this.#extraNames.push(name);
     this.#connector = undefined;
+  }
+
+  /**
+   * A client that trusts `cas` too (this one stays as it is): same options, its own
+   * connection pool, closed when this one is closed. No CAs: this client itself.
+   */
+  trusting(cas: readonly TrustedCa[]): HttpClient {
+    if (cas.length === 0) return this;
+    const c = new HttpClient({ ...this.#opts, cas: [...this.#extraCas.map((pem, i) => ({ pem, name: this.#extraNames[i]! })), ...cas] });
+    this.#derived.push(c);
+    return c;
   }
 
   /** Which CAs are trusted, in words (for TLS error messages). */
@@ -399,7 +421,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    await Promise.all([this.#agent.close(), ...this.#derived.map((c) => c.close())]);
   }
 }
 

@@ -1,40 +1,41 @@
 /**
  * The agent's operations services in one object, built once at the composition root
  * (before the logger, whose write path feeds the log shipper) and handed to the flow:
- * the hardware watchdog, the clock stage's result, remote logging, the planned reboot
- * and the status file. Each method is what one place in the flow calls:
+ * the hardware watchdog, the clock sync (status and log shipper told of a step),
+ * remote logging, the planned reboot's lines and the status file. Each method is what
+ * one place in the flow calls:
  *
  *   const ops = new Operations({ secrets, statusPath: `${runDir}/status.json` }); // STATUS_FILE
  *   const log = createLogger({ ..., write: (line) => { io.err(line); ops.sink(line); } });
- *   ops.startWatchdog(config.watchdog, log);                  // agent start
+ *   ops.startWatchdog(config.watchdog, log, {}, config.debugHang); // agent start
  *   await ops.stage("network", log);                          // each stage start (pets, status, METAL_DEBUG_HANG)
- *   await ops.syncClock(config.ntpServers, log);              // after the network, before the first TLS
- *   throw ops.explainTls(err);                                // where a TLS error is reported
+ *   const clock = await ops.syncClock(config.ntpServers, log); // after the network, before the first TLS
  *   ops.startRemoteLog(bootConfig.logging, { uuid, ca, log }); // once metal-boot's config is known
- *   const bound = ops.planReboot(config, log);                 // wait stage: min(METAL_WAIT_TIMEOUT, planned reboot)
- *   await ops.hold(waitPromise, bound.boundMs);                // pets through the long wait, not past its bound
- *   await ops.beforeReboot("kexec", log);                      // flush logs, close the watchdog
+ *   const plan = ops.planReboot(config, log);                 // wait stage: min(METAL_WAIT_TIMEOUT, planned reboot)
+ *   await ops.hold(waitPromise, plan.boundMs);                // pets through the long wait, not past its bound
+ *   ops.rebootDue({ at, reason }, log);                       // the wait's outcome: ended by the planned reboot
+ *   await ops.beforeReboot("kexec", log);                     // flush logs, close the watchdog
  *
- * Nothing here throws into the flow: every part reports into its log line and the
- * status file instead.
+ * It keeps no fact of the flow: what one stage finds and a later one needs (the clock
+ * state, the planned reboot, metal-boot's CA) is in that stage's typed result. Nothing
+ * here throws into the flow: every part reports into its log line and the status file
+ * instead.
  */
 import { eventTypeName } from "../api/events.ts";
 import type { Config } from "../config/config.ts";
 import { MachineProvisioningEventType } from "../gen/metalstack/api/v2/machine_pb.ts";
-import { formatDuration } from "../config/duration.ts";
-import type { AgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import type { SecretSet } from "../log/redact.ts";
 import { parseNtpServer, type NtpServer } from "../config/ntp-servers.ts";
 import { syncClock, type ClockDeps, type ClockState } from "../clock/sync.ts";
-import { explainClockTls } from "../clock/tls-hint.ts";
-import { plannedRebootAt, waitBound } from "../reboot/planned.ts";
+import { planReboot, waitBound, type PlannedReboot } from "../reboot/planned.ts";
 import { prepareForReboot } from "../reboot/prepare.ts";
 import type { Logging } from "../remote-log/config.ts";
 import { LogShipper } from "../remote-log/shipper.ts";
 import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../remote-log/start.ts";
 import { clockSection, remoteLogSection, watchdogSection } from "../status/sections.ts";
 import { StatusWriter } from "../status/status-file.ts";
+import type { StageName } from "../config/stages.ts";
 import type { WatchdogSetting } from "../config/watchdog-setting.ts";
 import { startWatchdog, type WatchdogDeps } from "../watchdog/start.ts";
 import { Watchdog } from "../watchdog/watchdog.ts";
@@ -46,6 +47,11 @@ export const PLANNED_REBOOT_EVENT = eventTypeName(MachineProvisioningEventType.P
 
 /** METAL_DEBUG_HANG: how long the last lines may take to the console and Loki before the agent blocks. */
 export const HANG_FLUSH_MS = 2000;
+
+/** The wait's bound and what ends it there; `reboot`: the planned reboot (undefined: METAL_PLANNED_REBOOT=off). */
+export type WaitPlan =
+  | { readonly boundMs: number; readonly endsBy: "wait_timeout"; readonly reboot: PlannedReboot | undefined }
+  | { readonly boundMs: number; readonly endsBy: "planned_reboot"; readonly reboot: PlannedReboot };
 
 export interface OperationsOptions {
   readonly secrets: SecretSet;
@@ -68,12 +74,9 @@ export class Operations {
   readonly #hang: () => void;
   readonly #hangFlushMs: number;
   #watchdog: Watchdog = Watchdog.off("not started", silentLogger());
-  #clock: ClockState | undefined;
   #log: Logger = silentLogger();
-  #rebootAt: number | undefined;
-  /** METAL_PLANNED_REBOOT as given, for the line that says why the machine reboots. */
-  #rebootSetting = "";
-  #hangAt: string | undefined;
+  /** METAL_DEBUG_HANG (configuration, set once at agent start). */
+  #hangAt: StageName | undefined;
 
   constructor(opts: OperationsOptions) {
     this.#now = opts.now ?? Date.now;
@@ -91,12 +94,8 @@ export class Operations {
     return this.#watchdog;
   }
 
-  get clock(): ClockState | undefined {
-    return this.#clock;
-  }
-
   /** At agent start: arms /dev/watchdog unless METAL_WATCHDOG=0 or absent; remembers METAL_DEBUG_HANG. */
-  startWatchdog(setting: WatchdogSetting, log: Logger, deps: Partial<WatchdogDeps> = {}, debugHang?: string): void {
+  startWatchdog(setting: WatchdogSetting, log: Logger, deps: Partial<WatchdogDeps> = {}, debugHang?: StageName): void {
     this.#log = log;
     this.#hangAt = debugHang;
     this.#watchdog = startWatchdog(setting, { log, ...deps });
@@ -108,7 +107,7 @@ export class Operations {
    * it: only METAL_DEBUG_HANG's stage returns a promise, one that does not settle (the
    * agent blocks in it; with a test's `hang` recorder it resolves).
    */
-  stage(name: string, log: Logger = this.#log): void | Promise<void> {
+  stage(name: StageName, log: Logger = this.#log): void | Promise<void> {
     this.#watchdog.pet();
     this.status.update({ stage: name, watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
     if (this.#hangAt === name) return this.#debugHang(name, log);
@@ -119,7 +118,7 @@ export class Operations {
    * saying so reaches the console and Loki (log output is asynchronous: a blocked event
    * loop would keep it queued; bounded by HANG_FLUSH_MS), then the event loop blocks.
    */
-  async #debugHang(name: string, log: Logger): Promise<void> {
+  async #debugHang(name: StageName, log: Logger): Promise<void> {
     this.#watchdog.abandon();
     const wd = this.#watchdog.status;
     logEvent(log, "agent.stage", { stage: name, debugHang: true }, `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${wd.state}, ${wd.timeoutS === undefined ? "the driver's default timeout" : `timeout ${wd.timeoutS} s`}) must reset the machine`, "warn");
@@ -144,11 +143,10 @@ export class Operations {
     return await this.#watchdog.hold(p, boundMs);
   }
 
-  /** After the network stage and before the first TLS connection. Never throws. */
+  /** After the network stage and before the first TLS connection: the clock stage's result (status.json and the log shipper are told). Never throws. */
   async syncClock(servers: readonly NtpServer[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
     this.#watchdog.pet();
     const st = await syncClock(servers, { log, ...deps });
-    this.#clock = st;
     if (st.decision === "step" && st.offsetMs !== undefined) this.shipper.clockStepped(st.offsetMs);
     this.#watchdog.pet();
     this.status.update({ clock: clockSection(st) });
@@ -170,11 +168,6 @@ export class Operations {
     return await this.syncClock(servers, log, deps);
   }
 
-  /** Where a TLS error is reported: a validity-period failure names the clock and METAL_NTP_SERVERS. */
-  explainTls(e: AgentError): AgentError {
-    return explainClockTls(e, this.#now(), this.#clock);
-  }
-
   /** Once the config from metal-boot is known: ship to its Loki endpoint or stop buffering. */
   startRemoteLog(logging: Logging | undefined, deps: Omit<RemoteLogDeps, "secrets"> & { readonly secrets: SecretSet }): void {
     startRemoteLog(this.shipper, logging, deps);
@@ -182,19 +175,19 @@ export class Operations {
   }
 
   /**
-   * At the start of the wait for an allocation: the planned reboot's deadline (logged
-   * once) and the wait's bound, the smaller of METAL_WAIT_TIMEOUT and the time left.
+   * At the start of the wait for an allocation: the planned reboot's deadline (logged,
+   * and in status.json) and the wait's bound, the smaller of METAL_WAIT_TIMEOUT and the
+   * time left. The wait carries the plan in its outcome; nothing is kept here.
    */
-  planReboot(config: Pick<Config, "plannedReboot" | "waitTimeoutMs">, log: Logger): ReturnType<typeof waitBound> & { readonly rebootAt: number | undefined } {
+  planReboot(config: Pick<Config, "plannedReboot" | "waitTimeoutMs">, log: Logger): WaitPlan {
     const now = this.#now();
-    if (this.#rebootAt === undefined && config.plannedReboot) {
-      this.#rebootAt = plannedRebootAt(now, config.plannedReboot, this.#random);
-      const at = new Date(this.#rebootAt).toISOString();
-      this.#rebootSetting = `METAL_PLANNED_REBOOT=${formatDuration(config.plannedReboot.boundMs)}+${formatDuration(config.plannedReboot.jitterMs)}`;
-      logEvent(log, "reboot.planned", { at, boundMs: config.plannedReboot.boundMs, jitterMs: config.plannedReboot.jitterMs }, `planned reboot at ${at} (${this.#rebootSetting}) unless an allocation comes first`);
-      this.status.update({ plannedReboot: { at } });
+    const reboot = planReboot(now, config.plannedReboot, this.#random);
+    if (reboot) {
+      logEvent(log, "reboot.planned", { at: reboot.at, boundMs: reboot.boundMs, jitterMs: reboot.jitterMs }, `planned reboot at ${reboot.at} (${reboot.setting}) unless an allocation comes first`);
+      this.status.update({ plannedReboot: { at: reboot.at } });
     }
-    return { ...waitBound(now, config.waitTimeoutMs, this.#rebootAt), rebootAt: this.#rebootAt };
+    const b = waitBound(now, config.waitTimeoutMs, reboot?.atMs);
+    return b.endsBy === "planned_reboot" && reboot ? { boundMs: b.boundMs, endsBy: "planned_reboot", reboot } : { boundMs: b.boundMs, endsBy: "wait_timeout", reboot };
   }
 
   /**
@@ -206,9 +199,8 @@ export class Operations {
    * (metal-stack/api@e6201fcb proto/metalstack/infra/v2/event.proto:11-12), the machine token
    * has MACHINE_ROLE_EDITOR only. So the line says so (`sent: false`).
    */
-  rebootDue(log: Logger): void {
-    const at = this.#rebootAt === undefined ? undefined : new Date(this.#rebootAt).toISOString();
-    const reason = `no allocation came before the planned reboot (${this.#rebootSetting}): rebooting to pick up the current agent`;
+  rebootDue(reboot: Pick<PlannedReboot, "at" | "reason">, log: Logger): void {
+    const { at, reason } = reboot;
     logEvent(
       log,
       "reboot.planned",

@@ -10,7 +10,6 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromCmdline } from "../../src/config/config.ts";
-import { AgentError } from "../../src/errors.ts";
 import { createLogger, logEvent } from "../../src/log/logger.ts";
 import { SecretSet } from "../../src/log/redact.ts";
 import { Operations } from "../../src/operations/operations.ts";
@@ -66,8 +65,10 @@ describe("the operations services through a run", () => {
       now += 1000;
       ops.stage("wait", log);
       const bound = ops.planReboot(config, log);
-      expect(bound).toEqual({ boundMs: 24 * 3_600_000 + 6 * 3_600_000, endsBy: "planned_reboot", rebootAt: now + 30 * 3_600_000 });
-      ops.rebootDue(log);
+      const reason = "no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent";
+      const reboot = { boundMs: 24 * 3_600_000, jitterMs: 24 * 3_600_000, atMs: now + 30 * 3_600_000, at: new Date(now + 30 * 3_600_000).toISOString(), setting: "METAL_PLANNED_REBOOT=24h+24h", reason };
+      expect(bound).toEqual({ boundMs: 24 * 3_600_000 + 6 * 3_600_000, endsBy: "planned_reboot", reboot });
+      ops.rebootDue(bound.reboot!, log);
       await ops.beforeReboot("planned reboot", log);
 
       // Loki has every line, in order, with 2002 stamps (the 2001 lines were moved by the step), and no token.
@@ -105,12 +106,6 @@ describe("the operations services through a run", () => {
     } finally {
       loki.stop();
     }
-  });
-
-  test("explainTls names the clock with what the clock stage found", () => {
-    const ops = new Operations({ secrets: new SecretSet(), statusPath: join(dir, "s2.json"), now: () => Date.parse("2001-01-01T00:00:00Z") });
-    const e = new AgentError("tls", "metal-boot config (https://[fd00::1]): TLS verification failed: certificate is not yet valid [CERT_NOT_YET_VALID]", { errorCode: "CERT_NOT_YET_VALID" });
-    expect(ops.explainTls(e).message).toContain("the machine's clock says 2001-01-01T00:00:00.000Z");
   });
 
   test("METAL_DEBUG_HANG blocks the whole event loop: pings stop, the process never gets further", async () => {

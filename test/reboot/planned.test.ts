@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_PLANNED_REBOOT, planRebootSetting } from "../../src/config/planned-reboot.ts";
-import { plannedRebootAt, waitBound } from "../../src/reboot/planned.ts";
+import { planReboot, plannedRebootAt, waitBound } from "../../src/reboot/planned.ts";
 
 const H = 3_600_000;
 
@@ -35,5 +35,19 @@ describe("the planned reboot", () => {
     expect(waitBound(0, 24 * H, 30 * H)).toEqual({ boundMs: 24 * H, endsBy: "wait_timeout" });
     expect(waitBound(0, 72 * H, 30 * H)).toEqual({ boundMs: 30 * H, endsBy: "planned_reboot" });
     expect(waitBound(0, 72 * H, undefined)).toEqual({ boundMs: 72 * H, endsBy: "wait_timeout" });
+  });
+
+  test("planned once for a wait: its time and the reason the due line gives; off: none", () => {
+    const start = Date.parse("2026-12-01T00:00:00Z");
+    expect(planReboot(start, { boundMs: 24 * H, jitterMs: 24 * H }, () => 0.25)).toEqual({
+      boundMs: 24 * H,
+      jitterMs: 24 * H,
+      atMs: start + 30 * H,
+      at: "2026-12-02T06:00:00.000Z",
+      setting: "METAL_PLANNED_REBOOT=24h+24h",
+      reason: "no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent",
+    });
+    expect(planReboot(start, { boundMs: 30 * 60_000, jitterMs: 0 }, () => 0.9)).toMatchObject({ at: "2026-12-01T00:30:00.000Z", setting: "METAL_PLANNED_REBOOT=30m+0s" });
+    expect(planReboot(start, undefined, () => 0.5)).toBeUndefined();
   });
 });
