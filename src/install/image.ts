@@ -31,7 +31,7 @@
  * counters and one write, nothing copied in JavaScript.
  */
 import { AgentError } from "../errors.ts";
-import { failureKind } from "../http/classify.ts";
+import { isRetryableStreamFailure, statusRetry } from "../http/classify.ts";
 import type { HttpClient, HttpStream } from "../http/client.ts";
 import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../http/retry.ts";
 import type { Checksum } from "../image/checksum.ts";
@@ -92,8 +92,6 @@ export const DEFAULT_TAIL_CAP_BYTES = 16 << 20;
 /** 3 GiB (the largest images) at ~1 MiB/s plus the retry bound fits; a trickle that never trips the stall guard does not. */
 export const DEFAULT_IMAGE_DEADLINE_MS = 60 * 60_000;
 
-const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-
 /** A break worth another attempt (connection reset, short body, stall, retryable status). */
 class Break extends Error {
   override readonly name = "Break";
@@ -114,19 +112,14 @@ export function parseContentRange(v: string | undefined): { start: number; total
   return { start: Number(m[1]), total: m[3] === "*" ? undefined : Number(m[3]) };
 }
 
-/** Whether a failure (thrown by the HTTP client or while reading a body) may be retried. Pure. */
+/**
+ * Whether a failure (thrown by the HTTP client or while reading a body) may be retried:
+ * our own breaks (stall, short body, retryable status) and what classify.ts
+ * isRetryableStreamFailure calls retryable (connect failures and timeouts, by error
+ * code, never by message text). Pure.
+ */
 export function isBreak(e: unknown): boolean {
-  if (e instanceof Break) return true;
-  if (e instanceof AgentError) {
-    if (e.code === "tls") return false;
-    const cause = (e as { cause?: unknown }).cause;
-    const kind = failureKind(cause ?? e);
-    return kind === "connect" || kind === "timeout";
-  }
-  const kind = failureKind(e);
-  if (kind === "connect" || kind === "timeout") return true;
-  // Body read errors that carry no code (aborted stream, premature close).
-  return e instanceof Error && /abort|terminated|premature|closed|reset|socket/i.test(`${e.name} ${e.message}`);
+  return e instanceof Break || isRetryableStreamFailure(e);
 }
 
 /**
@@ -283,7 +276,8 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           }
           const len = res.headers["content-length"];
           total = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
-        } else if (RETRY_STATUS.has(res.status)) {
+        } else if (statusRetry(res.status) !== "final") {
+          // 500 too: the image download's own attempt bound (retry.attempts) is the budget.
           await drop(res);
           throw new Break(`status ${res.status}`);
         } else {
