@@ -6,13 +6,10 @@
  * directory of their own).
  */
 import { AgentError } from "../errors.ts";
+import { normaliseUuid } from "../ids/uuid.ts";
 
 export const SYSFS_ROOT = "/sys";
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const USELESS = new Set(["", "none", "not specified", "not settable", "default string", "to be filled by o.e.m.", "0", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]);
-
-/** Whether `s` is a UUID as the apiserver's string.uuid rule wants it (either case). */
-export const isUuid = (s: string): boolean => UUID_RE.test(s.toLowerCase());
 
 export type UuidSource = "cmdline" | "product_uuid" | "product_serial";
 
@@ -25,7 +22,7 @@ export interface MachineId {
 export function normaliseDmi(text: string): string | undefined {
   const v = text.trim().toLowerCase();
   if (USELESS.has(v)) return undefined;
-  return UUID_RE.test(v) ? v : undefined;
+  return normaliseUuid(v);
 }
 
 export async function machineId(override: string | undefined, readFile: (p: string) => Promise<Uint8Array>, sysRoot = SYSFS_ROOT): Promise<MachineId> {

@@ -4,7 +4,7 @@
  * and the composition root: the flow's services, built once from them.
  */
 import type { Command } from "commander";
-import { isUuid } from "../boot/uuid.ts";
+import { normaliseUuid } from "../ids/uuid.ts";
 import { collectInventory } from "../inventory/collect.ts";
 import { bmcDevicePresent } from "../bmc/device.ts";
 import { discoverBmc, writeSuperUser, type BmcDeps } from "../bmc/discover.ts";
@@ -58,10 +58,11 @@ export function addAgentOptions(cmd: Command): Command {
 export async function agentConfig(ctx: Context, opts: AgentOptions): Promise<Config> {
   const config = await loadConfig(ctx.io, opts);
   if (opts.uuid === undefined) return config;
-  if (!isUuid(opts.uuid)) {
+  const uuid = normaliseUuid(opts.uuid);
+  if (uuid === undefined) {
     throw new AgentError("usage", `--uuid ${JSON.stringify(opts.uuid)}: expected a machine UUID (8-4-4-4-12 hex digits; the apiserver takes nothing else)`, {});
   }
-  return { ...config, uuid: opts.uuid.toLowerCase() };
+  return { ...config, uuid };
 }
 
 /** The NICs bring-up will select (METAL_NICS or the physical ones), read over rtnetlink. */

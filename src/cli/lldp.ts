@@ -7,6 +7,8 @@
  */
 import type { Command } from "commander";
 import { machineId } from "../boot/uuid.ts";
+import { isMac } from "../ids/mac.ts";
+import { isUuid } from "../ids/uuid.ts";
 import { AgentError } from "../errors.ts";
 import type { LldpNeighbour } from "../lldp/neighbour.ts";
 import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../lldp/session.ts";
@@ -70,7 +72,7 @@ export function registerLldp(program: Command, ctx: Context): void {
       const log = ctx.logger(logLevel(o.logLevel));
       const listenMs = duration("--duration", o.duration);
       const sel = selectors(o.interfaces);
-      if (o.uuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(o.uuid)) throw new AgentError("usage", `--uuid ${JSON.stringify(o.uuid)}: expected a UUID like 00000000-6d68-6c00-0000-000000000001`, {});
+      if (o.uuid !== undefined && !isUuid(o.uuid)) throw new AgentError("usage", `--uuid ${JSON.stringify(o.uuid)}: expected a UUID like 00000000-6d68-6c00-0000-000000000001`, {});
       let systemName = o.uuid;
       if (o.announce && systemName === undefined) {
         systemName = await machineId(undefined, ctx.io.readFile).then(
@@ -89,7 +91,7 @@ export function registerLldp(program: Command, ctx: Context): void {
       } finally {
         rq.close();
       }
-      const bad = links.filter((l) => !/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(l.mac)).map((l) => l.name);
+      const bad = links.filter((l) => !isMac(l.mac)).map((l) => l.name);
       if (bad.length > 0) {
         throw new AgentError("no_interface", `${bad.join(", ")}: not an Ethernet interface (no 6-byte MAC); LLDP needs Ethernet`, { interfaces: bad });
       }

@@ -15,6 +15,8 @@
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
+import { normaliseMac } from "../ids/mac.ts";
+import { UUID_EXPECTED, UUID_RE } from "../ids/uuid.ts";
 import { parseDuration } from "./duration.ts";
 import { parseNtpServerList, type NtpServer } from "./ntp-servers.ts";
 import { planRebootSetting, type PlannedRebootSetting } from "./planned-reboot.ts";
@@ -123,13 +125,13 @@ function unusableAddress(literal: string | undefined): string | undefined {
 
 export type NicSelector = { readonly kind: "name"; readonly name: string } | { readonly kind: "mac"; readonly mac: string };
 
-const MAC_RE = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/i;
 const IFNAME_RE = /^[A-Za-z0-9_.@-]{1,15}$/;
 
 export function parseNicList(text: string): NicSelector[] | undefined {
   const out: NicSelector[] = [];
   for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
-    if (MAC_RE.test(item)) out.push({ kind: "mac", mac: item.toLowerCase().replaceAll("-", ":") });
+    const mac = normaliseMac(item);
+    if (mac !== undefined) out.push({ kind: "mac", mac });
     else if (IFNAME_RE.test(item)) out.push({ kind: "name", name: item });
     else return undefined;
   }
@@ -254,7 +256,7 @@ export const PARAMS = {
   },
   METAL_UUID: {
     // The apiserver takes only a UUID (metal-stack-api infra/v2/boot.proto uuid: string.uuid).
-    schema: optionalText("a machine UUID (8-4-4-4-12 hex digits)", /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/),
+    schema: optionalText(UUID_EXPECTED, UUID_RE),
     default: "(from /sys/class/dmi/id/product_uuid)",
     doc: "override the machine UUID (tests, machines with broken DMI)",
   },

@@ -5,10 +5,12 @@
 import { mkdir, open, stat } from "node:fs/promises";
 import { writeInRoot } from "../fs/root-file.ts";
 import { runTool, type ToolResult } from "../sys/tool.ts";
+import { realTimers, type Timers } from "../io/timers.ts";
 
 export type { ToolResult } from "../sys/tool.ts";
 
-export interface DiskIo {
+/** Tool calls, block I/O, files, and time (Timers: the heartbeat and the sanitize poll run on it, so tests use a fake clock). */
+export interface DiskIo extends Timers {
   /** Runs argv[0] (looked up in TOOL_PATH) with a bound; never throws for a non-zero exit. */
   run(argv: readonly string[], opts: { readonly timeoutMs: number }): Promise<ToolResult>;
   read(path: string, offset: number, length: number): Promise<Uint8Array>;
@@ -18,7 +20,6 @@ export interface DiskIo {
   mkdir(path: string): Promise<void>;
   /** Writes `path` inside `root` (src/fs/root-file.ts: resolved in the root, temp file + rename, never through a link or into a device). */
   writeFile(root: string, path: string, text: string, mode: number): Promise<void>;
-  now(): number;
   sleep(ms: number): Promise<void>;
 }
 
@@ -71,7 +72,8 @@ export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): Disk
     async writeFile(root, path, text, mode) {
       writeInRoot(root, path, text, mode, 0o755);
     },
-    now: () => performance.now(),
+    now: realTimers.now,
+    after: realTimers.after,
     sleep: (ms) => Bun.sleep(ms),
   };
 }

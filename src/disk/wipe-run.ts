@@ -14,6 +14,7 @@ import { parseNvmeCaps, parseSanitizeLog, type NvmeCaps } from "./nvme-id.ts";
 import { methodName, planWipe, promisesZeroes, type WipeMethod, type WipeMode, type WipePlan } from "./wipe-plan.ts";
 import { verifyWiped } from "./wipe-verify.ts";
 import { DEFAULT_MIN_RATE, DEFAULT_TOOL_TIMEOUT_MS, methodTimeoutMs } from "./wipe-bound.ts";
+import { every } from "../io/timers.ts";
 
 export interface WipeOptions {
   readonly mode: WipeMode;
@@ -141,16 +142,16 @@ async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
  * long, and the bound.
  */
 async function eraseCall(o: WipeOptions, d: DiskFacts, m: WipeMethod, argv: string[], timeoutMs: number): Promise<void> {
-  const start = performance.now();
+  const start = o.io.now();
   const method = methodName(m);
-  const timer = setInterval(() => {
-    const elapsedMs = Math.round(performance.now() - start);
+  const stop = every(o.io, o.heartbeatMs ?? 30_000, () => {
+    const elapsedMs = Math.round(o.io.now() - start);
     logEvent(o.log, "disk.wipe.progress", { disk: d.name, method, elapsedMs, timeoutMs }, `${d.path}: ${method} still running after ${Math.round(elapsedMs / 1000)} s (${argv[0]}; bound ${Math.round(timeoutMs / 1000)} s)`);
-  }, o.heartbeatMs ?? 30_000);
+  });
   try {
     await tool(o, argv, timeoutMs);
   } finally {
-    clearInterval(timer);
+    stop();
   }
 }
 

@@ -6,6 +6,7 @@
 import type { Config } from "../config/config.ts";
 import { writePrivateFile } from "../fs/private-file.ts";
 import { buildHandoff, type HandoffInput } from "../handoff/build.ts";
+import { encodeHandoff } from "../handoff/document.ts";
 import { checkExecutable, handoffEnv } from "../handoff/exec.ts";
 import { logEvent } from "../log/logger.ts";
 import type { Services } from "./services.ts";
@@ -13,7 +14,7 @@ import type { Services } from "./services.ts";
 export async function handoff(config: Config, input: HandoffInput, s: Services): Promise<void> {
   if (config.handoff.kind === "exec") checkExecutable(config.handoff.path);
   const doc = buildHandoff(input, s.now());
-  await writePrivateFile(s.handoffFile, JSON.stringify(doc, null, 2) + "\n", "hand-off file");
+  await writePrivateFile(s.handoffFile, encodeHandoff(doc), "hand-off file");
   logEvent(s.log, "handoff.write", { path: s.handoffFile, mode: "0600", next: config.handoff.kind === "exec" ? `exec:${config.handoff.path}` : "builtin" });
   if (config.handoff.kind === "builtin") return;
   logEvent(s.log, "handoff.exec", { path: config.handoff.path, handoffFile: s.handoffFile });

@@ -4,7 +4,7 @@
  * then reboot(2). A reboot, not an error; only a refused reboot(2) is one.
  */
 import { AgentError } from "../errors.ts";
-import { LINUX_REBOOT_CMD_RESTART } from "../sys/kexec.ts";
+import { LINUX_REBOOT_CMD_RESTART } from "../sys/reboot.ts";
 import { errnoName } from "../sys/errno.ts";
 import type { Services } from "./services.ts";
 import type { WaitOutcome } from "./wait.ts";

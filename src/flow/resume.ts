@@ -7,21 +7,21 @@
 import type { Boot } from "../boot/boot.ts";
 import { MachineToken } from "../boot/machine-token.ts";
 import { AgentError } from "../errors.ts";
-import { HandoffDocument } from "../handoff/document.ts";
+import { decodeHandoff } from "../handoff/document.ts";
 import type { BootFacts } from "./boot-facts.ts";
 import type { Services } from "./services.ts";
 
 export async function resume(stage: "register" | "wait", s: Services): Promise<BootFacts> {
   const where = `run --from ${stage} resumes from ${s.handoffFile}`;
-  let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(new TextDecoder().decode(await s.readFile(s.handoffFile)));
+    text = new TextDecoder().decode(await s.readFile(s.handoffFile));
   } catch (e) {
     throw new AgentError("usage", `${where}, which cannot be read (${(e as Error).message}); run the flow up to the hand-off first (run, or run --from boot)`, { path: s.handoffFile });
   }
-  const doc = HandoffDocument.safeParse(raw);
-  if (!doc.success) throw new AgentError("usage", `${where}: not a hand-off file of this version (${doc.error.issues[0]?.message ?? "invalid"}); run --from boot first`, { path: s.handoffFile });
-  const d = doc.data;
+  const doc = decodeHandoff(text, s.handoffFile);
+  if (!doc.ok) throw new AgentError("usage", `${where}: not a hand-off file of this version (${doc.message}); run --from boot first`, { path: s.handoffFile, field: doc.field });
+  const d = doc.doc;
   let token: string;
   try {
     token = new TextDecoder().decode(await s.readFile(d.tokenFile)).trim();

@@ -111,5 +111,37 @@ export function transportError(e: unknown, what: string, url: URL, extra: { atte
   }
 }
 
-/** HTTP statuses worth a retry: the gateway/overload family. */
-export const RETRYABLE_STATUS = new Set([502, 503, 504]);
+/**
+ * What an HTTP status says about another attempt. "retry": the request was not served
+ * and may be next time (408 request timeout, 429 too many requests, 502/503/504 the
+ * gateway/overload family). "server_error": 500, which may be a bug on the server as
+ * well as a passing fault, so the caller retries it only a bounded few times. "final":
+ * everything else (other 4xx are the request's own fault, a retry changes nothing). Pure.
+ */
+export type StatusRetry = "retry" | "server_error" | "final";
+
+const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 502, 503, 504]);
+
+export function statusRetry(status: number): StatusRetry {
+  if (RETRYABLE_STATUS.has(status)) return "retry";
+  return status === 500 ? "server_error" : "final";
+}
+
+/**
+ * Whether a failure while a long download is open or streaming is worth another
+ * attempt (the image download resumes it): connect-level failures as for any request,
+ * and timeouts too (a stalled body is resumed from where it broke). Never TLS, DNS or
+ * a malformed answer. Looks at AgentError codes and the error codes along the cause
+ * chain, never at message text. Pure.
+ */
+export function isRetryableStreamFailure(e: unknown): boolean {
+  if (e instanceof AgentError) {
+    if (e.code !== "unreachable") return false;
+    const cause = (e as { cause?: unknown }).cause;
+    if (cause === undefined) return false;
+    const kind = failureKind(cause);
+    return kind === "connect" || kind === "timeout";
+  }
+  const kind = failureKind(e);
+  return kind === "connect" || kind === "timeout";
+}

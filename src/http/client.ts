@@ -25,7 +25,7 @@ import { AgentError } from "../errors.ts";
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/redact.ts";
-import { RETRYABLE_STATUS, isRetryableFailure, transportError } from "./classify.ts";
+import { isRetryableFailure, statusRetry, transportError } from "./classify.ts";
 import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
 
 /** A CA trusted beyond the bundle file: its PEM and where it came from, in words (TLS error messages name it). */
@@ -318,7 +318,8 @@ export class HttpClient {
             attempts: attempt,
             address: this.#address(req.url),
           };
-          if (RETRYABLE_STATUS.has(r.statusCode) || (r.statusCode === 500 && serverErrors++ < serverErrorRetries)) {
+          const retry = statusRetry(r.statusCode);
+          if (retry === "retry" || (retry === "server_error" && serverErrors++ < serverErrorRetries)) {
             last = res;
             throw new RetryableStatus(r.statusCode);
           }
@@ -329,7 +330,7 @@ export class HttpClient {
         this.#opts.retryEnv ?? realRetryEnv,
       );
     } catch (e) {
-      // Out of retries on a 500/502/503/504: the caller reads the last answer (it may carry a connect error body).
+      // Out of retries on a retryable status (classify.ts statusRetry): the caller reads the last answer (it may carry a connect error body).
       if (e instanceof RetryableStatus && last) return last;
       if (e instanceof BodyPhase) throw transportError(e.inner, req.what, req.url, { attempts, trust: this.trust, phase: "body" });
       throw transportError(e, req.what, req.url, { attempts, trust: this.trust });

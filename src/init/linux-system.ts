@@ -4,6 +4,7 @@ import type { DeviceAlias } from "./coldplug.ts";
 import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { errnoOfError } from "../sys/errno.ts";
 import * as libc from "../sys/syscalls.ts";
+import { LINUX_REBOOT_CMD_CAD_OFF, LINUX_REBOOT_CMD_HALT, LINUX_REBOOT_CMD_POWER_OFF, LINUX_REBOOT_CMD_RESTART, reboot } from "../sys/reboot.ts";
 import { readKernelFacts } from "./kernel-facts.ts";
 import { BUSYBOX } from "./paths.ts";
 import { debugShellArgv } from "./debug-shell.ts";
@@ -116,9 +117,9 @@ export function linuxSystem(): InitSystem {
     power: (action) => {
       libc.drainConsole();
       libc.sync();
-      return libc.reboot(action === "poweroff" ? libc.RB_POWER_OFF : action === "halt" ? libc.RB_HALT_SYSTEM : libc.RB_AUTOBOOT);
+      return reboot(action === "poweroff" ? LINUX_REBOOT_CMD_POWER_OFF : action === "halt" ? LINUX_REBOOT_CMD_HALT : LINUX_REBOOT_CMD_RESTART);
     },
-    disableCad: () => void libc.reboot(libc.RB_DISABLE_CAD),
+    disableCad: () => void reboot(LINUX_REBOOT_CMD_CAD_OFF),
     shell: () => spawnTracked(debugShellArgv(BUSYBOX), { inherit: true }),
     onSignal: (name, handler) => void process.on(name as NodeJS.Signals, handler),
     startReaper: (onReap) => {

@@ -31,9 +31,10 @@
  * counters and one write, nothing copied in JavaScript.
  */
 import { AgentError } from "../errors.ts";
-import { failureKind } from "../http/classify.ts";
+import { isRetryableStreamFailure, statusRetry } from "../http/classify.ts";
 import type { HttpClient, HttpStream } from "../http/client.ts";
 import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../http/retry.ts";
+import { every, realTimers, type Timers } from "../io/timers.ts";
 import type { Checksum } from "../image/checksum.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/redact.ts";
@@ -66,8 +67,13 @@ export interface ImageInstallOptions {
   /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
   readonly extractor?: ExtractorFactory;
   readonly clean?: (root: string) => Promise<void>;
-  readonly env?: RetryEnv;
+  /** Clock, timers (stall guard, unpack bound, deadline), backoff jitter and sleep (default: real). */
+  readonly env?: ImageEnv;
 }
+
+export type ImageEnv = RetryEnv & Timers;
+
+export const realImageEnv: ImageEnv = { ...realRetryEnv, after: realTimers.after };
 
 export interface ImageInstallResult {
   readonly url: string;
@@ -92,8 +98,6 @@ export const DEFAULT_TAIL_CAP_BYTES = 16 << 20;
 /** 3 GiB (the largest images) at ~1 MiB/s plus the retry bound fits; a trickle that never trips the stall guard does not. */
 export const DEFAULT_IMAGE_DEADLINE_MS = 60 * 60_000;
 
-const RETRY_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-
 /** A break worth another attempt (connection reset, short body, stall, retryable status). */
 class Break extends Error {
   override readonly name = "Break";
@@ -114,19 +118,14 @@ export function parseContentRange(v: string | undefined): { start: number; total
   return { start: Number(m[1]), total: m[3] === "*" ? undefined : Number(m[3]) };
 }
 
-/** Whether a failure (thrown by the HTTP client or while reading a body) may be retried. Pure. */
+/**
+ * Whether a failure (thrown by the HTTP client or while reading a body) may be retried:
+ * our own breaks (stall, short body, retryable status) and what classify.ts
+ * isRetryableStreamFailure calls retryable (connect failures and timeouts, by error
+ * code, never by message text). Pure.
+ */
 export function isBreak(e: unknown): boolean {
-  if (e instanceof Break) return true;
-  if (e instanceof AgentError) {
-    if (e.code === "tls") return false;
-    const cause = (e as { cause?: unknown }).cause;
-    const kind = failureKind(cause ?? e);
-    return kind === "connect" || kind === "timeout";
-  }
-  const kind = failureKind(e);
-  if (kind === "connect" || kind === "timeout") return true;
-  // Body read errors that carry no code (aborted stream, premature close).
-  return e instanceof Error && /abort|terminated|premature|closed|reset|socket/i.test(`${e.name} ${e.message}`);
+  return e instanceof Break || isRetryableStreamFailure(e);
 }
 
 /**
@@ -137,25 +136,29 @@ export function isBreak(e: unknown): boolean {
  */
 class StallGuard {
   readonly controller = new AbortController();
-  #last = performance.now();
-  #windowStart = this.#last;
+  readonly #t: Timers;
+  #last: number;
+  #windowStart: number;
   #windowBytes = 0;
   #fired: string | undefined;
   #held = false;
   #heldSince = 0;
-  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #stop: () => void;
 
-  constructor(readonly ms: number, readonly minBytes: number) {
-    this.#timer = setInterval(() => {
+  constructor(t: Timers, readonly ms: number, readonly minBytes: number) {
+    this.#t = t;
+    this.#last = t.now();
+    this.#windowStart = this.#last;
+    this.#stop = every(t, Math.max(50, Math.min(1_000, ms / 4)), () => {
       if (this.#held) return;
-      const now = performance.now();
+      const now = t.now();
       if (now - this.#last >= ms) this.#fire(`no byte for ${Math.round(ms / 1000)} s (stall)`);
       else if (now - this.#windowStart >= ms) {
         if (this.#windowBytes < minBytes) this.#fire(`${this.#windowBytes} bytes in ${Math.round((now - this.#windowStart) / 1000)} s, under ${minBytes} per ${Math.round(ms / 1000)} s (too slow)`);
         this.#windowStart = now;
         this.#windowBytes = 0;
       }
-    }, Math.max(50, Math.min(1_000, ms / 4)));
+    });
   }
 
   #fire(why: string): void {
@@ -165,7 +168,7 @@ class StallGuard {
 
   /** `bytes` arrived from the network (0: only the end of a hold). */
   touch(bytes = 0): void {
-    const now = performance.now();
+    const now = this.#t.now();
     if (this.#held) this.#windowStart += now - this.#heldSince;
     this.#last = now;
     this.#windowBytes += bytes;
@@ -173,7 +176,7 @@ class StallGuard {
   }
 
   hold(): void {
-    if (!this.#held) this.#heldSince = performance.now();
+    if (!this.#held) this.#heldSince = this.#t.now();
     this.#held = true;
   }
 
@@ -183,7 +186,7 @@ class StallGuard {
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#stop();
   }
 }
 
@@ -193,13 +196,13 @@ function diskFullError(url: URL, root: string, f: ExtractFailure | undefined): A
 }
 
 /** `p`, or `onTimeout()` thrown when it has not settled within `ms` (p's late rejection is swallowed). */
-async function within<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+async function within<T>(t: Timers, p: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
   p.catch(() => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel: (() => void) | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(onTimeout()), ms)))]);
+    return await Promise.race([p, new Promise<never>((_, reject) => (cancel = t.after(ms, () => reject(onTimeout()))))]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 
@@ -226,7 +229,7 @@ function newHasher(checksum: Checksum): Bun.CryptoHasher {
 }
 
 async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<Pass> {
-  const env = o.env ?? realRetryEnv;
+  const env = o.env ?? realImageEnv;
   const policy = o.retry ?? DEFAULT_IMAGE_RETRY;
   const stallMs = o.stallMs ?? DEFAULT_STALL_MS;
   const unpackMs = o.unpackStallMs ?? DEFAULT_UNPACK_STALL_MS;
@@ -242,7 +245,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
   let restarts = 0;
   let breaks = 0;
   const started = env.now();
-  const meter = new ProgressMeter(performance.now(), o.progressMs ?? 5_000);
+  const meter = new ProgressMeter(env.now(), o.progressMs ?? 5_000);
 
   const restart = async (why: string) => {
     logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, mode: "restart", reason: why }, `image: ${why}: starting again from byte 0 (target cleaned)`, "warn");
@@ -253,13 +256,13 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
     unpack = undefined;
     offset = 0;
     restarts++;
-    meter.reset(performance.now());
+    meter.reset(env.now());
   };
 
   try {
     for (;;) {
       if (deadline.aborted) throw deadlineError(o, deadlineMs, offset, total);
-      const stall = new StallGuard(stallMs, o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL);
+      const stall = new StallGuard(env, stallMs, o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL);
       let res: HttpStream | undefined;
       /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
       let tail = 0;
@@ -283,7 +286,8 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           }
           const len = res.headers["content-length"];
           total = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
-        } else if (RETRY_STATUS.has(res.status)) {
+        } else if (statusRetry(res.status) !== "final") {
+          // 500 too: the image download's own attempt bound (retry.attempts) is the budget.
           await drop(res);
           throw new Break(`status ${res.status}`);
         } else {
@@ -297,7 +301,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           if (unpack === undefined) {
             stall.hold();
             try {
-              await within(ext.write(chunk), unpackMs, () => unpackHung(o.url, o.root, "took no data", unpackMs, offset));
+              await within(env, ext.write(chunk), unpackMs, () => unpackHung(o.url, o.root, "took no data", unpackMs, offset));
             } catch (e) {
               if (e instanceof AgentError) throw e;
               unpack = (await ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
@@ -314,7 +318,7 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
               { url: redactUrl(o.url), offset, tailCapBytes: tailCap, tar: unpack.stderr.slice(-5) },
             );
           }
-          const line = meter.update(offset, total, performance.now());
+          const line = meter.update(offset, total, env.now());
           if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
         }
         if (total !== undefined && offset < total) throw new Break(`the body ended after ${offset} of ${total} bytes`);
@@ -337,9 +341,9 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
         stall.stop();
       }
     }
-    const line = meter.update(offset, total, performance.now(), true);
+    const line = meter.update(offset, total, env.now(), true);
     if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
-    if (unpack === undefined) unpack = await within(ext.end(), unpackMs, () => unpackHung(o.url, o.root, "did not finish", unpackMs, offset));
+    if (unpack === undefined) unpack = await within(env, ext.end(), unpackMs, () => unpackHung(o.url, o.root, "did not finish", unpackMs, offset));
     if (unpack?.diskFull) throw diskFullError(o.url, o.root, unpack);
     return { bytes: offset, digest: hash.digest("hex"), unpack, resumes, restarts };
   } catch (e) {
@@ -365,16 +369,18 @@ export async function installImage(o: ImageInstallOptions): Promise<ImageInstall
   const clean = o.clean ?? cleanTarget;
   const deadlineMs = o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS;
   const deadline = new AbortController();
-  const deadlineTimer = setTimeout(() => deadline.abort(new DeadlineHit(`the image install's deadline of ${deadlineMs} ms`)), deadlineMs);
+  const env = o.env ?? realImageEnv;
+  const cancelDeadline = env.after(deadlineMs, () => deadline.abort(new DeadlineHit(`the image install's deadline of ${deadlineMs} ms`)));
   try {
     return await installWithin(o, extractor, clean, deadline.signal);
   } finally {
-    clearTimeout(deadlineTimer);
+    cancelDeadline();
   }
 }
 
 async function installWithin(o: ImageInstallOptions, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<ImageInstallResult> {
-  const t0 = performance.now();
+  const env = o.env ?? realImageEnv;
+  const t0 = env.now();
   const { use, found } = await fetchSidecars(o.http, o.url);
   logEvent(o.log, "install.image.checksum", { url: redactUrl(o.url), use: use.algo, expected: use.hex, found: found.map((c) => c.algo) }, `image: verifying ${use.algo} (sidecars: ${found.map((c) => c.algo).join(", ")})`);
   logEvent(o.log, "install.image.start", { url: redactUrl(o.url), root: o.root, checksum: use.algo }, `image: streaming ${redactUrl(o.url)} onto ${o.root}`);
@@ -391,7 +397,7 @@ async function installWithin(o: ImageInstallOptions, extractor: ExtractorFactory
     if (p.unpack) {
       throw new AgentError("image_unpack", `image ${redactUrl(o.url)}: ${use.algo} is right but tar/lz4 failed (exit ${p.unpack.exitCode}): ${p.unpack.stderr.slice(-5).join(" | ")}`, { url: redactUrl(o.url), tar: p.unpack.stderr.slice(-5) });
     }
-    const result: ImageInstallResult = { url: redactUrl(o.url), bytes: p.bytes, checksum: use, passes: passNo, resumes: p.resumes, restarts: p.restarts, ms: Math.round(performance.now() - t0) };
+    const result: ImageInstallResult = { url: redactUrl(o.url), bytes: p.bytes, checksum: use, passes: passNo, resumes: p.resumes, restarts: p.restarts, ms: Math.round(env.now() - t0) };
     logEvent(o.log, "install.image.done", { ...result, checksum: use.algo }, `image: ${p.bytes} bytes on ${o.root} in ${result.ms} ms, ${use.algo} verified`);
     return result;
   }

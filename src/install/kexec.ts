@@ -11,7 +11,8 @@
 import { AgentError } from "../errors.ts";
 import { errnoName } from "../sys/errno.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
-import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART, kexecArgs, type KexecSys } from "../sys/kexec.ts";
+import { kexecArgs, type KexecSys } from "../sys/kexec.ts";
+import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../sys/reboot.ts";
 import type { BootInfo } from "./boot-info.ts";
 
 /** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */

@@ -23,6 +23,7 @@
  *   without bios: metal-apiserver pkg/repository/machine.go Register "bios is nil"),
  *   empty strings where DMI has nothing, with a note.
  */
+import { isMac } from "../ids/mac.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 import { parseCpuinfo } from "./cpuinfo.ts";
 import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
@@ -62,7 +63,6 @@ export interface Inventory {
   readonly notes: readonly string[];
 }
 
-const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 const PCI_ADDR = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 const GPU_VENDORS = new Set(["0x10de", "0x1002"]);
 
@@ -91,7 +91,7 @@ function diskOf(b: BlockFacts): { name: string; size: string } | undefined {
 }
 
 function isUsableMac(mac: string): boolean {
-  if (!MAC.test(mac) || mac === "00:00:00:00:00:00") return false;
+  if (!isMac(mac) || mac === "00:00:00:00:00:00") return false;
   // The multicast bit of the first octet: never a NIC's own address.
   return (Number.parseInt(mac.slice(0, 2), 16) & 1) === 0;
 }

@@ -7,6 +7,7 @@
  * Description = a line about the agent; then End Of LLDPDU. Sent to the nearest-bridge
  * group address from the NIC's MAC. Pure.
  */
+import { macBytes } from "../ids/mac.ts";
 import { CHASSIS_ID_MAC, ETH_P_LLDP, LLDP_MULTICAST, PORT_ID_INTERFACE_NAME, TLV_CHASSIS_ID, TLV_END, TLV_PORT_DESCRIPTION, TLV_PORT_ID, TLV_SYSTEM_DESCRIPTION, TLV_SYSTEM_NAME, TLV_TTL } from "./lldpdu.ts";
 
 export interface Announcement {
@@ -16,12 +17,6 @@ export interface Announcement {
   readonly systemName: string;
   readonly systemDescription: string;
   readonly ttlSeconds: number;
-}
-
-export function parseMac(mac: string): Uint8Array {
-  const parts = mac.split(":");
-  if (parts.length !== 6 || parts.some((p) => !/^[0-9a-fA-F]{2}$/.test(p))) throw new Error(`MAC ${JSON.stringify(mac)}: expected six hex pairs separated by ':'`);
-  return new Uint8Array(parts.map((p) => parseInt(p, 16)));
 }
 
 function tlv(type: number, value: Uint8Array): Uint8Array {
@@ -39,7 +34,7 @@ const utf8 = (s: string, max: number): Uint8Array => {
 };
 
 export function encodeLldpdu(a: Announcement): Uint8Array {
-  const mac = parseMac(a.mac);
+  const mac = macBytes(a.mac);
   const ttl = Math.max(0, Math.min(0xffff, Math.round(a.ttlSeconds)));
   const name = utf8(a.ifname, 255);
   const parts = [
@@ -65,7 +60,7 @@ export function encodeLldpFrame(a: Announcement): Uint8Array {
   const du = encodeLldpdu(a);
   const frame = new Uint8Array(Math.max(60, 14 + du.byteLength));
   frame.set(LLDP_MULTICAST, 0);
-  frame.set(parseMac(a.mac), 6);
+  frame.set(macBytes(a.mac), 6);
   frame[12] = ETH_P_LLDP >> 8;
   frame[13] = ETH_P_LLDP & 0xff;
   frame.set(du, 14);

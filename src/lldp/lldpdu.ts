@@ -9,7 +9,8 @@
  * wire text, escaped by text.ts before it can reach a log line. Pure.
  */
 import ipaddr from "ipaddr.js";
-import { hexText, macText, wireText } from "./text.ts";
+import { macText } from "../ids/mac.ts";
+import { hexText, wireText } from "./text.ts";
 
 export const ETH_P_LLDP = 0x88cc;
 /** Nearest-bridge group address (802.1AB 7.1): what switches send to and what we join. */

@@ -3,6 +3,7 @@
  * other end (IEEE 802.1AB). Produced by src/lldp/ (decoder + receiver); consumed by
  * Register (src/provision/neighbours.ts maps it to the v2 neighbour fields).
  */
+import { isMac } from "../ids/mac.ts";
 import { CHASSIS_ID_MAC, PORT_ID_MAC } from "./lldpdu.ts";
 
 export interface LldpNeighbour {
@@ -20,8 +21,6 @@ export interface LldpNeighbour {
   readonly managementAddresses: readonly string[];
 }
 
-/** The apiserver's rule for every MachineNic mac, neighbours too (metal-stack/api@e6201fcb proto/metalstack/api/v2/predefined_rules.proto:12-14). */
-export const APISERVER_MAC_RE = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
 
 
 /**
@@ -30,8 +29,8 @@ export const APISERVER_MAC_RE = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
  * the port's alias); undefined when neither is. Pure.
  */
 export function neighbourMac(n: Pick<LldpNeighbour, "portId" | "portIdSubtype" | "chassisId" | "chassisIdSubtype">): { readonly mac: string; readonly from: "port id" | "chassis id" } | undefined {
-  if (n.portIdSubtype === PORT_ID_MAC && APISERVER_MAC_RE.test(n.portId)) return { mac: n.portId, from: "port id" };
-  if (n.chassisIdSubtype === CHASSIS_ID_MAC && APISERVER_MAC_RE.test(n.chassisId)) return { mac: n.chassisId, from: "chassis id" };
+  if (n.portIdSubtype === PORT_ID_MAC && isMac(n.portId)) return { mac: n.portId, from: "port id" };
+  if (n.chassisIdSubtype === CHASSIS_ID_MAC && isMac(n.chassisId)) return { mac: n.chassisId, from: "chassis id" };
   return undefined;
 }
 

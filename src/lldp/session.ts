@@ -14,6 +14,7 @@
  * second for the first 4 frames that could be sent (802.1AB txFast), so the switch
  * learns us soon after the link comes up.
  */
+import { isMac } from "../ids/mac.ts";
 import { logEvent, type Logger } from "../log/logger.ts";
 import { errnoName } from "../sys/errno.ts";
 import { PacketSocket, TC_PRIO_CONTROL } from "../sys/packet-socket.ts";
@@ -21,7 +22,7 @@ import { versionInfo } from "../version.ts";
 import { encodeLldpFrame } from "./encode.ts";
 import { disableFirmwareLldp, type FwLldpIo } from "./fw-agent.ts";
 import { decodeLldpFrame, ETH_P_LLDP, LldpDecodeError, LLDP_MULTICAST, PORT_ID_MAC } from "./lldpdu.ts";
-import { APISERVER_MAC_RE, neighbourMac, type LldpInterface, type LldpNeighbour, type LldpSession } from "./neighbour.ts";
+import { neighbourMac, type LldpInterface, type LldpNeighbour, type LldpSession } from "./neighbour.ts";
 import type { ReaderOut } from "./reader-worker.ts";
 import { distinctSwitches, NeighbourTable, type TableChange } from "./table.ts";
 
@@ -32,7 +33,7 @@ const TX_FAST_INIT = 4;
 const MALFORMED_LOG_EVERY_MS = 10_000;
 
 /** Whether the neighbour's port id is a MAC address (lldpd's default; SONiC sends the port's alias instead). */
-export const portIdIsMac = (n: Pick<LldpNeighbour, "portId">): boolean => APISERVER_MAC_RE.test(n.portId);
+export const portIdIsMac = (n: Pick<LldpNeighbour, "portId">): boolean => isMac(n.portId);
 
 export const PORT_ID_SUBTYPE_NAMES: Readonly<Record<number, string>> = {
   1: "interface alias",

@@ -36,11 +36,6 @@ export function wireText(bytes: Uint8Array): string {
   return escapeText(s);
 }
 
-/** aa:bb:cc:dd:ee:ff (lowercase), the form Linux and the apiserver's mac rule use. */
-export function macText(bytes: Uint8Array): string {
-  return Array.from(bytes, hex2).join(":");
-}
-
 export function hexText(bytes: Uint8Array): string {
   return Array.from(bytes, hex2).join("");
 }

@@ -11,6 +11,3 @@ export function ipv6Bytes(text: string): Uint8Array {
   return new Uint8Array(ipaddr.IPv6.parse(text).toByteArray());
 }
 
-export function macText(b: Uint8Array): string {
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join(":");
-}

@@ -4,7 +4,8 @@
  * plain objects out; every length is checked and every attribute kept (`attrs`).
  */
 import { decodeAttrs, findAttr, attrString, attrU32, attrU8, type Attr } from "./attrs.ts";
-import { ipv6Text, macText } from "./addr-text.ts";
+import { macText } from "../ids/mac.ts";
+import { ipv6Text } from "./addr-text.ts";
 import * as K from "./constants.ts";
 import { NetlinkDecodeError, align4, need, view } from "./cursor.ts";
 import { decodeNdOptions, type NdOption } from "./ndopt.ts";

@@ -1,5 +1,6 @@
 /**
- * kexec_file_load(2) and reboot(2) through bun:ffi over glibc (no kexec-tools needed).
+ * kexec_file_load(2) through bun:ffi over glibc (no kexec-tools needed), then reboot(2)
+ * (reboot.ts) with LINUX_REBOOT_CMD_KEXEC.
  * kexec_file_load has no glibc wrapper: it is called by number through syscall(3)
  * (320 on x86-64, arch/x86/entry/syscalls/syscall_64.tbl). Its arguments: the kernel's
  * fd, the initrd's fd (-1 with KEXEC_FILE_NO_INITRAMFS), the cmdline's length
@@ -10,6 +11,7 @@
 import { ptr } from "bun:ffi";
 import { openRegularInRoot, RootFileError } from "../fs/root-file.ts";
 import { libc } from "./libc.ts";
+import { reboot } from "./reboot.ts";
 import { drainConsole } from "./syscalls.ts";
 
 export const SYS_kexec_file_load = 320; // x86-64
@@ -17,9 +19,6 @@ export const SYS_kexec_file_load = 320; // x86-64
 export const KEXEC_FILE_UNLOAD = 0x1;
 export const KEXEC_FILE_ON_CRASH = 0x2;
 export const KEXEC_FILE_NO_INITRAMFS = 0x4;
-/** <linux/reboot.h> */
-export const LINUX_REBOOT_CMD_KEXEC = 0x45584543;
-export const LINUX_REBOOT_CMD_RESTART = 0x01234567;
 
 export interface KexecArgs {
   readonly kernelFd: number;
@@ -75,9 +74,7 @@ export const linuxKexec: KexecSys = {
     const rc = libc().syscall(SYS_kexec_file_load, a.kernelFd, a.initrdFd, a.cmdlineLen, ptr(a.cmdline), a.flags, 0);
     return rc < 0 ? errno() : 0;
   },
-  reboot(cmd) {
-    return libc().reboot(cmd) < 0 ? errno() : 0;
-  },
+  reboot,
   sync() {
     libc().sync();
   },

@@ -1,17 +1,13 @@
 /**
  * The system calls PID 1 and the hand-off need, over the one libc binding (libc.ts):
- * mount(2), finit_module(2) (by number, glibc has no wrapper), reboot(2), sync(2),
- * waitpid(2), open/dup2 for the console, execve(2). Each returns 0 or an errno.
+ * mount(2), finit_module(2) (by number, glibc has no wrapper), sync(2), waitpid(2),
+ * open/dup2 for the console, execve(2) (reboot(2) is reboot.ts). Each returns 0 or an errno.
  */
 import { ptr } from "bun:ffi";
 import { cstr, libc, result } from "./libc.ts";
 
 const SYS_finit_module = 313; // x86-64
 
-export const RB_AUTOBOOT = 0x01234567;
-export const RB_POWER_OFF = 0x4321fedc;
-export const RB_HALT_SYSTEM = 0xcdef0123 | 0;
-export const RB_DISABLE_CAD = 0;
 export const WNOHANG = 1;
 export const O_RDWR = 2;
 export const O_NOCTTY = 0o400;
@@ -23,10 +19,6 @@ export function mount(source: string, target: string, fstype: string, flags: num
 export function finitModule(fd: number, params = ""): number {
   const p = cstr(params);
   return result(libc().syscall(SYS_finit_module, fd, ptr(p), 0, 0, 0));
-}
-
-export function reboot(cmd: number): number {
-  return result(libc().reboot(cmd));
 }
 
 export function sync(): void {

@@ -18,6 +18,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   "errors.ts": 0,
   "exit-codes.ts": 0,
   "version.ts": 0,
+  ids: 0,
   gen: 0,
   sys: 1,
   fs: 1,

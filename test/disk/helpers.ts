@@ -9,6 +9,7 @@ export function disk(over: Partial<DiskFacts> = {}): DiskFacts {
 }
 
 import type { DiskIo, ToolResult } from "../../src/disk/io.ts";
+import { fakeTimers } from "../helpers/fake-timers.ts";
 
 /** One fake block device: its bytes, the signatures tools would find, its partitions. */
 export interface FakeDev {
@@ -26,7 +27,7 @@ export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<
   const calls: string[][] = [];
   const files = new Map<string, { text: string; mode: number }>();
   const dirs = new Set<string>();
-  let clock = 0;
+  const time = fakeTimers();
   const ok = (stdout = ""): ToolResult => ({ code: 0, stdout, stderr: "", timedOut: false });
   const io: DiskIo = {
     async run(argv) {
@@ -76,7 +77,7 @@ export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<
         const n = Math.min(blockBytes, length - done);
         d.bytes.fill(0, offset + done, offset + done + n);
         done += n;
-        clock += 1000;
+        time.advance(1000);
         progress?.(done);
       }
       if (offset === 0) d.signatures = d.signatures.filter((s) => s !== "gpt" && s !== "PMBR");
@@ -84,8 +85,9 @@ export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<
     exists: async (path) => path in devs || files.has(path) || dirs.has(path),
     mkdir: async (path) => void dirs.add(path),
     writeFile: async (root, path, text, mode) => void files.set(`${root.replace(/\/+$/, "")}${path}`, { text, mode }),
-    now: () => clock,
-    sleep: async (ms) => void (clock += ms),
+    now: time.now,
+    after: time.after,
+    sleep: time.sleep,
   };
-  return { io, calls, files, dirs };
+  return { io, calls, files, dirs, time };
 }

@@ -101,21 +101,22 @@ describe("wipeDisks", () => {
 
   test("a long erase by one tool call (zeroout) logs a still-running line with its elapsed time and bound", async () => {
     const devs = { "/dev/sda": dev() };
-    const { io } = fakeMachine(devs);
+    const { io, time } = fakeMachine(devs);
     const { log, lines } = captureLogger();
-    // blkdiscard --zeroout takes 150 ms of real time; a line every 20 ms.
-    const slow = { ...io, run: async (argv: readonly string[], o: { readonly timeoutMs: number }) => (argv.includes("--zeroout") && (await Bun.sleep(150)), io.run(argv, o)) };
+    // blkdiscard --zeroout takes 150 ms of the fake clock; a line every 20 ms.
+    const slow = { ...io, run: async (argv: readonly string[], o: { readonly timeoutMs: number }) => (argv.includes("--zeroout") && time.advance(150), io.run(argv, o)) };
     const d = disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE, rotational: false, writeZeroes: true });
     const report = await wipeDisks([d], { mode: "fast", io: slow, log, partitions: async () => [], heartbeatMs: 20 });
     expect(report.disks[0]!.method).toBe("zeroout");
     const beats = lines.filter((l) => l.event === "disk.wipe.progress");
-    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats.map((b) => b.elapsedMs)).toEqual([20, 40, 60, 80, 100, 120, 140]);
     expect(beats[0]).toMatchObject({ disk: "sda", method: "zeroout", timeoutMs: 600_000 });
     expect(String(beats[0]!.msg)).toMatch(/^\/dev\/sda: zeroout still running after \d+ s \(blkdiscard; bound 600 s\)$/);
     // none after the call returned
     const n = beats.length;
-    await Bun.sleep(60);
+    time.advance(60);
     expect(lines.filter((l) => l.event === "disk.wipe.progress").length).toBe(n);
+    expect(time.pending()).toBe(0);
   });
 
   test("an overwrite past its bound stops with the bytes written so far", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { failureKind, isRetryableFailure, transportError } from "../../src/http/classify.ts";
+import { failureKind, isRetryableFailure, isRetryableStreamFailure, statusRetry, transportError } from "../../src/http/classify.ts";
 import { AgentError } from "../../src/errors.ts";
 
 const err = (code: string, message = code, cause?: unknown) => Object.assign(new Error(message), { code }, cause ? { cause } : {});
@@ -46,5 +46,38 @@ describe("classify", () => {
   test("an AgentError passes through unchanged", () => {
     const a = new AgentError("auth", "no");
     expect(transportError(a, "x", url, { attempts: 1 })).toBe(a);
+  });
+
+  test("statuses: 408, 429 and the gateway family are retried, 500 within a budget, other statuses never", () => {
+    const got = Object.fromEntries([200, 206, 400, 401, 403, 404, 408, 409, 429, 500, 501, 502, 503, 504, 505, 599].map((s) => [s, statusRetry(s)]));
+    expect(got).toEqual({
+      200: "final", 206: "final", 400: "final", 401: "final", 403: "final", 404: "final", 408: "retry", 409: "final",
+      429: "retry", 500: "server_error", 501: "final", 502: "retry", 503: "retry", 504: "retry", 505: "final", 599: "final",
+    });
+  });
+
+  test("a stream failure is retried on connect codes and timeouts, by code along the cause chain", () => {
+    for (const c of ["ECONNRESET", "ECONNREFUSED", "ConnectionClosed", "UND_ERR_SOCKET", "UND_ERR_BODY_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "DEADLINE"]) {
+      expect([c, isRetryableStreamFailure(err(c))]).toEqual([c, true]);
+      expect([c, isRetryableStreamFailure(new Error("fetch failed", { cause: err(c) }))]).toEqual([c, true]);
+      expect([c, isRetryableStreamFailure(transportError(err(c), "image download", url, { attempts: 1 }))]).toEqual([c, true]);
+    }
+    for (const c of ["ENOTFOUND", "CERT_HAS_EXPIRED", "HPE_INVALID_CONSTANT", "ENOSPC"]) {
+      expect([c, isRetryableStreamFailure(err(c))]).toEqual([c, false]);
+      expect([c, isRetryableStreamFailure(transportError(err(c), "image download", url, { attempts: 1 }))]).toEqual([c, false]);
+    }
+  });
+
+  test("a stream failure is never classified by its message text", () => {
+    for (const m of ["other side closed", "The operation was aborted", "terminated", "socket hang up", "premature close", "connection reset"]) {
+      expect([m, isRetryableStreamFailure(new Error(m))]).toEqual([m, false]);
+    }
+  });
+
+  test("an AgentError is retried only as a transport failure with a retryable cause", () => {
+    expect(isRetryableStreamFailure(new AgentError("unreachable", "x", {}, { cause: err("ECONNRESET") }))).toBe(true);
+    expect(isRetryableStreamFailure(new AgentError("unreachable", "x"))).toBe(false);
+    expect(isRetryableStreamFailure(new AgentError("tls", "bad cert", {}, { cause: err("ECONNRESET") }))).toBe(false);
+    expect(isRetryableStreamFailure(new AgentError("image_download", "answered 404"))).toBe(false);
   });
 });

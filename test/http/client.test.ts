@@ -6,12 +6,13 @@ import { SecretSet } from "../../src/log/redact.ts";
 import type { RetryEnv } from "../../src/http/retry.ts";
 
 let failuresLeft = 0;
+let failStatus = 503;
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
   fetch(req) {
     const path = new URL(req.url).pathname;
-    if (path === "/flaky") return failuresLeft-- > 0 ? new Response("busy", { status: 503 }) : new Response("ok");
+    if (path === "/flaky") return failuresLeft-- > 0 ? new Response("busy", { status: failStatus }) : new Response("ok");
     if (path === "/big") return new Response("x".repeat(2048));
     if (path === "/404") return new Response("no", { status: 404 });
     return new Response("hello");
@@ -57,6 +58,18 @@ describe("HttpClient", () => {
     const r = await http.request({ method: "GET", url: url("/flaky"), what: "flaky thing" });
     expect([r.status, r.attempts, slept.length]).toEqual([503, 4, 3]);
     await http.close();
+  });
+
+  test("a 429 and a 408 are retried like a 503 (classify.ts statusRetry)", async () => {
+    for (const status of [429, 408]) {
+      failuresLeft = 1;
+      failStatus = status;
+      const { http, slept } = client();
+      const r = await http.request({ method: "GET", url: url("/flaky"), what: "flaky thing" });
+      expect([status, r.status, r.attempts, slept]).toEqual([status, 200, 2, [50]]);
+      await http.close();
+    }
+    failStatus = 503;
   });
 
   test("a 404 is an answer, not retried", async () => {

@@ -15,7 +15,9 @@ describe("image install parts", () => {
   test("breaks worth a retry: resets, short bodies, timeouts; not TLS or a plain status error", () => {
     expect(isBreak(Object.assign(new Error("x"), { code: "ECONNRESET" }))).toBe(true);
     expect(isBreak(Object.assign(new Error("x"), { code: "UND_ERR_BODY_TIMEOUT" }))).toBe(true);
-    expect(isBreak(new Error("other side closed"))).toBe(true);
+    expect(isBreak(Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }))).toBe(true);
+    // The message is not read: an error without a code is not a break.
+    expect(isBreak(new Error("other side closed"))).toBe(false);
     expect(isBreak(new AgentError("tls", "bad cert"))).toBe(false);
     expect(isBreak(new AgentError("image_download", "answered 404"))).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { escapeText, macText, wireText } from "../../src/lldp/text.ts";
+import { escapeText, wireText } from "../../src/lldp/text.ts";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -28,8 +28,4 @@ test("an escaped string contains no control character at all", () => {
   // eslint-disable-next-line no-control-regex
   expect(wireText(all)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   expect(wireText(bytes(String.fromCharCode(...Array.from({ length: 0x60 }, (_, i) => i + 0x80))))).not.toMatch(/[\u0080-\u009f]/);
-});
-
-test("MACs are lowercase colon pairs", () => {
-  expect(macText(Uint8Array.from([0x0a, 0xbc, 0, 1, 0xff, 0x10]))).toBe("0a:bc:00:01:ff:10");
 });

@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { decodeLldpFrame, TLV_PORT_DESCRIPTION } from "../../src/lldp/lldpdu.ts";
-import { APISERVER_MAC_RE, type LldpNeighbour } from "../../src/lldp/neighbour.ts";
+import { isMac } from "../../src/ids/mac.ts";
+import type { LldpNeighbour } from "../../src/lldp/neighbour.ts";
 import { toNeighbour } from "../../src/lldp/table.ts";
 import { mapNeighbour, neighbourNic, neighbourNics } from "../../src/provision/neighbours.ts";
 import { fixture } from "../lldp/fixtures.ts";
@@ -32,7 +33,7 @@ describe("an LLDP neighbour as the v2 apiserver reads it", () => {
     expect([n.portIdSubtype, n.portId, n.chassisIdSubtype]).toEqual([7, "Eth1/1(Port1)", 4]);
     expect(mapNeighbour(n)).toEqual({ ok: true, nic: { mac: "02:11:22:33:44:01", identifier: "Eth1/1(Port1)", name: "Ethernet0", hostname: "leaf01" }, macFrom: "chassis id" });
     // The v1 mapping (mac = Port ID) is what the apiserver refuses.
-    expect(APISERVER_MAC_RE.test(n.portId)).toBe(false);
+    expect(isMac(n.portId)).toBe(false);
   });
 
   test("Cumulus (lldpd defaults: Port ID = the swp's MAC): mac and identifier = that MAC, name = swp1", () => {

@@ -5,6 +5,8 @@
  * corrupted byte (retried once, then image_checksum), a stall (detected within the
  * bound), disk full (fatal at once). Fidelity: modes, owners, hard links, symlinks,
  * xattrs on the extracted tree. Root: tar restores owners and the tmpfs is mounted.
+ * The guards' timers (stall, unpack bound, deadline) run on a fake clock the tests
+ * advance once the bytes they wait for have arrived: no test waits real seconds.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -14,12 +16,15 @@ import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/http/client.ts";
 import type { ExtractorFactory } from "../../../src/install/extract.ts";
-import { installImage } from "../../../src/install/image.ts";
+import { installImage, type ImageEnv } from "../../../src/install/image.ts";
+import { realTimers } from "../../../src/io/timers.ts";
 import { createLogger, silentLogger } from "../../../src/log/logger.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
 import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
+import { waitFor } from "../../../lab/wait.ts";
+import { fakeTimers, type FakeTimers } from "../../helpers/fake-timers.ts";
 
 const tools = ["tar", "lz4", "setfattr", "getfattr", "mount", "umount"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && tools.length === 0 && existsSync("/bin/busybox");
@@ -36,7 +41,15 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
   let img: TestImage;
   let server: ImageServer;
   const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log: silentLogger() });
-  const noWait = { now: () => performance.now(), random: () => 0, sleep: async () => {} };
+  const noWait: ImageEnv = { now: () => performance.now(), after: realTimers.after, random: () => 0, sleep: async () => {} };
+  /** Fake time for the guards: they fire when the test advances it (backoff waits advance it too). */
+  const fakeEnv = (): { time: FakeTimers; env: ImageEnv } => {
+    const time = fakeTimers();
+    return { time, env: { ...time, random: () => 0 } };
+  };
+  /** The byte count of the last progress line (progressMs 0: one line per chunk). */
+  const bytesSeen = (log: ReturnType<typeof capturingLogger>): number => Number(log.events("install.image.progress").at(-1)?.bytes ?? 0);
+  const reasons = (log: ReturnType<typeof capturingLogger>): unknown[] => log.events("install.image.resume").map((e) => e.reason);
   const path = "/debian/12/img.tar.lz4";
 
   beforeAll(async () => {
@@ -135,50 +148,63 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     server.faults = [];
   });
 
-  test("a stall (no byte) is detected within the bound and resumed", async () => {
+  test("a stall (no byte) is detected at the bound and resumed", async () => {
     const root = target();
     server.requests.length = 0;
-    server.faults = [{ path, kind: "stall", at: Math.floor(img.bytes / 2), times: 1 }];
-    const t0 = performance.now();
-    const r = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait, stallMs: 1_000 });
-    const ms = performance.now() - t0;
+    const at = Math.floor(img.bytes / 2);
+    server.faults = [{ path, kind: "stall", at, times: 1 }];
+    const { time, env } = fakeEnv();
+    const log = capturingLogger();
+    const run = installImage({ http, url: url(), root, log: log.log, env, stallMs: 1_000, progressMs: 0 });
+    await waitFor(() => bytesSeen(log) >= at, 10_000, `the ${at} bytes before the stall`, 5);
+    // Checked every 250 ms: silent for 999 ms is no stall, 1 s is.
+    time.advance(999);
+    expect(reasons(log)).toEqual([]);
+    time.advance(1);
+    const r = await run;
     expect(r.resumes).toBe(1);
-    // One stall of 1 s, detected by a check every 250 ms: well under 5 s even on a loaded machine.
-    expect(ms).toBeLessThan(5_000);
-    expect(ms).toBeGreaterThanOrEqual(1_000);
+    expect(reasons(log)).toEqual(["no byte for 1 s (stall)"]);
+    expect(server.requests.filter((q) => q.path === path).map((q) => q.status)).toEqual([200, 206]);
   });
 
   test("a body trickling in (one byte every 100 ms) is too slow: broken off after one window under the minimum and resumed", async () => {
     const root = target();
     server.requests.length = 0;
     server.faults = [{ path, kind: "trickle", at: Math.floor(img.bytes / 2), times: 1 }];
+    const { time, env } = fakeEnv();
     const log = capturingLogger();
-    const t0 = performance.now();
-    const r = await installImage({ http, url: url(), root, log: log.log, env: noWait, stallMs: 1_000, minBytesPerStall: 1024 });
-    const ms = performance.now() - t0;
+    const run = installImage({ http, url: url(), root, log: log.log, env, stallMs: 1_000, minBytesPerStall: 1024, progressMs: 0 });
+    await waitFor(() => bytesSeen(log) >= Math.floor(img.bytes / 2), 10_000, "the bytes before the trickle", 5);
+    // 250 ms of fake time per trickled byte: never silent for the stall bound. The fast
+    // first half fills the first window (0-1 s); the second (1-2 s) gets a few bytes.
+    while (reasons(log).length === 0) {
+      const seen = bytesSeen(log);
+      await waitFor(() => bytesSeen(log) > seen, 5_000, "the next trickled byte", 5);
+      time.advance(250);
+    }
+    const r = await run;
     expect(r.resumes).toBe(1);
     expect(server.requests.filter((q) => q.path === path).map((q) => q.status)).toEqual([200, 206]);
-    const resume = log.events("install.image.resume")[0];
-    expect(String(resume?.reason)).toMatch(/^\d+ bytes in [12] s, under 1024 per 1 s \(too slow\)$/);
-    // The fast first half fills the first window; the trickle's window (~10 bytes) is cut at its end: ~2 s, well under 6 s.
-    expect(ms).toBeLessThan(6_000);
-    expect(ms).toBeGreaterThanOrEqual(1_000);
+    expect(String(reasons(log)[0])).toMatch(/^\d+ bytes in 1 s, under 1024 per 1 s \(too slow\)$/);
+    expect(reasons(log).length).toBe(1);
   });
 
   test("a slow disk (tar's pipe full for longer than the stall bound) is not a stall", async () => {
     server.requests.length = 0;
     let writes = 0;
+    const { time, env } = fakeEnv();
     const slow: ExtractorFactory = () => ({
       write: async () => {
-        // The first writes each take 3x the stall bound, as a disk stuck in a flush would.
-        if (++writes <= 3) await Bun.sleep(900);
+        // The first writes each take 3x the stall bound (of the fake clock), as a disk stuck in a flush would.
+        if (++writes <= 3) time.advance(900);
       },
       end: async () => undefined,
       abort: async () => {},
       failure: () => undefined,
       diskFull: () => false,
     });
-    const r = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 300, extractor: slow });
+    const r = await installImage({ http, url: url(), root: target(), log: silentLogger(), env, stallMs: 300, extractor: slow });
+    expect(time.now()).toBe(2_700);
     expect(r.resumes).toBe(0);
     expect(r.restarts).toBe(0);
     expect(writes).toBeGreaterThan(3);
@@ -189,19 +215,21 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     for (const hangOn of ["write", "end"] as const) {
       server.requests.length = 0;
       let aborted = 0;
+      const { time, env } = fakeEnv();
+      // The call that hangs lets the fake clock run to the unpack bound once the agent awaits it.
+      const hang = <T,>(): Promise<T> => (queueMicrotask(() => time.advance(600)), new Promise<T>(() => {}));
       const hung: ExtractorFactory = () => ({
-        write: () => (hangOn === "write" ? new Promise<void>(() => {}) : Promise.resolve()),
-        end: () => (hangOn === "end" ? new Promise<undefined>(() => {}) : Promise.resolve(undefined)),
+        write: () => (hangOn === "write" ? hang<void>() : Promise.resolve()),
+        end: () => (hangOn === "end" ? hang<undefined>() : Promise.resolve(undefined)),
         abort: async () => void aborted++,
         failure: () => undefined,
         diskFull: () => false,
       });
-      const t0 = performance.now();
-      const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 200, unpackStallMs: 600, extractor: hung }).catch((x: unknown) => x);
+      const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env, stallMs: 200, unpackStallMs: 600, extractor: hung }).catch((x: unknown) => x);
       expect((e as AgentError).code).toBe("image_unpack");
       expect((e as AgentError).exitCode).toBe(52);
       expect((e as AgentError).message).toContain(hangOn === "write" ? "tar/lz4 took no data for 1 s" : "tar/lz4 did not finish for 1 s");
-      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(time.now()).toBe(600);
       expect(aborted).toBeGreaterThan(0);
       expect(server.requests.filter((q) => q.path === path).length).toBe(1);
     }
@@ -278,16 +306,19 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
 
   test("the whole install has a deadline: a body trickling in forever ends with image_download at the deadline", async () => {
     server.requests.length = 0;
-    server.faults = [{ path, kind: "trickle", at: Math.floor(img.bytes / 2), times: 100 }];
-    const t0 = performance.now();
-    // The stall guard would not fire (one byte per 100 ms passes a minimum of 1 byte per 10 s); the deadline does.
-    const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env: noWait, stallMs: 10_000, minBytesPerStall: 1, deadlineMs: 1_500 }).catch((x: unknown) => x);
-    const ms = performance.now() - t0;
+    const at = Math.floor(img.bytes / 2);
+    server.faults = [{ path, kind: "trickle", at, times: 100 }];
+    const { time, env } = fakeEnv();
+    const log = capturingLogger();
+    // The stall guard does not fire (a byte arrives, and 1 byte per 10 s is the minimum); the deadline does.
+    const run = installImage({ http, url: url(), root: target(), log: log.log, env, stallMs: 10_000, minBytesPerStall: 1, deadlineMs: 1_500, progressMs: 0 }).catch((x: unknown) => x);
+    await waitFor(() => bytesSeen(log) > at, 10_000, "the first trickled byte", 5);
+    time.advance(1_500);
+    const e = await run;
     server.faults = [];
     expect((e as AgentError).code).toBe("image_download");
     expect((e as AgentError).message).toMatch(/not installed within the deadline of 1\.5 s \(at byte \d+ of \d+\); giving up$/);
-    expect(ms).toBeGreaterThanOrEqual(1_400);
-    expect(ms).toBeLessThan(4_000);
+    expect(reasons(log)).toEqual([]);
     expect(server.requests.filter((q) => q.path === path).length).toBe(1);
   });
 
