@@ -3,10 +3,11 @@
  * refusal listing every problem before anything is written. Pure. The layout is the
  * generated metalstack.api.v2.FilesystemLayout (src/gen) as decoded, no mirror of it:
  * what protojson lets through but cannot be built (an enum number the proto does not
- * define, negative spares, a missing device or format) is a refusal here, named by field. Behaviour kept from
- * metal-hammer (reference/metal-hammer/cmd/storage/filesystem.go): partitions with
- * sgdisk in list order (`--new=N:0:+<MiB>M`, name, type code), the partition table
- * re-read; mdadm `--create --force --run --homehost any`, `--assume-clean` for RAID 0/1,
+ * define, negative spares, a missing device or format) is a refusal here, named by
+ * field. Behaviour kept from metal-hammer
+ * (reference/metal-hammer/cmd/storage/filesystem.go): partitions with sgdisk in list
+ * order (`--new=N:0:+<MiB>M`, name, type code), the partition table re-read; mdadm
+ * `--create --force --run --homehost any`, `--assume-clean` for RAID 0/1,
  * `--raid-devices` = devices - spares; `lvm vgcreate` with tags, `lvm lvcreate
  * --wipesignatures y` with `--size <MiB>m` or `--extents 100%FREE`, striped over every PV
  * or raid1 with one mirror and `--nosync`, linear when the VG has one PV; mkfs.ext3/ext4

@@ -130,7 +130,7 @@ export async function runLayoutPlan(plan: LayoutPlan, o: ApplyOptions): Promise<
 /** Plans (refusing before anything is written) and runs the layout: the flow's stage function. */
 export async function applyLayout(layout: FilesystemLayout, disks: readonly DiskFacts[], o: ApplyOptions): Promise<AppliedLayout> {
   const plan = planLayout(layout, disks, { targetRoot: o.targetRoot });
-  logEvent(o.log, "disk.layout.plan", { layout: layout.id || layout.name, steps: plan.steps.length, notes: plan.notes }, `filesystem layout ${layout.id}: ${plan.steps.length} steps`);
+  logEvent(o.log, "disk.layout.plan", { layout: layout.id || layout.name, steps: plan.steps.length, notes: plan.notes }, `filesystem layout ${layout.id || layout.name || "(no id)"}: ${plan.steps.length} steps`);
   return runLayoutPlan(plan, o);
 }
 
