@@ -123,10 +123,10 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
       await wipeMachineDisks({ log, mode: config.wipe, sysRoot });
     },
     wipeBoundMs: async () => wipeBoundMs(await readDisks(sysRoot), config.wipe),
-    layout: async (layoutJson, log) => {
+    layout: async (layout, log) => {
       guard("partition the disks");
       const io = systemDiskIo();
-      const a = await applyAllocationLayout(layoutJson, { log, version: versionInfo().version, sysRoot, io });
+      const a = await applyAllocationLayout(layout, { log, version: versionInfo().version, sysRoot, io });
       return {
         root: a.targetRoot,
         rootUuid: a.rootUuid,

@@ -6,12 +6,13 @@ import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
 import { humanBytes } from "../disk/facts.ts";
-import { parseLayoutJson } from "../disk/layout-input.ts";
+import { parseLayoutFile } from "../disk/layout-file.ts";
 import { planLayout, stepLine } from "../disk/layout-plan.ts";
 import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
 import { systemDiskIo } from "../disk/io.ts";
 import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../disk/stages.ts";
 import { readDisks } from "../disk/sysfs.ts";
+import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import { silentLogger } from "../log/logger.ts";
 import { versionInfo } from "../version.ts";
 import type { Context } from "../io/context.ts";
@@ -29,22 +30,15 @@ function needYes(yes: boolean | undefined, what: string): void {
   if (!yes) throw new AgentError("usage", `disk ${what} erases disks: add --yes to go ahead`);
 }
 
-/** A layout file: FilesystemLayout protojson, or an allocation carrying it as `filesystemLayout`. */
-async function readLayoutFile(ctx: Context, path: string): Promise<unknown> {
+/** A layout file (src/disk/layout-file.ts): FilesystemLayout protojson, or an allocation carrying it as `filesystemLayout`. */
+async function readLayoutFile(ctx: Context, path: string): Promise<FilesystemLayout> {
   let text: string;
   try {
     text = new TextDecoder().decode(await ctx.io.readFile(path));
   } catch (e) {
     throw new AgentError("usage", `layout file ${path}: ${(e as Error).message}`);
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new AgentError("layout_refused", `layout file ${path}: not JSON (expected FilesystemLayout protojson)`);
-  }
-  if (raw !== null && typeof raw === "object" && "filesystemLayout" in raw) return (raw as { filesystemLayout: unknown }).filesystemLayout;
-  return raw;
+  return parseLayoutFile(path, text);
 }
 
 export function registerDisk(program: Command, ctx: Context): void {
@@ -82,7 +76,7 @@ export function registerDisk(program: Command, ctx: Context): void {
   common(disk.command("plan <layout.json>").description("print the commands a FilesystemLayout (protojson) would run on this machine's disks, without running them"))
     .option("--target <dir>", "where the filesystems would be mounted", TARGET_ROOT)
     .action(async (file: string, o: Common & { target: string }) => {
-      const layout = parseLayoutJson(await readLayoutFile(ctx, file));
+      const layout = await readLayoutFile(ctx, file);
       const plan = planLayout(layout, await inventoryDisks({ log: silentLogger(), sysRoot: o.sysfs }), { targetRoot: o.target });
       if (o.json) return void ctx.io.out(JSON.stringify({ ...plan, lines: plan.steps.map(stepLine) }) + "\n");
       for (const n of plan.notes) ctx.io.out(`# note: ${n}\n`);
@@ -94,9 +88,9 @@ export function registerDisk(program: Command, ctx: Context): void {
     .option("--yes", "really erase")
     .action(async (file: string, o: Common & { target: string; unmount?: boolean; yes?: boolean }) => {
       needYes(o.yes, "apply");
-      const raw = await readLayoutFile(ctx, file);
+      const layout = await readLayoutFile(ctx, file);
       const io = systemDiskIo();
-      const applied = await applyAllocationLayout(raw, { log: ctx.logger("info"), sysRoot: o.sysfs, io, targetRoot: o.target, version: versionInfo().version });
+      const applied = await applyAllocationLayout(layout, { log: ctx.logger("info"), sysRoot: o.sysfs, io, targetRoot: o.target, version: versionInfo().version });
       await writeFstab(applied, io);
       const unmountFailed = o.unmount ? await unmountLayout(applied, io) : [];
       if (unmountFailed.length > 0) throw new AgentError("layout_failed", `unmount failed: ${unmountFailed.join("; ")}`);

@@ -1,9 +1,13 @@
 /**
  * FilesystemLayout + disk inventory -> the ordered commands that build it, or a
- * refusal listing every problem before anything is written. Pure. Behaviour kept from
- * metal-hammer (metal-stack/metal-hammer@ec148e3 cmd/storage/filesystem.go:60 Run): partitions with
- * sgdisk in list order (`--new=N:0:+<MiB>M`, name, type code), the partition table
- * re-read; mdadm `--create --force --run --homehost any`, `--assume-clean` for RAID 0/1,
+ * refusal listing every problem before anything is written. Pure. The layout is the
+ * generated metalstack.api.v2.FilesystemLayout (src/gen) as decoded, no mirror of it:
+ * what protojson lets through but cannot be built (an enum number the proto does not
+ * define, negative spares, a missing device or format) is a refusal here, named by
+ * field. Behaviour kept from metal-hammer
+ * (metal-stack/metal-hammer@ec148e3 cmd/storage/filesystem.go:60 Run): partitions with sgdisk in list
+ * order (`--new=N:0:+<MiB>M`, name, type code), the partition table re-read; mdadm
+ * `--create --force --run --homehost any`, `--assume-clean` for RAID 0/1,
  * `--raid-devices` = devices - spares; `lvm vgcreate` with tags, `lvm lvcreate
  * --wipesignatures y` with `--size <MiB>m` or `--extents 100%FREE`, striped over every PV
  * or raid1 with one mirror and `--nosync`, linear when the VG has one PV; mkfs.ext3/ext4
@@ -16,14 +20,8 @@
 import { AgentError } from "../errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
 import { createOptionsRule, devicePathRule, lvmTagRule, lvNameRule, mountOptionRule, mountPathRule, unsafeText, vgNameRule, type OptionTool } from "./layout-rules.ts";
-import {
-  FORMAT_VALUE,
-  GPT_TYPE_CODE,
-  LVM_TYPE_VALUE,
-  RAID_LEVEL_VALUE,
-  type FilesystemJson,
-  type FilesystemLayoutJson,
-} from "./layout-input.ts";
+import { FormatSchema, GPTType, GPTTypeSchema, LVMTypeSchema, RaidLevelSchema, type Filesystem, type FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
+import { enumName, expectedNames, formatOf, gptTypeCode, lvmKindOf, raidLevelOf, type FsFormat } from "./layout-enums.ts";
 
 export type StepStage = "partition" | "raid" | "lvm" | "mkfs" | "mount";
 
@@ -31,8 +29,6 @@ export type LayoutStep =
   | { readonly kind: "exec"; readonly stage: StepStage; readonly what: string; readonly argv: readonly string[]; readonly timeoutMs: number }
   | { readonly kind: "wait"; readonly stage: StepStage; readonly what: string; readonly path: string; readonly timeoutMs: number }
   | { readonly kind: "mkdir"; readonly stage: StepStage; readonly what: string; readonly path: string };
-
-export type FsFormat = "vfat" | "ext3" | "ext4" | "swap" | "tmpfs" | "none";
 
 /** A filesystem as the executor records it (fstab, disk.json). */
 export interface PlannedFilesystem {
@@ -72,7 +68,8 @@ export function pathDepth(p: string): number {
   return p.split("/").filter((s) => s !== "" && s !== ".").length;
 }
 
-const mib = (s: string | undefined): number => Number(s ?? "0");
+/** A uint64 MiB size as a number (sizes beyond 2^53 MiB do not fit any disk and are refused as such). */
+const mib = (s: bigint): number => Number(s);
 const joinRoot = (root: string, p: string): string => (p === "/" ? root : `${root.replace(/\/+$/, "")}${p}`);
 
 interface Dev {
@@ -81,7 +78,7 @@ interface Dev {
   readonly what: string;
 }
 
-export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFacts[], opts: PlanOptions): LayoutPlan {
+export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[], opts: PlanOptions): LayoutPlan {
   const problems: string[] = [];
   const notes: string[] = [];
   const steps: LayoutStep[] = [];
@@ -106,8 +103,8 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   };
 
   // 1. Partitions.
-  for (const [i, disk] of (layout.disks ?? []).entries()) {
-    const dev = disk.device ?? "";
+  for (const [i, disk] of layout.disks.entries()) {
+    const dev = disk.device;
     const facts = inventory.get(dev);
     if (dev === "") {
       problems.push(`disks[${i}]: no device`);
@@ -123,7 +120,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     }
     partitioned.add(dev);
     if (facts.readOnly) problems.push(`disk ${dev} is read-only`);
-    const parts = disk.partitions ?? [];
+    const parts = disk.partitions;
     // 1 MiB alignment in front, the backup GPT (and alignment) at the end.
     const usable = Math.floor(facts.sizeBytes / MIB) - 2;
     const fixed = parts.reduce((s, p) => s + mib(p.size), 0);
@@ -131,7 +128,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     const numbers = new Set<number>();
     const args: string[] = ["sgdisk", "--clear"];
     for (const [j, p] of parts.entries()) {
-      const n = p.number ?? 0;
+      const n = p.number;
       if (n < 1 || n > 128) problems.push(`disk ${dev} partition ${j}: number ${n}: expected 1..128`);
       if (numbers.has(n)) problems.push(`disk ${dev}: partition number ${n} twice`);
       numbers.add(n);
@@ -140,7 +137,11 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
       args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
       if (p.label) bad(`disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
       if (p.label) args.push(`--change-name=${n}:${p.label}`);
-      if (p.gptType && p.gptType !== "GPT_TYPE_UNSPECIFIED") args.push(`--typecode=${n}:${GPT_TYPE_CODE[p.gptType]}`);
+      if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
+        const code = gptTypeCode(p.gptType);
+        if (code === undefined) problems.push(`disks[${i}].partitions[${j}].gptType ${p.gptType}: expected one of ${expectedNames(GPTTypeSchema)}`);
+        else args.push(`--typecode=${n}:${code}`);
+      }
       bad(`disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
       devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : Math.max(usable - fixed, 0), what: `partition ${n} of ${dev}` });
     }
@@ -151,7 +152,7 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     steps.push({ kind: "exec", stage: "partition", what: `partition ${dev}`, argv: args, timeoutMs: 60 * SEC });
     steps.push({ kind: "exec", stage: "partition", what: `re-read the partition table of ${dev}`, argv: ["blockdev", "--rereadpt", dev], timeoutMs: 60 * SEC });
     for (const p of parts) {
-      const path = partitionPath(dev, p.number ?? 0);
+      const path = partitionPath(dev, p.number);
       steps.push({ kind: "wait", stage: "partition", what: `partition ${path} appears`, path, timeoutMs: 10 * SEC });
     }
   }
@@ -163,33 +164,35 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     else use(dev, by);
     return d;
   };
-  const fss = layout.filesystems ?? [];
+  const fss = layout.filesystems;
 
   // 2. RAID arrays.
   const arrays = new Set<string>();
-  for (const [i, r] of (layout.raid ?? []).entries()) {
-    const name = r.arrayName ?? "";
+  for (const [i, r] of layout.raid.entries()) {
+    const name = r.arrayName;
     const by = `raid ${name || `[${i}]`}`;
     if (!/^\/dev\/md(\d+|\/[A-Za-z0-9_.-]+)$/.test(name)) problems.push(`${by}: array name ${JSON.stringify(name)}: expected /dev/mdN or /dev/md/<name>`);
     else bad(`raid[${i}].arrayName`, name, devicePathRule(name));
     if (arrays.has(name)) problems.push(`${by}: raid[${i}].arrayName ${JSON.stringify(name)}: listed twice`);
     arrays.add(name);
-    options(`raid[${i}].createOptions`, "mdadm", r.createOptions ?? []);
-    if (!r.level || r.level === "RAID_LEVEL_UNSPECIFIED") {
-      problems.push(`${by}: no RAID level (expected RAID_LEVEL_0 or RAID_LEVEL_1)`);
+    options(`raid[${i}].createOptions`, "mdadm", r.createOptions);
+    const level = raidLevelOf(r.level);
+    if (level === undefined) {
+      problems.push(`${by}: ${r.level === 0 ? "no RAID level" : `raid[${i}].level ${r.level} is not a RaidLevel`} (expected ${expectedNames(RaidLevelSchema)})`);
       continue;
     }
-    const level = RAID_LEVEL_VALUE[r.level];
-    const members = r.devices ?? [];
-    const spares = r.spares ?? 0;
+    const members = r.devices;
+    // int32 upstream: protojson takes a negative number.
+    if (r.spares < 0) problems.push(`${by}: raid[${i}].spares ${r.spares}: expected 0 or more`);
+    const spares = Math.max(r.spares, 0);
     if (level === "0" && spares > 0) problems.push(`${by}: RAID 0 has no spares (asked for ${spares})`);
     if (members.length - spares < 2) problems.push(`${by}: RAID ${level} needs at least 2 active devices (has ${members.length} devices, ${spares} spares)`);
     const sizes = members.map((m) => known(m, by)?.sizeMiB);
     const known2 = sizes.filter((s): s is number => s !== undefined);
     const active = members.length - spares;
     const size = known2.length === sizes.length && known2.length > 0 ? (level === "1" ? Math.min(...known2) : Math.min(...known2) * active) : undefined;
-    const createOptions = [...(r.createOptions ?? [])];
-    const carriesEsp = fss.some((f) => f.device === name && f.format === "FORMAT_VFAT") || members.some((m) => isBootPartition(layout, m));
+    const createOptions = [...r.createOptions];
+    const carriesEsp = fss.some((f) => f.device === name && formatOf(f.format) === "vfat") || members.some((m) => isBootPartition(layout, m));
     if (carriesEsp) {
       const meta = metadataOption(createOptions);
       if (meta === undefined) {
@@ -210,26 +213,26 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   // 3. LVM.
   const vgs = new Map<string, { pvs: number; capacityMiB: number | undefined; requested: number; restLv: string | undefined; lvs: Set<string> }>();
   const diskNames = new Set(disks.map((d) => d.path.replace(/^\/dev\//, "")));
-  for (const [i, vg] of (layout.volumeGroups ?? []).entries()) {
-    const name = vg.name ?? "";
+  for (const [i, vg] of layout.volumeGroups.entries()) {
+    const name = vg.name;
     const by = `volume group ${name || `[${i}]`}`;
     if (bad(`${by}: volumeGroups[${i}].name`, name, vgNameRule(name, diskNames))) continue;
     if (vgs.has(name)) problems.push(`${by} is listed twice`);
-    for (const [k, t] of (vg.tags ?? []).entries()) bad(`volumeGroups[${i}].tags[${k}]`, t, lvmTagRule(t));
-    const pvs = vg.devices ?? [];
+    for (const [k, t] of vg.tags.entries()) bad(`volumeGroups[${i}].tags[${k}]`, t, lvmTagRule(t));
+    const pvs = vg.devices;
     if (pvs.length === 0) problems.push(`${by}: no devices`);
     const sizes = pvs.map((d) => known(d, by)?.sizeMiB);
     // Per PV: 1 MiB of metadata in front, then 4 MiB extents.
     const capacityMiB = sizes.every((s) => s !== undefined) ? sizes.reduce((a: number, s) => a + Math.floor(((s as number) - 1) / 4) * 4, 0) : undefined;
     vgs.set(name, { pvs: pvs.length, capacityMiB, requested: 0, restLv: undefined, lvs: new Set() });
     const argv = ["lvm", "vgcreate", "--verbose", "--yes", name];
-    for (const t of vg.tags ?? []) argv.push("--addtag", t);
+    for (const t of vg.tags) argv.push("--addtag", t);
     argv.push(...pvs);
     steps.push({ kind: "exec", stage: "lvm", what: `create volume group ${name}`, argv, timeoutMs: 120 * SEC });
   }
-  for (const [i, lv] of (layout.logicalVolumes ?? []).entries()) {
-    const name = lv.name ?? "";
-    const vgName = lv.volumeGroup ?? "";
+  for (const [i, lv] of layout.logicalVolumes.entries()) {
+    const name = lv.name;
+    const vgName = lv.volumeGroup;
     const by = `logical volume ${vgName}/${name || `[${i}]`}`;
     const vg = vgs.get(vgName);
     if (!vg) {
@@ -240,7 +243,12 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
     if (vg.lvs.has(name)) problems.push(`${by}: logicalVolumes[${i}].name ${JSON.stringify(name)}: listed twice in ${vgName}`);
     vg.lvs.add(name);
     if (vg.restLv) problems.push(`${by}: comes after ${vg.restLv}, which already takes the rest of ${vgName}`);
-    let type = LVM_TYPE_VALUE[lv.lvmType ?? "LVM_TYPE_UNSPECIFIED"];
+    const kind = lvmKindOf(lv.lvmType);
+    if (kind === undefined) {
+      problems.push(`${by}: logicalVolumes[${i}].lvmType ${lv.lvmType} is not an LVMType (expected ${expectedNames(LVMTypeSchema)})`);
+      continue;
+    }
+    let type = kind;
     if (type !== "linear" && vg.pvs < 2) {
       notes.push(`${by}: ${type} needs 2 or more physical volumes; ${vgName} has ${vg.pvs}: created linear (as metal-hammer does)`);
       type = "linear";
@@ -267,14 +275,14 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   const planned: PlannedFilesystem[] = [];
   const paths = new Set<string>();
   for (const [i, f] of fss.entries()) {
-    const by = `filesystem ${f.path ?? f.device ?? `[${i}]`}`;
+    const by = `filesystem ${f.path ?? (f.device || `[${i}]`)}`;
     const field = `filesystems[${i}]`;
-    if (!f.format || f.format === "FORMAT_UNSPECIFIED") {
-      problems.push(`${by}: no format (expected FORMAT_VFAT, FORMAT_EXT3, FORMAT_EXT4, FORMAT_SWAP, FORMAT_TMPFS or FORMAT_NONE)`);
+    const format = formatOf(f.format);
+    if (format === undefined) {
+      problems.push(`${by}: ${f.format === 0 ? "no format" : `${field}.format ${enumName(FormatSchema, f.format)} is not a Format`} (expected ${expectedNames(FormatSchema)})`);
       continue;
     }
-    const format = FORMAT_VALUE[f.format];
-    const device = f.device ?? "";
+    const device = f.device;
     if (format !== "tmpfs") {
       if (device === "") problems.push(`${by}: no device`);
       else known(device, by);
@@ -289,19 +297,19 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
       paths.add(f.path);
       if (format === "none") bad(`${field}.path`, f.path, "FORMAT_NONE makes no filesystem: nothing can be mounted there (no path)");
     }
-    for (const [k, o] of (f.mountOptions ?? []).entries()) bad(`${field}.mountOptions[${k}]`, o, mountOptionRule(o));
+    for (const [k, o] of f.mountOptions.entries()) bad(`${field}.mountOptions[${k}]`, o, mountOptionRule(o));
     const tool: OptionTool | undefined = format === "ext3" || format === "ext4" ? "mke2fs" : format === "swap" ? "mkswap" : format === "vfat" ? "mkfs.fat" : undefined;
-    if (tool) options(`${field}.createOptions`, tool, f.createOptions ?? []);
-    else if ((f.createOptions ?? []).length > 0) bad(`${field}.createOptions`, f.createOptions, `${format} is not created by the agent: no create options`);
+    if (tool) options(`${field}.createOptions`, tool, f.createOptions);
+    else if (f.createOptions.length > 0) bad(`${field}.createOptions`, f.createOptions, `${format} is not created by the agent: no create options`);
     const mounted = f.path !== undefined && format !== "swap" && format !== "tmpfs" && format !== "none";
-    planned.push({ device, format, path: f.path, label, mountOptions: f.mountOptions ?? [], target: mounted ? joinRoot(opts.targetRoot, f.path as string) : undefined });
+    planned.push({ device, format, path: f.path, label, mountOptions: f.mountOptions, target: mounted ? joinRoot(opts.targetRoot, f.path as string) : undefined });
     const mk = mkfsArgv(f, format, device);
     if (mk) steps.push({ kind: "exec", stage: "mkfs", what: `${format} on ${device}`, argv: mk, timeoutMs: 600 * SEC });
   }
 
   if (!planned.some((f) => f.path === "/" && f.target !== undefined)) problems.push("no filesystem is mounted at / (the installer needs the root filesystem)");
   if (problems.length > 0) {
-    const id = layout.id ?? layout.name;
+    const id = layout.id || layout.name;
     throw new AgentError("layout_refused", `filesystem layout${id ? ` ${id}` : ""} refused: ${problems.join("; ")}`, { problems });
   }
 
@@ -316,8 +324,8 @@ export function planLayout(layout: FilesystemLayoutJson, disks: readonly DiskFac
   return { targetRoot: opts.targetRoot, steps, filesystems: [...withPath, ...planned.filter((f) => f.path === undefined)], notes };
 }
 
-function mkfsArgv(f: FilesystemJson, format: FsFormat, device: string): string[] | undefined {
-  const create = [...(f.createOptions ?? [])];
+function mkfsArgv(f: Filesystem, format: FsFormat, device: string): string[] | undefined {
+  const create = [...f.createOptions];
   const label = f.label ?? "";
   switch (format) {
     case "ext3":
@@ -334,8 +342,8 @@ function mkfsArgv(f: FilesystemJson, format: FsFormat, device: string): string[]
   }
 }
 
-function isBootPartition(layout: FilesystemLayoutJson, dev: string): boolean {
-  return (layout.disks ?? []).some((d) => (d.partitions ?? []).some((p) => p.gptType === "GPT_TYPE_BOOT" && partitionPath(d.device ?? "", p.number ?? 0) === dev));
+function isBootPartition(layout: FilesystemLayout, dev: string): boolean {
+  return layout.disks.some((d) => d.partitions.some((p) => p.gptType === GPTType.GPT_TYPE_BOOT && partitionPath(d.device, p.number) === dev));
 }
 
 /** The value of --metadata=X / --metadata X / -e X in mdadm create options. */

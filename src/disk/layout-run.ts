@@ -5,11 +5,11 @@
  * (the filesystem mounted at "/") that machine-details needs.
  */
 import { AgentError } from "../errors.ts";
+import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import type { Logger } from "../log/logger.ts";
 import { logEvent } from "../log/logger.ts";
 import type { DiskFacts } from "./facts.ts";
 import type { DiskIo } from "./io.ts";
-import type { FilesystemLayoutJson } from "./layout-input.ts";
 import { planLayout, stepLine, type LayoutPlan, type LayoutStep, type PlannedFilesystem } from "./layout-plan.ts";
 
 export interface ApplyOptions {
@@ -128,9 +128,9 @@ export async function runLayoutPlan(plan: LayoutPlan, o: ApplyOptions): Promise<
 }
 
 /** Plans (refusing before anything is written) and runs the layout: the flow's stage function. */
-export async function applyLayout(layout: FilesystemLayoutJson, disks: readonly DiskFacts[], o: ApplyOptions): Promise<AppliedLayout> {
+export async function applyLayout(layout: FilesystemLayout, disks: readonly DiskFacts[], o: ApplyOptions): Promise<AppliedLayout> {
   const plan = planLayout(layout, disks, { targetRoot: o.targetRoot });
-  logEvent(o.log, "disk.layout.plan", { layout: layout.id ?? layout.name, steps: plan.steps.length, notes: plan.notes }, `filesystem layout ${layout.id ?? ""}: ${plan.steps.length} steps`);
+  logEvent(o.log, "disk.layout.plan", { layout: layout.id || layout.name, steps: plan.steps.length, notes: plan.notes }, `filesystem layout ${layout.id || layout.name || "(no id)"}: ${plan.steps.length} steps`);
   return runLayoutPlan(plan, o);
 }
 

@@ -3,11 +3,11 @@
  * disk before Waiting, and build the allocation's layout after it. Each reads the
  * disk inventory from sysfs itself, so the flow passes only what it has.
  */
+import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import type { Logger } from "../log/logger.ts";
 import { logEvent } from "../log/logger.ts";
 import type { DiskFacts } from "./facts.ts";
 import { systemDiskIo, type DiskIo } from "./io.ts";
-import { parseLayoutJson } from "./layout-input.ts";
 import { applyLayout, type AppliedLayout } from "./layout-run.ts";
 import { readDisks } from "./sysfs.ts";
 import type { WipeMode } from "./wipe-plan.ts";
@@ -42,12 +42,12 @@ export async function wipeMachineDisks(o: StageOptions & { readonly mode: WipeMo
 }
 
 /**
- * Builds the allocation's FilesystemLayout (protojson, already parsed) on the disks and
- * mounts it under `targetRoot`; throws layout_refused before writing anything when it
- * does not fit, layout_failed naming the step that failed.
+ * Builds the allocation's FilesystemLayout (the generated message, as decoded from the
+ * apiserver's answer or a layout file) on the disks and mounts it under `targetRoot`;
+ * throws layout_refused before writing anything when it does not fit, layout_failed
+ * naming the step that failed.
  */
-export async function applyAllocationLayout(layoutJson: unknown, o: StageOptions & { readonly version: string; readonly targetRoot?: string }): Promise<AppliedLayout> {
-  const layout = parseLayoutJson(layoutJson);
+export async function applyAllocationLayout(layout: FilesystemLayout, o: StageOptions & { readonly version: string; readonly targetRoot?: string }): Promise<AppliedLayout> {
   const disks = await inventoryDisks(o);
   return applyLayout(layout, disks, { io: o.io ?? systemDiskIo(), log: o.log, targetRoot: o.targetRoot ?? TARGET_ROOT, version: o.version });
 }

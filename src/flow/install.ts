@@ -6,11 +6,11 @@
  * the installed system (TargetRoot.finish). Bounded by METAL_IMAGE_STALL_TIMEOUT
  * and METAL_INSTALLER_TIMEOUT inside; the watchdog is petted throughout.
  */
-import { toJson, type JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { Boot } from "../boot/boot.ts";
 import type { Config } from "../config/config.ts";
 import { AgentError } from "../errors.ts";
-import { MachineAllocationSchema, type MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
+import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../image/cache.ts";
 import type { InstallNic } from "../install/contract.ts";
 import type { InstallOutput } from "../install/install.ts";
@@ -31,7 +31,7 @@ export async function install(config: Config, boot: Boot, allocation: MachineAll
     root: target.root,
     machineId: boot.uuid,
     nics,
-    allocation: toJson(MachineAllocationSchema, allocation) as JsonObject,
+    allocation,
     allocationAsSent: allocationJson,
     console: s.console,
     raidEnabled: target.raidEnabled,

@@ -13,6 +13,7 @@ import type { KexecSys } from "../sys/kexec.ts";
 import type { SecretSet } from "../log/redact.ts";
 import type { BmcOutcome } from "../bmc/discover.ts";
 import type { BmcVendor } from "../bmc/vendor.ts";
+import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import type { BringupOptions, BringupResult } from "../net/bringup.ts";
 import type { NetworkSummary } from "../net/summary.ts";
 
@@ -33,8 +34,8 @@ export interface DiskStages {
   readonly wipe: (log: Logger) => Promise<void>;
   /** The longest the wipe may take by its own bounds (src/disk/wipe-bound.ts): the watchdog is held that long. */
   readonly wipeBoundMs: () => Promise<number>;
-  /** `layoutJson`: the allocation's FilesystemLayout as protobuf JSON (undefined: the allocation has none). */
-  readonly layout: (layoutJson: unknown, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
+  /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
+  readonly layout: (layout: FilesystemLayout, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
 }
 
 /** The BMC in-band (src/bmc): read it and write the metal user; set the superuser's password. Never throw for a failing BMC. */

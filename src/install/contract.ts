@@ -24,6 +24,10 @@
  * Only NICs with neighbours are passed, as metal-hammer's onlyNicsWithNeighbors.
  */
 
+import { getOption, type DescEnum } from "@bufbuild/protobuf";
+import { enum_string_value } from "../gen/metalstack/api/v2/common_pb.ts";
+import { IPProtocolSchema, MachineAllocationType, type IPProtocol, type FirewallRules, type MachineAllocation, type MachineNetwork } from "../gen/metalstack/api/v2/machine_pb.ts";
+import { NATType, NATTypeSchema, NetworkTypeSchema } from "../gen/metalstack/api/v2/network_pb.ts";
 import { isSecretKey } from "../log/redact.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "./lvmlocal.ts";
 
@@ -60,8 +64,8 @@ export interface ContractInput {
   readonly raidEnabled: boolean;
   /** The filesystem UUID of the root filesystem (from the disks stage). */
   readonly rootUuid: string;
-  /** The allocation as protobuf JSON (toJson of the decoded MachineAllocation): what install.yaml and userdata derive from. */
-  readonly allocation: JsonObject;
+  /** The allocation as Wait decoded it (the generated message): what install.yaml and userdata derive from, field by field. */
+  readonly allocation: MachineAllocation;
   /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml, verbatim. */
   readonly allocationAsSent: JsonObject;
   /** RFC 3339 time of writing (legacy `timestamp`). */
@@ -102,45 +106,43 @@ function legacyNic(nic: InstallNic): JsonObject {
   return { identifier: nic.identifier, mac: nic.mac, name: nic.name, neighbors: nic.neighbors.map(legacyNic) };
 }
 
-const str = (v: JsonValue | undefined): string => (typeof v === "string" ? v : "");
-const list = (v: JsonValue | undefined): readonly JsonValue[] => (Array.isArray(v) ? v : []);
-const obj = (v: JsonValue | undefined): JsonObject | undefined => (v && typeof v === "object" && !Array.isArray(v) ? (v as JsonObject) : undefined);
-const num = (v: JsonValue | undefined): number => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : 0);
+/** A set enum value's JSON name (`NETWORK_TYPE_CHILD`); "" for the zero value (protojson leaves it out) or a number the enum does not define. */
+const enumName = (schema: DescEnum, n: number): string => (n === 0 ? "" : (schema.value[n]?.name ?? ""));
 
 /** v2 MachineNetwork (machine.proto) -> legacy V1MachineNetwork (legacy.go), field by field. */
-function legacyNetwork(n: JsonObject): JsonObject {
-  const type = str(n.networkType ?? n.network_type);
-  const nat = str(n.natType ?? n.nat_type);
+function legacyNetwork(n: MachineNetwork): JsonObject {
+  const type = enumName(NetworkTypeSchema, n.networkType);
   return {
-    asn: num(n.asn),
-    destinationprefixes: list(n.destinationPrefixes ?? n.destination_prefixes),
-    ips: list(n.ips),
+    asn: n.asn,
+    destinationprefixes: n.destinationPrefixes,
+    ips: n.ips,
     // NAT_TYPE_NONE/unspecified = no masquerading; any other NAT type masquerades.
-    nat: nat !== "" && !/NONE|UNSPECIFIED/.test(nat),
-    nattypev2: nat,
-    networkid: str(n.network),
+    nat: n.natType !== NATType.NAT_TYPE_UNSPECIFIED && n.natType !== NATType.NAT_TYPE_NONE,
+    nattypev2: enumName(NATTypeSchema, n.natType),
+    networkid: n.network,
     networktype: type,
     networktypev2: type,
-    prefixes: list(n.prefixes),
+    prefixes: n.prefixes,
     private: /PRIVATE/.test(type),
-    projectid: str(n.project),
+    projectid: n.project ?? "",
     underlay: /UNDERLAY/.test(type),
-    vrf: num(n.vrf),
+    vrf: Number(n.vrf),
   };
 }
 
-/** IP_PROTOCOL_TCP -> "tcp": the enum's enum_string_value (machine.proto IPProtocol), v1's spelling; unspecified -> omitted. */
-function legacyProtocol(v: JsonValue | undefined): { protocol?: string } {
-  const m = /^IP_PROTOCOL_(TCP|UDP)$/.exec(str(v));
-  return m ? { protocol: m[1]!.toLowerCase() } : {};
+/** IP_PROTOCOL_TCP -> "tcp": the value's enum_string_value (machine.proto IPProtocol), v1's spelling; unspecified -> omitted. */
+function legacyProtocol(p: IPProtocol): { protocol?: string } {
+  const v = IPProtocolSchema.value[p];
+  const s = v ? getOption(v, enum_string_value) : "";
+  return s !== "" ? { protocol: s } : {};
 }
 
 /** v2 FirewallRules -> legacy V1FirewallRules (legacy.go): same members, protocol by its string value, comment omitted when empty. */
-function legacyFirewallRules(r: JsonObject): JsonObject {
-  const comment = (x: JsonObject) => (str(x.comment) !== "" ? { comment: str(x.comment) } : {});
+function legacyFirewallRules(r: FirewallRules): JsonObject {
+  const comment = (c: string) => (c !== "" ? { comment: c } : {});
   return {
-    egress: list(r.egress).map((e) => obj(e) ?? {}).map((e) => ({ ...comment(e), ports: list(e.ports).map(num), ...legacyProtocol(e.protocol), to: list(e.to) })),
-    ingress: list(r.ingress).map((e) => obj(e) ?? {}).map((e) => ({ ...comment(e), from: list(e.from), ports: list(e.ports).map(num), ...legacyProtocol(e.protocol), to: list(e.to) })),
+    egress: r.egress.map((e) => ({ ...comment(e.comment), ports: e.ports, ...legacyProtocol(e.protocol), to: e.to })),
+    ingress: r.ingress.map((e) => ({ ...comment(e.comment), from: e.from, ports: e.ports, ...legacyProtocol(e.protocol), to: e.to })),
   };
 }
 
@@ -157,39 +159,37 @@ export function machineDetails(input: ContractInput): JsonObject {
 
 export function legacyInstallConfig(input: ContractInput): JsonObject {
   const a = input.allocation;
-  const type = str(a.allocationType ?? a.allocation_type);
-  const vpn = obj(a.vpn);
   return {
-    hostname: str(a.hostname),
-    networks: list(a.networks).map((n) => legacyNetwork(obj(n) ?? {})),
+    hostname: a.hostname,
+    networks: a.networks.map(legacyNetwork),
     machineuuid: input.machineId,
-    sshpublickey: list(a.sshPublicKeys ?? a.ssh_public_keys).filter((k): k is string => typeof k === "string").join("\n"),
+    sshpublickey: a.sshPublicKeys.join("\n"),
     password: input.password,
     console: input.console,
     timestamp: input.timestamp,
     nics: input.nics.filter(hasNeighbours).map(legacyNic),
-    vpn: vpn ? { address: str(vpn.controlPlaneAddress ?? vpn.control_plane_address), auth_key: str(vpn.authKey ?? vpn.auth_key), connected: vpn.connected === true } : null,
-    role: /FIREWALL/.test(type) ? "firewall" : "machine",
+    vpn: a.vpn ? { address: a.vpn.controlPlaneAddress, auth_key: a.vpn.authKey, connected: a.vpn.connected } : null,
+    role: a.allocationType === MachineAllocationType.FIREWALL ? "firewall" : "machine",
     raidenabled: input.raidEnabled,
     root_uuid: input.rootUuid,
-    firewall_rules: ((r) => (r ? legacyFirewallRules(r) : null))(obj(a.firewallRules ?? a.firewall_rules)),
-    dns_servers: list(a.dnsServers ?? a.dns_servers),
-    ntp_servers: list(a.ntpServers ?? a.ntp_servers),
+    firewall_rules: a.firewallRules ? legacyFirewallRules(a.firewallRules) : null,
+    dns_servers: a.dnsServers.map((d) => ({ ip: d.ip })),
+    ntp_servers: a.ntpServers.map((n) => ({ address: n.address })),
   };
 }
 
 /**
  * Secret values of the allocation that the contract files carry: the VPN auth key
  * (machine.proto MachineVPN.auth_key, into install.yaml and machine-allocation.yaml),
- * and, since machine-allocation.yaml carries fields newer than our proto/, the string
- * value of every member whose name says secret (isSecretKey, as the log's redaction).
- * The caller registers them in the SecretSet before the installer runs, so an installer
- * that echoes them (or an error quoting its output) shows them redacted. Pure.
+ * and, since machine-allocation.yaml carries the allocation as sent, fields newer than
+ * our proto/ included, the string value of every member of `asSent` whose name says
+ * secret (isSecretKey, as the log's redaction). The caller registers them in the
+ * SecretSet before the installer runs, so an installer that echoes them (or an error
+ * quoting its output) shows them redacted. Pure.
  */
-export function allocationSecrets(allocation: JsonObject): string[] {
+export function allocationSecrets(allocation: MachineAllocation, asSent: JsonObject): string[] {
   const out = new Set<string>();
-  const vpn = obj(allocation.vpn);
-  const key = vpn ? str(vpn.authKey ?? vpn.auth_key) : "";
+  const key = allocation.vpn?.authKey ?? "";
   if (key !== "") out.add(key);
   const walk = (v: JsonValue | undefined, depth: number): void => {
     if (depth > 12 || v === null || typeof v !== "object") return;
@@ -199,7 +199,7 @@ export function allocationSecrets(allocation: JsonObject): string[] {
       else walk(x, depth + 1);
     }
   };
-  walk(allocation, 0);
+  walk(asSent, 0);
   return [...out];
 }
 
@@ -210,9 +210,9 @@ const doc = (v: JsonValue): string => JSON.stringify(v, null, 2) + "\n";
  * images (cmd/install.go writeUserData): base64-decoded when it is valid base64, else as
  * given; undefined when there is none. Pure.
  */
-export function userdataFile(allocation: JsonObject): string | undefined {
+export function userdataFile(allocation: MachineAllocation): string | undefined {
   const raw = allocation.userdata;
-  if (typeof raw !== "string" || raw === "") return undefined;
+  if (raw === "") return undefined;
   const compact = raw.replace(/\s+/g, "");
   if (compact.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return Buffer.from(compact, "base64").toString("utf8");
   return raw;

@@ -9,6 +9,7 @@
  * (installImage, writeContract, runInstaller, bootInstalled).
  */
 import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "../efi/ensure-boot-order.ts";
+import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { HttpClient } from "../http/client.ts";
 import type { RetryPolicy } from "../http/retry.ts";
 import type { Logger } from "../log/logger.ts";
@@ -31,8 +32,8 @@ export interface InstallInput {
   readonly root: string;
   readonly machineId: string;
   readonly nics: readonly InstallNic[];
-  /** The allocation as protobuf JSON (toJson of MachineAllocation). */
-  readonly allocation: JsonObject;
+  /** The allocation as Wait decoded it (the generated message). */
+  readonly allocation: MachineAllocation;
   /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml. */
   readonly allocationAsSent: JsonObject;
   readonly console: string;
@@ -64,7 +65,7 @@ export interface InstallOutput {
 export async function installOs(i: InstallInput): Promise<InstallOutput> {
   const image = await installImage({ http: i.http, url: i.imageUrl, root: i.root, log: i.log, ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) });
   const consolePassword = generateConsolePassword(i.secrets);
-  for (const secret of allocationSecrets(i.allocationAsSent)) i.secrets.add(secret);
+  for (const secret of allocationSecrets(i.allocation, i.allocationAsSent)) i.secrets.add(secret);
   const files = contractFiles({
     machineId: i.machineId,
     nics: i.nics,

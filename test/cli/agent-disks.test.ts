@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentServices, rootFsType } from "../../src/cli/agent-options.ts";
+import { create } from "@bufbuild/protobuf";
 import { configFromCmdline } from "../../src/config/config.ts";
+import { FilesystemLayoutSchema } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { toAgentError } from "../../src/errors.ts";
 import { silentLogger } from "../../src/log/logger.ts";
 import { captureContext } from "../helpers/capture.ts";
@@ -28,7 +30,7 @@ describe("disks only from the initramfs", () => {
     const config = configFromCmdline("METAL_BOOT_URL=https://[fd00::1]/ METAL_WATCHDOG=0");
     const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-disks-")) }, config, silentLogger());
     try {
-      for (const call of [() => s.disks.wipe(silentLogger()), () => s.disks.layout({ id: "x" }, silentLogger())]) {
+      for (const call of [() => s.disks.wipe(silentLogger()), () => s.disks.layout(create(FilesystemLayoutSchema, { id: "x" }), silentLogger())]) {
         const e = toAgentError(await call().then(() => undefined, (x: unknown) => x));
         expect(e.exitCode).toBe(60);
         expect(e.message).toContain(`/ is ${host}, not the agent's initramfs`);

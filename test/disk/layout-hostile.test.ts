@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
 import type { AgentError } from "../../src/errors.ts";
 import { MIB } from "../../src/disk/facts.ts";
-import type { FilesystemJson, FilesystemLayoutJson } from "../../src/disk/layout-input.ts";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { FilesystemLayoutSchema, FilesystemSchema, Format, RaidLevel, type Filesystem, type FilesystemLayout } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { planLayout } from "../../src/disk/layout-plan.ts";
 import { createOptionsRule, mountOptionRule } from "../../src/disk/layout-rules.ts";
 import { captureContext } from "../helpers/capture.ts";
@@ -20,18 +21,22 @@ const sdb = disk({ name: "sdb", path: "/dev/sdb", sizeBytes: 480 * GiB });
 const SYS = join(import.meta.dir, "../fixtures/disk/sys");
 
 /** A layout: two partitions on sda (root on sda1), plus `extra` filesystems on sda2 and what else is given. */
-function withFs(extra: FilesystemJson[], more: Partial<FilesystemLayoutJson> = {}): FilesystemLayoutJson {
+/** The plain-object init shapes of the generated messages (what create() takes). */
+type LayoutInit = Exclude<MessageInitShape<typeof FilesystemLayoutSchema>, FilesystemLayout>;
+type FsInit = Exclude<MessageInitShape<typeof FilesystemSchema>, Filesystem>;
+
+function withFs(extra: FsInit[], more: Partial<LayoutInit> = {}): LayoutInit {
   return {
     id: "hostile",
-    disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }, { number: 2, size: "1000" }, { number: 3 }] }],
-    filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }, ...extra],
+    disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }, { number: 2, size: 1000n }, { number: 3 }] }],
+    filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/" }, ...extra],
     ...more,
   };
 }
 
-function refusal(l: FilesystemLayoutJson): string {
+function refusal(l: LayoutInit): string {
   try {
-    planLayout(l, [sda, sdb], { targetRoot: "/rootfs" });
+    planLayout(create(FilesystemLayoutSchema, l), [sda, sdb], { targetRoot: "/rootfs" });
   } catch (e) {
     expect((e as AgentError).code).toBe("layout_refused");
     expect((e as AgentError).exitCode).toBe(61);
@@ -40,7 +45,7 @@ function refusal(l: FilesystemLayoutJson): string {
   throw new Error(`planned: ${JSON.stringify(l)}`);
 }
 
-const ext4 = (path: string, o: Partial<FilesystemJson> = {}): FilesystemJson => ({ device: "/dev/sda2", format: "FORMAT_EXT4", path, ...o });
+const ext4 = (path: string, o: Partial<FsInit> = {}): FsInit => ({ device: "/dev/sda2", format: Format.EXT4, path, ...o });
 
 describe("layout planner: hostile paths", () => {
   test.each(["/../../etc/ssl", "/..", "/var/../../run/metal"])("%s climbing out of the target is refused", (p) => {
@@ -58,7 +63,7 @@ describe("layout planner: hostile paths", () => {
   });
 
   test("a root spelled // does not count as root", () => {
-    const l: FilesystemLayoutJson = { disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "//" }] };
+    const l: LayoutInit = { disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "//" }] };
     const m = refusal(l);
     expect(m).toContain("no filesystem is mounted at /");
     expect(m).toContain("not canonical");
@@ -69,7 +74,7 @@ describe("layout planner: hostile paths", () => {
   });
 
   test("FORMAT_NONE with a path is refused (it would write 'UUID= /data none' into fstab)", () => {
-    expect(refusal(withFs([{ device: "/dev/sda2", format: "FORMAT_NONE", path: "/data" }]))).toContain(`filesystems[1].path "/data": FORMAT_NONE makes no filesystem`);
+    expect(refusal(withFs([{ device: "/dev/sda2", format: Format.NONE, path: "/data" }]))).toContain(`filesystems[1].path "/data": FORMAT_NONE makes no filesystem`);
   });
 });
 
@@ -89,14 +94,14 @@ describe("layout planner: hostile options", () => {
   });
 
   test("mkswap --file and mkfs.vfat -C (files) are refused", () => {
-    expect(refusal(withFs([{ device: "/dev/sda2", format: "FORMAT_SWAP", createOptions: ["--file"] }]))).toContain("--file is not allowed: creates a swap file");
-    expect(refusal(withFs([{ device: "/dev/sda2", format: "FORMAT_VFAT", path: "/boot/efi", createOptions: ["-C"] }]))).toContain("-C is not allowed: creates a file");
+    expect(refusal(withFs([{ device: "/dev/sda2", format: Format.SWAP, createOptions: ["--file"] }]))).toContain("--file is not allowed: creates a swap file");
+    expect(refusal(withFs([{ device: "/dev/sda2", format: Format.VFAT, path: "/boot/efi", createOptions: ["-C"] }]))).toContain("-C is not allowed: creates a file");
   });
 
   test("mdadm --spare-devices=1 /dev/sdb (an undeclared disk) is refused", () => {
     const l = withFs([], {
-      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }, { number: 2, size: "1000" }, { number: 3, size: "1000" }] }],
-      raid: [{ arrayName: "/dev/md0", level: "RAID_LEVEL_1", devices: ["/dev/sda2", "/dev/sda3"], createOptions: ["--spare-devices=1", "/dev/sdb"] }],
+      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }, { number: 2, size: 1000n }, { number: 3, size: 1000n }] }],
+      raid: [{ arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"], createOptions: ["--spare-devices=1", "/dev/sdb"] }],
     });
     expect(refusal(l)).toContain(`raid[0].createOptions[0] "--spare-devices=1": --spare-devices is not allowed`);
     const positional = { ...l, raid: [{ ...l.raid![0]!, createOptions: ["/dev/sdb"] }] };
@@ -135,22 +140,22 @@ describe("layout planner: hostile options", () => {
 });
 
 describe("layout planner: hostile names", () => {
-  const two = { disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }, { number: 2, size: "1000" }, { number: 3, size: "1000" }, { number: 4, size: "1000" }] }] };
+  const two = { disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }, { number: 2, size: 1000n }, { number: 3, size: 1000n }, { number: 4, size: 1000n }] }] };
   test("RAID /dev/md/.. and two arrays both /dev/md0 are refused", () => {
-    expect(refusal(withFs([], { ...two, raid: [{ arrayName: "/dev/md/..", level: "RAID_LEVEL_1", devices: ["/dev/sda2", "/dev/sda3"] }] }))).toContain(`raid[0].arrayName "/dev/md/..": "." and ".." are not device names`);
-    const dup = withFs([], { ...two, raid: [{ arrayName: "/dev/md0", level: "RAID_LEVEL_1", devices: ["/dev/sda2", "/dev/sda3"] }, { arrayName: "/dev/md0", level: "RAID_LEVEL_0", devices: ["/dev/sda4", "/dev/sdb"] }] });
+    expect(refusal(withFs([], { ...two, raid: [{ arrayName: "/dev/md/..", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] }] }))).toContain(`raid[0].arrayName "/dev/md/..": "." and ".." are not device names`);
+    const dup = withFs([], { ...two, raid: [{ arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] }, { arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_0, devices: ["/dev/sda4", "/dev/sdb"] }] });
     expect(refusal(dup)).toContain(`raid[1].arrayName "/dev/md0": listed twice`);
   });
 
   test.each([".", "..", "sdb", "mapper", "disk"])("a volume group named %j (its LV path would be another device) is refused", (name) => {
-    const l = withFs([], { volumeGroups: [{ name, devices: ["/dev/sda2"] }], logicalVolumes: [{ name: "lv", volumeGroup: name, size: "10" }] });
+    const l = withFs([], { volumeGroups: [{ name, devices: ["/dev/sda2"] }], logicalVolumes: [{ name: "lv", volumeGroup: name, size: 10n }] });
     expect(refusal(l)).toContain(`volumeGroups[0].name ${JSON.stringify(name)}`);
   });
 
   test("an LV named .. or twice in one VG, and an LVM tag starting with - are refused", () => {
     const vg = { volumeGroups: [{ name: "vg", devices: ["/dev/sda2"] }] };
-    expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "..", volumeGroup: "vg", size: "10" }] }))).toContain(`logicalVolumes[0].name ".."`);
-    expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "a", volumeGroup: "vg", size: "10" }, { name: "a", volumeGroup: "vg", size: "10" }] }))).toContain(`logicalVolumes[1].name "a": listed twice in vg`);
+    expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "..", volumeGroup: "vg", size: 10n }] }))).toContain(`logicalVolumes[0].name ".."`);
+    expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "a", volumeGroup: "vg", size: 10n }, { name: "a", volumeGroup: "vg", size: 10n }] }))).toContain(`logicalVolumes[1].name "a": listed twice in vg`);
     expect(refusal(withFs([], { volumeGroups: [{ name: "vg", devices: ["/dev/sda2"], tags: ["--setautoactivation"] }] }))).toContain(`volumeGroups[0].tags[0] "--setautoactivation"`);
   });
 });

@@ -2,21 +2,25 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { AgentError } from "../../src/errors.ts";
 import { MIB } from "../../src/disk/facts.ts";
-import { parseLayoutJson, type FilesystemLayoutJson } from "../../src/disk/layout-input.ts";
+import { create, fromJsonString, type MessageInitShape } from "@bufbuild/protobuf";
+import { FilesystemLayoutSchema, Format, VolumeGroupSchema, GPTType, LVMType, RaidLevel, type FilesystemLayout } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
+import { formatOf, gptTypeCode, lvmKindOf, raidLevelOf } from "../../src/disk/layout-enums.ts";
 import { planLayout, stepLine, type LayoutPlan } from "../../src/disk/layout-plan.ts";
 import { disk } from "./helpers.ts";
 
 const GiB = 1024 * MIB;
-const layout = (n: string): FilesystemLayoutJson => parseLayoutJson(JSON.parse(readFileSync(new URL(`../fixtures/disk/layouts/${n}.json`, import.meta.url), "utf8")));
+const layout = (n: string): FilesystemLayout => fromJsonString(FilesystemLayoutSchema, readFileSync(new URL(`../fixtures/disk/layouts/${n}.json`, import.meta.url), "utf8"));
+/** A layout as the generated message, the way Wait hands it to the planner. */
+const fl = (init: MessageInitShape<typeof FilesystemLayoutSchema>): FilesystemLayout => create(FilesystemLayoutSchema, init);
 const sda = disk({ name: "sda", path: "/dev/sda", sizeBytes: 480 * GiB });
 const sdb = disk({ name: "sdb", path: "/dev/sdb", sizeBytes: 480 * GiB });
 const nvme = (i: number) => disk({ name: `nvme${i}n1`, path: `/dev/nvme${i}n1`, sizeBytes: 1800 * GiB, nvme: true, nvmeController: `nvme${i}`, rotational: false });
 const lines = (p: LayoutPlan) => p.steps.map(stepLine);
 const ROOT = { targetRoot: "/rootfs" };
 
-function refused(l: FilesystemLayoutJson, disks = [sda, sdb]): string[] {
+function refused(l: MessageInitShape<typeof FilesystemLayoutSchema>, disks = [sda, sdb]): string[] {
   try {
-    planLayout(l, disks, ROOT);
+    planLayout(fl(l), disks, ROOT);
   } catch (e) {
     expect((e as AgentError).code).toBe("layout_refused");
     expect((e as AgentError).exitCode).toBe(61);
@@ -69,7 +73,7 @@ describe("layout planner: metal-stack's default shapes", () => {
 
   test("a mirrored ESP without a metadata option gets --metadata=1.0 and a note", () => {
     const l = layout("s2-xlarge-raid1");
-    const p = planLayout({ ...l, raid: l.raid!.map((r) => ({ ...r, createOptions: [] })) }, [sda, sdb], ROOT);
+    const p = planLayout({ ...l, raid: l.raid.map((r) => ({ ...r, createOptions: [] })) }, [sda, sdb], ROOT);
     expect(lines(p).find((x) => x.includes("/dev/md1"))).toContain("--metadata=1.0");
     expect(lines(p).find((x) => x.includes("--create /dev/md2"))).not.toContain("--metadata");
     expect(p.notes.join()).toMatch(/md1: mirrored EFI system partition/);
@@ -98,41 +102,41 @@ describe("layout planner: metal-stack's default shapes", () => {
 
   test("striped or raid1 on a VG with one PV is created linear, with a note (metal-hammer's behaviour)", () => {
     const l = layout("c1-large-lvm");
-    const p = planLayout({ ...l, volumeGroups: [{ name: "lvm", devices: ["/dev/nvme0n1"] }] }, [sda, nvme(0)], ROOT);
+    const p = planLayout({ ...l, volumeGroups: [create(VolumeGroupSchema, { name: "lvm", devices: ["/dev/nvme0n1"] })] }, [sda, nvme(0)], ROOT);
     expect(lines(p).find((x) => x.includes("--name varlib"))).not.toContain("--type");
     expect(p.notes.filter((n) => n.includes("created linear")).length).toBe(2);
   });
 
   test("mount options mount(8) does not pass on are dropped from -o (defaults, auto, x-*)", () => {
-    const p = planLayout({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "100" }] }], filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", mountOptions: ["defaults", "noatime", "x-systemd.automount", "auto"] }] }, [sda], ROOT);
+    const p = planLayout(fl({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100n }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/", mountOptions: ["defaults", "noatime", "x-systemd.automount", "auto"] }] }), [sda], ROOT);
     expect(lines(p)).toContain("mount -t ext4 -o noatime /dev/sda1 /rootfs");
   });
 
   test("RAID 1 with a spare: active devices exclude the spare; a partition without label or type gets neither option", () => {
-    const p = planLayout({
-      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }] }],
-      raid: [{ arrayName: "/dev/md/data", devices: ["/dev/sda1", "/dev/sdb", "/dev/nvme0n1"], level: "RAID_LEVEL_1", spares: 1, createOptions: ["--bitmap=internal"] }],
-      filesystems: [{ device: "/dev/md/data", format: "FORMAT_EXT4", path: "/" }],
-    }, [sda, sdb, nvme(0)], ROOT);
+    const p = planLayout(fl({
+      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }] }],
+      raid: [{ arrayName: "/dev/md/data", devices: ["/dev/sda1", "/dev/sdb", "/dev/nvme0n1"], level: RaidLevel.RAID_LEVEL_1, spares: 1, createOptions: ["--bitmap=internal"] }],
+      filesystems: [{ device: "/dev/md/data", format: Format.EXT4, path: "/" }],
+    }), [sda, sdb, nvme(0)], ROOT);
     expect(lines(p)).toContain("sgdisk --clear --new=1:0:+1000M /dev/sda");
     expect(lines(p)).toContain("mdadm --create /dev/md/data --force --run --homehost any --level 1 --raid-devices 2 --assume-clean --spare-devices 1 --bitmap=internal /dev/sda1 /dev/sdb /dev/nvme0n1");
   });
 
   test("RAID 0 over two RAID-typed partitions (--assume-clean, no metadata override) and an LVM-typed PV partition: exact commands", () => {
-    const p = planLayout({
+    const p = planLayout(fl({
       disks: [
-        { device: "/dev/sda", partitions: [{ number: 1, label: "root", size: "10000", gptType: "GPT_TYPE_LINUX" }, { number: 2, label: "data", size: "20000", gptType: "GPT_TYPE_LINUX_RAID" }, { number: 3, label: "pv", gptType: "GPT_TYPE_LINUX_LVM" }] },
-        { device: "/dev/sdb", partitions: [{ number: 1, label: "data", size: "20000", gptType: "GPT_TYPE_LINUX_RAID" }] },
+        { device: "/dev/sda", partitions: [{ number: 1, label: "root", size: 10000n, gptType: GPTType.GPT_TYPE_LINUX }, { number: 2, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID }, { number: 3, label: "pv", gptType: GPTType.GPT_TYPE_LINUX_LVM }] },
+        { device: "/dev/sdb", partitions: [{ number: 1, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID }] },
       ],
-      raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda2", "/dev/sdb1"], level: "RAID_LEVEL_0" }],
+      raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda2", "/dev/sdb1"], level: RaidLevel.RAID_LEVEL_0 }],
       volumeGroups: [{ name: "vg0", devices: ["/dev/sda3"] }],
-      logicalVolumes: [{ name: "scratch", volumeGroup: "vg0", lvmType: "LVM_TYPE_LINEAR" }],
+      logicalVolumes: [{ name: "scratch", volumeGroup: "vg0", lvmType: LVMType.LVM_TYPE_LINEAR }],
       filesystems: [
-        { device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", label: "root" },
-        { device: "/dev/md0", format: "FORMAT_EXT4", path: "/data", label: "data" },
-        { device: "/dev/vg0/scratch", format: "FORMAT_EXT4", path: "/scratch" },
+        { device: "/dev/sda1", format: Format.EXT4, path: "/", label: "root" },
+        { device: "/dev/md0", format: Format.EXT4, path: "/data", label: "data" },
+        { device: "/dev/vg0/scratch", format: Format.EXT4, path: "/scratch" },
       ],
-    }, [sda, sdb], ROOT);
+    }), [sda, sdb], ROOT);
     expect(lines(p).filter((l) => /^(sgdisk|mdadm|lvm|mkfs)/.test(l))).toEqual([
       "sgdisk --clear --new=1:0:+10000M --change-name=1:root --typecode=1:8300 --new=2:0:+20000M --change-name=2:data --typecode=2:fd00 --new=3:0:0 --change-name=3:pv --typecode=3:8e00 /dev/sda",
       "sgdisk --clear --new=1:0:+20000M --change-name=1:data --typecode=1:fd00 /dev/sdb",
@@ -146,7 +150,7 @@ describe("layout planner: metal-stack's default shapes", () => {
   });
 
   test("an NVMe partition is named with p", () => {
-    const p = planLayout({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: "FORMAT_EXT4", path: "/" }] }, [nvme(0)], ROOT);
+    const p = planLayout(fl({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: Format.EXT4, path: "/" }] }), [nvme(0)], ROOT);
     expect(lines(p)).toContain("mkfs.ext4 -F /dev/nvme0n1p1");
   });
 });
@@ -162,7 +166,7 @@ describe("layout planner: refusals before anything is written", () => {
   });
 
   test("a rest-of-disk partition that is not the last, a duplicate number, a number out of range", () => {
-    const p = refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }, { number: 1, size: "10" }, { number: 0, size: "1" }] }] });
+    const p = refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }, { number: 1, size: 10n }, { number: 0, size: 1n }] }] });
     expect(p.join("\n")).toMatch(/partition 1: size 0 \(the rest of the disk\) must be the last partition/);
     expect(p.join("\n")).toMatch(/partition number 1 twice/);
     expect(p.join("\n")).toMatch(/number 0: expected 1..128/);
@@ -176,25 +180,25 @@ describe("layout planner: refusals before anything is written", () => {
 
   test("RAID: no level, one device, unknown member, bad name, ESP on RAID 0 or with metadata 1.2", () => {
     expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"] }] }).join()).toMatch(/no RAID level/);
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda"], level: "RAID_LEVEL_1" }] }).join()).toMatch(/needs at least 2 active devices/);
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdx"], level: "RAID_LEVEL_0" }] }).join()).toMatch(/device \/dev\/sdx is neither a disk/);
-    expect(refused({ raid: [{ arrayName: "md0", devices: ["/dev/sda", "/dev/sdb"], level: "RAID_LEVEL_0" }] }).join()).toMatch(/expected \/dev\/mdN/);
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb", "/dev/sdc"], level: "RAID_LEVEL_0", spares: 1 }] }, [sda, sdb, disk({ name: "sdc", path: "/dev/sdc" })]).join()).toMatch(/RAID 0 has no spares/);
-    const esp = (level: "RAID_LEVEL_0" | "RAID_LEVEL_1", createOptions: string[]) =>
-      refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level, createOptions }], filesystems: [{ device: "/dev/md0", format: "FORMAT_VFAT", path: "/boot/efi" }] }).join();
-    expect(esp("RAID_LEVEL_0", [])).toMatch(/can only be mirrored/);
-    expect(esp("RAID_LEVEL_1", ["--metadata=1.2"])).toMatch(/asks for --metadata=1.2; firmware needs 1.0/);
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda"], level: RaidLevel.RAID_LEVEL_1 }] }).join()).toMatch(/needs at least 2 active devices/);
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdx"], level: RaidLevel.RAID_LEVEL_0 }] }).join()).toMatch(/device \/dev\/sdx is neither a disk/);
+    expect(refused({ raid: [{ arrayName: "md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_0 }] }).join()).toMatch(/expected \/dev\/mdN/);
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb", "/dev/sdc"], level: RaidLevel.RAID_LEVEL_0, spares: 1 }] }, [sda, sdb, disk({ name: "sdc", path: "/dev/sdc" })]).join()).toMatch(/RAID 0 has no spares/);
+    const esp = (level: RaidLevel, createOptions: string[]) =>
+      refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level, createOptions }], filesystems: [{ device: "/dev/md0", format: Format.VFAT, path: "/boot/efi" }] }).join();
+    expect(esp(RaidLevel.RAID_LEVEL_0, [])).toMatch(/can only be mirrored/);
+    expect(esp(RaidLevel.RAID_LEVEL_1, ["--metadata=1.2"])).toMatch(/asks for --metadata=1.2; firmware needs 1.0/);
   });
 
   test("a device used twice (a RAID member that also carries a filesystem)", () => {
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: "RAID_LEVEL_1" }], filesystems: [{ device: "/dev/sda", format: "FORMAT_EXT4" }] }).join()).toMatch(/\/dev\/sda is used twice: by raid \/dev\/md0 and by filesystem/);
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1 }], filesystems: [{ device: "/dev/sda", format: Format.EXT4 }] }).join()).toMatch(/\/dev\/sda is used twice: by raid \/dev\/md0 and by filesystem/);
   });
 
   test("LVM: unknown VG, volumes larger than the VG, a volume after the rest-of-VG volume, bad names, no devices", () => {
-    expect(refused({ logicalVolumes: [{ name: "a", volumeGroup: "nope", size: "1" }] }).join()).toMatch(/volume group "nope" is not in the layout/);
+    expect(refused({ logicalVolumes: [{ name: "a", volumeGroup: "nope", size: 1n }] }).join()).toMatch(/volume group "nope" is not in the layout/);
     const vg = { name: "vg", devices: ["/dev/sda"] };
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "big", volumeGroup: "vg", size: String(500 * 1024) }] }).join()).toMatch(/volume group vg has 491516 MiB; its volumes need 512000 MiB/);
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "rest", volumeGroup: "vg" }, { name: "late", volumeGroup: "vg", size: "1" }] }).join()).toMatch(/late: comes after logical volume vg\/rest/);
+    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "big", volumeGroup: "vg", size: BigInt(500 * 1024) }] }).join()).toMatch(/volume group vg has 491516 MiB; its volumes need 512000 MiB/);
+    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "rest", volumeGroup: "vg" }, { name: "late", volumeGroup: "vg", size: 1n }] }).join()).toMatch(/late: comes after logical volume vg\/rest/);
     expect(refused({ volumeGroups: [{ name: "bad name", devices: ["/dev/sda"] }] }).join()).toMatch(/name "bad name"/);
     expect(refused({ volumeGroups: [{ name: "vg" }] }).join()).toMatch(/volume group vg: no devices/);
     expect(refused({ volumeGroups: [{ name: "vg", devices: ["/dev/sda"] }, { name: "vg", devices: ["/dev/sdb"] }] }).join()).toMatch(/volume group vg is listed twice/);
@@ -203,26 +207,26 @@ describe("layout planner: refusals before anything is written", () => {
 
   test("raid1 volumes count twice against the VG", () => {
     const vg = { name: "vg", devices: ["/dev/sda", "/dev/sdb"] };
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "m", volumeGroup: "vg", size: String(480 * 1024), lvmType: "LVM_TYPE_RAID1" }] }).join()).toMatch(/its volumes need 983048 MiB/);
+    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "m", volumeGroup: "vg", size: BigInt(480 * 1024), lvmType: LVMType.LVM_TYPE_RAID1 }] }).join()).toMatch(/its volumes need 983048 MiB/);
   });
 
   test("filesystems: no format, no device, unknown device, relative or doubled path, label too long", () => {
     expect(refused({ filesystems: [{ device: "/dev/sda", path: "/" }] }).join()).toMatch(/no format/);
-    expect(refused({ filesystems: [{ format: "FORMAT_EXT4", path: "/" }] }).join()).toMatch(/filesystem \/: no device/);
-    expect(refused({ filesystems: [{ device: "/dev/sdq1", format: "FORMAT_EXT4", path: "/" }] }).join()).toMatch(/device \/dev\/sdq1 is neither/);
-    expect(refused({ filesystems: [{ device: "/dev/sda", format: "FORMAT_EXT4", path: "var" }] }).join()).toMatch(/expected an absolute path/);
-    expect(refused({ filesystems: [{ device: "/dev/sda", format: "FORMAT_EXT4", path: "/" }, { device: "/dev/sdb", format: "FORMAT_EXT4", path: "/" }] }).join()).toMatch(/path \/ is mounted twice/);
-    expect(refused({ filesystems: [{ device: "/dev/sda", format: "FORMAT_VFAT", path: "/boot/efi", label: "EFI-SYSTEM-P" }] }).join()).toMatch(/longer than vfat allows \(11 bytes\)/);
+    expect(refused({ filesystems: [{ format: Format.EXT4, path: "/" }] }).join()).toMatch(/filesystem \/: no device/);
+    expect(refused({ filesystems: [{ device: "/dev/sdq1", format: Format.EXT4, path: "/" }] }).join()).toMatch(/device \/dev\/sdq1 is neither/);
+    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.EXT4, path: "var" }] }).join()).toMatch(/expected an absolute path/);
+    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.EXT4, path: "/" }, { device: "/dev/sdb", format: Format.EXT4, path: "/" }] }).join()).toMatch(/path \/ is mounted twice/);
+    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.VFAT, path: "/boot/efi", label: "EFI-SYSTEM-P" }] }).join()).toMatch(/longer than vfat allows \(11 bytes\)/);
   });
 
   test("a layout without a filesystem at / (the installer needs one)", () => {
-    expect(refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/data" }] }).join()).toMatch(/no filesystem is mounted at \//);
-    expect(refused({ filesystems: [{ device: "tmpfs", format: "FORMAT_TMPFS", path: "/" }] }).join()).toMatch(/no filesystem is mounted at \//);
+    expect(refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/data" }] }).join()).toMatch(/no filesystem is mounted at \//);
+    expect(refused({ filesystems: [{ device: "tmpfs", format: Format.TMPFS, path: "/" }] }).join()).toMatch(/no filesystem is mounted at \//);
   });
 
   test("every problem is listed at once, in the error message too", () => {
     try {
-      planLayout({ id: "broken", disks: [{ device: "/dev/sdx" }], filesystems: [{ device: "/dev/sdx1", path: "/" }] }, [sda], ROOT);
+      planLayout(fl({ id: "broken", disks: [{ device: "/dev/sdx" }], filesystems: [{ device: "/dev/sdx1", path: "/" }] }), [sda], ROOT);
       throw new Error("not refused");
     } catch (e) {
       expect((e as Error).message).toMatch(/^filesystem layout broken refused: disk \/dev\/sdx: no such disk.*; filesystem \/: no format/);
@@ -230,16 +234,30 @@ describe("layout planner: refusals before anything is written", () => {
   });
 });
 
-describe("layout input (protojson)", () => {
-  test("enum numbers and int64 numbers are accepted as protojson allows", () => {
-    const l = parseLayoutJson({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100, gptType: 1 }] }], filesystems: [{ device: "/dev/sda1", format: 3 }] });
-    expect(l.disks![0]!.partitions![0]).toEqual({ number: 1, size: "100", gptType: "GPT_TYPE_BOOT" });
-    expect(l.filesystems![0]!.format).toBe("FORMAT_EXT4");
+describe("layout planner: the generated FilesystemLayout as protojson lets it through", () => {
+  // protojson takes any number for an (open) enum and any int32 for spares: the planner refuses what it cannot build.
+  test("enum numbers the proto does not define are refused naming the field and the values expected", () => {
+    const p = refused({
+      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100n, gptType: 9 as GPTType }, { number: 2 }] }],
+      raid: [{ arrayName: "/dev/md0", devices: ["/dev/sdb", "/dev/sda2"], level: 7 as RaidLevel }],
+      volumeGroups: [{ name: "vg", devices: ["/dev/sdb"] }],
+      logicalVolumes: [{ name: "lv", volumeGroup: "vg", size: 10n, lvmType: 5 as LVMType }],
+      filesystems: [{ device: "/dev/sda1", format: 42 as Format, path: "/" }],
+    }).join("\n");
+    expect(p).toContain("disks[0].partitions[0].gptType 9: expected one of GPT_TYPE_BOOT, GPT_TYPE_LINUX, GPT_TYPE_LINUX_RAID or GPT_TYPE_LINUX_LVM");
+    expect(p).toContain("raid /dev/md0: raid[0].level 7 is not a RaidLevel (expected RAID_LEVEL_0 or RAID_LEVEL_1)");
+    expect(p).toContain("logical volume vg/lv: logicalVolumes[0].lvmType 5 is not an LVMType (expected LVM_TYPE_LINEAR, LVM_TYPE_STRIPED or LVM_TYPE_RAID1)");
+    expect(p).toContain("filesystem /: filesystems[0].format 42 is not a Format (expected FORMAT_VFAT, FORMAT_EXT3, FORMAT_EXT4, FORMAT_SWAP, FORMAT_TMPFS or FORMAT_NONE)");
   });
 
-  test("unknown enum names, unknown fields and display names are refused with the field path", () => {
-    expect(() => parseLayoutJson({ filesystems: [{ format: "ext4" }] })).toThrow(/field filesystems\[0\]\.format: "ext4": expected one of FORMAT_UNSPECIFIED, FORMAT_VFAT/);
-    expect(() => parseLayoutJson({ disks: [{ device: "/dev/sda", wipeOnReinstall: true }] })).toThrow(/field disks\[0\]/);
-    expect(() => parseLayoutJson({ logicalVolumes: [{ size: "-1" }] })).toThrow(/logicalVolumes\[0\]\.size/);
+  test("negative spares (int32 upstream) are refused", () => {
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1, spares: -1 }] }).join()).toContain("raid /dev/md0: raid[0].spares -1: expected 0 or more");
+  });
+
+  test("the commands' names are each value's enum_string_value from the generated descriptors", () => {
+    expect([GPTType.GPT_TYPE_BOOT, GPTType.GPT_TYPE_LINUX, GPTType.GPT_TYPE_LINUX_RAID, GPTType.GPT_TYPE_LINUX_LVM, GPTType.GPT_TYPE_UNSPECIFIED].map(gptTypeCode)).toEqual(["ef00", "8300", "fd00", "8e00", undefined]);
+    expect([Format.UNSPECIFIED, Format.VFAT, Format.EXT3, Format.EXT4, Format.SWAP, Format.TMPFS, Format.NONE].map(formatOf)).toEqual([undefined, "vfat", "ext3", "ext4", "swap", "tmpfs", "none"]);
+    expect([RaidLevel.RAID_LEVEL_UNSPECIFIED, RaidLevel.RAID_LEVEL_0, RaidLevel.RAID_LEVEL_1].map(raidLevelOf)).toEqual([undefined, "0", "1"]);
+    expect([LVMType.LVM_TYPE_UNSPECIFIED, LVMType.LVM_TYPE_LINEAR, LVMType.LVM_TYPE_STRIPED, LVMType.LVM_TYPE_RAID1].map(lvmKindOf)).toEqual(["linear", "linear", "striped", "raid1"]);
   });
 });

@@ -3,12 +3,13 @@ import { readFileSync } from "node:fs";
 import type { AgentError } from "../../src/errors.ts";
 import { MIB } from "../../src/disk/facts.ts";
 import type { ToolResult } from "../../src/disk/io.ts";
-import { parseLayoutJson } from "../../src/disk/layout-input.ts";
+import { fromJsonString } from "@bufbuild/protobuf";
+import { FilesystemLayoutSchema } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { applyLayout, parseBlkidExport, renderFstab, unmountLayout, writeFstab } from "../../src/disk/layout-run.ts";
 import { captureLogger } from "./log.ts";
 import { disk, fakeMachine } from "./helpers.ts";
 
-const single = parseLayoutJson(JSON.parse(readFileSync(new URL("../fixtures/disk/layouts/c1-xlarge-single.json", import.meta.url), "utf8")));
+const single = fromJsonString(FilesystemLayoutSchema, readFileSync(new URL("../fixtures/disk/layouts/c1-xlarge-single.json", import.meta.url), "utf8"));
 const sda = disk({ name: "sda", path: "/dev/sda", sizeBytes: 64 * 1024 * MIB });
 const uuidOf = (dev: string) => `uuid-${dev.split("/").at(-1)}`;
 const blkid = (argv: readonly string[]): ToolResult | undefined =>

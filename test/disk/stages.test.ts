@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { AgentError } from "../../src/errors.ts";
+import { create, fromJsonString } from "@bufbuild/protobuf";
 import { MIB } from "../../src/disk/facts.ts";
+import { FilesystemLayoutSchema, GPTType } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { applyAllocationLayout, wipeMachineDisks } from "../../src/disk/stages.ts";
 import { captureLogger } from "./log.ts";
 import { fakeMachine } from "./helpers.ts";
@@ -22,13 +24,13 @@ describe("stage functions on a sysfs tree", () => {
     expect(err.message).toContain("/dev/vdc");
   });
 
-  test("applyAllocationLayout validates the protojson, plans against the inventory and returns the root UUID", async () => {
-    const layout = JSON.parse(readFileSync(new URL("../fixtures/disk/layouts/c1-xlarge-single.json", import.meta.url), "utf8"));
+  test("applyAllocationLayout takes the generated FilesystemLayout, plans against the inventory and returns the root UUID", async () => {
+    const layout = fromJsonString(FilesystemLayoutSchema, readFileSync(new URL("../fixtures/disk/layouts/c1-xlarge-single.json", import.meta.url), "utf8"));
     const { io } = fakeMachine({}, { blkid: (argv) => ({ code: 0, stdout: `UUID=u-${String(argv.at(-1)).slice(5)}\n`, stderr: "", timedOut: false }) });
     const { log } = captureLogger();
     const a = await applyAllocationLayout(layout, { log, sysRoot: SYS, io: { ...io, exists: async () => true }, version: "t", targetRoot: "/t" });
     expect(a.rootUuid).toBe("u-sda2");
-    const bad = (await applyAllocationLayout({ disks: [{ device: "/dev/sda", partitions: [{ gptType: "ef00" }] }] }, { log, sysRoot: SYS, io, version: "t" }).catch((e) => e)) as AgentError;
+    const bad = (await applyAllocationLayout(create(FilesystemLayoutSchema, { disks: [{ device: "/dev/sda", partitions: [{ gptType: GPTType.GPT_TYPE_BOOT }] }] }), { log, sysRoot: SYS, io, version: "t" }).catch((e) => e)) as AgentError;
     expect([bad.code, bad.exitCode]).toEqual(["layout_refused", 61]);
   });
 });

@@ -6,11 +6,13 @@
  * the earlier ones; `from` starts later stages from what the earlier ones wrote.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { fromJson } from "@bufbuild/protobuf";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configFromCmdline, type Config } from "../../src/config/config.ts";
 import { toAgentError } from "../../src/errors.ts";
 import type { StageName } from "../../src/config/stages.ts";
+import { FilesystemLayoutSchema, type FilesystemLayout } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { runFlow } from "../../src/flow/run-flow.ts";
 import { decideStart, type StartStage } from "../../src/flow/start.ts";
 import type { Services } from "../../src/flow/services.ts";
@@ -109,7 +111,7 @@ function services(run: string, over: Partial<Services> = {}) {
   const secrets = new SecretSet();
   const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
   const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
-  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layoutJson: unknown[]; install: InstallInput[]; superUser: string[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layoutJson: [], install: [], superUser: [] };
+  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layouts: FilesystemLayout[]; install: InstallInput[]; superUser: string[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [] };
   ops.sysLog = seen.sys;
   const kexecSys: KexecSys = {
     openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
@@ -148,7 +150,7 @@ function services(run: string, over: Partial<Services> = {}) {
     disks: {
       wipe: async () => void seen.sys.push("wipe"),
       wipeBoundMs: async () => WIPE_BOUND_MS,
-      layout: async (json) => (seen.layoutJson.push(json), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", finish: async () => void seen.sys.push("fstab"), unmount: async () => void seen.sys.push("unmount") }),
+      layout: async (l) => (seen.layouts.push(l), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", finish: async () => void seen.sys.push("fstab"), unmount: async () => void seen.sys.push("unmount") }),
     },
     installOs: async (i) => {
       seen.install.push(i);
@@ -213,8 +215,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(raw.join("")).not.toContain(BMC_PASSWORD);
     expect(raw.join("")).not.toContain(SUPER_PASSWORD);
     expect(existsSync(join(run, "handoff.json"))).toBe(true);
-    // The layout got the allocation's FilesystemLayout as protobuf JSON; the installer the target, the image through the cache, the NICs with their neighbours.
-    expect(seen.layoutJson).toEqual([LAYOUT]);
+    // The layout got the allocation's FilesystemLayout as decoded (the generated message); the installer the target, the image through the cache, the NICs with their neighbours.
+    expect(seen.layouts).toEqual([fromJson(FilesystemLayoutSchema, LAYOUT)]);
     const i = seen.install[0]!;
     expect(i.imageUrl.href).toBe(`${st.urls.images}/metal-os/stable/debian/12/img.tar.lz4`);
     expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, console: "ttyS1,115200n8", rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
@@ -251,13 +253,13 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     const e = await flow("boot", a.s);
     expect(e?.exitCode).toBe(61);
     expect(e?.message).toBe(`the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`);
-    expect(a.seen.layoutJson).toEqual([]);
+    expect(a.seen.layouts).toEqual([]);
     st.machines.reset();
     const raid = { ...LAYOUT, raid: [{ arrayName: "/dev/md1", devices: ["/dev/sda2", "/dev/sdb2"], level: "RAID_LEVEL_1" }] };
     st.machines.allocate(UUID, { ...ALLOCATION, filesystemLayout: raid });
     const b = services(run);
     expect(await flow("boot", b.s)).toBeUndefined();
-    expect(b.seen.layoutJson).toEqual([raid]);
+    expect(b.seen.layouts).toEqual([fromJson(FilesystemLayoutSchema, raid)]);
     expect(b.seen.install[0]?.raidEnabled).toBe(true);
   });
 

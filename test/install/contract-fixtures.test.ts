@@ -59,7 +59,7 @@ const input: ContractInput = {
   console: String(details.console),
   raidEnabled: details.raidenabled === true,
   rootUuid: String(details.root_uuid),
-  allocation: toJson(MachineAllocationSchema, decoded) as JsonObject,
+  allocation: decoded,
   allocationAsSent: received,
   timestamp: "2026-12-01T01:00:00Z",
 };
@@ -130,8 +130,8 @@ describe("legacy install.yaml against os-installer's InstallerConfig (legacy.go)
       ntpServers: [{ address: "pool.ntp.org" }],
       firewallRules: { egress: [{ protocol: "IP_PROTOCOL_TCP", ports: [443], to: ["0.0.0.0/0"], comment: "allow https" }], ingress: [{ protocol: "IP_PROTOCOL_UDP", ports: [53], from: ["10.0.0.0/8"], to: [] }] },
     };
-    // Through the decoder, as the flow does (toJson of the decoded message): nothing of it may be dropped.
-    const a = toJson(MachineAllocationSchema, fromJson(MachineAllocationSchema, fw, { ignoreUnknownFields: true })) as JsonObject;
+    // Through the decoder, as the flow does (the decoded message, read field by field): nothing of it may be dropped.
+    const a = fromJson(MachineAllocationSchema, fw, { ignoreUnknownFields: true });
     const l = legacyInstallConfig({ ...input, allocation: a, allocationAsSent: fw });
     expect(l.role).toBe("firewall");
     expect((l.networks as JsonObject[]).map((n) => [n.networkid, n.underlay, n.nat, n.vrf, n.destinationprefixes])).toEqual([

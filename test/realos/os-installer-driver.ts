@@ -16,11 +16,12 @@
  * then one `RESULT {...}` line with what the installer left in the target. The ESP is
  * FAT, mounted with fusefat: this machine's kernel has no vfat (the QEMU lab's has).
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import { fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
+import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { HttpClient } from "../../src/http/client.ts";
 import { installOs } from "../../src/install/install.ts";
 import { createLogger } from "../../src/log/logger.ts";
@@ -62,7 +63,7 @@ try {
     root: target,
     machineId: REALOS_MACHINE_ID,
     nics: REALOS_NICS,
-    allocation: REALOS_ALLOCATION,
+    allocation: fromJson(MachineAllocationSchema, REALOS_ALLOCATION),
     allocationAsSent: { ...REALOS_ALLOCATION, ...(extra ? (JSON.parse(extra) as JsonObject) : {}) },
     console: "ttyS0,115200n8",
     raidEnabled: false,

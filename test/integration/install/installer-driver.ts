@@ -10,6 +10,8 @@
 import { readFileSync } from "node:fs";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/http/client.ts";
+import { fromJson } from "@bufbuild/protobuf";
+import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { installOs } from "../../../src/install/install.ts";
 import { createLogger } from "../../../src/log/logger.ts";
 import { SecretSet } from "../../../src/log/redact.ts";
@@ -18,6 +20,8 @@ const [imageUrl, root, hostname, timeout, vpnAuthKey] = process.argv.slice(2) as
 const secrets = new SecretSet();
 const log = createLogger({ level: "info", format: "json", write: (l) => process.stdout.write(l), secrets });
 const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log });
+/** The allocation as the apiserver sends it (protojson) and, decoded, as Wait hands it on. */
+const asSent = { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } };
 let result: Record<string, unknown>;
 let password = "";
 try {
@@ -29,8 +33,8 @@ try {
     root,
     machineId: "00000000-0000-0000-0000-00000000c0de",
     nics: [{ mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }] }],
-    allocation: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } },
-    allocationAsSent: { hostname, allocationType: "MACHINE_ALLOCATION_TYPE_MACHINE", vpn: { controlPlaneAddress: "https://vpn.example:443", authKey: vpnAuthKey, connected: false } },
+    allocation: fromJson(MachineAllocationSchema, asSent),
+    allocationAsSent: asSent,
     console: "ttyS0",
     raidEnabled: false,
     rootUuid: "8f3c0000-1111-2222-3333-444455556666",
