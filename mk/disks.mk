@@ -8,7 +8,8 @@ test-disk: deps-npm
 	$(BUN) test test/disk test/cli/disk.test.ts
 
 RUNS ?= 1
-test-disk-e2e: deps initramfs $(VMLINUX)
+# lab-kernel, not $(VMLINUX): mk/lab.mk, which defines it, is read after this file.
+test-disk-e2e: deps initramfs lab-kernel
 	@for i in $$(seq $(RUNS)); do echo "disk e2e run $$i/$(RUNS)"; $(BUN) test --timeout 600000 test/e2e/disks.test.ts || exit 1; done
 
 SIZE_MIB ?= 256
