@@ -2,6 +2,7 @@
 SHELL := /bin/bash
 BUN := node_modules/.bin/bun
 TSC := node_modules/.bin/tsc
+BIOME := node_modules/.bin/biome
 # The baseline runtime runs on x86-64 CPUs without AVX2 (QEMU -cpu max, older servers).
 BUN_RUNTIME := node_modules/@oven/bun-linux-x64-baseline/bin/bun
 TARGET := bun-linux-x64-baseline
@@ -16,7 +17,7 @@ SRC := $(shell find src -name '*.ts') package.json
 .DEFAULT_GOAL := all
 -include mk/*.mk
 
-.PHONY: all deps deps-npm deps-apt build typecheck test test-unit clean bench-startup bench-fleet docs
+.PHONY: all deps deps-npm deps-apt build typecheck format format-check test test-unit clean bench-startup bench-fleet docs
 
 all: build
 
@@ -52,12 +53,19 @@ build: dist/metal-hammer
 typecheck: deps-npm
 	$(TSC) --noEmit -p tsconfig.json
 
+# One formatter (Biome, biome.json): `make format` rewrites, `make test` refuses unformatted code.
+format: deps-npm
+	$(BIOME) format --write .
+
+format-check: deps-npm
+	$(BIOME) format .
+
 # The tests that need no root (no namespaces, no QEMU).
 test-unit: deps-npm
 	$(BUN) test $(filter-out test/integration/ test/e2e/ test/lab/,$(sort $(wildcard test/*/)))
 
-# The README's test command: types, unit tests, then the root-only suites.
-test: deps typecheck build
+# The README's test command: types, formatting, unit tests, then the root-only suites.
+test: deps typecheck format-check build
 	INITRAMFS=$(TEST_INITRAMFS) $(BUN) test --timeout 120000
 
 bench-startup: build

@@ -50,11 +50,25 @@ const rows: Row[] = [];
 for (const comp of comps) {
   const out = `build/bench/initramfs.${comp}`;
   const t0 = performance.now();
-  const b = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--kver", v.kver as string, "--firmware-dir", "build/firmware/root/lib/firmware", "--compress", comp, "--out", out], { stdout: "pipe", stderr: "pipe" });
+  const b = Bun.spawnSync(
+    [process.execPath, "initramfs/build.ts", "--kver", v.kver as string, "--firmware-dir", "build/firmware/root/lib/firmware", "--compress", comp, "--out", out],
+    { stdout: "pipe", stderr: "pipe" },
+  );
   if (b.exitCode !== 0) throw new Error(`initramfs build (${comp}) failed: ${b.stderr.toString()}`);
   const row: Row = { comp, sizeMiB: statSync(out).size / 1048576, buildS: (performance.now() - t0) / 1000, kernel: [], init: [], net: [], last: [], end: [], outcomes: [] };
   for (let i = 0; i < runs; i++) {
-    const r = await runLab(defaultRun({ kernel: v.kernel as string, initrd: out, live: false, memoryMiB: Number(v.memory), firmware: v.firmware as "seabios" | "qboot", fast: Boolean(v.fast), nicModel: v.nic as "virtio" | "e1000", timeoutMs: 180_000 }));
+    const r = await runLab(
+      defaultRun({
+        kernel: v.kernel as string,
+        initrd: out,
+        live: false,
+        memoryMiB: Number(v.memory),
+        firmware: v.firmware as "seabios" | "qboot",
+        fast: Boolean(v.fast),
+        nicModel: v.nic as "virtio" | "e1000",
+        timeoutMs: 180_000,
+      }),
+    );
     const at = (ev: string): number => r.records.find((x) => x.event === ev)?.ms ?? NaN;
     const endLine = r.lines.findLast((l) => /reboot: (Power down|Restarting)/.test(l.text));
     const kernelUptime = endLine ? Number(/\[\s*(\d+\.\d+)\]/.exec(endLine.text)?.[1]) * 1000 : NaN;
@@ -69,11 +83,23 @@ for (const comp of comps) {
 }
 
 const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
-console.log(`QEMU lab boot (TCG, -cpu max, ${v.memory} MiB, ${v.firmware}, ${v.nic}${v.fast ? ", METAL_NET_FAST=1" : ""}), median of ${runs}, seconds since QEMU start; load average ${load}`);
+console.log(
+  `QEMU lab boot (TCG, -cpu max, ${v.memory} MiB, ${v.firmware}, ${v.nic}${v.fast ? ", METAL_NET_FAST=1" : ""}), median of ${runs}, seconds since QEMU start; load average ${load}`,
+);
 console.log(["compress", "size MiB", "build s", "kernel", "/init", "net ready", "last step", "power-off", "outcomes"].map((h) => h.padStart(10)).join(" "));
 for (const r of rows) {
   console.log(
-    [r.comp, r.sizeMiB.toFixed(1), r.buildS.toFixed(1), sec(median(r.kernel)), sec(median(r.init)), sec(median(r.net)), sec(median(r.last)), sec(median(r.end)), r.outcomes.join(",")]
+    [
+      r.comp,
+      r.sizeMiB.toFixed(1),
+      r.buildS.toFixed(1),
+      sec(median(r.kernel)),
+      sec(median(r.init)),
+      sec(median(r.net)),
+      sec(median(r.last)),
+      sec(median(r.end)),
+      r.outcomes.join(","),
+    ]
       .map((c) => String(c).padStart(10))
       .join(" "),
   );

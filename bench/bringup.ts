@@ -46,7 +46,12 @@ type Run = (lab: Lab, ifname: string) => Promise<{ t0: number; t1: number; rssKi
 /** Start-up before link-up, step by step (issue 12 "Start-up cost"), from `net up --json`'s startedAt and startup. */
 const STEPS = ["spawn -> process", "process -> bring-up", "subscribe", "select", "sysctls", "link-up request"] as const;
 
-const FAST_SYSCTLS = (i: string) => [`net.ipv6.conf.${i}.router_solicitation_delay=0`, `net.ipv6.conf.${i}.optimistic_dad=1`, `net.ipv6.conf.${i}.use_optimistic=1`, `net.ipv6.neigh.${i}.retrans_time_ms=100`];
+const FAST_SYSCTLS = (i: string) => [
+  `net.ipv6.conf.${i}.router_solicitation_delay=0`,
+  `net.ipv6.conf.${i}.optimistic_dad=1`,
+  `net.ipv6.conf.${i}.use_optimistic=1`,
+  `net.ipv6.neigh.${i}.retrans_time_ms=100`,
+];
 
 const POLL_SCRIPT = `
 IF=$1
@@ -106,21 +111,33 @@ async function sample(kind: string, run: Run): Promise<Sample> {
 }
 
 /** The agent, with some knobs preset in the namespace first (the per-knob table). */
-const agent = (extra: string[], preset: (i: string) => string[] = () => []): Run => async (lab: Lab, ifname: string) => {
-  for (const s of preset(ifname)) sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
-  const spawned = performance.timeOrigin + performance.now();
-  const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, ...AGENT, "net", "up", "--interfaces", ifname, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json", ...extra], { stdout: "pipe", stderr: "pipe" });
-  if (p.exitCode !== 0) throw new Error(`agent exit ${p.exitCode}: ${p.stderr.toString().slice(-400)}`);
-  const j = JSON.parse(p.stdout.toString()) as { linkUpAt: number; readyAt: number; peakRssKiB?: number; startedAt: number; startup: { entered: number; subscribed: number; selected: number; sysctls: number } };
-  const u = j.startup;
-  // spawn -> process: `ip netns exec` and exec of the binary; process -> bring-up: Bun start, module load, option parsing.
-  const at = [spawned, j.startedAt, u.entered, u.subscribed, u.selected, u.sysctls, j.linkUpAt];
-  const steps = Object.fromEntries(STEPS.map((name, i) => [name, (at[i + 1] ?? NaN) - (at[i] ?? NaN)]));
-  return { t0: j.linkUpAt, t1: j.readyAt, startMs: j.linkUpAt - spawned, steps, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
-};
+const agent =
+  (extra: string[], preset: (i: string) => string[] = () => []): Run =>
+  async (lab: Lab, ifname: string) => {
+    for (const s of preset(ifname)) sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
+    const spawned = performance.timeOrigin + performance.now();
+    const p = Bun.spawnSync(
+      ["ip", "netns", "exec", lab.agentNs, ...AGENT, "net", "up", "--interfaces", ifname, "--timeout", "30s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json", ...extra],
+      { stdout: "pipe", stderr: "pipe" },
+    );
+    if (p.exitCode !== 0) throw new Error(`agent exit ${p.exitCode}: ${p.stderr.toString().slice(-400)}`);
+    const j = JSON.parse(p.stdout.toString()) as {
+      linkUpAt: number;
+      readyAt: number;
+      peakRssKiB?: number;
+      startedAt: number;
+      startup: { entered: number; subscribed: number; selected: number; sysctls: number };
+    };
+    const u = j.startup;
+    // spawn -> process: `ip netns exec` and exec of the binary; process -> bring-up: Bun start, module load, option parsing.
+    const at = [spawned, j.startedAt, u.entered, u.subscribed, u.selected, u.sysctls, j.linkUpAt];
+    const steps = Object.fromEntries(STEPS.map((name, i) => [name, (at[i + 1] ?? NaN) - (at[i] ?? NaN)]));
+    return { t0: j.linkUpAt, t1: j.readyAt, startMs: j.linkUpAt - spawned, steps, ...(j.peakRssKiB !== undefined ? { rssKiB: j.peakRssKiB } : {}) };
+  };
 
 const poll = (fast: boolean) => async (lab: Lab, ifname: string) => {
-  for (const s of [`net.ipv6.conf.${ifname}.accept_ra=1`, `net.ipv6.conf.${ifname}.autoconf=1`, ...(fast ? FAST_SYSCTLS(ifname) : [])]) sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
+  for (const s of [`net.ipv6.conf.${ifname}.accept_ra=1`, `net.ipv6.conf.${ifname}.autoconf=1`, ...(fast ? FAST_SYSCTLS(ifname) : [])])
+    sh("ip", "netns", "exec", lab.agentNs, "sysctl", "-qw", s);
   const out = sh("ip", "netns", "exec", lab.agentNs, "bash", "-c", POLL_SCRIPT, "poll", ifname).trim().split(" ");
   return { t0: Number(out[0]) / 1e6, t1: Number(out[1]) / 1e6 };
 };
@@ -128,7 +145,10 @@ const poll = (fast: boolean) => async (lab: Lab, ifname: string) => {
 const dhcpcd = async (lab: Lab, ifname: string) => {
   // -c /bin/true: no hook scripts (they would rewrite the machine's resolv.conf); -f /dev/null: no config.
   const t0 = Date.now();
-  const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, "dhcpcd", "-6", "-1", "--waitip=6", "-t", "30", "-c", "/bin/true", "-f", "/dev/null", "-B", ifname], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, "dhcpcd", "-6", "-1", "--waitip=6", "-t", "30", "-c", "/bin/true", "-f", "/dev/null", "-B", ifname], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const t1 = Date.now();
   if (p.exitCode !== 0) throw new Error(`dhcpcd exit ${p.exitCode}: ${p.stderr.toString().slice(-300)}`);
   return { t0, t1 };
@@ -181,7 +201,9 @@ for (const [name] of variants) {
   const rss = ss.flatMap((s) => (s.rssKiB === undefined ? [] : [s.rssKiB / 1024]));
   const start = ss.flatMap((s) => (s.startMs === undefined ? [] : [s.startMs]));
   medians.set(name, median(ss.map((s) => s.readyMs)));
-  console.log(`${name.padEnd(36)} ${fmt(ss.map((s) => s.readyMs)).padEnd(24)} ${fmt(over).padEnd(22)} ${(start.length ? fmt(start) : "-").padEnd(20)} ${rss.length ? fmt(rss) : "-"}`);
+  console.log(
+    `${name.padEnd(36)} ${fmt(ss.map((s) => s.readyMs)).padEnd(24)} ${fmt(over).padEnd(22)} ${(start.length ? fmt(start) : "-").padEnd(20)} ${rss.length ? fmt(rss) : "-"}`,
+  );
 }
 console.log(`\nstart-up before link-up, median [min-max] ms per step (agent variants)`);
 console.log(`${"variant".padEnd(36)} ${STEPS.map((n) => n.padEnd(22)).join(" ")}`);
@@ -195,6 +217,8 @@ if (!argv.includes("--knobs") && !only) {
   const DAD_RETRANS_MS = 1000;
   const okPoll = d <= 0.4 * p;
   const okLimit = d <= 1.15 * DAD_RETRANS_MS;
-  console.log(`default / poll = ${(d / p).toFixed(2)} (bar <= 0.40: ${okPoll ? "met" : "MISSED"}); default / one DAD retransmission = ${(d / DAD_RETRANS_MS).toFixed(2)} (bar <= 1.15: ${okLimit ? "met" : "MISSED"})`);
+  console.log(
+    `default / poll = ${(d / p).toFixed(2)} (bar <= 0.40: ${okPoll ? "met" : "MISSED"}); default / one DAD retransmission = ${(d / DAD_RETRANS_MS).toFixed(2)} (bar <= 1.15: ${okLimit ? "met" : "MISSED"})`,
+  );
   if (!okPoll || !okLimit) process.exit(1);
 }

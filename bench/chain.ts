@@ -33,7 +33,12 @@ const VARIANTS = (env.VARIANTS || "iso,lkrn,direct")
   .split(",")
   // direct has no boot server hop, so nothing hands it the stand-ins' URL and CA.
   .filter((v) => !(env.STANDINS === "1" && v === "direct")) as ("iso" | "lkrn" | "direct" | "iso-e1000")[];
-const KERNEL = env.KERNEL || `/boot/${readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().at(-1)}`;
+const KERNEL =
+  env.KERNEL ||
+  `/boot/${readdirSync("/boot")
+    .filter((f) => f.startsWith("vmlinuz-"))
+    .sort()
+    .at(-1)}`;
 const PREFIX = "2001:db8:a::/64";
 const BENCH_UUID = "00000000-6d68-6300-0000-000000000001";
 
@@ -53,8 +58,14 @@ try {
     }
   }
   const part: Partition = {
-    name: "bench", prefix: PREFIX, kernel: KERNEL, initrd, initrdVersion: "bench",
-    metalBootUrl: BOOT_SERVER_URL, cmdline: `console=ttyS0,115200n8 panic=-1 METAL_UUID=${BENCH_UUID} ${env.CMDLINE ?? ""}`.trim(), extraInitrds: [],
+    name: "bench",
+    prefix: PREFIX,
+    kernel: KERNEL,
+    initrd,
+    initrdVersion: "bench",
+    metalBootUrl: BOOT_SERVER_URL,
+    cmdline: `console=ttyS0,115200n8 panic=-1 METAL_UUID=${BENCH_UUID} ${env.CMDLINE ?? ""}`.trim(),
+    extraInitrds: [],
   };
   const kernelMB = statSync(KERNEL).size / 1e6;
   const initrdMB = statSync(initrd).size / 1e6;
@@ -73,7 +84,15 @@ try {
             : { kind: "iso" };
       const nicModel = variant === "iso-e1000" ? "e1000" : "virtio";
       const standins = env.STANDINS === "1" ? { standins: { machines: [{ uuid: BENCH_UUID, partition: "bench" }], allocateAfterMs: 300 } } : {};
-      const lab = new ChainLab({ iso, boot, nicModel, memoryMb: 1024, ...standins, machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }], bootServer: { partitions: [part] } });
+      const lab = new ChainLab({
+        iso,
+        boot,
+        nicModel,
+        memoryMb: 1024,
+        ...standins,
+        machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }],
+        bootServer: { partitions: [part] },
+      });
       try {
         await lab.setUp();
         lab.startMachines();
@@ -113,7 +132,15 @@ try {
     return `${f(v[Math.floor(v.length / 2)] as number)} [${f(v[0] as number)}-${f(v.at(-1) as number)}]`;
   };
   const head = ["phase (ms after QEMU start)", ...VARIANTS];
-  const table = keys.map((key) => [key, ...VARIANTS.map((v) => fmt((rows[v] ?? []).map((r) => r[key]), key.endsWith("MB/s")))]);
+  const table = keys.map((key) => [
+    key,
+    ...VARIANTS.map((v) =>
+      fmt(
+        (rows[v] ?? []).map((r) => r[key]),
+        key.endsWith("MB/s"),
+      ),
+    ),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  ");
   console.log(line(head));

@@ -32,9 +32,26 @@ const tsc = Bun.spawnSync([join(REPO, "node_modules/.bin/tsc"), "--noEmit", "-p"
 if (tsc.exitCode !== 0) throw new Error(`variant typecheck failed: ${tsc.stdout.toString()}${tsc.stderr.toString()}`);
 const commit = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: REPO }).stdout.toString().trim();
 const build = Bun.spawnSync(
-  [join(REPO, "node_modules/.bin/bun"), "build", "--compile", "--minify", "--format=esm", `--compile-executable-path=${join(REPO, "node_modules/@oven/bun-linux-x64-baseline/bin/bun")}`, "--target=bun-linux-x64-baseline",
-    "--define", `METAL_HAMMER_COMMIT="${commit}"`, "--define", 'METAL_HAMMER_TARGET="bun-linux-x64-baseline"', "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig",
-    "src/main.ts", "src/netlink/event-worker.ts", "src/lldp/reader-worker.ts", "--outfile", "dist/metal-hammer"],
+  [
+    join(REPO, "node_modules/.bin/bun"),
+    "build",
+    "--compile",
+    "--minify",
+    "--format=esm",
+    `--compile-executable-path=${join(REPO, "node_modules/@oven/bun-linux-x64-baseline/bin/bun")}`,
+    "--target=bun-linux-x64-baseline",
+    "--define",
+    `METAL_HAMMER_COMMIT="${commit}"`,
+    "--define",
+    'METAL_HAMMER_TARGET="bun-linux-x64-baseline"',
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "src/main.ts",
+    "src/netlink/event-worker.ts",
+    "src/lldp/reader-worker.ts",
+    "--outfile",
+    "dist/metal-hammer",
+  ],
   { cwd: dir, stdout: "pipe", stderr: "pipe" },
 );
 if (build.exitCode !== 0) throw new Error(`variant build failed: ${build.stderr.toString()}`);
@@ -75,7 +92,17 @@ try {
       xs.variant?.push(await timeOnce(variant, argv));
     }
     const f = (k: string, q: number) => quantile(xs[k] ?? [], q).toFixed(1);
-    console.log([name.padEnd(20), f("today", 0).padStart(9), f("today", 0.5).padStart(6), f("today", 0.9).padStart(5), f("variant", 0).padStart(14), f("variant", 0.5).padStart(6), f("variant", 0.9).padStart(5)].join("  "));
+    console.log(
+      [
+        name.padEnd(20),
+        f("today", 0).padStart(9),
+        f("today", 0.5).padStart(6),
+        f("today", 0.9).padStart(5),
+        f("variant", 0).padStart(14),
+        f("variant", 0.5).padStart(6),
+        f("variant", 0.9).padStart(5),
+      ].join("  "),
+    );
   }
 } finally {
   await st.stop();

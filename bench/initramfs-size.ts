@@ -81,17 +81,33 @@ async function timedAsync(argv: string[], out: string): Promise<number> {
 async function pool<T>(jobs: (() => Promise<T>)[], width: number): Promise<T[]> {
   const out: T[] = new Array(jobs.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await (jobs[i] as () => Promise<T>)();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await (jobs[i] as () => Promise<T>)();
+      }
+    }),
+  );
   return out;
 }
 
 function buildCpio(agent: string, out: string): void {
-  const argv = [process.execPath, "initramfs/build.ts", "--agent", agent, "--kver", KVER, "--firmware-dir", v["firmware-dir"] as string, ...(v.tools ? ["--tools", v.tools] : []), "--compress", "none", "--out", out];
+  const argv = [
+    process.execPath,
+    "initramfs/build.ts",
+    "--agent",
+    agent,
+    "--kver",
+    KVER,
+    "--firmware-dir",
+    v["firmware-dir"] as string,
+    ...(v.tools ? ["--tools", v.tools] : []),
+    "--compress",
+    "none",
+    "--out",
+    out,
+  ];
   const b = Bun.spawnSync(argv, { stdout: "pipe", stderr: "pipe" });
   if (b.exitCode !== 0) throw new Error(`initramfs build failed: ${b.stderr.toString()}`);
 }
@@ -169,7 +185,8 @@ interface Row {
   kernelUnpackS: number[];
 }
 const jobs: { name: string; agent: string; input: string; x: Variant }[] = chosen.map((x) => ({ name: x.name, agent: "no bytecode", input: cpio, x }));
-if (v["bytecode-agent"]) for (const x of VARIANTS.filter((y) => y.name === "zstd-22" || y.name === "xz-9")) jobs.push({ name: `${x.name}-bytecode`, agent: "--bytecode", input: bcCpio, x });
+if (v["bytecode-agent"])
+  for (const x of VARIANTS.filter((y) => y.name === "zstd-22" || y.name === "xz-9")) jobs.push({ name: `${x.name}-bytecode`, agent: "--bytecode", input: bcCpio, x });
 const files = new Map<string, string>();
 const rows: Row[] = await pool(
   jobs.map((j) => async (): Promise<Row> => {
@@ -187,7 +204,18 @@ if (!v["no-qemu"]) {
   for (let i = 0; i < Number(v.runs); i++) {
     for (const row of rows) {
       // loglevel=7 after the lab's quiet: the kernel's unpack lines (KERN_INFO) reach the console.
-      const r = await runLab(defaultRun({ kernel: v.kernel as string, initrd: files.get(row.name) as string, live: false, servers: () => [], ra: false, expect: "reboot", timeoutMs: 240_000, extraCmdline: ["METAL_NET_TIMEOUT=not-a-duration", "loglevel=7"] }));
+      const r = await runLab(
+        defaultRun({
+          kernel: v.kernel as string,
+          initrd: files.get(row.name) as string,
+          live: false,
+          servers: () => [],
+          ra: false,
+          expect: "reboot",
+          timeoutMs: 240_000,
+          extraCmdline: ["METAL_NET_TIMEOUT=not-a-duration", "loglevel=7"],
+        }),
+      );
       const first = r.records.find((e) => e.event === "init.options");
       row.initS.push(first ? first.ms / 1000 : NaN);
       const kernelAt = (re: RegExp): number => Number(r.lines.map((l) => re.exec(l.text)?.[1]).find((x) => x !== undefined) ?? NaN);
@@ -202,15 +230,21 @@ const base = rows.find((r) => r.name === "none");
 const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
 console.log(`\ninitramfs ${mib(rawSize)} MiB uncompressed (kernel ${KVER}); load average ${load}; QEMU TCG, median of ${v.runs}\n`);
 if (partRows.length) console.log("| parts | raw MiB | lz4 -9 | zstd -19 | xz -9 --x86 |\n|---|---|---|---|---|\n" + partRows.join("\n"));
-console.log(`\nmodules: ${mib(modRaw)} MiB as shipped; strip --strip-debug ${mib(modDebug)} MiB, --strip-unneeded ${mib(modUnneeded)} MiB (signed modules: any strip drops the signature)`);
+console.log(
+  `\nmodules: ${mib(modRaw)} MiB as shipped; strip --strip-debug ${mib(modDebug)} MiB, --strip-unneeded ${mib(modUnneeded)} MiB (signed modules: any strip drops the signature)`,
+);
 console.log(`libs, tools, busybox: ${(elfRaw / 1e6).toFixed(2)} MB as shipped; strip --strip-unneeded ${(elfUnneeded / 1e6).toFixed(2)} MB\n`);
 const f = (x: number, d = 2): string => (Number.isNaN(x) ? "-" : x.toFixed(d));
-console.log("| compression | agent | size MiB | size MB | compress s | host unpack s | to image at 1 Gbit/s s | at 10 Gbit/s s | kernel unpack (TCG) s | QEMU start -> /init s | unpack vs none s |\n|---|---|---|---|---|---|---|---|---|---|---|");
+console.log(
+  "| compression | agent | size MiB | size MB | compress s | host unpack s | to image at 1 Gbit/s s | at 10 Gbit/s s | kernel unpack (TCG) s | QEMU start -> /init s | unpack vs none s |\n|---|---|---|---|---|---|---|---|---|---|---|",
+);
 for (const r of rows) {
   const init = r.initS.length ? median(r.initS) : NaN;
   const delta = base && base.initS.length && r.initS.length ? init - median(base.initS) : NaN;
   const kernel = r.kernelUnpackS.length ? median(r.kernelUnpackS) : NaN;
-  console.log(`| ${r.name} | ${r.agent} | ${mib(r.size)} | ${mb(r.size)} | ${r.compressS.toFixed(1)} | ${r.hostUnpackS.toFixed(2)} | ${timeToImageS(r.size, r.hostUnpackS, 1).toFixed(2)} | ${timeToImageS(r.size, r.hostUnpackS, 10).toFixed(2)} | ${f(kernel)} | ${f(init)} | ${f(delta)} |`);
+  console.log(
+    `| ${r.name} | ${r.agent} | ${mib(r.size)} | ${mb(r.size)} | ${r.compressS.toFixed(1)} | ${r.hostUnpackS.toFixed(2)} | ${timeToImageS(r.size, r.hostUnpackS, 1).toFixed(2)} | ${timeToImageS(r.size, r.hostUnpackS, 10).toFixed(2)} | ${f(kernel)} | ${f(init)} | ${f(delta)} |`,
+  );
 }
 const same = rows.filter((r) => r.agent === "no bytecode").map((r) => ({ name: r.name, size: r.size, unpackS: r.hostUnpackS }));
 console.log(`\nfastest to the image in memory: at 1 Gbit/s ${fastestAt(same, 1)}, at 10 Gbit/s ${fastestAt(same, 10)} (download + host unpack)`);

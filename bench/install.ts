@@ -21,7 +21,15 @@ import { buildTestImage } from "../lab/images/build.ts";
 import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 
 const { values: v } = parseArgs({
-  options: { "pad-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, target: { type: "string" }, proto: { type: "string", default: "both" }, "run-ours": { type: "string" }, url: { type: "string" }, ca: { type: "string" } },
+  options: {
+    "pad-mib": { type: "string", default: "256" },
+    runs: { type: "string", default: "3" },
+    target: { type: "string" },
+    proto: { type: "string", default: "both" },
+    "run-ours": { type: "string" },
+    url: { type: "string" },
+    ca: { type: "string" },
+  },
 });
 
 if (v["run-ours"]) {
@@ -76,7 +84,13 @@ const ca = makeCa(join(work, "pki"), "bench-ca");
 const cert = makeServerCert(ca, "image-cache", ["127.0.0.1"], []);
 writeFileSync(join(work, "pki/cert.pem"), cert.cert);
 writeFileSync(join(work, "pki/key.pem"), cert.key);
-const servers = protos.map((p) => spawn(process.execPath, [join(import.meta.dir, "../lab/images/server.ts"), join(work, "cache"), ...(p === "https" ? [join(work, "pki/cert.pem"), join(work, "pki/key.pem")] : [])], { stdio: ["ignore", "pipe", "inherit"] }));
+const servers = protos.map((p) =>
+  spawn(
+    process.execPath,
+    [join(import.meta.dir, "../lab/images/server.ts"), join(work, "cache"), ...(p === "https" ? [join(work, "pki/cert.pem"), join(work, "pki/key.pem")] : [])],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  ),
+);
 try {
   const img = buildTestImage(join(work, "cache/bench"), { padMib: Number(v["pad-mib"]) });
   mkdirSync(ram, { recursive: true });
@@ -99,7 +113,11 @@ try {
       "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `${curl} "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
       "download, md5, unpack": async () => {
         const t = fresh();
-        const r = await measure(["sh", "-c", `${curl} -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`]);
+        const r = await measure([
+          "sh",
+          "-c",
+          `${curl} -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`,
+        ]);
         // The image file lived in RAM (tmpfs) for the whole unpack.
         return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024) };
       },
@@ -112,7 +130,9 @@ try {
     for (const [name, rs] of Object.entries(results)) {
       const ms = median(rs.map((r) => r.ms));
       const peak = Math.max(...rs.map((r) => r.peakKiB));
-      console.log(`${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${((img.bytes / 2 ** 20) / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB  ${(curlMs / ms).toFixed(2)}x the curl pipeline`);
+      console.log(
+        `${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(img.bytes / 2 ** 20 / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB  ${(curlMs / ms).toFixed(2)}x the curl pipeline`,
+      );
     }
   }
 } finally {

@@ -31,7 +31,14 @@ async function time<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> 
 const ours = await time(() => collectInventory({ sysRoot: "/sys", procRoot: "/proc" }));
 const siAll = async () => {
   const [cpu, blocks, nics, bios, gpu, mem] = await Promise.all([si.cpu(), si.blockDevices(), si.networkInterfaces(), si.bios(), si.graphics(), si.mem()]);
-  return { cpu: `${cpu.manufacturer} ${cpu.brand} ${cpu.physicalCores}c/${cpu.cores}t`, disks: blocks.filter((b) => b.type === "disk").length, nics: (Array.isArray(nics) ? nics : [nics]).length, bios: bios.vendor || "(none)", gpus: gpu.controllers.length, memory: mem.total };
+  return {
+    cpu: `${cpu.manufacturer} ${cpu.brand} ${cpu.physicalCores}c/${cpu.cores}t`,
+    disks: blocks.filter((b) => b.type === "disk").length,
+    nics: (Array.isArray(nics) ? nics : [nics]).length,
+    bios: bios.vendor || "(none)",
+    gpus: gpu.controllers.length,
+    memory: mem.total,
+  };
 };
 const withTools = await time(siAll);
 const path = process.env.PATH;
@@ -42,7 +49,13 @@ process.env.PATH = path;
 const h = ours.value.hardware;
 console.log(`runs: ${N} (median)`);
 console.log(["source", "ms", "result"].join("\t"));
-console.log(["src/inventory (sysfs+/proc, si.mem)", ours.ms.toFixed(1), `cpu ${h.cpus.map((c) => `${c.vendor} ${c.model} ${c.cores}c/${c.threads}t`).join(",")} disks ${h.disks.length} nics ${h.nics.length} gpus ${h.gpus.length} memory ${h.memory}`].join("\t"));
+console.log(
+  [
+    "src/inventory (sysfs+/proc, si.mem)",
+    ours.ms.toFixed(1),
+    `cpu ${h.cpus.map((c) => `${c.vendor} ${c.model} ${c.cores}c/${c.threads}t`).join(",")} disks ${h.disks.length} nics ${h.nics.length} gpus ${h.gpus.length} memory ${h.memory}`,
+  ].join("\t"),
+);
 console.log(["systeminformation, tools on PATH", withTools.ms.toFixed(1), JSON.stringify(withTools.value)].join("\t"));
 console.log(["systeminformation, PATH empty", noTools.ms.toFixed(1), JSON.stringify(noTools.value)].join("\t"));
 

@@ -16,7 +16,9 @@ for (let i = 0; i < args.length; i++) {
   else bin = args[i] as string;
 }
 if (config === "") {
-  const configs = readdirSync("/boot").filter((f) => f.startsWith("config-")).sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const configs = readdirSync("/boot")
+    .filter((f) => f.startsWith("config-"))
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   if (configs.length === 0) throw new Error("no /boot/config-*: give --config");
   config = `/boot/${configs.at(-1)}`;
 }

@@ -70,10 +70,27 @@ function workload(log: { info: (f: HandFields, m?: string) => void; warn: (f: Ha
   for (let i = 0; i < n; i++) {
     switch (i % 3) {
       case 0:
-        log.warn({ event: "http.retry", what: "metal-boot config", url: "https://[2001:db8::10]/config/4c4c4544-0042-4b10-8031-b7c04f4e3432", attempt: i, attempts: 8, delayMs: 441, reason: "ECONNREFUSED" }, `metal-boot config: attempt ${i}/8 failed (ECONNREFUSED); next attempt in 441 ms`);
+        log.warn(
+          {
+            event: "http.retry",
+            what: "metal-boot config",
+            url: "https://[2001:db8::10]/config/4c4c4544-0042-4b10-8031-b7c04f4e3432",
+            attempt: i,
+            attempts: 8,
+            delayMs: 441,
+            reason: "ECONNREFUSED",
+          },
+          `metal-boot config: attempt ${i}/8 failed (ECONNREFUSED); next attempt in 441 ms`,
+        );
         break;
       case 1:
-        log.debug({ event: "net.dad.done", ifname: "eth0", address: "2001:db8:0:1:5054:ff:fe12:3456", flags: ["permanent", "managetempaddr"], lifetimes: { valid: 2592000, preferred: 604800 } });
+        log.debug({
+          event: "net.dad.done",
+          ifname: "eth0",
+          address: "2001:db8:0:1:5054:ff:fe12:3456",
+          flags: ["permanent", "managetempaddr"],
+          lifetimes: { valid: 2592000, preferred: 604800 },
+        });
         break;
       default:
         log.info({ event: "provision.event", err, machine: "4c4c4544-0042-4b10-8031-b7c04f4e3432" }, "event sent");
@@ -152,7 +169,9 @@ async function parent(n: number, rounds: number): Promise<void> {
   const base = median(baseline.map((x) => x.rss));
   const baseLoaded = median(baseline.map((x) => x.rssLoaded));
   console.log(`bun ${Bun.version}, ${n} lines per child, ${rounds} rounds, medians`);
-  console.log(["variant".padEnd(18), "format", "lines/s".padStart(9), "B/line", "loaded: RSS MiB (over baseline)", "after the lines: RSS MiB (over baseline)", "max RSS MiB"].join("  "));
+  console.log(
+    ["variant".padEnd(18), "format", "lines/s".padStart(9), "B/line", "loaded: RSS MiB (over baseline)", "after the lines: RSS MiB (over baseline)", "max RSS MiB"].join("  "),
+  );
   for (const [key, rs] of results) {
     const [variant, format] = key.split(" ") as [Variant, Format];
     const name = variant === "none" ? "(no logger)" : variant === "pino" ? "pino (agent)" : "hand (04b5d59)";
@@ -160,7 +179,19 @@ async function parent(n: number, rounds: number): Promise<void> {
     const rss = median(rs.map((x) => x.rss));
     const loaded = median(rs.map((x) => x.rssLoaded));
     const over = (v: number, b: number) => (variant === "none" ? mb(v) : `${mb(v)} (${v >= b ? "+" : "-"}${mb(Math.abs(v - b))})`);
-    console.log([name.padEnd(18), format.padEnd(6), rate.padStart(9), median(rs.map((x) => x.bytesPerLine)).toFixed(0).padStart(6), over(loaded, baseLoaded).padStart(31), over(rss, base).padStart(40), mb(median(rs.map((x) => x.maxRss))).padStart(11)].join("  "));
+    console.log(
+      [
+        name.padEnd(18),
+        format.padEnd(6),
+        rate.padStart(9),
+        median(rs.map((x) => x.bytesPerLine))
+          .toFixed(0)
+          .padStart(6),
+        over(loaded, baseLoaded).padStart(31),
+        over(rss, base).padStart(40),
+        mb(median(rs.map((x) => x.maxRss))).padStart(11),
+      ].join("  "),
+    );
   }
 }
 

@@ -21,7 +21,14 @@ import { silentLogger } from "../src/log/logger.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 import { bootVm, guestScript, markers, type GuestDisk } from "../test/e2e/disks-seed.ts";
 
-const { values: v } = parseArgs({ options: { "size-mib": { type: "string", default: "256" }, runs: { type: "string", default: "3" }, timeout: { type: "string", default: "300" }, qemu: { type: "boolean", default: false } } });
+const { values: v } = parseArgs({
+  options: {
+    "size-mib": { type: "string", default: "256" },
+    runs: { type: "string", default: "3" },
+    timeout: { type: "string", default: "300" },
+    qemu: { type: "boolean", default: false },
+  },
+});
 const sizeMiB = Number(v["size-mib"]);
 const runs = Number(v.runs);
 const timeoutMs = Number(v.timeout) * 1000;
@@ -69,7 +76,11 @@ function seed(dev: string): void {
 }
 
 type Way = { readonly name: string; readonly run: (d: DiskFacts) => Promise<void>; readonly zeroes: boolean };
-const ours = (m: WipeMethod, name: string): Way => ({ name, run: (d) => runMethod({ mode: "fast", io, log, partitions: async () => [] }, d, m, timeoutMs), zeroes: m.kind !== "discard" });
+const ours = (m: WipeMethod, name: string): Way => ({
+  name,
+  run: (d) => runMethod({ mode: "fast", io, log, partitions: async () => [] }, d, m, timeoutMs),
+  zeroes: m.kind !== "discard",
+});
 const tool = async (argv: string[]) => {
   const r = await io.run(argv, { timeoutMs });
   if (r.code !== 0) throw new Error(`${argv.join(" ")} exited ${r.code}${r.timedOut ? " (bound reached)" : ""}: ${r.stderr.trim()}`);
@@ -79,8 +90,19 @@ const WAYS: Way[] = [
   ours({ kind: "discard", secure: false }, "agent: blkdiscard"),
   ours({ kind: "zeroout" }, "agent: blkdiscard --zeroout"),
   ours({ kind: "overwrite" }, "agent: overwrite (4 MiB writes, METAL_WIPE=overwrite)"),
-  { name: "metal-hammer: mkfs.ext4 -E discard + dd 1 MiB", run: async (d) => { await tool(["mkfs.ext4", "-q", "-F", "-E", "discard", d.path]); await tool(["dd", "status=none", "if=/dev/zero", `of=${d.path}`, "bs=1M", "count=1", "conv=fsync"]); }, zeroes: false },
-  { name: "metal-hammer: dd bs=10240 (hard disks)", run: (d) => tool(["dd", "status=none", "if=/dev/zero", `of=${d.path}`, "bs=10240", `count=${Math.floor(d.sizeBytes / 10240)}`, "conv=fsync"]), zeroes: true },
+  {
+    name: "metal-hammer: mkfs.ext4 -E discard + dd 1 MiB",
+    run: async (d) => {
+      await tool(["mkfs.ext4", "-q", "-F", "-E", "discard", d.path]);
+      await tool(["dd", "status=none", "if=/dev/zero", `of=${d.path}`, "bs=1M", "count=1", "conv=fsync"]);
+    },
+    zeroes: false,
+  },
+  {
+    name: "metal-hammer: dd bs=10240 (hard disks)",
+    run: (d) => tool(["dd", "status=none", "if=/dev/zero", `of=${d.path}`, "bs=10240", `count=${Math.floor(d.sizeBytes / 10240)}`, "conv=fsync"]),
+    zeroes: true,
+  },
 ];
 
 if (v.qemu) {
@@ -112,7 +134,9 @@ try {
       if (problems.length > 0) verdict = `no: ${problems[0]}`;
     }
     const med = median(times);
-    const row = times.length ? [`${(med / 1000).toFixed(2)} s`, `${(Math.min(...times) / 1000).toFixed(2)}..${(Math.max(...times) / 1000).toFixed(2)} s`, (sizeMiB / (med / 1000)).toFixed(0)] : ["-", "-", "-"];
+    const row = times.length
+      ? [`${(med / 1000).toFixed(2)} s`, `${(Math.min(...times) / 1000).toFixed(2)}..${(Math.max(...times) / 1000).toFixed(2)} s`, (sizeMiB / (med / 1000)).toFixed(0)]
+      : ["-", "-", "-"];
     process.stdout.write(`| ${w.name} | ${row.join(" | ")} | ${verdict} |\n`);
   }
 } finally {
@@ -133,7 +157,12 @@ async function benchQemu(): Promise<void> {
   try {
     for (const d of disks) sh(["truncate", "-s", String(bytes), d.file]);
     const names = ["vda", "vdb", "vdc", "vdd", "nvme0n1"];
-    const seedCmd = names.map((n) => `sgdisk -n 1:0:+32M -t 1:fd00 -n 2:0:0 /dev/${n} >/dev/null && blockdev --rereadpt /dev/${n} && sleep 0.2 && mkfs.ext4 -q -F /dev/${n}${n.startsWith("nvme") ? "p" : ""}2`).join(" && ");
+    const seedCmd = names
+      .map(
+        (n) =>
+          `sgdisk -n 1:0:+32M -t 1:fd00 -n 2:0:0 /dev/${n} >/dev/null && blockdev --rereadpt /dev/${n} && sleep 0.2 && mkfs.ext4 -q -F /dev/${n}${n.startsWith("nvme") ? "p" : ""}2`,
+      )
+      .join(" && ");
     const wipe = (n: string, mode: string) => ({ name: `${n}-${mode}`, argv: `metal-hammer disk wipe --yes --json --mode ${mode} --disks ${n}` });
     const run = await bootVm({
       name: "bench",
@@ -153,12 +182,21 @@ async function benchQemu(): Promise<void> {
     });
     const m = markers(run.lines);
     process.stdout.write(`wipe bench in QEMU (TCG, lab kernel ${LAB_KERNEL}): ${sizeMiB} MiB disks\n\n| disk | method (tried before) | time | MiB/s |\n|---|---|---|---|\n`);
-    for (const [n, what] of [["vda", "virtio, discard ignored by QEMU"], ["vdb", "virtio, discard unmapped"], ["nvme0n1", "QEMU NVMe"], ["vdc", "virtio without discard, METAL_WIPE=overwrite"]] as const) {
+    for (const [n, what] of [
+      ["vda", "virtio, discard ignored by QEMU"],
+      ["vdb", "virtio, discard unmapped"],
+      ["nvme0n1", "QEMU NVMe"],
+      ["vdc", "virtio without discard, METAL_WIPE=overwrite"],
+    ] as const) {
       const mode = n === "vdc" ? "overwrite" : "fast";
-      const r = JSON.parse(m.get(`${n}-${mode}`)?.text || "{}") as { disks?: { method: string; durationMs: number; attempts: { method: string; ok: boolean; durationMs: number }[] }[] };
+      const r = JSON.parse(m.get(`${n}-${mode}`)?.text || "{}") as {
+        disks?: { method: string; durationMs: number; attempts: { method: string; ok: boolean; durationMs: number }[] }[];
+      };
       const d = r.disks?.[0];
       const failed = (d?.attempts ?? []).filter((a) => !a.ok).map((a) => `${a.method} ${(a.durationMs / 1000).toFixed(2)} s`);
-      process.stdout.write(`| ${n} (${what}) | ${d?.method ?? "?"}${failed.length ? ` (after ${failed.join(", ")})` : ""} | ${d ? (d.durationMs / 1000).toFixed(2) : "?"} s | ${d ? (sizeMiB / (d.durationMs / 1000)).toFixed(0) : "?"} |\n`);
+      process.stdout.write(
+        `| ${n} (${what}) | ${d?.method ?? "?"}${failed.length ? ` (after ${failed.join(", ")})` : ""} | ${d ? (d.durationMs / 1000).toFixed(2) : "?"} s | ${d ? (sizeMiB / (d.durationMs / 1000)).toFixed(0) : "?"} |\n`,
+      );
     }
     const real = /real\s+(\d+)m\s*([\d.]+)s/.exec(m.get("dd")?.text ?? "");
     const ddS = real ? Number(real[1]) * 60 + Number(real[2]) : NaN;

@@ -132,7 +132,10 @@ interface ModuleItems {
 }
 
 async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
-  const text = (p: string, what: string): Promise<string> => Bun.file(p).text().catch(() => fail(`cannot read the ${what} ${p}`));
+  const text = (p: string, what: string): Promise<string> =>
+    Bun.file(p)
+      .text()
+      .catch(() => fail(`cannot read the ${what} ${p}`));
   const fragmentPath = opt.fragment as string;
   const fromFragment = parseFragment(await text(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
   const bootPath = opt["boot-list"] as string;
@@ -142,10 +145,23 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
   const wanted = [...new Set([...fromFragment, ...boot, ...extra])];
 
   const dep = parseModulesDep(await text(`${modDir}/modules.dep`, "modules.dep"));
-  const builtin = parseModulesBuiltin(await Bun.file(`${modDir}/modules.builtin`).text().catch(() => ""));
+  const builtin = parseModulesBuiltin(
+    await Bun.file(`${modDir}/modules.builtin`)
+      .text()
+      .catch(() => ""),
+  );
   const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
   // Pre-softdeps (ext4 -> a crc32c implementation) are shipped too, until no module adds another.
-  const soft = resolveSoftdeps(parseModulesSoftdep(await Bun.file(`${modDir}/modules.softdep`).text().catch(() => ""), `${modDir}/modules.softdep`), aliases, new Set(dep.keys()));
+  const soft = resolveSoftdeps(
+    parseModulesSoftdep(
+      await Bun.file(`${modDir}/modules.softdep`)
+        .text()
+        .catch(() => ""),
+      `${modDir}/modules.softdep`,
+    ),
+    aliases,
+    new Set(dep.keys()),
+  );
   let plan = planModuleLoad(dep, wanted, builtin);
   for (;;) {
     const have = new Set(plan.load.map((m) => m.name));
@@ -161,7 +177,13 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
   const missing = new Set<string>();
   for (const m of plan.load) {
     const src = `${modDir}/${m.path}`;
-    const data = m.path.endsWith(".xz") ? run(["xz", "-dc", src]) : m.path.endsWith(".zst") ? run(["zstd", "-dcq", src]) : m.path.endsWith(".gz") ? run(["gzip", "-dc", src]) : undefined;
+    const data = m.path.endsWith(".xz")
+      ? run(["xz", "-dc", src])
+      : m.path.endsWith(".zst")
+        ? run(["zstd", "-dcq", src])
+        : m.path.endsWith(".gz")
+          ? run(["gzip", "-dc", src])
+          : undefined;
     const path = `lib/modules/${kver}/${plainModulePath(m.path)}`;
     items.push(data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules"));
     const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", src]).toString());
@@ -209,7 +231,14 @@ async function main(): Promise<void> {
   items.push(hostFile("etc/ssl/certs/ca-certificates.crt", opt.ca as string, 0o644, "ca"));
 
   // Host tools (--tools): each at its own path, with the libraries it loads.
-  const tools = opt.tools ? parseToolList(await Bun.file(opt.tools).text().catch(() => fail(`cannot read the tool list ${opt.tools}`)), opt.tools) : [];
+  const tools = opt.tools
+    ? parseToolList(
+        await Bun.file(opt.tools)
+          .text()
+          .catch(() => fail(`cannot read the tool list ${opt.tools}`)),
+        opt.tools,
+      )
+    : [];
   for (const t of tools) {
     const st = lstatSync(t, { throwIfNoEntry: false }) ?? fail(`${opt.tools}: ${t} does not exist on the build host (install its Debian package: make deps)`);
     // A symlink stays a symlink (mkfs.ext4 -> mke2fs: its target is listed too); a file that is not ELF (mke2fs.conf) is copied as it is.
@@ -234,7 +263,12 @@ async function main(): Promise<void> {
   // PCI names for the inventory (GPU and NIC vendor/model as operators write them): only the devices the
   // kernel's display and network drivers bind (initramfs/lib/pci-subset.ts), from Debian's pci.ids.
   const pciIdsPath = opt["pci-ids"] as string;
-  const pciIds = parsePciIds(await Bun.file(pciIdsPath).text().catch(() => fail(`cannot read ${pciIdsPath} (Debian package pci.ids: make deps)`)), pciIdsPath);
+  const pciIds = parsePciIds(
+    await Bun.file(pciIdsPath)
+      .text()
+      .catch(() => fail(`cannot read ${pciIdsPath} (Debian package pci.ids: make deps)`)),
+    pciIdsPath,
+  );
   const modPaths = new Map([...parseModulesDep(await Bun.file(`${modDir}/modules.dep`).text()).values()].map((m) => [m.name, m.path]));
   const keep = displayAndNetworkDevices(parseModulesAlias(await Bun.file(`${modDir}/modules.alias`).text(), `${modDir}/modules.alias`), modPaths);
   items.push(bytesItem(PCI_IDS_PATH.slice(1), new TextEncoder().encode(renderPciIds(pciIds, keeps(keep))), "pci-ids"));
@@ -262,19 +296,34 @@ async function main(): Promise<void> {
   rmSync(raw);
   renameSync(`${out}.tmp`, out);
 
-  const sha = createHash("sha256").update(await bytesOf(out)).digest("hex");
+  const sha = createHash("sha256")
+    .update(await bytesOf(out))
+    .digest("hex");
   const manifest = image.entries
     .map((e) => {
-      const kind = e.kind === "symlink" ? `l 0777 ${e.path} -> ${e.target}` : e.kind === "file" ? `f ${e.mode.toString(8).padStart(4, "0")} ${e.path} ${e.size}` : e.kind === "dir" ? `d ${e.mode.toString(8).padStart(4, "0")} ${e.path}` : `c ${e.mode.toString(8).padStart(4, "0")} ${e.path} ${e.major}:${e.minor}`;
+      const kind =
+        e.kind === "symlink"
+          ? `l 0777 ${e.path} -> ${e.target}`
+          : e.kind === "file"
+            ? `f ${e.mode.toString(8).padStart(4, "0")} ${e.path} ${e.size}`
+            : e.kind === "dir"
+              ? `d ${e.mode.toString(8).padStart(4, "0")} ${e.path}`
+              : `c ${e.mode.toString(8).padStart(4, "0")} ${e.path} ${e.major}:${e.minor}`;
       return `${kind}  [${image.groups.get(e.path)}]`;
     })
     .join("\n");
-  await Bun.write(`${out}.manifest`, `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifest}\n`);
+  await Bun.write(
+    `${out}.manifest`,
+    `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifest}\n`,
+  );
 
   const groups = sizeByGroup(items);
   const lines = [
     `initramfs ${out}`,
-    ...[...groups.entries()].filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([g, n]) => `  ${g.padEnd(10)} ${mib(n).padStart(10)}`),
+    ...[...groups.entries()]
+      .filter(([, n]) => n > 0)
+      .sort((a, b) => b[1] - a[1])
+      .map(([g, n]) => `  ${g.padEnd(10)} ${mib(n).padStart(10)}`),
     `  ${"cpio".padEnd(10)} ${mib(rawSize).padStart(10)}  (${image.entries.length} entries)`,
     `  ${compression.padEnd(10)} ${mib(sizeOf(out)).padStart(10)}  sha256 ${sha.slice(0, 16)} (level ${level})`,
     `  modules    ${mods.load.length} (${mods.builtin.length} built in: ${mods.builtin.join(" ") || "none"})`,

@@ -17,7 +17,10 @@ export function splitLines(pending: string, chunk: string): { lines: string[]; r
 
 /** Drops carriage returns and terminal escape sequences (SeaBIOS clears the screen). */
 export function cleanLine(s: string): string {
-  return s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\x1bc/g, "").replace(/[\r\x00-\x08\x0b-\x1f]/g, "");
+  return s
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "")
+    .replace(/\x1bc/g, "")
+    .replace(/[\r\x00-\x08\x0b-\x1f]/g, "");
 }
 
 export const stamp = (ms: number): string => `[${(ms / 1000).toFixed(3).padStart(8)}]`;

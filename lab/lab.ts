@@ -14,7 +14,21 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
-import { labNames, qemuArgv, radvdConf, segmentPrefix, switchName, SERVICE_ADDR, DNS_ADDR, NTP_ADDR, LAB_UUID, SWITCH_OSES, type LabNames, type LabOptions, type LabSwitchOs } from "./plan.ts";
+import {
+  labNames,
+  qemuArgv,
+  radvdConf,
+  segmentPrefix,
+  switchName,
+  SERVICE_ADDR,
+  DNS_ADDR,
+  NTP_ADDR,
+  LAB_UUID,
+  SWITCH_OSES,
+  type LabNames,
+  type LabOptions,
+  type LabSwitchOs,
+} from "./plan.ts";
 import { startLabNtp } from "./ntp.ts";
 import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
 import { overlayCpio } from "./overlay.ts";
@@ -63,7 +77,11 @@ export interface LabResult {
 }
 
 export function defaultRun(over: Partial<LabRun> = {}): LabRun {
-  const id = over.id ?? Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, "0");
+  const id =
+    over.id ??
+    Math.floor(Math.random() * 0xffffff)
+      .toString(16)
+      .padStart(6, "0");
   return {
     id,
     nics: 2,
@@ -182,14 +200,18 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       });
       cleanups.push(() => stop(radvd.pid));
       say(`waiting up to 5 s for radvd (PID ${radvd.pid}) to write its pid file`);
-      await waitFor(() => {
-        if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}: ${readFileSync(`${dir}/radvd.log`, "utf8").trim()}`);
-        try {
-          return readFileSync(`${dir}/radvd.pid`, "utf8").trim() !== "";
-        } catch {
-          return false;
-        }
-      }, 5000, "radvd's pid file");
+      await waitFor(
+        () => {
+          if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}: ${readFileSync(`${dir}/radvd.log`, "utf8").trim()}`);
+          try {
+            return readFileSync(`${dir}/radvd.pid`, "utf8").trim() !== "";
+          } catch {
+            return false;
+          }
+        },
+        5000,
+        "radvd's pid file",
+      );
     } else say("no radvd: no router advertisements on the segment");
 
     let switchTable: string | undefined;
@@ -227,7 +249,14 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       return p;
     });
     say(`chronyd (PID ${ntp.pid}) serves NTP on [${NTP_ADDR}]:123`);
-    const servers = run.servers({ addr: SERVICE_ADDR, dir, allocate: run.allocate, switches: run.lldp ? names.taps.length : 0, ntp: NTP_ADDR, ...(switchTable ? { switchTable } : {}) });
+    const servers = run.servers({
+      addr: SERVICE_ADDR,
+      dir,
+      allocate: run.allocate,
+      switches: run.lldp ? names.taps.length : 0,
+      ntp: NTP_ADDR,
+      ...(switchTable ? { switchTable } : {}),
+    });
     const guestFiles: GuestFile[] = [];
     const serverCmdline: string[] = [];
     for (const srv of servers) {
@@ -235,14 +264,18 @@ export async function runLab(run: LabRun): Promise<LabResult> {
       const p = Bun.spawn(inNs(srv.argv), { stdout: Bun.file(log), stderr: "inherit" });
       cleanups.push(() => stop(p.pid));
       say(`waiting up to 20 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
-      await waitFor(() => {
-        if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
-        try {
-          return listeningPorts(readFileSync(`/proc/${p.pid}/net/tcp6`, "utf8")).has(srv.port);
-        } catch {
-          return false;
-        }
-      }, 20_000, `${srv.name} listening on ${srv.port}`);
+      await waitFor(
+        () => {
+          if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
+          try {
+            return listeningPorts(readFileSync(`/proc/${p.pid}/net/tcp6`, "utf8")).has(srv.port);
+          } catch {
+            return false;
+          }
+        },
+        20_000,
+        `${srv.name} listening on ${srv.port}`,
+      );
       const g = srv.guest?.();
       if (g) {
         guestFiles.push(...g.files);
@@ -322,12 +355,31 @@ export async function runLab(run: LabRun): Promise<LabResult> {
         })
         .join("");
     }
-    const connections = switchTable ? connectionsLine(existsSync(`${dir}/standins/connections.json`) ? readFileSync(`${dir}/standins/connections.json`, "utf8") : undefined, LAB_UUID) : undefined;
+    const connections = switchTable
+      ? connectionsLine(existsSync(`${dir}/standins/connections.json`) ? readFileSync(`${dir}/standins/connections.json`, "utf8") : undefined, LAB_UUID)
+      : undefined;
     if (switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
-    const result: LabResult = { outcome, exitCode: labExitCode(outcome, run.expect), names, dir, lines, records: records(lines), serverLogs, qemuExit, qemuEndMs, durationMs, ...(connections ? { connections } : {}) };
-    writeFileSync(`${dir}/result.json`, JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n");
+    const result: LabResult = {
+      outcome,
+      exitCode: labExitCode(outcome, run.expect),
+      names,
+      dir,
+      lines,
+      records: records(lines),
+      serverLogs,
+      qemuExit,
+      qemuEndMs,
+      durationMs,
+      ...(connections ? { connections } : {}),
+    };
+    writeFileSync(
+      `${dir}/result.json`,
+      JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n",
+    );
     for (const l of clockSummary(result.records)) say(l);
-    say(`ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`);
+    say(
+      `ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`,
+    );
     return result;
   } finally {
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});

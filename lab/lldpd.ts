@@ -40,14 +40,27 @@ export async function startSwitches(
     return { s, p: spawn(lldpdArgv(s.tap, dir), `lldpd-${s.hostname}`) };
   });
   for (const { s, p } of procs) {
-    await waitFor(() => {
-      if (p.exitCode !== null) throw new Error(`lldpd ${s.hostname} on ${s.tap} exited ${p.exitCode}`);
-      const r = Bun.spawnSync(nsExec(["lldpcli", "-u", `${dir}/lldpd-${s.tap}.sock`, "show", "configuration"]), { stdout: "pipe", stderr: "pipe" });
-      return r.exitCode === 0 && r.stdout.toString().includes(s.hostname);
-    }, timeoutMs, `lldpd ${s.hostname} on ${s.tap} to be configured`, 100);
+    await waitFor(
+      () => {
+        if (p.exitCode !== null) throw new Error(`lldpd ${s.hostname} on ${s.tap} exited ${p.exitCode}`);
+        const r = Bun.spawnSync(nsExec(["lldpcli", "-u", `${dir}/lldpd-${s.tap}.sock`, "show", "configuration"]), { stdout: "pipe", stderr: "pipe" });
+        return r.exitCode === 0 && r.stdout.toString().includes(s.hostname);
+      },
+      timeoutMs,
+      `lldpd ${s.hostname} on ${s.tap} to be configured`,
+      100,
+    );
     // The conf's lines are applied one by one: the port's own line is the last to show.
     const want = switchPort(s.os ?? "sonic", s.port).alias ?? switchPort(s.os ?? "sonic", s.port).name;
-    await waitFor(() => Bun.spawnSync(nsExec(["lldpcli", "-u", `${dir}/lldpd-${s.tap}.sock`, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" }).stdout.toString().includes(want), timeoutMs, `lldpd ${s.hostname} on ${s.tap} to announce ${want}`, 100);
+    await waitFor(
+      () =>
+        Bun.spawnSync(nsExec(["lldpcli", "-u", `${dir}/lldpd-${s.tap}.sock`, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" })
+          .stdout.toString()
+          .includes(want),
+      timeoutMs,
+      `lldpd ${s.hostname} on ${s.tap} to announce ${want}`,
+      100,
+    );
   }
 }
 
@@ -81,6 +94,7 @@ export function connectionsLine(connectionsJson: string | undefined, uuid: strin
   if (connectionsJson === undefined) return undefined;
   const c = (JSON.parse(connectionsJson) as Record<string, { switch: string; port: string }[]>)[uuid];
   if (c === undefined) return undefined;
-  if (c.length === 0) return "connected: nothing (no neighbour's identifier matches a port the switches registered; the apiserver registers the machine without switch connections)";
+  if (c.length === 0)
+    return "connected: nothing (no neighbour's identifier matches a port the switches registered; the apiserver registers the machine without switch connections)";
   return `connected: ${c.map((x) => `${x.switch} ${x.port}`).join(", ")}`;
 }

@@ -80,14 +80,18 @@ export async function startLabNtp(addr: string, dir: string, spawn: (argv: strin
   const conf = join(dir, "chrony.conf");
   writeFileSync(conf, chronyConf(addr, dir), { mode: 0o600 });
   const p = spawn(chronyArgv(conf));
-  await waitFor(() => {
-    if (p.exitCode !== null) throw new Error(`chronyd exited ${p.exitCode} before binding [${addr}]:${NTP_PORT}: ${p.text?.().trim() || readLog(dir)}`);
-    try {
-      return boundUdpPorts(readFileSync(`/proc/${p.pid}/net/udp6`, "utf8"), addr).has(NTP_PORT);
-    } catch {
-      return false;
-    }
-  }, 10_000, `chronyd (PID ${p.pid}) bound to [${addr}]:${NTP_PORT}`);
+  await waitFor(
+    () => {
+      if (p.exitCode !== null) throw new Error(`chronyd exited ${p.exitCode} before binding [${addr}]:${NTP_PORT}: ${p.text?.().trim() || readLog(dir)}`);
+      try {
+        return boundUdpPorts(readFileSync(`/proc/${p.pid}/net/udp6`, "utf8"), addr).has(NTP_PORT);
+      } catch {
+        return false;
+      }
+    },
+    10_000,
+    `chronyd (PID ${p.pid}) bound to [${addr}]:${NTP_PORT}`,
+  );
   return p;
 }
 

@@ -29,8 +29,5 @@ export function ovmfArgs(dir: string, vm: string): string[] {
   if (missing) throw new Error(`UEFI firmware: ${missing}`);
   const vars = join(dir, `${vm}-OVMF_VARS.fd`);
   if (!existsSync(vars)) copyFileSync(OVMF_VARS, vars);
-  return [
-    "-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`,
-    "-drive", `if=pflash,format=raw,unit=1,file=${vars}`,
-  ];
+  return ["-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`, "-drive", `if=pflash,format=raw,unit=1,file=${vars}`];
 }

@@ -15,7 +15,9 @@ const server = Bun.serve({
   port: Number(values.port),
   fetch(req, srv) {
     const ip = srv.requestIP(req);
-    process.stdout.write(JSON.stringify({ time: new Date().toISOString(), server: values.name, method: req.method, path: new URL(req.url).pathname, from: ip?.address ?? null }) + "\n");
+    process.stdout.write(
+      JSON.stringify({ time: new Date().toISOString(), server: values.name, method: req.method, path: new URL(req.url).pathname, from: ip?.address ?? null }) + "\n",
+    );
     return new Response("placeholder: the metal-boot stand-in is not built yet\n", { status: 503 });
   },
 });

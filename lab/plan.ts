@@ -3,6 +3,7 @@
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
+import { qemuMachineArgv } from "./qemu.ts";
 export type NicModel = "virtio" | "e1000";
 
 export interface LabOptions {
@@ -103,22 +104,20 @@ export function guestCmdline(o: LabOptions): string {
 
 export function qemuArgv(o: LabOptions, names: LabNames): string[] {
   const nicArgs = names.taps.flatMap((tap, i) => [
-    "-netdev", `tap,id=n${i},ifname=${tap},script=no,downscript=no`,
-    "-device", `${o.nicModel === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${guestMac(i)},romfile=`,
+    "-netdev",
+    `tap,id=n${i},ifname=${tap},script=no,downscript=no`,
+    "-device",
+    `${o.nicModel === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${guestMac(i)},romfile=`,
   ]);
   return [
-    "qemu-system-x86_64",
-    "-M", "q35",
-    "-cpu", "max",
-    "-smp", "1",
-    "-m", String(o.memoryMiB),
+    ...qemuMachineArgv(o.memoryMiB),
     ...(o.firmware === "qboot" ? ["-bios", QBOOT_ROM] : []),
-    "-nodefaults", "-no-user-config", "-display", "none",
-    "-no-reboot",
-    "-serial", "stdio",
-    "-kernel", o.kernel,
-    "-initrd", o.initrd,
-    "-append", guestCmdline(o),
+    "-kernel",
+    o.kernel,
+    "-initrd",
+    o.initrd,
+    "-append",
+    guestCmdline(o),
     ...nicArgs,
     ...(o.extraQemu ?? []),
   ];

@@ -52,12 +52,18 @@ export function standinServers(env: LabServerEnv): LabServer[] {
     {
       name: "standins",
       argv: [
-        BUN, `${import.meta.dir}/standins/main.ts`,
-        "--listen", `[${env.addr}]:${METAL_BOOT_PORT}`,
-        "--state-dir", state,
-        "--machine", `${LAB_UUID},lab`,
-        "--name", METAL_BOOT_NAME,
-        "--dns", `[${DNS_ADDR}]:53`,
+        BUN,
+        `${import.meta.dir}/standins/main.ts`,
+        "--listen",
+        `[${env.addr}]:${METAL_BOOT_PORT}`,
+        "--state-dir",
+        state,
+        "--machine",
+        `${LAB_UUID},lab`,
+        "--name",
+        METAL_BOOT_NAME,
+        "--dns",
+        `[${DNS_ADDR}]:53`,
         // The lab's operator: allocate the machine shortly after it registers (ALLOCATE=0: never).
         ...(env.allocate ? ["--allocate-after", "300"] : []),
         // The real Register needs neighbours on exactly two switches (switch.go); a lab run
@@ -76,7 +82,6 @@ export function standinServers(env: LabServerEnv): LabServer[] {
     },
   ];
 }
-
 
 /** PLACEHOLDER server: answers 503 and logs requests; for runs that need no real servers. */
 export function placeholderServers(env: LabServerEnv): LabServer[] {

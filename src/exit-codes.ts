@@ -14,7 +14,11 @@ export const EXIT_CODES = {
   netlink: { exit: 13, meaning: "rtnetlink or sysctl operation failed" },
   no_carrier: { exit: 14, meaning: "no selected interface has carrier" },
   dns_write: { exit: 15, meaning: "DNS is required (--need-dns, or a metal-boot URL with a host name) but resolv.conf could not be written" },
-  metal_boot: { exit: 20, meaning: "no config/token from metal-boot (it answered 404 or another 4xx: it serves /config/<uuid> for any machine, so check METAL_BOOT_URL), or no machine UUID (neither product_uuid nor product_serial holds one)" },
+  metal_boot: {
+    exit: 20,
+    meaning:
+      "no config/token from metal-boot (it answered 404 or another 4xx: it serves /config/<uuid> for any machine, so check METAL_BOOT_URL), or no machine UUID (neither product_uuid nor product_serial holds one)",
+  },
   auth: { exit: 21, meaning: "authentication refused (401/403, unauthenticated, permission_denied)" },
   tls: { exit: 22, meaning: "TLS failure (certificate not trusted, wrong name, handshake)" },
   unreachable: { exit: 23, meaning: "a server could not be reached within the retry bound" },
@@ -29,9 +33,16 @@ export const EXIT_CODES = {
   image_checksum: { exit: 51, meaning: "image checksum mismatch, also after one retry from scratch" },
   image_unpack: { exit: 52, meaning: "the image (checksum right) could not be unpacked: not a tar.lz4, or tar/lz4 failed" },
   disk_full: { exit: 53, meaning: "the target filesystem ran out of space while the image was unpacked (not retried)" },
-  installer: { exit: 54, meaning: "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml (the message names the os-installer task that failed, its error, the exit status and the last output lines)" },
+  installer: {
+    exit: 54,
+    meaning:
+      "the image's installer failed, timed out, or left no valid /etc/metal/boot-info.yaml (the message names the os-installer task that failed, its error, the exit status and the last output lines)",
+  },
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
-  boot_order: { exit: 57, meaning: "UEFI: no boot entry is named by the installer's bootloader_id (the message names the entries found), or the EFI boot variables could not be read or written" },
+  boot_order: {
+    exit: 57,
+    meaning: "UEFI: no boot entry is named by the installer's bootloader_id (the message names the entries found), or the EFI boot variables could not be read or written",
+  },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
   wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
   layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },

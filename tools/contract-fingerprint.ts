@@ -13,7 +13,12 @@ import { parseProto } from "../test/api/proto-text.ts";
 
 /** JSON with one field, enum value or method per line (reviewable diffs). */
 export function formatShape(shape: ReturnType<typeof referenceShape>): string {
-  return JSON.stringify(shape, null, 1).replace(/\{\s+"name": ("[^"]+"),\s+"number": (\d+),\s+"type": ("[^"]+"),\s+"label": ("[^"]+")\s+\}/g, '{ "name": $1, "number": $2, "type": $3, "label": $4 }') + "\n";
+  return (
+    JSON.stringify(shape, null, 1).replace(
+      /\{\s+"name": ("[^"]+"),\s+"number": (\d+),\s+"type": ("[^"]+"),\s+"label": ("[^"]+")\s+\}/g,
+      '{ "name": $1, "number": $2, "type": $3, "label": $4 }',
+    ) + "\n"
+  );
 }
 
 export function referenceShape(dir: string) {

@@ -25,7 +25,7 @@ export function eventsDoc(): string {
     "",
     "Every log line carries one `event` from this vocabulary (`src/log/events.ts`; this page is",
     "generated from it by `make docs`), so a serial console can be searched with",
-    "`grep '\"event\":\"net.dad.failed\"'`.",
+    '`grep \'"event":"net.dad.failed"\'`.',
     "",
     "| event | meaning |",
     "|---|---|",

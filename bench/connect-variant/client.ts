@@ -22,7 +22,9 @@ import { connectError, type ConnectCode } from "./connect-error.ts";
 import type { CallOptions, Decode, UnaryResult } from "./client-today.ts";
 export type { CallOptions, Decode, UnaryResult };
 
-const METHODS = new Map<string, DescMethod>([BootService, EventService, VersionService, HealthService].flatMap((s) => s.methods.map((m) => [`${s.typeName}/${m.name}`, m] as const)));
+const METHODS = new Map<string, DescMethod>(
+  [BootService, EventService, VersionService, HealthService].flatMap((s) => s.methods.map((m) => [`${s.typeName}/${m.name}`, m] as const)),
+);
 
 async function bytesOf(body: AsyncIterable<Uint8Array> | undefined): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
@@ -69,13 +71,30 @@ export class ConnectClient {
     if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
     const body = await bytesOf(req.body);
     if (headers["content-type"] === "application/connect+json") {
-      const s = await this.#http.stream({ method: "POST", url, what, headers, body, bodyTimeoutMs: 0, ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.retry === false ? { retry: false as const } : {}), ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}) });
+      const s = await this.#http.stream({
+        method: "POST",
+        url,
+        what,
+        headers,
+        body,
+        bodyTimeoutMs: 0,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.retry === false ? { retry: false as const } : {}),
+        ...(opts.headersTimeoutMs !== undefined ? { headersTimeoutMs: opts.headersTimeoutMs } : {}),
+      });
       this.#last = { latencyMs: s.latencyMs, address: s.address, attempts: 1 };
       return { status: s.status, header: new Headers(s.headers), body: s.body, trailer: new Headers() };
     }
     const r = await this.#http.request({ method: "POST", url, what, headers, body, ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}) });
     this.#last = { latencyMs: r.latencyMs, address: r.address, attempts: r.attempts };
-    return { status: r.status, header: new Headers(r.headers), body: (async function* () { yield r.body; })(), trailer: new Headers() };
+    return {
+      status: r.status,
+      header: new Headers(r.headers),
+      body: (async function* () {
+        yield r.body;
+      })(),
+      trailer: new Headers(),
+    };
   }
 
   #method(procedure: string): DescMethod {
@@ -110,7 +129,16 @@ export class ConnectClient {
     this.#opts.push(opts);
     try {
       const input = fromJson(m.input, request as JsonValue);
-      const r = await this.#transport.stream(m as never, opts.signal, opts.timeoutMs, undefined, (async function* () { yield input; })() as never, undefined);
+      const r = await this.#transport.stream(
+        m as never,
+        opts.signal,
+        opts.timeoutMs,
+        undefined,
+        (async function* () {
+          yield input;
+        })() as never,
+        undefined,
+      );
       for await (const msg of r.message) yield decode(toJson(m.output, msg as never), `${what} message`);
     } catch (e) {
       throw this.#mapped(what, e);

@@ -44,8 +44,19 @@ export interface HeaderFields {
 }
 
 const FIELD_ORDER: readonly (keyof HeaderFields)[] = [
-  "ino", "mode", "uid", "gid", "nlink", "mtime", "filesize",
-  "devmajor", "devminor", "rdevmajor", "rdevminor", "namesize", "check",
+  "ino",
+  "mode",
+  "uid",
+  "gid",
+  "nlink",
+  "mtime",
+  "filesize",
+  "devmajor",
+  "devminor",
+  "rdevmajor",
+  "rdevminor",
+  "namesize",
+  "check",
 ];
 
 export class CpioError extends Error {
@@ -121,8 +132,18 @@ export function entryHeader(e: CpioEntry, ino: number, mtime: number): Uint8Arra
 
 export function trailer(): Uint8Array {
   return encodeHeader(TRAILER, {
-    ino: 0, mode: 0, uid: 0, gid: 0, nlink: 1, mtime: 0, filesize: 0,
-    devmajor: 0, devminor: 0, rdevmajor: 0, rdevminor: 0, check: 0,
+    ino: 0,
+    mode: 0,
+    uid: 0,
+    gid: 0,
+    nlink: 1,
+    mtime: 0,
+    filesize: 0,
+    devmajor: 0,
+    devminor: 0,
+    rdevmajor: 0,
+    rdevminor: 0,
+    check: 0,
   });
 }
 
@@ -131,11 +152,7 @@ export function trailer(): Uint8Array {
  * `fileData` (the shell reads them); everything else is produced here. Inodes are
  * 1..n in entry order.
  */
-export function* cpioChunks(
-  entries: readonly CpioEntry[],
-  mtime: number,
-  fileData: (e: Extract<CpioEntry, { kind: "file" }>) => Uint8Array,
-): Generator<Uint8Array> {
+export function* cpioChunks(entries: readonly CpioEntry[], mtime: number, fileData: (e: Extract<CpioEntry, { kind: "file" }>) => Uint8Array): Generator<Uint8Array> {
   let ino = 1;
   for (const e of entries) {
     yield entryHeader(e, ino++, mtime);
@@ -150,11 +167,13 @@ export function* cpioChunks(
 
 /** The whole archive in memory (small archives, tests). */
 export function encodeCpio(entries: readonly CpioEntry[], mtime: number, files: ReadonlyMap<string, Uint8Array> = new Map()): Uint8Array {
-  const chunks = [...cpioChunks(entries, mtime, (e) => {
-    const d = files.get(e.path);
-    if (!d) throw new CpioError(`cpio ${e.path}: no data given`);
-    return d;
-  })];
+  const chunks = [
+    ...cpioChunks(entries, mtime, (e) => {
+      const d = files.get(e.path);
+      if (!d) throw new CpioError(`cpio ${e.path}: no data given`);
+      return d;
+    }),
+  ];
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let o = 0;
   for (const c of chunks) {

@@ -16,9 +16,7 @@ export type ImageItem =
 
 /** Mount points and the console node the kernel opens for init before /dev is mounted. */
 export const SKELETON: readonly ImageItem[] = [
-  ...["bin", "dev", "etc", "lib", "proc", "run", "sbin", "sys", "usr", "usr/bin", "usr/sbin"].map(
-    (path): ImageItem => ({ kind: "dir", path, mode: 0o755, group: "skeleton" }),
-  ),
+  ...["bin", "dev", "etc", "lib", "proc", "run", "sbin", "sys", "usr", "usr/bin", "usr/sbin"].map((path): ImageItem => ({ kind: "dir", path, mode: 0o755, group: "skeleton" })),
   { kind: "dir", path: "root", mode: 0o700, group: "skeleton" },
   { kind: "dir", path: "tmp", mode: 0o1777, group: "skeleton" },
   { kind: "char", path: "dev/console", mode: 0o600, major: 5, minor: 1, group: "skeleton" },

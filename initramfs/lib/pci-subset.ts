@@ -36,4 +36,7 @@ export function displayAndNetworkDevices(aliases: readonly ModuleAlias[], module
   return { devices, vendors };
 }
 
-export const keeps = (k: PciKeep) => (vendor: string, device: string): boolean => k.vendors.has(vendor) || k.devices.has(`${vendor}:${device}`);
+export const keeps =
+  (k: PciKeep) =>
+  (vendor: string, device: string): boolean =>
+    k.vendors.has(vendor) || k.devices.has(`${vendor}:${device}`);

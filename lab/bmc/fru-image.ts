@@ -42,8 +42,27 @@ function area(body: readonly number[]): number[] {
 export function fruImage(d: FruData): Uint8Array {
   const chassis = area([d.chassisType, ...field(d.chassisPartNumber), ...field(d.chassisSerial)]);
   const m = d.boardMfgMinutes;
-  const board = area([0x00, m & 0xff, (m >> 8) & 0xff, (m >> 16) & 0xff, ...field(d.boardMfg), ...field(d.boardProduct), ...field(d.boardSerial), ...field(d.boardPartNumber), ...field("")]);
-  const product = area([0x00, ...field(d.productManufacturer), ...field(d.productName), ...field(d.productPartNumber), ...field(d.productVersion), ...field(d.productSerial), ...field(d.productAssetTag), ...field("")]);
+  const board = area([
+    0x00,
+    m & 0xff,
+    (m >> 8) & 0xff,
+    (m >> 16) & 0xff,
+    ...field(d.boardMfg),
+    ...field(d.boardProduct),
+    ...field(d.boardSerial),
+    ...field(d.boardPartNumber),
+    ...field(""),
+  ]);
+  const product = area([
+    0x00,
+    ...field(d.productManufacturer),
+    ...field(d.productName),
+    ...field(d.productPartNumber),
+    ...field(d.productVersion),
+    ...field(d.productSerial),
+    ...field(d.productAssetTag),
+    ...field(""),
+  ]);
   const header = [0x01, 0x00, 1, 1 + chassis.length / 8, 1 + (chassis.length + board.length) / 8, 0x00, 0x00];
   return new Uint8Array([...header, checksum(header), ...chassis, ...board, ...product]);
 }

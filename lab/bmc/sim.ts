@@ -168,12 +168,18 @@ export async function startBmcSim(o: BmcSimOptions, timeoutMs = 10_000): Promise
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (p.exitCode !== null) {
-      const err = await Bun.file(join(dir, "ipmi_sim.err")).text().catch(() => "");
+      const err = await Bun.file(join(dir, "ipmi_sim.err"))
+        .text()
+        .catch(() => "");
       await sim.stop();
       throw new Error(`ipmi_sim exited with ${p.exitCode} before its LAN channel answered: ${err.trim().slice(0, 300)}`);
     }
     if (admin) {
-      const probe = spawn([...(o.wrap ?? []), ...lanplus(admin.name), "mc", "guid"], { stdout: "ignore", stderr: "ignore", env: { ...process.env, IPMI_PASSWORD: admin.password } });
+      const probe = spawn([...(o.wrap ?? []), ...lanplus(admin.name), "mc", "guid"], {
+        stdout: "ignore",
+        stderr: "ignore",
+        env: { ...process.env, IPMI_PASSWORD: admin.password },
+      });
       if ((await probe.exited) === 0) return sim;
     }
     if (Date.now() > deadline) {

@@ -113,7 +113,10 @@ export class Fleet {
     }
     // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
     const radvdConf = join(this.dir, "radvd.conf");
-    writeFileSync(radvdConf, `interface br0 {\n  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600; AdvSourceLLAddress on;\n  prefix ${FLEET_PREFIX}/64 { AdvOnLink on; AdvAutonomous on; };\n  RDNSS ${FLEET_PREFIX}53 { };\n};\n`);
+    writeFileSync(
+      radvdConf,
+      `interface br0 {\n  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600; AdvSourceLLAddress on;\n  prefix ${FLEET_PREFIX}/64 { AdvOnLink on; AdvAutonomous on; };\n  RDNSS ${FLEET_PREFIX}53 { };\n};\n`,
+    );
     const radvd = this.spawn(this.nsExec(this.leaves[0], ["radvd", "-n", "-C", radvdConf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]));
     await this.startLldpd();
     await this.startStandins();
@@ -138,35 +141,59 @@ export class Fleet {
       const sock = join(this.dir, `lldpd-${host}.sock`);
       const p = this.spawn(this.nsExec(leaf, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf])));
       const last = `Eth1/${this.opts.machines}(Port${this.opts.machines})`;
-      await waitFor(() => {
-        if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
-        const r = Bun.spawnSync(this.nsExec(leaf, ["lldpcli", "-u", sock, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" });
-        return r.stdout.toString().includes(last);
-      }, 30_000, `lldpd ${host} to configure its ${this.opts.machines} ports`, 100);
+      await waitFor(
+        () => {
+          if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
+          const r = Bun.spawnSync(this.nsExec(leaf, ["lldpcli", "-u", sock, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" });
+          return r.stdout.toString().includes(last);
+        },
+        30_000,
+        `lldpd ${host} to configure its ${this.opts.machines} ports`,
+        100,
+      );
     }
   }
 
   /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
   private async startStandins(): Promise<void> {
-    const switches = this.leaves.map((_, k) => ({ id: `leaf0${k + 1}`, os: "sonic", ports: this.machines.map((m) => ({ name: `Ethernet${4 * m.index}`, alias: `Eth1/${m.index + 1}(Port${m.index + 1})` })) }));
+    const switches = this.leaves.map((_, k) => ({
+      id: `leaf0${k + 1}`,
+      os: "sonic",
+      ports: this.machines.map((m) => ({ name: `Ethernet${4 * m.index}`, alias: `Eth1/${m.index + 1}(Port${m.index + 1})` })),
+    }));
     const table = join(this.dir, "switches.json");
     writeFileSync(table, JSON.stringify(switches));
-    const argv = [process.execPath, STANDINS, "--listen", `[${SERVERS_ADDR}]:${SERVERS_PORT}`, "--state-dir", this.state, "--switches", table, ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`])];
+    const argv = [
+      process.execPath,
+      STANDINS,
+      "--listen",
+      `[${SERVERS_ADDR}]:${SERVERS_PORT}`,
+      "--state-dir",
+      this.state,
+      "--switches",
+      table,
+      ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
+    ];
     const p = this.spawn(this.nsExec(this.leaves[0], argv), "pipe");
-    await waitFor(() => {
-      if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
-      try {
-        return JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")).ready === true;
-      } catch {
-        return false;
-      }
-    }, 60_000, "the stand-ins to be ready");
+    await waitFor(
+      () => {
+        if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
+        try {
+          return JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")).ready === true;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      "the stand-ins to be ready",
+    );
   }
 
   /** Starts every agent at once (a rack powered on); `extra` adds cmdline words. */
   startAgents(extra = ""): void {
     for (const m of this.machines) {
-      const cmdline = `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
+      const cmdline =
+        `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
       m.startedAt = Date.now();
       const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([process.execPath, DRIVER, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
@@ -204,12 +231,19 @@ export class Fleet {
   requests(): ServerRequest[] {
     const f = join(this.state, "requests.jsonl");
     if (!existsSync(f)) return [];
-    return readFileSync(f, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as ServerRequest);
+    return readFileSync(f, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as ServerRequest);
   }
 
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
   async standinMachines(): Promise<{ registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] }> {
-    return (await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/machines", { timeoutMs: 30_000 })) as { registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] };
+    return (await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/machines", { timeoutMs: 30_000 })) as {
+      registered: Record<string, unknown>;
+      openWaits: string[];
+      waitOpenedAt: number[];
+    };
   }
 
   /** POST to an apiserver control endpoint. */
@@ -225,7 +259,16 @@ export class Fleet {
   async outage(ms: number): Promise<{ downAt: number; upAt: number }> {
     await this.control("/_standin/outage", { ms });
     const downAt = Date.now();
-    await waitFor(async () => Date.now() - downAt >= ms && (await this.standinMachines().then(() => true).catch(() => false)), ms + 30_000, "the servers back after the outage", 100);
+    await waitFor(
+      async () =>
+        Date.now() - downAt >= ms &&
+        (await this.standinMachines()
+          .then(() => true)
+          .catch(() => false)),
+      ms + 30_000,
+      "the servers back after the outage",
+      100,
+    );
     return { downAt, upAt: Date.now() };
   }
 

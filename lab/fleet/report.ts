@@ -61,14 +61,19 @@ export function firstTimes(logs: readonly { readonly event?: string; readonly ti
   return out;
 }
 
-export const fmtSpread = (s: Spread): string => (s.n === 0 ? "none" : `p50 ${(s.p50 / 1000).toFixed(2)} s, p95 ${(s.p95 / 1000).toFixed(2)} s, max ${(s.max / 1000).toFixed(2)} s (n=${s.n})`);
+export const fmtSpread = (s: Spread): string =>
+  s.n === 0 ? "none" : `p50 ${(s.p50 / 1000).toFixed(2)} s, p95 ${(s.p95 / 1000).toFixed(2)} s, max ${(s.max / 1000).toFixed(2)} s (n=${s.n})`;
 
 /**
  * When each machine came back after `upAt`: its first answered request (by source
  * address) at or after it, plus the Wait streams opened then (an open Wait is not in the
  * request log; each machine opens one per break).
  */
-export function comebacks(requests: readonly { readonly time: number; readonly source: string | null; readonly path: string }[], waitOpenedAt: readonly number[], upAt: number): number[] {
+export function comebacks(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly path: string }[],
+  waitOpenedAt: readonly number[],
+  upAt: number,
+): number[] {
   const first = new Map<string, number>();
   for (const r of [...requests].sort((a, b) => a.time - b.time)) {
     if (r.time < upAt || r.path.endsWith("/Wait") || r.source === null || first.has(r.source)) continue;

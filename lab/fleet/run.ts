@@ -54,13 +54,18 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
   const outages: { downAt: number; upAt: number }[] = [];
   const outageMs = o.outageMs ?? 10_000;
   const allWaiting = async (what: string) => {
-    await waitFor(async () => {
-      const dead = fleet.machines.filter((m) => m.exitCode !== undefined);
-      if (dead.length > 0) return true; // reported below
-      // A stand-in busy with a rack's requests may answer its control endpoint late: ask again.
-      const st = await fleet.standinMachines().catch(() => undefined);
-      return (st?.openWaits.length ?? 0) >= o.machines;
-    }, left(), what, 250);
+    await waitFor(
+      async () => {
+        const dead = fleet.machines.filter((m) => m.exitCode !== undefined);
+        if (dead.length > 0) return true; // reported below
+        // A stand-in busy with a rack's requests may answer its control endpoint late: ask again.
+        const st = await fleet.standinMachines().catch(() => undefined);
+        return (st?.openWaits.length ?? 0) >= o.machines;
+      },
+      left(),
+      what,
+      250,
+    );
   };
   try {
     say(`fleet: ${o.machines} machines, scenario ${o.scenario}: setting up namespaces, leaves, lldpd, radvd, stand-ins`);
@@ -80,7 +85,12 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
     await allWaiting("every machine registered and waiting");
     fleet.readPeaks();
     const st = await fleet.standinMachines();
-    const traces = fleet.machines.map((m) => ({ startedAt: m.startedAt, firsts: firstTimes(m.logs), ...(m.exitCode !== undefined ? { exitCode: m.exitCode } : {}), ...(m.peakKb ? { peakKb: m.peakKb } : {}) }));
+    const traces = fleet.machines.map((m) => ({
+      startedAt: m.startedAt,
+      firsts: firstTimes(m.logs),
+      ...(m.exitCode !== undefined ? { exitCode: m.exitCode } : {}),
+      ...(m.peakKb ? { peakKb: m.peakKb } : {}),
+    }));
     // Answered requests from the log, plus every Wait stream's opening (an open Wait is never answered, so never logged).
     const log = fleet.requests().map((r) => ({ ...r, time: Date.parse(r.time) }));
     const times = [...log.filter((r) => !r.path.endsWith("/Wait")).map((r) => r.time), ...st.waitOpenedAt];

@@ -125,10 +125,17 @@ function buildGrubEfi(out: string): void {
   writeFileSync(cfg, "search --no-floppy --file /installed-marker --set=root\nconfigfile ($root)/boot/grub/grub.cfg\n");
   try {
     run([
-      "grub-mkstandalone", "-O", "x86_64-efi", "--locales=", "--fonts=", "--themes=",
+      "grub-mkstandalone",
+      "-O",
+      "x86_64-efi",
+      "--locales=",
+      "--fonts=",
+      "--themes=",
       "--install-modules=part_gpt ext2 search search_fs_file configfile linux normal echo",
       "--modules=part_gpt ext2 search_fs_file configfile linux normal",
-      "-o", out, `boot/grub/grub.cfg=${cfg}`,
+      "-o",
+      out,
+      `boot/grub/grub.cfg=${cfg}`,
     ]);
   } finally {
     rmSync(cfg, { force: true });
@@ -197,7 +204,8 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd", "setsid", "tr"]) symlinkSync("busybox", join(tree, "bin", applet));
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd", "setsid", "tr"])
+      symlinkSync("busybox", join(tree, "bin", applet));
     writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
     chmodSync(join(tree, "install.sh"), 0o755);
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
@@ -247,6 +255,10 @@ if (import.meta.main) {
     console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH] [--efi]");
     process.exit(2);
   }
-  const img = buildTestImage(values.out, { padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0, ...(values.kernel ? { kernel: values.kernel } : {}), efi: values.efi === true });
+  const img = buildTestImage(values.out, {
+    padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0,
+    ...(values.kernel ? { kernel: values.kernel } : {}),
+    efi: values.efi === true,
+  });
   console.log(JSON.stringify(img));
 }

@@ -33,9 +33,27 @@ export const SUITE = "trixie";
 
 /** Debian packages of the image (metal-images' list, less what is above). */
 export const PACKAGES = [
-  "linux-image-amd64", "initramfs-tools", "systemd", "systemd-sysv", "dbus", "udev",
-  "grub-efi-amd64-bin", "grub2-common", "efibootmgr", "mdadm", "lvm2", "e2fsprogs", "dosfstools",
-  "openssh-server", "iproute2", "frr", "systemd-timesyncd", "sudo", "ca-certificates", "procps", "zstd",
+  "linux-image-amd64",
+  "initramfs-tools",
+  "systemd",
+  "systemd-sysv",
+  "dbus",
+  "udev",
+  "grub-efi-amd64-bin",
+  "grub2-common",
+  "efibootmgr",
+  "mdadm",
+  "lvm2",
+  "e2fsprogs",
+  "dosfstools",
+  "openssh-server",
+  "iproute2",
+  "frr",
+  "systemd-timesyncd",
+  "sudo",
+  "ca-certificates",
+  "procps",
+  "zstd",
 ];
 
 /** The marker: one line on the console once systemd says how the boot went, then power off. */
@@ -133,11 +151,16 @@ export function buildDebianImage(out: string, osInstaller: string): DebianImage 
   rmSync(keyFile, { force: true });
   must(
     [
-      "mmdebstrap", "--variant=minbase", "--mode=root", "--format=tar", "--skip=output/dev",
+      "mmdebstrap",
+      "--variant=minbase",
+      "--mode=root",
+      "--format=tar",
+      "--skip=output/dev",
       `--include=${PACKAGES.join(",")}`,
-      "--aptopt=Apt::Install-Recommends \"false\"",
+      '--aptopt=Apt::Install-Recommends "false"',
       ...customize(osInstaller).map((c) => `--customize-hook=${c}`),
-      SUITE, tar,
+      SUITE,
+      tar,
     ],
     "mmdebstrap",
   );

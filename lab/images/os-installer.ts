@@ -25,7 +25,14 @@ function run(argv: string[], opts: { env?: Record<string, string> } = {}): { ok:
   return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}`.trim() };
 }
 
-const ldflags = (version: string) => ["-s", "-w", `-X 'github.com/metal-stack/v.Version=${version}'`, `-X 'github.com/metal-stack/v.Revision=tags/${version}'`, `-X 'github.com/metal-stack/v.BuildDate=${new Date().toISOString()}'`].join(" ");
+const ldflags = (version: string) =>
+  [
+    "-s",
+    "-w",
+    `-X 'github.com/metal-stack/v.Version=${version}'`,
+    `-X 'github.com/metal-stack/v.Revision=tags/${version}'`,
+    `-X 'github.com/metal-stack/v.BuildDate=${new Date().toISOString()}'`,
+  ].join(" ");
 
 export function buildOsInstaller(version: string, out: string, given = process.env.OS_INSTALLER): { how: string; seconds: number } {
   const started = performance.now();
@@ -38,7 +45,13 @@ export function buildOsInstaller(version: string, out: string, given = process.e
       bin = join(work, "bin", "os-installer");
       how = `go install ${MODULE}@${version}`;
     } else {
-      const refusal = viaProxy.out.split("\n").find((l) => /40\d|not available/.test(l))?.trim() ?? viaProxy.out.split("\n").at(-1) ?? "";
+      const refusal =
+        viaProxy.out
+          .split("\n")
+          .find((l) => /40\d|not available/.test(l))
+          ?.trim() ??
+        viaProxy.out.split("\n").at(-1) ??
+        "";
       if (!given) throw new Error(`go install ${MODULE}@${version} failed (${refusal}); set OS_INSTALLER=PATH to a static os-installer ${version} binary built elsewhere`);
       if (!existsSync(given)) throw new Error(`OS_INSTALLER=${given}: no such file (expected a static os-installer ${version} binary)`);
       bin = given;

@@ -84,4 +84,8 @@ const server = Bun.serve({
 });
 
 console.log(`boot-server listening on ${server.url.href}`);
-for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => { server.stop(true); process.exit(0); });
+for (const sig of ["SIGTERM", "SIGINT"] as const)
+  process.on(sig, () => {
+    server.stop(true);
+    process.exit(0);
+  });

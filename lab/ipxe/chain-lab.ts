@@ -207,9 +207,21 @@ export class ChainLab {
       await run(["mkdir", "-m", "0755", dir]);
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
-      await startSwitches(switches, dir, (argv, name) => this.spawn(name, argv), (argv) => this.nsExec(argv));
+      await startSwitches(
+        switches,
+        dir,
+        (argv, name) => this.spawn(name, argv),
+        (argv) => this.nsExec(argv),
+      );
       this.switchTable = join(this.dir, "switches.json");
-      writeFileSync(this.switchTable, JSON.stringify(switchSpecs(switches, (argv) => this.nsExec(argv)), null, 1) + "\n");
+      writeFileSync(
+        this.switchTable,
+        JSON.stringify(
+          switchSpecs(switches, (argv) => this.nsExec(argv)),
+          null,
+          1,
+        ) + "\n",
+      );
     }
     if (this.opts.bmc) await this.startBmcs();
     if (this.opts.standins) await this.startStandins();
@@ -223,7 +235,16 @@ export class ChainLab {
       // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
       await run(["ip", "-n", this.ns, "addr", "add", `${ip}/32`, "dev", "lo"]);
       this.bmcs.push(
-        await startBmcSim({ wrap: ["ip", "netns", "exec", this.ns], lanAddress: ip, lanPort: 623, reportedIp: ip, reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`, serialPort: 9002 + i, users: [LAB_BMC_ADMIN], fru: LAB_FRU }),
+        await startBmcSim({
+          wrap: ["ip", "netns", "exec", this.ns],
+          lanAddress: ip,
+          lanPort: 623,
+          reportedIp: ip,
+          reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`,
+          serialPort: 9002 + i,
+          users: [LAB_BMC_ADMIN],
+          fru: LAB_FRU,
+        }),
       );
     }
   }
@@ -233,10 +254,14 @@ export class ChainLab {
     const b = this.bmcs[i];
     if (!b?.serialPort) return [];
     return [
-      "-chardev", `socket,id=ipmi0,host=127.0.0.1,port=${b.serialPort},reconnect=10`,
-      "-device", "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
-      "-device", "isa-ipmi-kcs,bmc=bmc0",
-      "-smbios", "type=2,manufacturer=Supermicro,product=X11-MB",
+      "-chardev",
+      `socket,id=ipmi0,host=127.0.0.1,port=${b.serialPort},reconnect=10`,
+      "-device",
+      "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
+      "-device",
+      "isa-ipmi-kcs,bmc=bmc0",
+      "-smbios",
+      "type=2,manufacturer=Supermicro,product=X11-MB",
     ];
   }
 
@@ -268,11 +293,18 @@ export class ChainLab {
     // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
     else if (this.switchTable) argv.push("--switches", this.switchTable);
     const p = this.spawn("standins", argv);
-    const ready = await waitFor(() => {
-      if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
-      const line = p.text().split("\n").find((l) => l.startsWith('{"ready":true'));
-      return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
-    }, 30_000, "the stand-ins to be ready");
+    const ready = await waitFor(
+      () => {
+        if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
+        const line = p
+          .text()
+          .split("\n")
+          .find((l) => l.startsWith('{"ready":true'));
+        return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
+      },
+      30_000,
+      "the stand-ins to be ready",
+    );
     // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
     const root = join(this.dir, "ca-root");
     await run(["mkdir", "-p", join(root, "etc/metal")]);
@@ -354,13 +386,32 @@ export class ChainLab {
       const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
       const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
       const qemu = this.spawn(`qemu-${m.name}`, [
-        "qemu-system-x86_64", "-cpu", "max", "-smp", "1", "-m", String(this.opts.memoryMb ?? 512),
-        "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio", "-vga", "none",
+        "qemu-system-x86_64",
+        "-cpu",
+        "max",
+        "-smp",
+        "1",
+        "-m",
+        String(this.opts.memoryMb ?? 512),
+        "-nographic",
+        "-no-reboot",
+        "-nodefaults",
+        "-serial",
+        "stdio",
+        "-vga",
+        "none",
         ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
         ...boot,
-        "-netdev", `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
-        "-device", `${model},netdev=n0,mac=${m.mac},romfile=`,
-        ...(m.moreNics ?? []).flatMap((n, k) => ["-netdev", `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`, "-device", `${model},netdev=n${k + 1},mac=${n.mac},romfile=`]),
+        "-netdev",
+        `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
+        "-device",
+        `${model},netdev=n0,mac=${m.mac},romfile=`,
+        ...(m.moreNics ?? []).flatMap((n, k) => [
+          "-netdev",
+          `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`,
+          "-device",
+          `${model},netdev=n${k + 1},mac=${n.mac},romfile=`,
+        ]),
         ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
         ...this.bmcArgs(i),
       ]);

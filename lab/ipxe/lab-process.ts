@@ -69,7 +69,6 @@ export function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1bc|\r/g, "");
 }
 
-
 /** Runs a command to completion; throws with its stderr when it fails. */
 export async function run(argv: string[]): Promise<string> {
   const p = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -37,9 +37,7 @@ export const PartitionSchema = z.object({
    * installation's CA as /etc/metal/ca.pem: installation data comes from metal-boot,
    * never baked into the metal-hammer initrd.
    */
-  extraInitrds: z
-    .array(z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "expected a file name"), path: z.string().min(1) }))
-    .default([]),
+  extraInitrds: z.array(z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "expected a file name"), path: z.string().min(1) })).default([]),
 });
 
 export const BootServerConfigSchema = z.object({

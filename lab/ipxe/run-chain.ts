@@ -77,16 +77,22 @@ function labPassword(): string {
 
 /** The BMC as Register carried it and the two lanplus logins; false when a login failed. */
 async function checkBmc(): Promise<boolean> {
-  const reg = (await lab.standinMachines()).registered[uuid] as { bmc?: { address?: string; mac?: string; user?: string; password?: string; version?: string }; fru?: Record<string, string> } | undefined;
+  const reg = (await lab.standinMachines()).registered[uuid] as
+    | { bmc?: { address?: string; mac?: string; user?: string; password?: string; version?: string }; fru?: Record<string, string> }
+    | undefined;
   const b = reg?.bmc;
   if (!b?.user || !b.password) {
-    console.error(`lab: bmc: Register carried no BMC credentials (${reg ? JSON.stringify({ bmc: b ? { ...b, password: b.password ? "(set)" : "" } : null }) : "the machine never registered"})`);
+    console.error(
+      `lab: bmc: Register carried no BMC credentials (${reg ? JSON.stringify({ bmc: b ? { ...b, password: b.password ? "(set)" : "" } : null }) : "the machine never registered"})`,
+    );
     return false;
   }
   console.error(`lab: bmc: Register carried ${b.address} ${b.mac} firmware ${b.version}, user ${b.user}; FRU product serial ${reg?.fru?.productSerial ?? "(none)"}`);
   const asUser = await lab.bmcLogin(0, b.user, b.password);
   const asRoot = await lab.bmcLogin(0, "root", bmc!.superUserPassword);
-  console.error(`lab: bmc: lanplus login as ${b.user} with the registered password: ${asUser.ok ? "ok" : `FAILED (${asUser.out.split("\n").at(-1)})`}; as root with the handed-out superuser password: ${asRoot.ok ? "ok" : `FAILED (${asRoot.out.split("\n").at(-1)})`}`);
+  console.error(
+    `lab: bmc: lanplus login as ${b.user} with the registered password: ${asUser.ok ? "ok" : `FAILED (${asUser.out.split("\n").at(-1)})`}; as root with the handed-out superuser password: ${asRoot.ok ? "ok" : `FAILED (${asRoot.out.split("\n").at(-1)})`}`,
+  );
   return asUser.ok && asRoot.ok;
 }
 
@@ -103,7 +109,13 @@ const lab = new ChainLab({
   firmware,
   nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
   ...(env.LAB_STANDINS === "1"
-    ? { standins: { machines: [{ uuid, partition: "lab" }], ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }), ...(install ? { image: install.image, esp: firmware === "uefi" } : {}) } }
+    ? {
+        standins: {
+          machines: [{ uuid, partition: "lab" }],
+          ...(env.LAB_ALLOCATE === "0" ? {} : { allocateAfterMs: 300 }),
+          ...(install ? { image: install.image, esp: firmware === "uefi" } : {}),
+        },
+      }
     : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
   machines: [
@@ -112,7 +124,10 @@ const lab = new ChainLab({
       prefix,
       mac: env.LAB_MAC || "52:54:00:12:34:56",
       ...(install ? { disks: [install.disk] } : {}),
-      moreNics: Array.from({ length: Math.max(0, Number(env.LAB_NICS || 2) - 1) }, (_, k) => ({ prefix: `2001:db8:${(0xb + k).toString(16)}::/64`, mac: `52:54:00:12:34:${(0x57 + k).toString(16)}` })),
+      moreNics: Array.from({ length: Math.max(0, Number(env.LAB_NICS || 2) - 1) }, (_, k) => ({
+        prefix: `2001:db8:${(0xb + k).toString(16)}::/64`,
+        mac: `52:54:00:12:34:${(0x57 + k).toString(16)}`,
+      })),
     },
   ],
   switches: env.LAB_LLDP !== "0",
@@ -153,14 +168,22 @@ try {
   if (!m) throw new Error("no machine started");
   let shown = 0;
   const timer = setInterval(() => {
-    const text = m.qemu.chunks.slice(shown).map((c) => c.text).join("");
+    const text = m.qemu.chunks
+      .slice(shown)
+      .map((c) => c.text)
+      .join("");
     shown = m.qemu.chunks.length;
     if (text) process.stdout.write(text);
   }, 100);
   const timeoutS = Number(env.LAB_TIMEOUT || 300);
   const code = await Promise.race([m.qemu.exited, Bun.sleep(timeoutS * 1000).then(() => 124)]);
   clearInterval(timer);
-  process.stdout.write(m.qemu.chunks.slice(shown).map((c) => c.text).join(""));
+  process.stdout.write(
+    m.qemu.chunks
+      .slice(shown)
+      .map((c) => c.text)
+      .join(""),
+  );
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
   const connections = lab.connections(uuid);
@@ -177,8 +200,15 @@ try {
   if (install && code !== 124) {
     // The installed OS's init prints its command line: boot-info.yaml's, with the installer's marker (lab/images/build.ts).
     const marker = `TESTOS_MARKER=installed-${uuid}`;
-    const up = m.qemu.text().split("\n").some((l) => l.includes("testos: up:") && l.includes(marker));
-    console.error(up ? `lab: installed: the agent kexec'd into the installed OS, which is up (${marker} on its command line)` : `lab: the install did not reach the installed OS (no "testos: up: ... ${marker}" on the console)`);
+    const up = m.qemu
+      .text()
+      .split("\n")
+      .some((l) => l.includes("testos: up:") && l.includes(marker));
+    console.error(
+      up
+        ? `lab: installed: the agent kexec'd into the installed OS, which is up (${marker} on its command line)`
+        : `lab: the install did not reach the installed OS (no "testos: up: ... ${marker}" on the console)`,
+    );
     const bmcOk = bmc ? await checkBmc() : true;
     await finish(up && bmcOk ? 0 : 1);
   }

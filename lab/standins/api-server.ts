@@ -27,7 +27,8 @@ async function writeFetchResponse(r: Response, res: ServerResponse): Promise<voi
   res.end(new Uint8Array(await r.arrayBuffer()));
 }
 
-const headerObject = (req: IncomingMessage): Record<string, string> => Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+const headerObject = (req: IncomingMessage): Record<string, string> =>
+  Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
 
 export async function serveApi(listen: Listen, cert: ServerCert, log: RequestLog, control: Control, api: Api): Promise<{ port: number; stop(): Promise<void> }> {
   const server: Server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
@@ -48,7 +49,11 @@ export async function serveApi(listen: Listen, cert: ServerCert, log: RequestLog
       };
       try {
         if (path.startsWith("/_standin/")) {
-          const r = await control("api", path, new Request(`https://standin${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "POST" ? { body } : {}) }));
+          const r = await control(
+            "api",
+            path,
+            new Request(`https://standin${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "POST" ? { body } : {}) }),
+          );
           await writeFetchResponse(r ?? Response.json({ error: `no control endpoint ${path}` }, { status: 404 }), res);
           return;
         }

@@ -114,7 +114,12 @@ function guard(o: ApiserverOptions): Interceptor {
       call?.record(input[0], connectCode(e));
       throw e;
     }
-    const res = await next({ ...req, message: (async function* () { yield* input; })() });
+    const res = await next({
+      ...req,
+      message: (async function* () {
+        yield* input;
+      })(),
+    });
     if (!res.stream) return res;
     const output = res.message;
     return {
@@ -162,7 +167,9 @@ function routes(o: ApiserverOptions) {
       // metal-apiserver machine.go:110 ToProvisioningEventType fails for a type it does not know (an
       // unknown name was dropped to UNSPECIFIED): that machine's events are not stored.
       send(r) {
-        const failed = Object.entries(r.events).filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED).map(([k]) => k);
+        const failed = Object.entries(r.events)
+          .filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED)
+          .map(([k]) => k);
         return create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(r.events).length - failed.length), failed });
       },
     })
@@ -277,11 +284,21 @@ export function apiserverListener(o: ApiserverOptions) {
         recorded = true;
         const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
         const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
-        o.calls.push({ procedure: `${method.parent.typeName}/${method.name}`, uuid: subject?.kind === "machine" ? subject.uuid : undefined, request: message ? toJson(method.input, message) : undefined, ...(refusedWith ? { refused: refusedWith } : {}) });
+        o.calls.push({
+          procedure: `${method.parent.typeName}/${method.name}`,
+          uuid: subject?.kind === "machine" ? subject.uuid : undefined,
+          request: message ? toJson(method.input, message) : undefined,
+          ...(refusedWith ? { refused: refusedWith } : {}),
+        });
       },
       cut: () => req.socket.destroy(),
     };
-    const uReq = { ...universalRequestFromNodeRequest(req, res, undefined, createContextValues().set(CALL, call)), body: (async function* () { yield body; })() };
+    const uReq = {
+      ...universalRequestFromNodeRequest(req, res, undefined, createContextValues().set(CALL, call)),
+      body: (async function* () {
+        yield body;
+      })(),
+    };
     try {
       await universalResponseToNodeResponse(await h(uReq), res);
     } catch {

@@ -12,6 +12,14 @@ const FETCH = `const [url, ca, ms, body] = process.argv.slice(1); const r = awai
 
 export async function standinControl(nsExec: (argv: string[]) => string[], stateDir: string, path: string, opts: { body?: unknown; timeoutMs?: number } = {}): Promise<unknown> {
   const info = JSON.parse(readFileSync(join(stateDir, "standins.json"), "utf8")) as { urls: { api: string }; apiCa: string };
-  const argv = [process.execPath, "-e", FETCH, `${info.urls.api}${path}`, info.apiCa, String(opts.timeoutMs ?? 10_000), ...(opts.body === undefined ? [] : [JSON.stringify(opts.body)])];
+  const argv = [
+    process.execPath,
+    "-e",
+    FETCH,
+    `${info.urls.api}${path}`,
+    info.apiCa,
+    String(opts.timeoutMs ?? 10_000),
+    ...(opts.body === undefined ? [] : [JSON.stringify(opts.body)]),
+  ];
   return JSON.parse(await run(nsExec(argv)));
 }

@@ -44,7 +44,7 @@ export function answer(msg: Uint8Array, q: DnsQuery, records: ReadonlyMap<string
   const v = new DataView(out.buffer);
   v.setUint16(0, q.id);
   // QR=1, opcode 0, AA=1, RD copied; RA=1; rcode 0 or 3 (NXDOMAIN).
-  v.setUint16(2, 0x8400 | ((msg[2] ?? 0) & 0x01) << 8 | 0x0080 | (addr === undefined ? 3 : 0));
+  v.setUint16(2, 0x8400 | (((msg[2] ?? 0) & 0x01) << 8) | 0x0080 | (addr === undefined ? 3 : 0));
   v.setUint16(4, 1);
   v.setUint16(6, withAnswer ? 1 : 0);
   out.set(question, 12);

@@ -25,9 +25,11 @@ const MAC = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;
 
 const v = (field: string, message: string, ruleId: string): ViolationLine => ({ field, message, ruleId });
 const uuid = (s: string, out: ViolationLine[]) => void (s === "" || UUID.test(s) || out.push(v("uuid", "must be a valid UUID", "string.uuid")));
-const isName = (s: string, field: string, out: ViolationLine[], rule = "string.is_name") => void ((s.length < 2 || s.length > 128) && out.push(v(field, "must be within 2 and 128 characters", rule)));
+const isName = (s: string, field: string, out: ViolationLine[], rule = "string.is_name") =>
+  void ((s.length < 2 || s.length > 128) && out.push(v(field, "must be within 2 and 128 characters", rule)));
 const maxLen = (s: string, n: number, field: string, out: ViolationLine[]) => void (s.length > n && out.push(v(field, `must be at most ${n} characters`, "string.max_len")));
-const isDescription = (s: string, field: string, out: ViolationLine[]) => void (s.length > 256 && out.push(v(field, "must be shorter than 256 characters", "string.is_description")));
+const isDescription = (s: string, field: string, out: ViolationLine[]) =>
+  void (s.length > 256 && out.push(v(field, "must be shorter than 256 characters", "string.is_description")));
 
 function nic(n: MachineNic, path: string, out: ViolationLine[]): void {
   if (!MAC.test(n.mac)) out.push(v(`${path}.mac`, "this string must be a valid macaddress", "string.macaddress"));

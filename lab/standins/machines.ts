@@ -17,7 +17,10 @@ import { connectMachine, machineConnections, type SwitchTable } from "./switches
 
 /** A Wait message as the server encodes it: the allocation through MachineAllocation (fields it does not have are not sent). */
 export const waitMessage = (allocation: Record<string, unknown>): JsonValue =>
-  toJson(BootServiceWaitResponseSchema, create(BootServiceWaitResponseSchema, { allocation: fromJson(MachineAllocationSchema, allocation as JsonValue, { ignoreUnknownFields: true }) }));
+  toJson(
+    BootServiceWaitResponseSchema,
+    create(BootServiceWaitResponseSchema, { allocation: fromJson(MachineAllocationSchema, allocation as JsonValue, { ignoreUnknownFields: true }) }),
+  );
 
 export interface OpenWait {
   readonly uuid: string;
@@ -141,7 +144,15 @@ export const LAB_LAYOUT = {
  */
 export const LAB_LAYOUT_UEFI = {
   id: "lab-uefi",
-  disks: [{ device: "/dev/vda", partitions: [{ number: 1, label: "efi", size: "256", gptType: "GPT_TYPE_BOOT" }, { number: 2, label: "root", gptType: "GPT_TYPE_LINUX" }] }],
+  disks: [
+    {
+      device: "/dev/vda",
+      partitions: [
+        { number: 1, label: "efi", size: "256", gptType: "GPT_TYPE_BOOT" },
+        { number: 2, label: "root", gptType: "GPT_TYPE_LINUX" },
+      ],
+    },
+  ],
   filesystems: [
     { device: "/dev/vda1", format: "FORMAT_VFAT", path: "/boot/efi", label: "efi" },
     { device: "/dev/vda2", format: "FORMAT_EXT4", path: "/", label: "root", mountOptions: ["noatime"] },

@@ -63,7 +63,9 @@ const { values } = parseArgs({
   },
 });
 if (!values.listen || !values["state-dir"]) {
-  process.stderr.write("usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp] [--allocation FILE]]\n");
+  process.stderr.write(
+    "usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp] [--allocation FILE]]\n",
+  );
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
@@ -106,7 +108,16 @@ if (values.switches) {
 }
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
-const info = { ready: true, pid: process.pid, urls: s.urls, dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null, bootCa: s.bootCa.certFile, apiCa: s.apiCa.certFile, imagePath: s.imagePath, machines };
+const info = {
+  ready: true,
+  pid: process.pid,
+  urls: s.urls,
+  dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null,
+  bootCa: s.bootCa.certFile,
+  apiCa: s.apiCa.certFile,
+  imagePath: s.imagePath,
+  machines,
+};
 writeFileSync(join(stateDir, "standins.json"), JSON.stringify(info, null, 2) + "\n");
 process.stdout.write(JSON.stringify(info) + "\n");
 const stop = async () => {

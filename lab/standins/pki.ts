@@ -25,7 +25,10 @@ export interface ServerCert {
 /** A fresh CA in `dir` (EC P-256, valid 2 days). */
 export function makeCa(dir: string, name: string): Ca {
   mkdirSync(dir, { recursive: true });
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "2", "-subj", `/CN=${name}`], dir);
+  openssl(
+    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", `${name}.key`, "-out", `${name}.pem`, "-days", "2", "-subj", `/CN=${name}`],
+    dir,
+  );
   return { dir, certFile: join(dir, `${name}.pem`), keyFile: join(dir, `${name}.key`), pem: readFileSync(join(dir, `${name}.pem`), "utf8") };
 }
 

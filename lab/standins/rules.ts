@@ -33,11 +33,16 @@ export function authorize(method: DescMethod, subject: Subject, requestUuid: str
   if (!subject) return { code: "unauthenticated", message: "no or unknown bearer token" };
   if (getOption(method, infra_roles).length > 0) {
     // event.proto: Send is INFRA_ROLE_EDITOR only; a machine token has no infra role.
-    return subject.kind === "infra" ? undefined : { code: "permission_denied", message: `access to:"${method.parent.typeName}/${method.name}" is not allowed because it is not part of the token permissions` };
+    return subject.kind === "infra"
+      ? undefined
+      : { code: "permission_denied", message: `access to:"${method.parent.typeName}/${method.name}" is not allowed because it is not part of the token permissions` };
   }
   if (getOption(method, machine_roles).length > 0) {
     if (subject.kind === "machine" && subject.uuid === requestUuid) return undefined;
-    return { code: "permission_denied", message: `access to:"${method.parent.typeName}/${method.name}" with subject:"${requestUuid ?? ""}" is not allowed because it is not part of the token permissions` };
+    return {
+      code: "permission_denied",
+      message: `access to:"${method.parent.typeName}/${method.name}" with subject:"${requestUuid ?? ""}" is not allowed because it is not part of the token permissions`,
+    };
   }
   return { code: "permission_denied", message: "method has no permission options" };
 }
@@ -48,7 +53,8 @@ export function registerRefusal(r: BootServiceRegisterRequest, twoSwitches = tru
   if (!r.hardware) return { code: "invalid_argument", message: "hardware is nil" };
   if (!r.bios) return { code: "invalid_argument", message: "bios is nil" };
   const switches = [...new Set(r.hardware.nics.flatMap((n) => n.neighbors.map((x) => x.hostname)))];
-  if (twoSwitches && switches.length !== 2) return { code: "failed_precondition", message: `machine ${r.uuid} is not connected to exactly two switches, found connections to switches [${switches.join(" ")}]` };
+  if (twoSwitches && switches.length !== 2)
+    return { code: "failed_precondition", message: `machine ${r.uuid} is not connected to exactly two switches, found connections to switches [${switches.join(" ")}]` };
   return undefined;
 }
 

@@ -86,7 +86,16 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const machines = new Map(o.machines.map((m) => [m.uuid, m]));
 
   // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
-  const metalBoot: MetalBootOptions = { machines, defaultPartition: o.machines[0]?.partition ?? "lab", tokens, apiserverUrl: "", imageCacheUrl: undefined, ca: apiCa.pem, ntpServers: o.ntpServers ?? [], faults: faults.boot };
+  const metalBoot: MetalBootOptions = {
+    machines,
+    defaultPartition: o.machines[0]?.partition ?? "lab",
+    tokens,
+    apiserverUrl: "",
+    imageCacheUrl: undefined,
+    ca: apiCa.pem,
+    ntpServers: o.ntpServers ?? [],
+    faults: faults.boot,
+  };
   const validator = requestValidator();
   const handlers: Record<Exclude<Role, "api">, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),
@@ -122,7 +131,16 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
         const path = new URL(req.url).pathname;
         const body = req.method === "POST" ? await req.clone().text() : "";
         const res = (await control(role, path, req)) ?? (await handlers[role](req));
-        log.add({ time: new Date().toISOString(), server: role, method: req.method, path, source: server.requestIP(req)?.address ?? null, status: res.status, headers: Object.fromEntries(req.headers), body });
+        log.add({
+          time: new Date().toISOString(),
+          server: role,
+          method: req.method,
+          path,
+          source: server.requestIP(req)?.address ?? null,
+          status: res.status,
+          headers: Object.fromEntries(req.headers),
+          body,
+        });
         return res;
       },
     });
@@ -140,9 +158,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     await sleep(ms);
     for (const [i, role] of ROLES.entries()) servers[i] = await serve(role, servers[i]?.port ?? 0);
   };
-  const urls = Object.fromEntries(
-    ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${servers[i]?.port}`]),
-  ) as Record<Role, string>;
+  const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${servers[i]?.port}`])) as Record<Role, string>;
   metalBoot.apiserverUrl = urls.api;
   metalBoot.imageCacheUrl = `${urls.images}/`;
   return {
@@ -166,7 +182,13 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
 /** The apiserver's control endpoints (the lab and tests set allocations and cut streams). */
 async function apiControl(book: MachineBook, path: string, req: Request): Promise<Response> {
   if (path === "/_standin/machines" && req.method === "GET") {
-    return Response.json({ registered: Object.fromEntries(book.registered), allocations: Object.fromEntries(book.allocations), openWaits: [...book.open].map((w) => w.uuid), waitOpenedAt: book.waitOpenedAt, connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])) });
+    return Response.json({
+      registered: Object.fromEntries(book.registered),
+      allocations: Object.fromEntries(book.allocations),
+      openWaits: [...book.open].map((w) => w.uuid),
+      waitOpenedAt: book.waitOpenedAt,
+      connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])),
+    });
   }
   if (path === "/_standin/switches" && req.method === "GET") return Response.json({ switches: switchTableJson(book.switches) });
   if (req.method !== "POST") return Response.json({ error: "POST expected" }, { status: 405 });

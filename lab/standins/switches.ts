@@ -84,7 +84,10 @@ function physicalConnections(sw: Switch, nics: readonly (readonly Neigh[])[]): S
 function connectOne(sw: Switch, uuid: string, nics: readonly (readonly Neigh[])[]): { sw: Switch } | { error: string } {
   const found = physicalConnections(sw, nics);
   if (found.length < 1) {
-    if (sw.connections.has(uuid)) return { error: `failed to update machine connections for switch ${sw.id}: machine connection between machine ${uuid} and switch ${sw.id} exists in the database but not physically; if you are attempting migrate the machine from one rack to another delete it first` };
+    if (sw.connections.has(uuid))
+      return {
+        error: `failed to update machine connections for switch ${sw.id}: machine connection between machine ${uuid} and switch ${sw.id} exists in the database but not physically; if you are attempting migrate the machine from one rack to another delete it first`,
+      };
     return { sw };
   }
   const connections = new Map(sw.connections);
@@ -95,7 +98,8 @@ function connectOne(sw: Switch, uuid: string, nics: readonly (readonly Neigh[])[
 /** Register's switch step for machine `uuid` with these NICs: the new table and the machine's connections, or the refusal. */
 export function connectMachine(table: SwitchTable, uuid: string, machineNics: readonly Pick<MachineNic, "neighbors">[]): ConnectResult {
   const hostnames = [...new Set(machineNics.flatMap((n) => n.neighbors.map((x) => x.hostname)))];
-  if (hostnames.length !== 2) return { ok: false, code: "failed_precondition", message: `machine ${uuid} is not connected to exactly two switches, found connections to switches [${hostnames.join(" ")}]` };
+  if (hostnames.length !== 2)
+    return { ok: false, code: "failed_precondition", message: `machine ${uuid} is not connected to exactly two switches, found connections to switches [${hostnames.join(" ")}]` };
   const [a, b] = hostnames.map((h) => table.get(h));
   if (!a) return { ok: false, code: "not_found", message: `failed to add machine connections to switch ${hostnames[0]}: no switch with id "${hostnames[0]}" found` };
   if (!b) return { ok: false, code: "not_found", message: `failed to add machine connections to switch ${hostnames[1]}: no switch with id "${hostnames[1]}" found` };
@@ -106,7 +110,12 @@ export function connectMachine(table: SwitchTable, uuid: string, machineNics: re
   if ("error" in r2) return { ok: false, code: "unknown", message: r2.error };
   const c1 = r1.sw.connections.get(uuid) ?? [];
   const c2 = r2.sw.connections.get(uuid) ?? [];
-  if (c1.length !== c2.length) return { ok: false, code: "failed_precondition", message: `machine connections must be identical on both switches but machine ${uuid} has ${c1.length} connections to switch ${a.id} and ${c2.length} connections to switch ${b.id}` };
+  if (c1.length !== c2.length)
+    return {
+      ok: false,
+      code: "failed_precondition",
+      message: `machine connections must be identical on both switches but machine ${uuid} has ${c1.length} connections to switch ${a.id} and ${c2.length} connections to switch ${b.id}`,
+    };
   // switch.go:413-433: every port of the first switch has its corresponding port on the second (same OS: the same name).
   const second = new Map<string, string>();
   for (const [m, ports] of r2.sw.connections) {
@@ -117,7 +126,12 @@ export function connectMachine(table: SwitchTable, uuid: string, machineNics: re
   }
   if (a.os !== b.os) return { ok: false, code: "unimplemented", message: `the stand-in maps port names only between switches of the same OS (${a.id} ${a.os}, ${b.id} ${b.os})` };
   for (const p of c1) {
-    if (!second.has(p.name)) return { ok: false, code: "failed_precondition", message: `machine ${uuid} is connected to port ${p.name} on switch ${a.id} but not to the corresponding port ${p.name} of switch ${b.id}` };
+    if (!second.has(p.name))
+      return {
+        ok: false,
+        code: "failed_precondition",
+        message: `machine ${uuid} is connected to port ${p.name} on switch ${a.id} but not to the corresponding port ${p.name} of switch ${b.id}`,
+      };
   }
   const next = new Map(table);
   next.set(a.id, r1.sw);

@@ -33,12 +33,14 @@ export function findUpstreamProtos(env: NodeJS.ProcessEnv = process.env, repo = 
   let pv = env.METAL_PROTOVALIDATE_REFERENCE;
   for (let d = dirname(repo); d !== dirname(d) && (!api || !pv); d = dirname(d)) {
     if (!api && existsSync(join(d, "shared/reference/metal-stack-api/proto/metalstack"))) api = join(d, "shared/reference/metal-stack-api/proto");
-    if (!pv && existsSync(join(d, "shared/reference/protovalidate/proto/protovalidate/buf/validate/validate.proto"))) pv = join(d, "shared/reference/protovalidate/proto/protovalidate");
+    if (!pv && existsSync(join(d, "shared/reference/protovalidate/proto/protovalidate/buf/validate/validate.proto")))
+      pv = join(d, "shared/reference/protovalidate/proto/protovalidate");
   }
   if (!api) return "metal-stack/api's protos not found (no shared/reference/metal-stack-api/proto above the repository, METAL_API_REFERENCE unset)";
   if (!pv) return "protovalidate's validate.proto not found (no shared/reference/protovalidate/proto/protovalidate above the repository, METAL_PROTOVALIDATE_REFERENCE unset)";
   if (!existsSync(join(api, "metalstack"))) return `metal-stack/api's protos not found: ${api} has no metalstack/ (METAL_API_REFERENCE?)`;
-  if (!existsSync(join(pv, "buf/validate/validate.proto"))) return `protovalidate's validate.proto not found: ${pv} has no buf/validate/validate.proto (METAL_PROTOVALIDATE_REFERENCE?)`;
+  if (!existsSync(join(pv, "buf/validate/validate.proto")))
+    return `protovalidate's validate.proto not found: ${pv} has no buf/validate/validate.proto (METAL_PROTOVALIDATE_REFERENCE?)`;
   return { api, protovalidate: pv };
 }
 
@@ -76,7 +78,10 @@ export function upstreamDescriptorSet(p: UpstreamProtos, buildDir = join(REPO, "
   mkdirSync(ws, { recursive: true });
   try {
     writeFileSync(join(ws, "buf.yaml"), `version: v2\nmodules:\n  - path: api\n  - path: protovalidate\n`);
-    for (const [name, target] of [["api", p.api], ["protovalidate", p.protovalidate]] as const) {
+    for (const [name, target] of [
+      ["api", p.api],
+      ["protovalidate", p.protovalidate],
+    ] as const) {
       rmSync(join(ws, name), { force: true });
       symlinkSync(target, join(ws, name));
     }

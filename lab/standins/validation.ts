@@ -77,7 +77,9 @@ export function fallbackValidator(reason: string): RequestValidator {
     check(schema, message) {
       const lines = fallbackViolations(schema.typeName, message);
       if (lines.length === 0) return;
-      const value = create(ViolationsSchema, { violations: lines.map((l) => ({ message: l.message, ruleId: l.ruleId, field: { elements: l.field.split(".").map((fieldName) => ({ fieldName })) } })) });
+      const value = create(ViolationsSchema, {
+        violations: lines.map((l) => ({ message: l.message, ruleId: l.ruleId, field: { elements: l.field.split(".").map((fieldName) => ({ fieldName })) } })),
+      });
       throw invalid(lines, [{ desc: ViolationsSchema, value }]);
     },
   };

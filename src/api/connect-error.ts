@@ -85,5 +85,10 @@ export function parseConnectError(status: number, body: Uint8Array | unknown): {
 
 export function connectError(what: string, code: ConnectCode, message: string, extra: Record<string, unknown> = {}): AgentError {
   const hint = code === "unauthenticated" || code === "permission_denied" ? " (the machine token was refused)" : "";
-  return new AgentError(agentCodeFor(code), `${what}: ${code}${message ? `: ${message}` : ""}${hint}`, { connectCode: code, connectMessage: message, retryable: isRetryableConnectCode(code), ...extra });
+  return new AgentError(agentCodeFor(code), `${what}: ${code}${message ? `: ${message}` : ""}${hint}`, {
+    connectCode: code,
+    connectMessage: message,
+    retryable: isRetryableConnectCode(code),
+    ...extra,
+  });
 }

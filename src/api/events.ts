@@ -47,14 +47,25 @@ export class EventReporter {
     try {
       const r = await callUnary(this.#api, EventService.method.send, { events: { [this.#uuid]: { time: timestampFromDate(this.#now()), event: type, message } } });
       const failed = r.message.failed.includes(this.#uuid);
-      logEvent(this.#log, "provision.event", { uuid: this.#uuid, provisioningEvent: event, latencyMs: r.latencyMs, accepted: !failed }, `${event}: ${message}${failed ? " (listed as failed by the apiserver)" : ""}`, failed ? "warn" : "info");
+      logEvent(
+        this.#log,
+        "provision.event",
+        { uuid: this.#uuid, provisioningEvent: event, latencyMs: r.latencyMs, accepted: !failed },
+        `${event}: ${message}${failed ? " (listed as failed by the apiserver)" : ""}`,
+        failed ? "warn" : "info",
+      );
       return failed ? "failed" : "sent";
     } catch (e) {
       const err = toAgentError(e);
       const code = String(err.details.connectCode ?? "");
       if (code === "permission_denied" || code === "unimplemented") {
         this.#off = true;
-        logEvent(this.#log, "provision.event.off", { uuid: this.#uuid, provisioningEvent: event, connectCode: code }, `provisioning events are off for this boot: the apiserver answered ${code} to ${EVENT_SEND} (upstream it is INFRA_ROLE only); the flow goes on`);
+        logEvent(
+          this.#log,
+          "provision.event.off",
+          { uuid: this.#uuid, provisioningEvent: event, connectCode: code },
+          `provisioning events are off for this boot: the apiserver answered ${code} to ${EVENT_SEND} (upstream it is INFRA_ROLE only); the flow goes on`,
+        );
         return "disabled";
       }
       logEvent(this.#log, "provision.event", { uuid: this.#uuid, provisioningEvent: event, error: err.message }, `${event} not sent (the flow goes on): ${err.message}`, "warn");

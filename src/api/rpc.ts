@@ -8,7 +8,17 @@
  * JSON exactly as received (fields newer than our proto/ included), for what must reach
  * the installed OS as the server sent it (the allocation of Wait).
  */
-import { create, fromJson, toJson, type DescMessage, type DescMethodServerStreaming, type DescMethodUnary, type JsonValue, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromJson,
+  toJson,
+  type DescMessage,
+  type DescMethodServerStreaming,
+  type DescMethodUnary,
+  type JsonValue,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import { AgentError } from "../errors.ts";
 import type { CallOptions, ConnectClient, Decode, UnaryResult } from "./client.ts";
 
@@ -29,7 +39,12 @@ export function decoder<D extends DescMessage>(schema: D): Decode<MessageShape<D
   };
 }
 
-export function callUnary<I extends DescMessage, O extends DescMessage>(api: Pick<ConnectClient, "unary">, method: DescMethodUnary<I, O>, init: MessageInitShape<I>, opts?: CallOptions): Promise<UnaryResult<MessageShape<O>>> {
+export function callUnary<I extends DescMessage, O extends DescMessage>(
+  api: Pick<ConnectClient, "unary">,
+  method: DescMethodUnary<I, O>,
+  init: MessageInitShape<I>,
+  opts?: CallOptions,
+): Promise<UnaryResult<MessageShape<O>>> {
   return api.unary(procedureOf(method), encodeRequest(method.input, init), decoder(method.output), opts);
 }
 
@@ -39,11 +54,21 @@ export interface WithJson<T> {
   readonly json: JsonValue;
 }
 
-export function callStreamKeepingJson<I extends DescMessage, O extends DescMessage>(api: Pick<ConnectClient, "serverStream">, method: DescMethodServerStreaming<I, O>, init: MessageInitShape<I>, opts?: CallOptions): AsyncGenerator<WithJson<MessageShape<O>>, void, undefined> {
+export function callStreamKeepingJson<I extends DescMessage, O extends DescMessage>(
+  api: Pick<ConnectClient, "serverStream">,
+  method: DescMethodServerStreaming<I, O>,
+  init: MessageInitShape<I>,
+  opts?: CallOptions,
+): AsyncGenerator<WithJson<MessageShape<O>>, void, undefined> {
   const decode = decoder(method.output);
   return api.serverStream(procedureOf(method), encodeRequest(method.input, init), (raw, what) => ({ message: decode(raw, what), json: raw as JsonValue }), opts);
 }
 
-export function callStream<I extends DescMessage, O extends DescMessage>(api: Pick<ConnectClient, "serverStream">, method: DescMethodServerStreaming<I, O>, init: MessageInitShape<I>, opts?: CallOptions): AsyncGenerator<MessageShape<O>, void, undefined> {
+export function callStream<I extends DescMessage, O extends DescMessage>(
+  api: Pick<ConnectClient, "serverStream">,
+  method: DescMethodServerStreaming<I, O>,
+  init: MessageInitShape<I>,
+  opts?: CallOptions,
+): AsyncGenerator<MessageShape<O>, void, undefined> {
   return api.serverStream(procedureOf(method), encodeRequest(method.input, init), decoder(method.output), opts);
 }

@@ -23,5 +23,13 @@ export interface ApiVersion {
 export async function apiVersion(api: Pick<ConnectClient, "unary">): Promise<ApiVersion> {
   const r = await callUnary(api, VersionService.method.get, {});
   const v = r.message.version;
-  return { version: v?.version ?? "", revision: v?.revision ?? "", gitSha1: v?.gitSha1 ?? "", buildDate: v?.buildDate ?? "", latencyMs: r.latencyMs, address: r.address, attempts: r.attempts };
+  return {
+    version: v?.version ?? "",
+    revision: v?.revision ?? "",
+    gitSha1: v?.gitSha1 ?? "",
+    buildDate: v?.buildDate ?? "",
+    latencyMs: r.latencyMs,
+    address: r.address,
+    attempts: r.attempts,
+  };
 }

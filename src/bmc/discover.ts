@@ -127,7 +127,9 @@ export async function discoverBmc(deps: BmcDeps, present: boolean, boardVendor: 
     return { present: true, ...reading, ...(vendor ? { vendor: vendor.name } : {}), notes };
   }
   if (!vendor) {
-    notes.push(`board vendor ${JSON.stringify(boardVendor.trim())} is not one whose BMC user ids are known (Supermicro, Novarion-Systems, Lenovo, Dell, Giga Computing): no metal user created`);
+    notes.push(
+      `board vendor ${JSON.stringify(boardVendor.trim())} is not one whose BMC user ids are known (Supermicro, Novarion-Systems, Lenovo, Dell, Giga Computing): no metal user created`,
+    );
     return { present: true, ...reading, notes };
   }
   const password = metalPassword(deps.random);

@@ -25,7 +25,12 @@ export function bmcRegisterFields(o: BmcOutcome): BmcRegisterFields {
   const fru = Object.keys(o.fru).length > 0 ? { ...o.fru } : undefined;
   const { ip, mac } = o.lan;
   if (!ip || !mac) {
-    return { ...(fru ? { fru } : {}), notes: [`Register carries no bmc: the BMC reported ${!ip ? "no IP address" : ""}${!ip && !mac ? " and " : ""}${!mac ? "no MAC" : ""}, and the apiserver refuses a bmc without both`] };
+    return {
+      ...(fru ? { fru } : {}),
+      notes: [
+        `Register carries no bmc: the BMC reported ${!ip ? "no IP address" : ""}${!ip && !mac ? " and " : ""}${!mac ? "no MAC" : ""}, and the apiserver refuses a bmc without both`,
+      ],
+    };
   }
   const bmc = {
     address: `${ip}:${IPMI_PORT}`,

@@ -14,15 +14,25 @@ const httpUrl = z
   .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), { message: "expected an http(s) URL" })
   .transform((s) => new URL(s));
 
-const pem = z.string().refine((s) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(s), { message: "expected a PEM certificate (-----BEGIN CERTIFICATE-----)" });
+const pem = z
+  .string()
+  .refine((s) => /-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----/.test(s), { message: "expected a PEM certificate (-----BEGIN CERTIFICATE-----)" });
 
 const ntpServer = z.string().refine((s) => ipaddr.isValid(s) || /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d+)?$/i.test(s), { message: "expected an IP address or host name" });
 
 /** Go's omitempty/empty string: "" means absent. */
-const optionalText = z.string().optional().transform((s) => (s === "" ? undefined : s));
+const optionalText = z
+  .string()
+  .optional()
+  .transform((s) => (s === "" ? undefined : s));
 
 /** The MetalConfig fields that hold secrets: registered with the secret set before validation. */
-export const SECRET_FIELDS = [["metal_apiserver_token_for_hammer"], ["metal_apiserver_token"], ["logging", "basic_auth", "password"], ["logging", "certificate_auth", "key"]] as const;
+export const SECRET_FIELDS = [
+  ["metal_apiserver_token_for_hammer"],
+  ["metal_apiserver_token"],
+  ["logging", "basic_auth", "password"],
+  ["logging", "certificate_auth", "key"],
+] as const;
 
 export const MetalConfigSchema = z.object({
   // api.go: MetalAPIServerUrl `json:"metal_apiserver_url,omitempty"`; the agent needs it.
@@ -31,7 +41,10 @@ export const MetalConfigSchema = z.object({
   metal_apiserver_token_for_hammer: z.string().min(16, "expected a machine token (at least 16 characters)"),
   // api.go: Partition `json:"partition"` (always present, may be empty).
   partition: z.string().default(""),
-  ntp_servers: z.array(ntpServer).nullish().transform((v) => v ?? []),
+  ntp_servers: z
+    .array(ntpServer)
+    .nullish()
+    .transform((v) => v ?? []),
   debug: z.boolean().default(false),
   pixie_api_url: z.string().default(""),
   logging: z

@@ -40,4 +40,3 @@ export function describeToken(token: string): TokenInfo {
   if (iat) info.issuedAt = iat;
   return info;
 }
-

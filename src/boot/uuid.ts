@@ -9,7 +9,17 @@ import { AgentError } from "../errors.ts";
 import { normaliseUuid } from "../ids/uuid.ts";
 
 export const SYSFS_ROOT = "/sys";
-const USELESS = new Set(["", "none", "not specified", "not settable", "default string", "to be filled by o.e.m.", "0", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"]);
+const USELESS = new Set([
+  "",
+  "none",
+  "not specified",
+  "not settable",
+  "default string",
+  "to be filled by o.e.m.",
+  "0",
+  "00000000-0000-0000-0000-000000000000",
+  "ffffffff-ffff-ffff-ffff-ffffffffffff",
+]);
 
 export type UuidSource = "cmdline" | "product_uuid" | "product_serial";
 
@@ -28,7 +38,10 @@ export function normaliseDmi(text: string): string | undefined {
 export async function machineId(override: string | undefined, readFile: (p: string) => Promise<Uint8Array>, sysRoot = SYSFS_ROOT): Promise<MachineId> {
   if (override) return { uuid: override.toLowerCase(), source: "cmdline" };
   const tried: string[] = [];
-  for (const [file, kind] of [["product_uuid", "uuid"], ["product_serial", "serial"]] as const) {
+  for (const [file, kind] of [
+    ["product_uuid", "uuid"],
+    ["product_serial", "serial"],
+  ] as const) {
     const path = `${sysRoot}/class/dmi/id/${file}`;
     let text: string;
     try {
@@ -41,5 +54,9 @@ export async function machineId(override: string | undefined, readFile: (p: stri
     if (v) return { uuid: v, source: file };
     tried.push(`${path}: ${JSON.stringify(text.trim().slice(0, 40))} is ${kind === "serial" ? "not a UUID" : "a placeholder or not a UUID"}`);
   }
-  throw new AgentError("metal_boot", `cannot determine the machine UUID: neither product_uuid nor product_serial holds one (${tried.join("; ")}); set METAL_UUID= on the cmdline or pass --uuid`, { tried });
+  throw new AgentError(
+    "metal_boot",
+    `cannot determine the machine UUID: neither product_uuid nor product_serial holds one (${tried.join("; ")}); set METAL_UUID= on the cmdline or pass --uuid`,
+    { tried },
+  );
 }

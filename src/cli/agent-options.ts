@@ -114,7 +114,11 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
   const guard = (what: string) => {
     const { ok, type } = initramfsRoot();
     if (!ok) {
-      throw new AgentError("wipe_failed", `refusing to ${what}: / is ${type ?? "unknown (no /proc/self/mounts)"}, not the agent's initramfs (rootfs, tmpfs or ramfs); the built-in flow touches disks only when metal-hammer boots the machine (by hand: metal-hammer disk wipe|apply --yes)`, { rootFs: type ?? null });
+      throw new AgentError(
+        "wipe_failed",
+        `refusing to ${what}: / is ${type ?? "unknown (no /proc/self/mounts)"}, not the agent's initramfs (rootfs, tmpfs or ramfs); the built-in flow touches disks only when metal-hammer boots the machine (by hand: metal-hammer disk wipe|apply --yes)`,
+        { rootFs: type ?? null },
+      );
     }
   };
   return {
@@ -155,7 +159,9 @@ export function machineBmc(sysRoot: string, secrets: { add(v: string): void }, d
   return {
     discover: async () => {
       const present = await bmcDevicePresent(devRoot);
-      const vendor = await Bun.file(`${sysRoot}/class/dmi/id/board_vendor`).text().catch(() => "");
+      const vendor = await Bun.file(`${sysRoot}/class/dmi/id/board_vendor`)
+        .text()
+        .catch(() => "");
       return await discoverBmc(deps(), present, vendor, initramfsRoot().ok);
     },
     superUser: async (vendor, password) => {

@@ -39,7 +39,8 @@ export function registerClock(program: Command, ctx: Context): void {
       }
       if (text === undefined) throw new AgentError("usage", "no NTP server: expected --servers LIST or METAL_NTP_SERVERS on the kernel cmdline", {});
       const servers = parseNtpServerList(text);
-      if (!servers) throw new AgentError("usage", `${from} ${JSON.stringify(text)}: expected a comma-separated list of NTP servers (IPv6/IPv4 addresses or host names, [addr]:port)`, {});
+      if (!servers)
+        throw new AgentError("usage", `${from} ${JSON.stringify(text)}: expected a comma-separated list of NTP servers (IPv6/IPv4 addresses or host names, [addr]:port)`, {});
       const log = ctx.logger("info");
       const wouldSet: number[] = [];
       const st = await syncClock(servers, opts.set ? { log } : { log, setClock: (t) => (wouldSet.push(t), 0), rtcPresent: () => false });

@@ -24,7 +24,11 @@ interface Common {
   disks?: string;
 }
 
-const only = (o: Common): string[] | undefined => o.disks?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+const only = (o: Common): string[] | undefined =>
+  o.disks
+    ?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 
 function needYes(yes: boolean | undefined, what: string): void {
   if (!yes) throw new AgentError("usage", `disk ${what} erases disks: add --yes to go ahead`);
@@ -47,17 +51,29 @@ export function registerDisk(program: Command, ctx: Context): void {
   common(disk.command("list").description("the disks from sysfs: size, rotational, discard, NVMe, removable, read-only, model, serial")).action(async (o: Common) => {
     const disks = await readDisks(o.sysfs);
     if (o.json) return void ctx.io.out(JSON.stringify(disks) + "\n");
-    printTable(ctx, ["NAME", "SIZE", "KIND", "DISCARD", "FLAGS", "MODEL", "SERIAL"], disks.map((d) => [
-      d.name,
-      humanBytes(d.sizeBytes),
-      d.nvme ? "nvme" : d.rotational ? "rotating" : "ssd",
-      d.discard ? `yes (granularity ${d.discardGranularity})` : "no",
-      [d.readOnly ? "read-only" : "", d.removable ? "removable" : "", d.writeZeroes ? "write-zeroes" : "", d.partitions.length ? `${d.partitions.length} partitions` : ""].filter((s) => s).join(",") || "-",
-      d.model || "-",
-      d.serial || "-",
-    ]));
+    printTable(
+      ctx,
+      ["NAME", "SIZE", "KIND", "DISCARD", "FLAGS", "MODEL", "SERIAL"],
+      disks.map((d) => [
+        d.name,
+        humanBytes(d.sizeBytes),
+        d.nvme ? "nvme" : d.rotational ? "rotating" : "ssd",
+        d.discard ? `yes (granularity ${d.discardGranularity})` : "no",
+        [d.readOnly ? "read-only" : "", d.removable ? "removable" : "", d.writeZeroes ? "write-zeroes" : "", d.partitions.length ? `${d.partitions.length} partitions` : ""]
+          .filter((s) => s)
+          .join(",") || "-",
+        d.model || "-",
+        d.serial || "-",
+      ]),
+    );
   });
-  common(disk.command("wipe").description(`wipe every disk (or --disks) with the fastest method that really erases, verified; exit ${exitCodeFor("wipe_failed")} (wipe_failed) naming each disk that failed and the method`))
+  common(
+    disk
+      .command("wipe")
+      .description(
+        `wipe every disk (or --disks) with the fastest method that really erases, verified; exit ${exitCodeFor("wipe_failed")} (wipe_failed) naming each disk that failed and the method`,
+      ),
+  )
     .option("--mode <mode>", "fast or overwrite (METAL_WIPE)", "fast")
     .option("--disks <names>", "only these disks (comma-separated kernel names)")
     .option("--yes", "really erase")
@@ -71,7 +87,18 @@ export function registerDisk(program: Command, ctx: Context): void {
         throw e;
       });
       if (o.json) return void ctx.io.out(JSON.stringify(report) + "\n");
-      printTable(ctx, ["DISK", "SIZE", "OUTCOME", "METHOD", "SECONDS", "TRIED"], report.disks.map((r) => [r.path, humanBytes(r.sizeBytes), r.outcome, r.method ?? "-", (r.durationMs / 1000).toFixed(1), r.attempts.map((a) => `${a.method}:${a.ok ? "ok" : "failed"}`).join(" ") || "-"]));
+      printTable(
+        ctx,
+        ["DISK", "SIZE", "OUTCOME", "METHOD", "SECONDS", "TRIED"],
+        report.disks.map((r) => [
+          r.path,
+          humanBytes(r.sizeBytes),
+          r.outcome,
+          r.method ?? "-",
+          (r.durationMs / 1000).toFixed(1),
+          r.attempts.map((a) => `${a.method}:${a.ok ? "ok" : "failed"}`).join(" ") || "-",
+        ]),
+      );
     });
   common(disk.command("plan <layout.json>").description("print the commands a FilesystemLayout (protojson) would run on this machine's disks, without running them"))
     .option("--target <dir>", "where the filesystems would be mounted", TARGET_ROOT)
@@ -96,7 +123,11 @@ export function registerDisk(program: Command, ctx: Context): void {
       if (unmountFailed.length > 0) throw new AgentError("layout_failed", `unmount failed: ${unmountFailed.join("; ")}`);
       if (o.json) return void ctx.io.out(JSON.stringify(applied) + "\n");
       ctx.io.out(`root UUID ${applied.rootUuid}\n`);
-      printTable(ctx, ["DEVICE", "FORMAT", "PATH", "LABEL", "UUID"], applied.filesystems.map((f) => [f.device, f.format, f.path ?? "-", f.label || "-", f.uuid ?? "-"]));
+      printTable(
+        ctx,
+        ["DEVICE", "FORMAT", "PATH", "LABEL", "UUID"],
+        applied.filesystems.map((f) => [f.device, f.format, f.path ?? "-", f.label || "-", f.uuid ?? "-"]),
+      );
     });
   disk.exitOverride().configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) });
 }

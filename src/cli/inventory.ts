@@ -29,7 +29,13 @@ export function registerInventory(program: Command, ctx: Context): void {
       const rows: string[][] = [["memory", "", gib(h.memory), `${h.memory} bytes`]];
       for (const c of h.cpus) rows.push(["cpu", c.vendor, c.model, `${c.cores} cores, ${c.threads} threads`]);
       for (const d of h.disks) rows.push(["disk", d.name, gib(d.size), `${d.size} bytes`]);
-      for (const n of h.nics) rows.push(["nic", n.name, n.mac, [n.identifier, n.vendor, n.model, n.speed === "0" ? "speed unknown" : `${Number(n.speed) / 1e9} Gbit/s`].filter((s) => s !== "").join(", ")]);
+      for (const n of h.nics)
+        rows.push([
+          "nic",
+          n.name,
+          n.mac,
+          [n.identifier, n.vendor, n.model, n.speed === "0" ? "speed unknown" : `${Number(n.speed) / 1e9} Gbit/s`].filter((s) => s !== "").join(", "),
+        ]);
       for (const g of h.gpus) rows.push(["gpu", g.vendor, g.model, ""]);
       if (inv.bios) rows.push(["bios", inv.bios.vendor, inv.bios.version, inv.bios.date]);
       printTable(ctx, ["KIND", "NAME", "VALUE", "DETAIL"], rows);

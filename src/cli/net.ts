@@ -36,7 +36,9 @@ export function duration(flag: string, v: string): number {
 /** An enumerated option: anything else is a usage error (exit 2) naming the flag and the choices. */
 export function oneOf<T extends string>(flag: string, v: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(v)) return v as T;
-  throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected ${allowed.slice(0, -1).join(", ")}${allowed.length > 1 ? " or " : ""}${allowed[allowed.length - 1]}`, { flag });
+  throw new AgentError("usage", `${flag} ${JSON.stringify(v)}: expected ${allowed.slice(0, -1).join(", ")}${allowed.length > 1 ? " or " : ""}${allowed[allowed.length - 1]}`, {
+    flag,
+  });
 }
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const satisfies readonly LogLevel[];
@@ -102,7 +104,18 @@ export function registerNet(program: Command, ctx: Context): void {
       };
       const r = await bringUp({ ...opts, log: ctx.logger(level) });
       if (o.json) {
-        ctx.io.out(JSON.stringify({ ready: r.ready, startedAt: performance.timeOrigin, startup: r.startup, linkUpAt: r.linkUpAt, readyAt: r.readyAt, ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10, peakRssKiB: peakRssKiB(), ...r.summary }) + "\n");
+        ctx.io.out(
+          JSON.stringify({
+            ready: r.ready,
+            startedAt: performance.timeOrigin,
+            startup: r.startup,
+            linkUpAt: r.linkUpAt,
+            readyAt: r.readyAt,
+            ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10,
+            peakRssKiB: peakRssKiB(),
+            ...r.summary,
+          }) + "\n",
+        );
         return;
       }
       ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);

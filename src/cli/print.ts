@@ -19,6 +19,10 @@ export function printRecord(ctx: Context, view: Record<string, unknown>, json: b
 export function printTable(ctx: Context, columns: readonly string[], rows: readonly (readonly string[])[]): void {
   const safe = rows.map((r) => r.map(escapeUntrusted));
   const widths = columns.map((c, i) => Math.max(c.length, ...safe.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
   ctx.io.out(ctx.secrets.scrub([line(columns), ...safe.map(line)].join("\n")) + "\n");
 }

@@ -52,7 +52,17 @@ async function probe(target: Target, url: string, fn: () => Promise<Probed>): Pr
   }
 }
 
-const skipped = (target: Target, why: string): ReachRow => ({ target, status: "skipped", ok: true, url: null, address: null, latencyMs: null, detail: null, error: `skipped: ${why}`, code: null });
+const skipped = (target: Target, why: string): ReachRow => ({
+  target,
+  status: "skipped",
+  ok: true,
+  url: null,
+  address: null,
+  latencyMs: null,
+  detail: null,
+  error: `skipped: ${why}`,
+  code: null,
+});
 
 function printRows(ctx: Context, rows: readonly ReachRow[], json: boolean): void {
   if (json) {

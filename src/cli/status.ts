@@ -21,7 +21,11 @@ export function registerStatus(program: Command, ctx: Context): void {
         text = new TextDecoder().decode(await ctx.io.readFile(opts.file));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code ?? (/ENOENT/.test(String(e)) ? "ENOENT" : "error");
-        throw new AgentError("usage", `cannot read the status file ${opts.file} (${code}): expected the file the running agent writes (it appears once the agent has started; --file PATH for another one)`, { path: opts.file });
+        throw new AgentError(
+          "usage",
+          `cannot read the status file ${opts.file} (${code}): expected the file the running agent writes (it appears once the agent has started; --file PATH for another one)`,
+          { path: opts.file },
+        );
       }
       let parsed;
       try {

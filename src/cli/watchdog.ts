@@ -24,7 +24,8 @@ export function registerWatchdog(program: Command, ctx: Context): void {
     .option("--magic-close", "disarm with the magic character instead, then wait: the machine must keep running")
     .action(async (opts: { timeout: string; device: string; magicClose?: boolean }) => {
       const ms = parseDuration(opts.timeout);
-      if (ms === undefined || ms < 1000 || ms > 3_600_000 || ms % 1000 !== 0) throw new AgentError("usage", `--timeout ${JSON.stringify(opts.timeout)}: expected whole seconds between 1s and 1h, like 10s`, {});
+      if (ms === undefined || ms < 1000 || ms > 3_600_000 || ms % 1000 !== 0)
+        throw new AgentError("usage", `--timeout ${JSON.stringify(opts.timeout)}: expected whole seconds between 1s and 1h, like 10s`, {});
       const log = ctx.logger("info");
       const w = startWatchdog({ enabled: true, timeoutS: ms / 1000 }, { log, path: opts.device });
       if (w.status.state !== "armed") throw new AgentError("usage", `${opts.device}: no watchdog to test (${w.status.reason ?? w.status.state})`, { device: opts.device });
@@ -32,7 +33,8 @@ export function registerWatchdog(program: Command, ctx: Context): void {
       if (opts.magicClose) {
         w.close("watchdog test --magic-close");
         const after: WatchdogStatus = w.status;
-        if (after.state !== "closed") throw new AgentError("internal", `${opts.device}: the magic close failed (${after.reason ?? after.state}); the machine may reset`, { device: opts.device });
+        if (after.state !== "closed")
+          throw new AgentError("internal", `${opts.device}: the magic close failed (${after.reason ?? after.state}); the machine may reset`, { device: opts.device });
         const waitMs = 2 * timeoutS * 1000 + 2000;
         ctx.io.err(`watchdog test: ${opts.device} disarmed with the magic character; waiting ${waitMs / 1000} s (two timeouts and more): the machine must keep running\n`);
         await Bun.sleep(waitMs);

@@ -35,10 +35,7 @@ export function decideClock(servers: readonly NtpServer[], outcomes: readonly Se
   }
   const sorted = [...samples].sort((a, b) => a.sample.offsetMs - b.sample.offsetMs);
   const mid = sorted.length >> 1;
-  const chosen =
-    sorted.length % 2 === 1
-      ? sorted[mid]!
-      : [sorted[mid - 1]!, sorted[mid]!].sort((a, b) => a.sample.delayMs - b.sample.delayMs)[0]!;
+  const chosen = sorted.length % 2 === 1 ? sorted[mid]! : [sorted[mid - 1]!, sorted[mid]!].sort((a, b) => a.sample.delayMs - b.sample.delayMs)[0]!;
   const offsetMs = chosen.sample.offsetMs;
   const kind = Math.abs(offsetMs) >= thresholdMs ? "step" : "keep";
   return { kind, offsetMs, server: chosen.server, sample: chosen.sample };
@@ -53,7 +50,11 @@ export function describeOffset(offsetMs: number): string {
   // Two units at most, the second one rounded (so 1 ms short of a year reads "365 d").
   const step = abs >= 86_400_000 ? 3_600_000 : abs >= 3_600_000 ? 60_000 : 100;
   abs = Math.round(abs / step) * step;
-  const units: [string, number][] = [["d", 86_400_000], ["h", 3_600_000], ["min", 60_000]];
+  const units: [string, number][] = [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["min", 60_000],
+  ];
   const parts: string[] = [];
   for (const [name, ms] of units) {
     if (abs >= ms && parts.length < 2) {

@@ -112,5 +112,7 @@ export function encodePacket(p: NtpPacket): Uint8Array {
 
 /** The kiss code of a stratum-0 answer ("DENY", "RSTR", "RATE", ...), or the refid as text. */
 export function kissCode(p: NtpPacket): string {
-  return String.fromCharCode(...p.refId).replace(/[^\x20-\x7e]/g, "?").trim();
+  return String.fromCharCode(...p.refId)
+    .replace(/[^\x20-\x7e]/g, "?")
+    .trim();
 }

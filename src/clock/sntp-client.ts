@@ -39,7 +39,9 @@ export function sntpBoundMs(p: SntpPolicy): number {
   return p.attempts * p.timeoutMs + (p.attempts - 1) * p.retryDelayMs * 1.5;
 }
 
-export type Exchange = { readonly kind: "answer"; readonly bytes: Uint8Array; readonly sentMs: number; readonly receivedMs: number } | { readonly kind: "failed"; readonly message: string };
+export type Exchange =
+  | { readonly kind: "answer"; readonly bytes: Uint8Array; readonly sentMs: number; readonly receivedMs: number }
+  | { readonly kind: "failed"; readonly message: string };
 
 export interface SntpEnv {
   /** Wall clock, Unix ms: the clock being checked. */

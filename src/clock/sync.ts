@@ -40,7 +40,6 @@ export interface ClockState {
   readonly reasons?: readonly string[];
 }
 
-
 export async function syncClock(servers: readonly NtpServer[], deps: ClockDeps): Promise<ClockState> {
   const env = deps.sntp ?? realSntpEnv;
   const names = servers.map(formatNtpServer);
@@ -49,10 +48,22 @@ export async function syncClock(servers: readonly NtpServer[], deps: ClockDeps):
     return { servers: names, decision: "no_servers", rtc: "not_needed" };
   }
   const policy = deps.policy ?? DEFAULT_SNTP_POLICY;
-  logEvent(deps.log, "clock.query", { servers: names, attempts: policy.attempts, timeoutMs: policy.timeoutMs }, `asking ${names.join(", ")} for the time (SNTP, ${policy.attempts} x ${policy.timeoutMs} ms each)`);
+  logEvent(
+    deps.log,
+    "clock.query",
+    { servers: names, attempts: policy.attempts, timeoutMs: policy.timeoutMs },
+    `asking ${names.join(", ")} for the time (SNTP, ${policy.attempts} x ${policy.timeoutMs} ms each)`,
+  );
   const outcomes = await queryServers(servers, policy, env);
   for (const o of outcomes) {
-    if (o.kind === "rejected") logEvent(deps.log, "clock.reject", { server: formatNtpServer(o.server), reason: o.rejection.reason, kiss: o.rejection.kiss?.code }, `${formatNtpServer(o.server)}: ${o.rejection.message}`, "warn");
+    if (o.kind === "rejected")
+      logEvent(
+        deps.log,
+        "clock.reject",
+        { server: formatNtpServer(o.server), reason: o.rejection.reason, kiss: o.rejection.kiss?.code },
+        `${formatNtpServer(o.server)}: ${o.rejection.message}`,
+        "warn",
+      );
   }
   const d = decideClock(servers, outcomes);
   if (d.kind === "unsynced") {
@@ -84,7 +95,13 @@ export async function syncClock(servers: readonly NtpServer[], deps: ClockDeps):
   const rtcPresent = (deps.rtcPresent ?? (() => existsSync(RTC_DEVICE)))();
   let rtc: ClockState["rtc"] = "absent";
   let problem: string | undefined;
-  if (!rtcPresent) logEvent(deps.log, "clock.rtc", { device: RTC_DEVICE, ok: false, absent: true }, `no ${RTC_DEVICE}: the hardware clock is not written (the next boot starts from the old time again)`);
+  if (!rtcPresent)
+    logEvent(
+      deps.log,
+      "clock.rtc",
+      { device: RTC_DEVICE, ok: false, absent: true },
+      `no ${RTC_DEVICE}: the hardware clock is not written (the next boot starts from the old time again)`,
+    );
   if (rtcPresent) {
     const r = (deps.setRtc ?? setRtc)(env.now());
     rtc = r === 0 ? "written" : "failed";

@@ -91,10 +91,9 @@ function parseParam<N extends ParamName>(name: N, raw: string | null | undefined
   return r.data as z.output<(typeof PARAMS)[N]["schema"]>;
 }
 
-
 export function configFromCmdline(text: string): Config {
   const { params, initArgs } = parseCmdline(text);
-  const get = (n: ParamName) => (params.has(n) ? params.get(n) ?? null : undefined);
+  const get = (n: ParamName) => (params.has(n) ? (params.get(n) ?? null) : undefined);
   const v = Object.fromEntries(AGENT_PARAM_NAMES.map((n) => [n, parseParam(n, get(n))])) as {
     [N in AgentParamName]: z.output<(typeof PARAMS)[N]["schema"]>;
   };
@@ -192,7 +191,9 @@ export function configWarnings(mode: "l3" | "pxe", params: ReadonlyMap<string, s
   const warnings: string[] = [];
   const ip = params.get("ip");
   if (mode === "l3" && params.has("ip") && ip !== "off" && ip !== "none") {
-    warnings.push(`ip=${showValue(ip ?? null)}: the kernel's IPv4 autoconfiguration runs before the agent in METAL_MODE=l3 (brings NICs up before the IPv6 sysctls, waits for DHCP); expected no ip= or ip=off`);
+    warnings.push(
+      `ip=${showValue(ip ?? null)}: the kernel's IPv4 autoconfiguration runs before the agent in METAL_MODE=l3 (brings NICs up before the IPv6 sysctls, waits for DHCP); expected no ip= or ip=off`,
+    );
   }
   return warnings;
 }

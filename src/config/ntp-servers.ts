@@ -42,7 +42,10 @@ export function parseNtpServer(text: string): NtpServer | undefined {
 /** A comma-separated list -> servers (duplicates removed), or undefined if any entry is bad or the list is empty. */
 export function parseNtpServerList(text: string): NtpServer[] | undefined {
   const out: NtpServer[] = [];
-  for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const item of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
     const s = parseNtpServer(item);
     if (!s) return undefined;
     if (!out.some((o) => o.host === s.host && o.port === s.port)) out.push(s);

@@ -129,7 +129,10 @@ const IFNAME_RE = /^[A-Za-z0-9_.@-]{1,15}$/;
 
 export function parseNicList(text: string): NicSelector[] | undefined {
   const out: NicSelector[] = [];
-  for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
+  for (const item of text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")) {
     const mac = normaliseMac(item);
     if (mac !== undefined) out.push({ kind: "mac", mac });
     else if (IFNAME_RE.test(item)) out.push({ kind: "name", name: item });
@@ -161,7 +164,10 @@ const ntpServers = z.custom<Raw>().transform((v, ctx): NtpServer[] => {
   if (v === undefined) return [];
   const list = v === null ? undefined : parseNtpServerList(v);
   if (!list) {
-    ctx.addIssue({ code: "custom", message: "expected a comma-separated list of NTP servers: IPv6 addresses (2001:db8::123 or [2001:db8::123]:123), IPv4 addresses or host names" });
+    ctx.addIssue({
+      code: "custom",
+      message: "expected a comma-separated list of NTP servers: IPv6 addresses (2001:db8::123 or [2001:db8::123]:123), IPv4 addresses or host names",
+    });
     return z.NEVER;
   }
   return list;
@@ -354,7 +360,7 @@ export type ParamName = keyof typeof PARAMS;
 export const PARAM_NAMES = Object.keys(PARAMS) as ParamName[];
 
 type Consumer = "agent" | "init" | "kernel";
-const consumerOf = (n: ParamName): Consumer => ((PARAMS[n] as { consumer?: Consumer }).consumer ?? "agent");
+const consumerOf = (n: ParamName): Consumer => (PARAMS[n] as { consumer?: Consumer }).consumer ?? "agent";
 /** The rows the agent parses (strictly): every row without a consumer (DEBUG and METAL_LOG_FORMAT among them). */
 export type AgentParamName = { [N in ParamName]: (typeof PARAMS)[N] extends { consumer: "init" | "kernel" } ? never : N }[ParamName];
 export const AGENT_PARAM_NAMES = PARAM_NAMES.filter((n): n is AgentParamName => consumerOf(n) === "agent");

@@ -26,4 +26,3 @@ export function planRebootSetting(v: string | null | undefined): PlannedRebootSe
   if (bound === undefined || jitter === undefined || bound < MIN_MS || bound > MAX_MS || jitter > MAX_MS || (jitter !== 0 && jitter < MIN_MS)) return "invalid";
   return { boundMs: bound, jitterMs: jitter };
 }
-

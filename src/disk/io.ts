@@ -67,7 +67,11 @@ export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): Disk
         await fh.close();
       }
     },
-    exists: (path) => stat(path).then(() => true, () => false),
+    exists: (path) =>
+      stat(path).then(
+        () => true,
+        () => false,
+      ),
     mkdir: async (path) => void (await mkdir(path, { recursive: true })),
     async writeFile(root, path, text, mode) {
       writeInRoot(root, path, text, mode, 0o755);

@@ -20,14 +20,18 @@ export function parseLayoutFile(path: string, text: string): FilesystemLayout {
     throw new AgentError("layout_refused", `layout file ${path}: not JSON (${(e as Error).message}; expected FilesystemLayout protojson)`, { file: path });
   }
   const wrapped = raw !== null && typeof raw === "object" && !Array.isArray(raw) && ("filesystemLayout" in raw || "filesystem_layout" in raw);
-  const json = wrapped ? ((raw as Record<string, JsonValue>).filesystemLayout ?? (raw as Record<string, JsonValue>).filesystem_layout) as JsonValue : raw;
+  const json = wrapped ? (((raw as Record<string, JsonValue>).filesystemLayout ?? (raw as Record<string, JsonValue>).filesystem_layout) as JsonValue) : raw;
   const prefix = wrapped ? "filesystemLayout" : "";
   try {
     return fromJson(FilesystemLayoutSchema, json);
   } catch (e) {
     const at = locate(FilesystemLayoutSchema, json, prefix);
     const why = (e as Error).message.replace(/^\[[a-z_]+\] /, "");
-    throw new AgentError("layout_refused", `layout file ${path}${at.path ? ` field ${at.path}` : ""}: ${at.message ?? why} (expected FilesystemLayout protojson, metalstack.api.v2)`, { file: path, field: at.path });
+    throw new AgentError(
+      "layout_refused",
+      `layout file ${path}${at.path ? ` field ${at.path}` : ""}: ${at.message ?? why} (expected FilesystemLayout protojson, metalstack.api.v2)`,
+      { file: path, field: at.path },
+    );
   }
 }
 
@@ -42,7 +46,8 @@ interface Located {
  * into messages and lists of messages.
  */
 function locate(schema: DescMessage, json: JsonValue, at: string): Located {
-  if (json === null || typeof json !== "object" || Array.isArray(json)) return { path: at, message: `expected a JSON object, got ${json === null ? "null" : Array.isArray(json) ? "an array" : typeof json}` };
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    return { path: at, message: `expected a JSON object, got ${json === null ? "null" : Array.isArray(json) ? "an array" : typeof json}` };
   for (const [key, value] of Object.entries(json)) {
     const here = at ? `${at}.${key}` : key;
     const field = schema.fields.find((f) => f.jsonName === key || f.name === key);

@@ -57,7 +57,23 @@ export interface PlanOptions {
 const SEC = 1000;
 const LABEL_MAX: Readonly<Record<string, number>> = { ext3: 16, ext4: 16, swap: 16, vfat: 11 };
 /** Options mount(8) does not pass on to the filesystem (metal-hammer's impossibleMountOptions). */
-const NOT_FOR_MOUNT = new Set(["defaults", "unbindable", "runbindable", "private", "rprivate", "slave", "rslave", "shared", "rshared", "auto", "noauto", "comment", "loop", "offset", "sizelimit"]);
+const NOT_FOR_MOUNT = new Set([
+  "defaults",
+  "unbindable",
+  "runbindable",
+  "private",
+  "rprivate",
+  "slave",
+  "rslave",
+  "shared",
+  "rshared",
+  "auto",
+  "noauto",
+  "comment",
+  "loop",
+  "offset",
+  "sizelimit",
+]);
 
 export function mountOptionArg(opts: readonly string[]): string {
   return opts.filter((o) => !NOT_FOR_MOUNT.has(o) && !o.startsWith("x-")).join(",");
@@ -135,7 +151,8 @@ export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[]
       const size = mib(p.size);
       if (size === 0 && j !== parts.length - 1) problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
       args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
-      if (p.label) bad(`disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
+      if (p.label)
+        bad(`disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
       if (p.label) args.push(`--change-name=${n}:${p.label}`);
       if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
         const code = gptTypeCode(p.gptType);
@@ -198,7 +215,8 @@ export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[]
       if (meta === undefined) {
         createOptions.push("--metadata=1.0");
         notes.push(`${by}: mirrored EFI system partition: --metadata=1.0 added (the superblock at the end, so firmware reads each member as plain FAT)`);
-      } else if (meta !== "1.0" && meta !== "1") problems.push(`${by}: carries the EFI system partition but asks for --metadata=${meta}; firmware needs 1.0 (superblock at the end)`);
+      } else if (meta !== "1.0" && meta !== "1")
+        problems.push(`${by}: carries the EFI system partition but asks for --metadata=${meta}; firmware needs 1.0 (superblock at the end)`);
       if (level !== "1") problems.push(`${by}: an EFI system partition can only be mirrored (RAID 1), not RAID ${level}`);
     }
     const argv = ["mdadm", "--create", name, "--force", "--run", "--homehost", "any", "--level", level, "--raid-devices", String(active), "--assume-clean"];
@@ -263,7 +281,8 @@ export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[]
     const cost = size > 0 ? (type === "raid1" ? 2 * Math.ceil(size / 4) * 4 + 8 : Math.ceil(size / 4) * 4) : type === "raid1" ? 16 : 4;
     vg.requested += cost;
     if (size === 0) vg.restLv = by;
-    if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB) problems.push(`${by}: volume group ${vgName} has ${vg.capacityMiB} MiB; its volumes need ${vg.requested} MiB so far`);
+    if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB)
+      problems.push(`${by}: volume group ${vgName} has ${vg.capacityMiB} MiB; its volumes need ${vg.requested} MiB so far`);
     const path = `/dev/${vgName}/${name}`;
     if (bad(`logicalVolumes[${i}] device`, path, devicePathRule(path))) continue;
     steps.push({ kind: "exec", stage: "lvm", what: `create logical volume ${vgName}/${name}`, argv, timeoutMs: 120 * SEC });
@@ -319,7 +338,13 @@ export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[]
     if (!f.target) continue;
     steps.push({ kind: "mkdir", stage: "mount", what: `mount point ${f.target}`, path: f.target });
     const o = mountOptionArg(f.mountOptions);
-    steps.push({ kind: "exec", stage: "mount", what: `mount ${f.device} on ${f.path}`, argv: ["mount", "-t", f.format, ...(o ? ["-o", o] : []), f.device, f.target], timeoutMs: 60 * SEC });
+    steps.push({
+      kind: "exec",
+      stage: "mount",
+      what: `mount ${f.device} on ${f.path}`,
+      argv: ["mount", "-t", f.format, ...(o ? ["-o", o] : []), f.device, f.target],
+      timeoutMs: 60 * SEC,
+    });
   }
   return { targetRoot: opts.targetRoot, steps, filesystems: [...withPath, ...planned.filter((f) => f.path === undefined)], notes };
 }

@@ -54,7 +54,28 @@ export function devicePathRule(p: string): string | undefined {
 }
 
 /** Names LVM and the kernel reserve below /dev, which a volume group of that name would shadow. */
-const DEV_DIRS = new Set(["block", "bsg", "bus", "char", "cpu", "disk", "dma_heap", "dri", "fd", "hugepages", "input", "mapper", "md", "mqueue", "net", "pts", "shm", "snd", "usb", "vfio"]);
+const DEV_DIRS = new Set([
+  "block",
+  "bsg",
+  "bus",
+  "char",
+  "cpu",
+  "disk",
+  "dma_heap",
+  "dri",
+  "fd",
+  "hugepages",
+  "input",
+  "mapper",
+  "md",
+  "mqueue",
+  "net",
+  "pts",
+  "shm",
+  "snd",
+  "usb",
+  "vfio",
+]);
 /** lvm(8) "VALID NAMES": reserved LV names and the suffixes LVM uses for its hidden volumes. */
 const LV_RESERVED = new Set(["snapshot", "pvmove"]);
 const LV_SUFFIXES = ["_cdata", "_cmeta", "_corig", "_iorig", "_mimage", "_mlog", "_pmspare", "_rimage", "_rmeta", "_tdata", "_tmeta", "_vdata", "_vorigin", "_wcorig"];
@@ -87,7 +108,8 @@ export function lvmTagRule(tag: string): string | undefined {
 
 /** A value an option may carry: no path separator, no blank, not an option itself. */
 const VALUE = /^[A-Za-z0-9_.,:+^=%@-]+$/;
-const valueRule = (v: string): string | undefined => (v.startsWith("-") && !/^-\d+$/.test(v) ? "a value cannot start with -" : VALUE.test(v) ? undefined : "expected letters, digits and _ . , : + ^ = % @ - (no path)");
+const valueRule = (v: string): string | undefined =>
+  v.startsWith("-") && !/^-\d+$/.test(v) ? "a value cannot start with -" : VALUE.test(v) ? undefined : "expected letters, digits and _ . , : + ^ = % @ - (no path)";
 
 type ValueCheck = (v: string) => string | undefined;
 interface ToolOptions {
@@ -101,10 +123,14 @@ interface ToolOptions {
   readonly refused: Readonly<Record<string, string>>;
 }
 
-const oneOf = (...vs: string[]): ValueCheck => (v) => (vs.includes(v) ? undefined : `expected one of ${vs.join(", ")}`);
+const oneOf =
+  (...vs: string[]): ValueCheck =>
+  (v) =>
+    vs.includes(v) ? undefined : `expected one of ${vs.join(", ")}`;
 const digits: ValueCheck = (v) => (/^\d+$/.test(v) ? undefined : "expected a number");
 const size: ValueCheck = (v) => (/^\d+[KkMmGgTtPp%]?$/.test(v) ? undefined : "expected a size (digits, optional K M G T P or %)");
-const uuid: ValueCheck = (v) => (/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|random|time|clear)$/.test(v) ? undefined : "expected a UUID, random, time or clear");
+const uuid: ValueCheck = (v) =>
+  /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|random|time|clear)$/.test(v) ? undefined : "expected a UUID, random, time or clear";
 const subOptions =
   (allowed: readonly string[]): ValueCheck =>
   (v) => {
@@ -123,7 +149,25 @@ const MKE2FS: ToolOptions = {
   valued: {
     b: size,
     C: size,
-    E: subOptions(["stride", "stripe_width", "stripe-width", "resize", "lazy_itable_init", "lazy_journal_init", "assume_storage_prezeroed", "num_backup_sb", "packed_meta_blocks", "root_owner", "discard", "nodiscard", "quotatype", "encoding", "encoding_flags", "orphan_file_size", "test_fs"]),
+    E: subOptions([
+      "stride",
+      "stripe_width",
+      "stripe-width",
+      "resize",
+      "lazy_itable_init",
+      "lazy_journal_init",
+      "assume_storage_prezeroed",
+      "num_backup_sb",
+      "packed_meta_blocks",
+      "root_owner",
+      "discard",
+      "nodiscard",
+      "quotatype",
+      "encoding",
+      "encoding_flags",
+      "orphan_file_size",
+      "test_fs",
+    ]),
     e: oneOf("continue", "remount-ro", "panic"),
     G: digits,
     g: digits,
@@ -157,22 +201,67 @@ const MKSWAP: ToolOptions = {
   flags: "c",
   valued: { p: digits, U: uuid, e: oneOf("native", "little", "big") },
   long: { check: "flag", pagesize: digits, uuid, endianness: oneOf("native", "little", "big"), verbose: "flag" },
-  refused: { F: "creates a swap file", file: "creates a swap file", o: "an offset into a file", offset: "an offset into a file", s: "the size is the device's", size: "the size is the device's", L: "the label comes from the label field", label: "the label comes from the label field", f: "the planner forces already" },
+  refused: {
+    F: "creates a swap file",
+    file: "creates a swap file",
+    o: "an offset into a file",
+    offset: "an offset into a file",
+    s: "the size is the device's",
+    size: "the size is the device's",
+    L: "the label comes from the label field",
+    label: "the label comes from the label field",
+    f: "the planner forces already",
+  },
 };
 
 /** mkfs.fat(8). */
 const MKFS_FAT: ToolOptions = {
   flags: "acIv",
-  valued: { F: oneOf("12", "16", "32"), S: digits, s: digits, R: digits, f: digits, r: digits, i: (v) => (/^[0-9a-fA-F]{1,8}$/.test(v) ? undefined : "expected a hex volume id"), h: digits, M: (v) => (/^(0x)?[0-9a-fA-F]{1,2}$/.test(v) ? undefined : "expected a media byte"), D: (v) => (/^(0x)?[0-9a-fA-F]{1,2}$/.test(v) ? undefined : "expected a drive number"), b: digits, g: (v) => (/^\d+\/\d+$/.test(v) ? undefined : "expected heads/sectors") },
+  valued: {
+    F: oneOf("12", "16", "32"),
+    S: digits,
+    s: digits,
+    R: digits,
+    f: digits,
+    r: digits,
+    i: (v) => (/^[0-9a-fA-F]{1,8}$/.test(v) ? undefined : "expected a hex volume id"),
+    h: digits,
+    M: (v) => (/^(0x)?[0-9a-fA-F]{1,2}$/.test(v) ? undefined : "expected a media byte"),
+    D: (v) => (/^(0x)?[0-9a-fA-F]{1,2}$/.test(v) ? undefined : "expected a drive number"),
+    b: digits,
+    g: (v) => (/^\d+\/\d+$/.test(v) ? undefined : "expected heads/sectors"),
+  },
   long: { invariant: "flag", codepage: digits, "fat-type": oneOf("12", "16", "32"), mbr: oneOf("y", "yes", "n", "no", "a", "auto") },
-  refused: { C: "creates a file", B: "reads a boot sector from a file", l: "reads a bad-block list from a file", n: "the label comes from the label field", offset: "an offset into a file" },
+  refused: {
+    C: "creates a file",
+    B: "reads a boot sector from a file",
+    l: "reads a bad-block list from a file",
+    n: "the label comes from the label field",
+    offset: "an offset into a file",
+  },
 };
 
 /** mdadm(8) --create. */
 const MDADM: ToolOptions = {
   flags: "vq",
   valued: { e: valueRule, c: size, N: valueRule, u: valueRule, p: valueRule, k: valueRule, z: size, b: oneOf("internal", "none", "clustered") },
-  long: { metadata: valueRule, chunk: size, name: valueRule, uuid: valueRule, layout: valueRule, parity: valueRule, "consistency-policy": oneOf("resync", "bitmap", "journal", "ppl", "none"), size, "data-offset": size, "array-size": size, bitmap: oneOf("internal", "none", "clustered"), "bitmap-chunk": size, verbose: "flag", quiet: "flag", "assume-clean": "flag" },
+  long: {
+    metadata: valueRule,
+    chunk: size,
+    name: valueRule,
+    uuid: valueRule,
+    layout: valueRule,
+    parity: valueRule,
+    "consistency-policy": oneOf("resync", "bitmap", "journal", "ppl", "none"),
+    size,
+    "data-offset": size,
+    "array-size": size,
+    bitmap: oneOf("internal", "none", "clustered"),
+    "bitmap-chunk": size,
+    verbose: "flag",
+    quiet: "flag",
+    "assume-clean": "flag",
+  },
   refused: {
     "spare-devices": "the spares field sets the spares (and a device here would bypass the device checks)",
     x: "the spares field sets the spares",
@@ -239,15 +328,93 @@ export function createOptionsRule(tool: OptionTool, opts: readonly string[]): { 
 
 /** mount(8) and fstab(5) options the layout may ask for, without a value. */
 const MOUNT_FLAGS = new Set([
-  "defaults", "ro", "rw", "sync", "async", "dirsync", "atime", "noatime", "relatime", "norelatime", "strictatime", "nostrictatime", "lazytime", "nolazytime", "diratime", "nodiratime",
-  "exec", "noexec", "suid", "nosuid", "dev", "nodev", "auto", "noauto", "nofail", "iversion", "noiversion", "mand", "nomand", "silent", "loud", "_netdev",
-  "unbindable", "runbindable", "private", "rprivate", "slave", "rslave", "shared", "rshared",
+  "defaults",
+  "ro",
+  "rw",
+  "sync",
+  "async",
+  "dirsync",
+  "atime",
+  "noatime",
+  "relatime",
+  "norelatime",
+  "strictatime",
+  "nostrictatime",
+  "lazytime",
+  "nolazytime",
+  "diratime",
+  "nodiratime",
+  "exec",
+  "noexec",
+  "suid",
+  "nosuid",
+  "dev",
+  "nodev",
+  "auto",
+  "noauto",
+  "nofail",
+  "iversion",
+  "noiversion",
+  "mand",
+  "nomand",
+  "silent",
+  "loud",
+  "_netdev",
+  "unbindable",
+  "runbindable",
+  "private",
+  "rprivate",
+  "slave",
+  "rslave",
+  "shared",
+  "rshared",
   // ext3/ext4 (ext4(5))
-  "discard", "nodiscard", "acl", "noacl", "user_xattr", "nouser_xattr", "barrier", "nobarrier", "journal_checksum", "nojournal_checksum", "journal_async_commit", "delalloc", "nodelalloc", "auto_da_alloc", "noauto_da_alloc", "block_validity", "noblock_validity", "dioread_lock", "dioread_nolock", "quota", "noquota", "usrquota", "grpquota", "prjquota", "grpid", "bsdgroups", "nogrpid", "sysvgroups", "init_itable", "noinit_itable", "nombcache", "dax",
+  "discard",
+  "nodiscard",
+  "acl",
+  "noacl",
+  "user_xattr",
+  "nouser_xattr",
+  "barrier",
+  "nobarrier",
+  "journal_checksum",
+  "nojournal_checksum",
+  "journal_async_commit",
+  "delalloc",
+  "nodelalloc",
+  "auto_da_alloc",
+  "noauto_da_alloc",
+  "block_validity",
+  "noblock_validity",
+  "dioread_lock",
+  "dioread_nolock",
+  "quota",
+  "noquota",
+  "usrquota",
+  "grpquota",
+  "prjquota",
+  "grpid",
+  "bsdgroups",
+  "nogrpid",
+  "sysvgroups",
+  "init_itable",
+  "noinit_itable",
+  "nombcache",
+  "dax",
   // vfat (mount(8) FAT options), tmpfs
-  "flush", "utf8", "showexec", "quiet", "sys_immutable", "tz=UTC", "noswap",
+  "flush",
+  "utf8",
+  "showexec",
+  "quiet",
+  "sys_immutable",
+  "tz=UTC",
+  "noswap",
   // systemd's fstab extensions (systemd.mount(5)): not passed to mount(8)
-  "x-systemd.automount", "x-systemd.growfs", "x-systemd.makefs", "x-systemd.rw-only", "x-initrd.mount",
+  "x-systemd.automount",
+  "x-systemd.growfs",
+  "x-systemd.makefs",
+  "x-systemd.rw-only",
+  "x-initrd.mount",
 ]);
 /** Options with a value: name -> check. */
 const MOUNT_VALUED: Readonly<Record<string, ValueCheck>> = {

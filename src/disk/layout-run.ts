@@ -75,7 +75,13 @@ export function renderDiskJson(fss: readonly AppliedFilesystem[]): string {
 async function runStep(o: ApplyOptions, s: LayoutStep, n: number, total: number): Promise<void> {
   const t0 = o.io.now();
   const fail = (why: string): never => {
-    logEvent(o.log, "disk.layout.step", { step: n, of: total, stage: s.stage, what: s.what, command: stepLine(s), ok: false, error: why }, `layout step ${n}/${total} failed: ${s.what}`, "error");
+    logEvent(
+      o.log,
+      "disk.layout.step",
+      { step: n, of: total, stage: s.stage, what: s.what, command: stepLine(s), ok: false, error: why },
+      `layout step ${n}/${total} failed: ${s.what}`,
+      "error",
+    );
     throw new AgentError("layout_failed", `layout step ${n}/${total} (${s.what}) failed: ${why}`, { step: n, what: s.what, command: stepLine(s) });
   };
   if (s.kind === "exec") {
@@ -87,14 +93,25 @@ async function runStep(o: ApplyOptions, s: LayoutStep, n: number, total: number)
   } else {
     const end = t0 + s.timeoutMs;
     let delay = 20;
-    if (!(await o.io.exists(s.path))) logEvent(o.log, "disk.layout.step", { step: n, of: total, stage: s.stage, what: s.what, waiting: s.path, timeoutMs: s.timeoutMs }, `layout step ${n}/${total}: waiting up to ${s.timeoutMs / 1000} s for ${s.path}`);
+    if (!(await o.io.exists(s.path)))
+      logEvent(
+        o.log,
+        "disk.layout.step",
+        { step: n, of: total, stage: s.stage, what: s.what, waiting: s.path, timeoutMs: s.timeoutMs },
+        `layout step ${n}/${total}: waiting up to ${s.timeoutMs / 1000} s for ${s.path}`,
+      );
     while (!(await o.io.exists(s.path))) {
       if (o.io.now() >= end) fail(`${s.path} did not appear within ${s.timeoutMs / 1000} s`);
       await o.io.sleep(delay * (0.75 + Math.random() / 2));
       delay = Math.min(delay * 2, 500);
     }
   }
-  logEvent(o.log, "disk.layout.step", { step: n, of: total, stage: s.stage, what: s.what, command: stepLine(s), ok: true, durationMs: Math.round(o.io.now() - t0) }, `layout step ${n}/${total}: ${s.what}`);
+  logEvent(
+    o.log,
+    "disk.layout.step",
+    { step: n, of: total, stage: s.stage, what: s.what, command: stepLine(s), ok: true, durationMs: Math.round(o.io.now() - t0) },
+    `layout step ${n}/${total}: ${s.what}`,
+  );
 }
 
 /** Runs a plan; the layout's filesystems end up mounted under plan.targetRoot. */
@@ -130,7 +147,12 @@ export async function runLayoutPlan(plan: LayoutPlan, o: ApplyOptions): Promise<
 /** Plans (refusing before anything is written) and runs the layout: the flow's stage function. */
 export async function applyLayout(layout: FilesystemLayout, disks: readonly DiskFacts[], o: ApplyOptions): Promise<AppliedLayout> {
   const plan = planLayout(layout, disks, { targetRoot: o.targetRoot });
-  logEvent(o.log, "disk.layout.plan", { layout: layout.id || layout.name, steps: plan.steps.length, notes: plan.notes }, `filesystem layout ${layout.id || layout.name || "(no id)"}: ${plan.steps.length} steps`);
+  logEvent(
+    o.log,
+    "disk.layout.plan",
+    { layout: layout.id || layout.name, steps: plan.steps.length, notes: plan.notes },
+    `filesystem layout ${layout.id || layout.name || "(no id)"}: ${plan.steps.length} steps`,
+  );
   return runLayoutPlan(plan, o);
 }
 

@@ -23,7 +23,13 @@ export interface NvmeCaps {
   readonly model: string;
 }
 
-const num = z.union([z.number().int().nonnegative(), z.string().regex(/^(0x[0-9a-f]+|\d+)$/i).transform(Number)]);
+const num = z.union([
+  z.number().int().nonnegative(),
+  z
+    .string()
+    .regex(/^(0x[0-9a-f]+|\d+)$/i)
+    .transform(Number),
+]);
 const IdCtrl = z.object({ oacs: num, fna: num.optional(), sanicap: num.optional(), mn: z.string().optional() }).passthrough();
 const IdNs = z.object({ dlfeat: num.optional() }).passthrough();
 

@@ -27,13 +27,32 @@ export interface StageOptions {
 export async function inventoryDisks(o: StageOptions): Promise<DiskFacts[]> {
   const all = await readDisks(o.sysRoot ?? "/sys");
   const disks = o.only ? all.filter((d) => o.only?.includes(d.name)) : all;
-  logEvent(o.log, "disk.inventory", {
-    disks: disks.map((d) => ({ name: d.name, size: d.sizeBytes, rotational: d.rotational, discard: d.discard, nvme: d.nvme, removable: d.removable, readOnly: d.readOnly, model: d.model, serial: d.serial })),
-  }, disks.length > 0 ? `${disks.length} disk(s): ${disks.map((d) => d.name).join(", ")}` : "no disks found (is the disk controller's driver in the initramfs module list?)", disks.length > 0 ? "info" : "warn");
+  logEvent(
+    o.log,
+    "disk.inventory",
+    {
+      disks: disks.map((d) => ({
+        name: d.name,
+        size: d.sizeBytes,
+        rotational: d.rotational,
+        discard: d.discard,
+        nvme: d.nvme,
+        removable: d.removable,
+        readOnly: d.readOnly,
+        model: d.model,
+        serial: d.serial,
+      })),
+    },
+    disks.length > 0 ? `${disks.length} disk(s): ${disks.map((d) => d.name).join(", ")}` : "no disks found (is the disk controller's driver in the initramfs module list?)",
+    disks.length > 0 ? "info" : "warn",
+  );
   return disks;
 }
 
-const partitionsOf = (sysRoot: string) => async (name: string): Promise<string[]> => ((await readDisks(sysRoot)).find((d) => d.name === name)?.partitions ?? []).map((p) => p.name);
+const partitionsOf =
+  (sysRoot: string) =>
+  async (name: string): Promise<string[]> =>
+    ((await readDisks(sysRoot)).find((d) => d.name === name)?.partitions ?? []).map((p) => p.name);
 
 /** Wipes every disk (METAL_WIPE mode); throws AgentError("wipe_failed") naming the disks that could not be wiped. */
 export async function wipeMachineDisks(o: StageOptions & { readonly mode: WipeMode }): Promise<WipeReport> {

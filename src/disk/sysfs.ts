@@ -68,8 +68,16 @@ export function diskFromFiles(name: string, files: DiskFiles, partitions: readon
   };
 }
 
-const text = (p: string): Promise<string | undefined> => readFile(p, "utf8").then((s) => s, () => undefined);
-const list = (p: string): Promise<string[]> => readdir(p).then((l) => l.sort(), () => []);
+const text = (p: string): Promise<string | undefined> =>
+  readFile(p, "utf8").then(
+    (s) => s,
+    () => undefined,
+  );
+const list = (p: string): Promise<string[]> =>
+  readdir(p).then(
+    (l) => l.sort(),
+    () => [],
+  );
 
 async function partitionsOf(dir: string, name: string): Promise<PartitionFacts[]> {
   const out: PartitionFacts[] = [];
@@ -86,14 +94,16 @@ async function partitionsOf(dir: string, name: string): Promise<PartitionFacts[]
 export async function readDisks(sysRoot = "/sys"): Promise<DiskFacts[]> {
   const dir = join(sysRoot, "block");
   const disks = await Promise.all(
-    (await list(dir)).filter((n) => !NOT_DISKS.test(n)).map(async (name) => {
-      const d = join(dir, name);
-      const files: Record<string, string | undefined> = {};
-      await Promise.all(DISK_FILES.map(async (f) => void (files[f] = await text(join(d, f)))));
-      const parts = await partitionsOf(d, name);
-      const holders = (await Promise.all([d, ...parts.map((p) => join(d, p.name))].map((p) => list(join(p, "holders"))))).flat();
-      return diskFromFiles(name, files, parts, [...new Set(holders)].sort());
-    }),
+    (await list(dir))
+      .filter((n) => !NOT_DISKS.test(n))
+      .map(async (name) => {
+        const d = join(dir, name);
+        const files: Record<string, string | undefined> = {};
+        await Promise.all(DISK_FILES.map(async (f) => void (files[f] = await text(join(d, f)))));
+        const parts = await partitionsOf(d, name);
+        const holders = (await Promise.all([d, ...parts.map((p) => join(d, p.name))].map((p) => list(join(p, "holders"))))).flat();
+        return diskFromFiles(name, files, parts, [...new Set(holders)].sort());
+      }),
   );
   return disks.filter((d): d is DiskFacts => d !== undefined).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }));
 }

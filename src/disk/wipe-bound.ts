@@ -18,7 +18,16 @@ const TOOLS_PER_METHOD = 4;
 /** Tool calls before the methods: id-ctrl and id-ns (NVMe), the release of md/LVM holders (two). */
 const TOOLS_BEFORE = 4;
 /** An NVMe controller that advertises everything: the longest plan an NVMe disk can get. */
-const EVERY_NVME_CAP: NvmeCaps = { format: true, formatCrypto: true, formatAllNamespaces: true, sanitizeCrypto: true, sanitizeBlock: true, sanitizeOverwrite: true, deallocatedReadsZero: true, model: "" };
+const EVERY_NVME_CAP: NvmeCaps = {
+  format: true,
+  formatCrypto: true,
+  formatAllNamespaces: true,
+  sanitizeCrypto: true,
+  sanitizeBlock: true,
+  sanitizeOverwrite: true,
+  deallocatedReadsZero: true,
+  model: "",
+};
 
 /** Bound for one method on one disk. */
 export function methodTimeoutMs(m: WipeMethod, d: DiskFacts, minRate: number): number {

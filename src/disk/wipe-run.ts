@@ -113,7 +113,12 @@ async function overwrite(o: WipeOptions, d: DiskFacts, timeoutMs: number): Promi
     if (now >= next || written === d.sizeBytes) {
       next = now + every;
       const rate = written / Math.max((now - start) / 1000, 0.001);
-      logEvent(o.log, "disk.wipe.progress", { disk: d.name, method: "overwrite", written, total: d.sizeBytes, percent: Math.floor((written / d.sizeBytes) * 100), bytesPerSec: Math.round(rate) }, `overwriting ${d.path}: ${humanBytes(written)} of ${humanBytes(d.sizeBytes)}`);
+      logEvent(
+        o.log,
+        "disk.wipe.progress",
+        { disk: d.name, method: "overwrite", written, total: d.sizeBytes, percent: Math.floor((written / d.sizeBytes) * 100), bytesPerSec: Math.round(rate) },
+        `overwriting ${d.path}: ${humanBytes(written)} of ${humanBytes(d.sizeBytes)}`,
+      );
     }
   });
 }
@@ -146,7 +151,12 @@ async function eraseCall(o: WipeOptions, d: DiskFacts, m: WipeMethod, argv: stri
   const method = methodName(m);
   const stop = every(o.io, o.heartbeatMs ?? 30_000, () => {
     const elapsedMs = Math.round(o.io.now() - start);
-    logEvent(o.log, "disk.wipe.progress", { disk: d.name, method, elapsedMs, timeoutMs }, `${d.path}: ${method} still running after ${Math.round(elapsedMs / 1000)} s (${argv[0]}; bound ${Math.round(timeoutMs / 1000)} s)`);
+    logEvent(
+      o.log,
+      "disk.wipe.progress",
+      { disk: d.name, method, elapsedMs, timeoutMs },
+      `${d.path}: ${method} still running after ${Math.round(elapsedMs / 1000)} s (${argv[0]}; bound ${Math.round(timeoutMs / 1000)} s)`,
+    );
   });
   try {
     await tool(o, argv, timeoutMs);
@@ -186,12 +196,32 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   const plan: WipePlan = planWipe(d, caps, o.mode);
   const base = { disk: d.name, path: d.path, sizeBytes: d.sizeBytes };
   if (plan.action !== "wipe") {
-    const r: DiskWipeResult = { ...base, outcome: plan.action === "skip" ? "skipped" : "failed", method: undefined, reason: plan.reason, zeroesChecked: false, attempts: [], notes, durationMs: 0 };
-    logEvent(o.log, plan.action === "skip" ? "disk.wipe.plan" : "disk.wipe.failed", { disk: d.name, action: plan.action, reason: plan.reason }, `${d.path}: ${plan.action === "skip" ? "skipped" : "cannot wipe"}: ${plan.reason}`, plan.action === "skip" ? "info" : "error");
+    const r: DiskWipeResult = {
+      ...base,
+      outcome: plan.action === "skip" ? "skipped" : "failed",
+      method: undefined,
+      reason: plan.reason,
+      zeroesChecked: false,
+      attempts: [],
+      notes,
+      durationMs: 0,
+    };
+    logEvent(
+      o.log,
+      plan.action === "skip" ? "disk.wipe.plan" : "disk.wipe.failed",
+      { disk: d.name, action: plan.action, reason: plan.reason },
+      `${d.path}: ${plan.action === "skip" ? "skipped" : "cannot wipe"}: ${plan.reason}`,
+      plan.action === "skip" ? "info" : "error",
+    );
     return r;
   }
   notes.push(...plan.notes);
-  logEvent(o.log, "disk.wipe.plan", { disk: d.name, size: d.sizeBytes, methods: plan.methods.map(methodName), notes }, `${d.path}: will try ${plan.methods.map(methodName).join(", ")}`);
+  logEvent(
+    o.log,
+    "disk.wipe.plan",
+    { disk: d.name, size: d.sizeBytes, methods: plan.methods.map(methodName), notes },
+    `${d.path}: will try ${plan.methods.map(methodName).join(", ")}`,
+  );
   const attempts: WipeAttempt[] = [];
   const minRate = o.minRateBytesPerSec ?? DEFAULT_MIN_RATE;
   for (const m of plan.methods) {
@@ -210,7 +240,12 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
       else {
         const durationMs = Math.round(o.io.now() - s);
         attempts.push({ method: name, ok: true, durationMs });
-        logEvent(o.log, "disk.wipe.done", { disk: d.name, method: name, durationMs, zeroesChecked: zeroes }, `${d.path}: wiped by ${name} in ${(durationMs / 1000).toFixed(1)} s, verified`);
+        logEvent(
+          o.log,
+          "disk.wipe.done",
+          { disk: d.name, method: name, durationMs, zeroesChecked: zeroes },
+          `${d.path}: wiped by ${name} in ${(durationMs / 1000).toFixed(1)} s, verified`,
+        );
         return { ...base, outcome: "wiped", method: name, reason: undefined, zeroesChecked: zeroes, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
       }
     } catch (e) {
@@ -233,8 +268,16 @@ async function release(disks: readonly DiskFacts[], o: WipeOptions): Promise<voi
   const held = disks.filter((d) => d.holders.length > 0);
   if (held.length === 0) return;
   const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  logEvent(o.log, "disk.wipe.plan", { release: held.map((d) => ({ disk: d.name, holders: d.holders })) }, `deactivating what holds ${held.map((d) => `${d.name} (${d.holders.join(", ")})`).join(", ")}`);
-  for (const argv of [["lvm", "vgchange", "--activate", "n"], ["mdadm", "--stop", "--scan"]]) {
+  logEvent(
+    o.log,
+    "disk.wipe.plan",
+    { release: held.map((d) => ({ disk: d.name, holders: d.holders })) },
+    `deactivating what holds ${held.map((d) => `${d.name} (${d.holders.join(", ")})`).join(", ")}`,
+  );
+  for (const argv of [
+    ["lvm", "vgchange", "--activate", "n"],
+    ["mdadm", "--stop", "--scan"],
+  ]) {
     const r = await o.io.run(argv, { timeoutMs: t });
     if (r.code !== 0) logEvent(o.log, "disk.wipe.fallback", { step: argv.join(" "), code: r.code }, `${argv.join(" ")} exited ${r.code}: ${r.stderr.trim()}`, "warn");
   }
@@ -250,7 +293,10 @@ export async function wipeDisks(disks: readonly DiskFacts[], o: WipeOptions): Pr
     disks.map((d) => {
       if (!d.nvmeController) return wipeOne(d, o);
       const run = (queues.get(d.nvmeController) ?? Promise.resolve()).then(() => wipeOne(d, o));
-      queues.set(d.nvmeController, run.catch(() => undefined));
+      queues.set(
+        d.nvmeController,
+        run.catch(() => undefined),
+      );
       return run;
     }),
   );

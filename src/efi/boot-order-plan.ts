@@ -32,10 +32,17 @@ export function describeEntry(n: number, entries: ReadonlyMap<number, LoadOption
 }
 
 export function planBootOrder(old: readonly number[], entries: ReadonlyMap<number, LoadOption>, bootloaderId: string): BootOrderPlan {
-  const found = () => [...entries.keys()].sort((a, b) => a - b).map((n) => describeEntry(n, entries)).join(", ") || "none";
+  const found = () =>
+    [...entries.keys()]
+      .sort((a, b) => a - b)
+      .map((n) => describeEntry(n, entries))
+      .join(", ") || "none";
   if (bootloaderId === "") throw new BootOrderError(`the installer's boot-info.yaml names no bootloader_id, so no boot entry can be put first (entries found: ${found()})`);
   const os = [...entries.entries()].filter(([, o]) => o.description === bootloaderId).map(([n]) => n);
-  if (os.length === 0) throw new BootOrderError(`no boot entry is named "${bootloaderId}" (the installer's bootloader_id; grub-install --bootloader-id names its entry so): entries found: ${found()}`);
+  if (os.length === 0)
+    throw new BootOrderError(
+      `no boot entry is named "${bootloaderId}" (the installer's bootloader_id; grub-install --bootloader-id names its entry so): entries found: ${found()}`,
+    );
   // An OS entry missing from the old order still goes first; the old order decides among several.
   const rank = (n: number) => (old.includes(n) ? old.indexOf(n) : -1);
   os.sort((a, b) => rank(a) - rank(b) || a - b);

@@ -79,7 +79,8 @@ export function decodeLoadOption(b: Uint8Array): LoadOption {
   if (end + 1 >= b.length) throw new LoadOptionError("load option: the description has no NUL terminator");
   const description = new TextDecoder("utf-16le").decode(b.subarray(6, end));
   const pathStart = end + 2;
-  if (pathStart + pathLen > b.length) throw new LoadOptionError(`load option "${description}": file path list of ${pathLen} bytes runs past the end (${b.length - pathStart} left)`);
+  if (pathStart + pathLen > b.length)
+    throw new LoadOptionError(`load option "${description}": file path list of ${pathLen} bytes runs past the end (${b.length - pathStart} left)`);
   return {
     attributes,
     description,

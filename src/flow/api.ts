@@ -26,6 +26,20 @@ export function connectApi(boot: Boot, s: Services, version?: ApiVersion): Api {
 
 export async function api(boot: Boot, s: Services): Promise<Api> {
   const v = await apiVersion(new ConnectClient(s.http, boot.apiserverUrl, undefined));
-  logEvent(s.log, "api.version", { procedure: VERSION_GET, version: v.version, revision: v.revision, gitSha1: v.gitSha1, buildDate: v.buildDate, latencyMs: v.latencyMs, address: v.address ?? null, attempts: v.attempts }, `apiserver ${boot.apiserverUrl.href} answers: version ${v.version || "(empty)"}`);
+  logEvent(
+    s.log,
+    "api.version",
+    {
+      procedure: VERSION_GET,
+      version: v.version,
+      revision: v.revision,
+      gitSha1: v.gitSha1,
+      buildDate: v.buildDate,
+      latencyMs: v.latencyMs,
+      address: v.address ?? null,
+      attempts: v.attempts,
+    },
+    `apiserver ${boot.apiserverUrl.href} answers: version ${v.version || "(empty)"}`,
+  );
   return connectApi(boot, s, v);
 }

@@ -23,7 +23,12 @@ export const SUPER_USER_PASSWORD = procedureOf(BootService.method.superUserPassw
 
 /** Reads the BMC and writes the metal user (never throws); `fields` are what Register carries of it. */
 export async function readBmcForRegister(s: Services): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
-  logEvent(s.log, "bmc.start", { timeoutMsPerCall: IPMITOOL_TIMEOUT_MS }, `reading the BMC in-band (ipmitool lan print, bmc info, fru; then the metal user), each call at most ${IPMITOOL_TIMEOUT_MS / 1000} s`);
+  logEvent(
+    s.log,
+    "bmc.start",
+    { timeoutMsPerCall: IPMITOOL_TIMEOUT_MS },
+    `reading the BMC in-band (ipmitool lan print, bmc info, fru; then the metal user), each call at most ${IPMITOOL_TIMEOUT_MS / 1000} s`,
+  );
   let o: BmcOutcome;
   try {
     o = await s.bmc.discover();
@@ -44,7 +49,13 @@ export async function readBmcForRegister(s: Services): Promise<{ readonly outcom
     `BMC ${lan.ip ?? "(no address)"} ${lan.mac ?? "(no MAC)"}, firmware ${firmwareRevision ?? "unknown"}${notes.length ? `; ${notes.length} problem(s): ${notes.join("; ")}` : ""}`,
     notes.length ? "warn" : "info",
   );
-  if (o.user) logEvent(s.log, "bmc.user", { user: o.user.name, id: o.user.id, vendor: vendor ?? null }, `BMC user ${o.user.name} (id ${o.user.id}) created with a fresh password, Administrator`);
+  if (o.user)
+    logEvent(
+      s.log,
+      "bmc.user",
+      { user: o.user.name, id: o.user.id, vendor: vendor ?? null },
+      `BMC user ${o.user.name} (id ${o.user.id}) created with a fresh password, Administrator`,
+    );
   else logEvent(s.log, "bmc.user", { user: null, vendor: vendor ?? null }, "no BMC user written: Register reports the BMC without credentials", "warn");
   return { outcome: o, fields };
 }
@@ -61,7 +72,13 @@ export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: Ser
   try {
     answer = (await callUnary(api.client, BootService.method.superUserPassword, { uuid: boot.uuid })).message;
   } catch (e) {
-    logEvent(s.log, "bmc.superuser", { set: false, procedure: SUPER_USER_PASSWORD }, `superuser password not set: ${SUPER_USER_PASSWORD} failed: ${toAgentError(e).message}`, "warn");
+    logEvent(
+      s.log,
+      "bmc.superuser",
+      { set: false, procedure: SUPER_USER_PASSWORD },
+      `superuser password not set: ${SUPER_USER_PASSWORD} failed: ${toAgentError(e).message}`,
+      "warn",
+    );
     return;
   }
   if (answer.featureDisabled || answer.superUserPassword === "") {
@@ -71,6 +88,12 @@ export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: Ser
   // Known as a secret before it goes anywhere else (the log scrubs it from every line).
   s.secrets.add(answer.superUserPassword);
   const r = await s.bmc.superUser(vendor, answer.superUserPassword).catch((e: unknown) => ({ ok: false, notes: [toAgentError(e).message] }));
-  if (r.ok) logEvent(s.log, "bmc.superuser", { set: true, user: vendor.superUser.name, id: vendor.superUser.id, notes: r.notes }, `BMC superuser ${vendor.superUser.name} (id ${vendor.superUser.id}) has the password the apiserver handed out`);
+  if (r.ok)
+    logEvent(
+      s.log,
+      "bmc.superuser",
+      { set: true, user: vendor.superUser.name, id: vendor.superUser.id, notes: r.notes },
+      `BMC superuser ${vendor.superUser.name} (id ${vendor.superUser.id}) has the password the apiserver handed out`,
+    );
   else logEvent(s.log, "bmc.superuser", { set: false, user: vendor.superUser.name, notes: r.notes }, `superuser password not set: ${r.notes.join("; ")}`, "warn");
 }

@@ -20,9 +20,18 @@ import type { Services, TargetRoot } from "./services.ts";
 export const INSTALL_HOLD_MS = 4 * 3600_000;
 
 /** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
-export async function install(config: Config, boot: Boot, allocation: MachineAllocation, allocationJson: JsonObject, target: TargetRoot, nics: readonly InstallNic[], s: Services): Promise<InstallOutput> {
+export async function install(
+  config: Config,
+  boot: Boot,
+  allocation: MachineAllocation,
+  allocationJson: JsonObject,
+  target: TargetRoot,
+  nics: readonly InstallNic[],
+  s: Services,
+): Promise<InstallOutput> {
   const url = allocation.image?.url ?? "";
-  if (url === "") throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
+  if (url === "")
+    throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
   const run = s.installOs({
     http: s.http,
     log: s.log,

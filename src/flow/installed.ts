@@ -24,7 +24,17 @@ export async function installed(api: Api, report: InstallationSucceededData, s: 
     const err = toAgentError(e);
     const code = typeof err.details.connectCode === "string" ? err.details.connectCode : undefined;
     const why = code ? `${code}: ${String(err.details.connectMessage ?? "")}` : err.message;
-    throw new AgentError(err.code, `apiserver refused ${INSTALLATION_SUCCEEDED} for ${report.uuid} (${why}): the installed OS is not booted`, { ...err.details, uuid: report.uuid }, { cause: e });
+    throw new AgentError(
+      err.code,
+      `apiserver refused ${INSTALLATION_SUCCEEDED} for ${report.uuid} (${why}): the installed OS is not booted`,
+      { ...err.details, uuid: report.uuid },
+      { cause: e },
+    );
   }
-  logEvent(s.log, "provision.installed", { procedure: INSTALLATION_SUCCEEDED, uuid: report.uuid, latencyMs: r.latencyMs, attempts: r.attempts }, `reported ${INSTALLATION_SUCCEEDED} for ${report.uuid}`);
+  logEvent(
+    s.log,
+    "provision.installed",
+    { procedure: INSTALLATION_SUCCEEDED, uuid: report.uuid, latencyMs: r.latencyMs, attempts: r.attempts },
+    `reported ${INSTALLATION_SUCCEEDED} for ${report.uuid}`,
+  );
 }

@@ -11,7 +11,10 @@ import type { Services, TargetRoot } from "./services.ts";
 
 export async function layout(allocation: MachineAllocation, s: Services): Promise<TargetRoot> {
   const fl = allocation.filesystemLayout;
-  if (!fl) throw new AgentError("layout_refused", `the allocation of ${allocation.uuid || "this machine"} has no filesystemLayout: nothing to partition, nothing installed`, { uuid: allocation.uuid });
+  if (!fl)
+    throw new AgentError("layout_refused", `the allocation of ${allocation.uuid || "this machine"} has no filesystemLayout: nothing to partition, nothing installed`, {
+      uuid: allocation.uuid,
+    });
   const target = await s.disks.layout(fl, s.log);
   return { ...target, raidEnabled: fl.raid.length > 0 };
 }

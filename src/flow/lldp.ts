@@ -24,7 +24,13 @@ export function lldp(systemName: string, s: Services): LldpSession {
     return session;
   } catch (e) {
     const err = toAgentError(e);
-    logEvent(s.log, "lldp.start", { interfaces: interfaces.map((i) => i.name), error: err.message, code: err.code }, `LLDP not started (${err.message}): Register goes without switch neighbours`, "warn");
+    logEvent(
+      s.log,
+      "lldp.start",
+      { interfaces: interfaces.map((i) => i.name), error: err.message, code: err.code },
+      `LLDP not started (${err.message}): Register goes without switch neighbours`,
+      "warn",
+    );
     return NONE;
   }
 }

@@ -26,10 +26,22 @@ function remoteLogging(raw: unknown, s: Services): Logging | undefined {
   if (raw === undefined || raw === null) return undefined;
   // pixie's Go structs serialise absent sections as null or with empty fields: those are "not set".
   const set = (v: unknown): boolean => (typeof v === "string" ? v !== "" : typeof v === "object" && v !== null ? Object.values(v).some(set) : v === true);
-  const r = LoggingSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([, v]) => set(v)).map(([k, v]) => [k, typeof v === "object" ? Object.fromEntries(Object.entries(v as object).filter(([, x]) => x !== undefined && x !== null)) : v])));
+  const r = LoggingSchema.safeParse(
+    Object.fromEntries(
+      Object.entries(raw)
+        .filter(([, v]) => set(v))
+        .map(([k, v]) => [k, typeof v === "object" ? Object.fromEntries(Object.entries(v as object).filter(([, x]) => x !== undefined && x !== null)) : v]),
+    ),
+  );
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  logEvent(s.log, "agent.config.warning", { logging: "invalid", path: issue?.path.join(".") ?? "", problem: issue?.message ?? "invalid" }, `metal-boot's logging section is not usable (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}): logs are not shipped`, "warn");
+  logEvent(
+    s.log,
+    "agent.config.warning",
+    { logging: "invalid", path: issue?.path.join(".") ?? "", problem: issue?.message ?? "invalid" },
+    `metal-boot's logging section is not usable (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}): logs are not shipped`,
+    "warn",
+  );
   return undefined;
 }
 
@@ -48,7 +60,13 @@ export async function metalBoot(config: Config, input: BootInput, s: Services): 
   await writePrivateFile(s.tokenFile, token.reveal(), "token file");
   const partition = c.partition !== "" ? c.partition : (config.partition ?? "");
   if (config.partition !== undefined && c.partition !== "" && config.partition !== c.partition) {
-    logEvent(s.log, "agent.config.warning", { metalPartition: config.partition, metalBootPartition: c.partition }, `METAL_PARTITION=${config.partition} on the cmdline differs from metal-boot's partition ${c.partition}: registering with ${c.partition}`, "warn");
+    logEvent(
+      s.log,
+      "agent.config.warning",
+      { metalPartition: config.partition, metalBootPartition: c.partition },
+      `METAL_PARTITION=${config.partition} on the cmdline differs from metal-boot's partition ${c.partition}: registering with ${c.partition}`,
+      "warn",
+    );
   }
   const imageCacheUrl = config.imageCacheUrl ?? c.image_cache_url;
   logEvent(s.log, "boot.config", {
@@ -70,7 +88,18 @@ export async function metalBoot(config: Config, input: BootInput, s: Services): 
   s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
   const clock = clockUnset(input.clock) && c.ntp_servers.length > 0 ? await s.ops.resyncFromConfig(c.ntp_servers, s.log) : input.clock;
   return {
-    boot: { uuid: id.uuid, uuidSource: id.source, partition, metalBootUrl: config.metalBootUrl.href, apiserverUrl: c.metal_apiserver_url, apiserverCa: c.ca, imageCacheUrl, ntpServers: c.ntp_servers, token, tokenFile: s.tokenFile },
+    boot: {
+      uuid: id.uuid,
+      uuidSource: id.source,
+      partition,
+      metalBootUrl: config.metalBootUrl.href,
+      apiserverUrl: c.metal_apiserver_url,
+      apiserverCa: c.ca,
+      imageCacheUrl,
+      ntpServers: c.ntp_servers,
+      token,
+      tokenFile: s.tokenFile,
+    },
     network: net,
     clock,
     trust: c.ca ? [{ pem: c.ca, name: "the CA from metal-boot" }] : [],

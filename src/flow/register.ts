@@ -42,7 +42,12 @@ export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, read
 export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registered> {
   const v = versionInfo();
   await api.events.send(E.PREPARING, `metal-hammer ${v.version} prepares the machine`);
-  logEvent(s.log, "lldp.wait", { switches: 2, timeoutMs: config.lldpTimeoutMs }, `waiting up to ${formatDuration(config.lldpTimeoutMs)} for LLDP neighbours on 2 distinct switches`);
+  logEvent(
+    s.log,
+    "lldp.wait",
+    { switches: 2, timeoutMs: config.lldpTimeoutMs },
+    `waiting up to ${formatDuration(config.lldpTimeoutMs)} for LLDP neighbours on 2 distinct switches`,
+  );
   const neighbours = await lldp.waitForSwitches(2, config.lldpTimeoutMs);
   const seen = switchesSeen(neighbours);
   logEvent(
@@ -53,15 +58,34 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     seen.length === 2 ? "info" : "warn",
   );
   for (const o of neighbourNics(neighbours).omitted) {
-    logEvent(s.log, "lldp.neighbour.omitted", { ...o }, `${o.interface}: the neighbour on switch ${JSON.stringify(o.systemName)} port ${JSON.stringify(o.portId)} is left out of Register: ${o.reason}`, "warn");
+    logEvent(
+      s.log,
+      "lldp.neighbour.omitted",
+      { ...o },
+      `${o.interface}: the neighbour on switch ${JSON.stringify(o.systemName)} port ${JSON.stringify(o.portId)} is left out of Register: ${o.reason}`,
+      "warn",
+    );
   }
   const inv = await s.inventory(net);
   const { outcome: bmc, fields: bmcFields } = await readBmcForRegister(s);
   const h = inv.hardware;
-  logEvent(s.log, "provision.inventory", { memory: h.memory, cpus: h.cpus.length, disks: h.disks.map((d) => d.name), nics: h.nics.map((n) => `${n.name}=${n.mac}`), gpus: h.gpus.length, bios: inv.bios, notes: inv.notes });
+  logEvent(s.log, "provision.inventory", {
+    memory: h.memory,
+    cpus: h.cpus.length,
+    disks: h.disks.map((d) => d.name),
+    nics: h.nics.map((n) => `${n.name}=${n.mac}`),
+    gpus: h.gpus.length,
+    bios: inv.bios,
+    notes: inv.notes,
+  });
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
   const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields), seen);
-  logEvent(s.log, "provision.register", { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts }, `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`);
+  logEvent(
+    s.log,
+    "provision.register",
+    { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts },
+    `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`,
+  );
   await setSuperUser(boot, api, bmc, s);
   return { ...r, nics: installNics(inv, neighbours) };
 }

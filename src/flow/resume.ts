@@ -17,7 +17,9 @@ export async function resume(stage: "register" | "wait", s: Services): Promise<B
   try {
     text = new TextDecoder().decode(await s.readFile(s.handoffFile));
   } catch (e) {
-    throw new AgentError("usage", `${where}, which cannot be read (${(e as Error).message}); run the flow up to the hand-off first (run, or run --from boot)`, { path: s.handoffFile });
+    throw new AgentError("usage", `${where}, which cannot be read (${(e as Error).message}); run the flow up to the hand-off first (run, or run --from boot)`, {
+      path: s.handoffFile,
+    });
   }
   const doc = decodeHandoff(text, s.handoffFile);
   if (!doc.ok) throw new AgentError("usage", `${where}: not a hand-off file of this version (${doc.message}); run --from boot first`, { path: s.handoffFile, field: doc.field });

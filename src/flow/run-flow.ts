@@ -91,7 +91,9 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
     const a = await stage("api", "the apiserver answers (VersionService/Get)", () => apiStage(facts.boot, after));
     await stage("image", "probe the image cache", () => image(facts.boot, after));
     // An exec hand-off closes s.http before execve, and with it the client derived from it.
-    await stage("handoff", "write handoff.json and hand over to the next stage", () => handoff(config, { network: net, boot: facts.boot, apiserverVersion: a.version?.version, stagesMs }, s));
+    await stage("handoff", "write handoff.json and hand over to the next stage", () =>
+      handoff(config, { network: net, boot: facts.boot, apiserverVersion: a.version?.version, stagesMs }, s),
+    );
     return builtin ? { kind: "builtin", facts, after, api: a } : { kind: "handed_off" };
   };
   /** Resumed: the boot facts from handoff.json, the apiserver client without a call. */
@@ -107,7 +109,12 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
     const { facts, after, api: a } = up;
     const { boot, network: net } = facts;
     // Resumed at wait: Register ran in an earlier run.
-    const registered = begun.kind === "resume" && begun.at === "wait" ? undefined : await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () => register(config, boot, a, net, session ?? lldp(boot.uuid, after), after));
+    const registered =
+      begun.kind === "resume" && begun.at === "wait"
+        ? undefined
+        : await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () =>
+            register(config, boot, a, net, session ?? lldp(boot.uuid, after), after),
+          );
     // A freed machine must never carry the last tenant's data into the wait.
     // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
     const wipeHoldMs = await s.disks.wipeBoundMs().catch(() => DISK_HOLD_MS);
@@ -126,7 +133,14 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
     // The watchdog is closed only right before reboot(2), after kexec_file_load (bootInstalled's beforeReboot).
     await stage("kexec", "boot the installed OS (kexec_file_load, else reboot)", async () => {
       await s.log.flush();
-      return await bootInstalled({ root: target.root, bootInfo: os.bootInfo, log: s.log, sys: s.kexecSys, unmountTarget: target.unmount, beforeReboot: () => s.ops.beforeReboot("kexec", s.log) });
+      return await bootInstalled({
+        root: target.root,
+        bootInfo: os.bootInfo,
+        log: s.log,
+        sys: s.kexecSys,
+        unmountTarget: target.unmount,
+        beforeReboot: () => s.ops.beforeReboot("kexec", s.log),
+      });
     });
     done();
   } catch (e) {

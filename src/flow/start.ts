@@ -27,5 +27,9 @@ export function decideStart(from: string | undefined): Start {
     case "wait":
       return { kind: "resume", at: from };
   }
-  throw new AgentError("usage", `--from ${JSON.stringify(from)}: expected one of ${START_STAGES.join(", ")} (register and wait resume from handoff.json and the token file in --run-dir)`, {});
+  throw new AgentError(
+    "usage",
+    `--from ${JSON.stringify(from)}: expected one of ${START_STAGES.join(", ")} (register and wait resume from handoff.json and the token file in --run-dir)`,
+    {},
+  );
 }

@@ -37,6 +37,11 @@ export async function wait(config: Config, boot: Boot, api: Api, s: Services): P
     throw e;
   }
   const sum = summarizeAllocation(r.allocation);
-  logEvent(s.log, "provision.allocation", { uuid: boot.uuid, ...sum, waitedMs: r.waitedMs, reconnects: r.reconnects, allocation: redactAllocation(r.allocation) }, `allocated: hostname ${sum.hostname ?? "(none)"}, image ${sum.image ?? "(none)"}`);
+  logEvent(
+    s.log,
+    "provision.allocation",
+    { uuid: boot.uuid, ...sum, waitedMs: r.waitedMs, reconnects: r.reconnects, allocation: redactAllocation(r.allocation) },
+    `allocated: hostname ${sum.hostname ?? "(none)"}, image ${sum.image ?? "(none)"}`,
+  );
   return { kind: "allocated", allocation: r.allocation, allocationJson: r.allocationJson };
 }

@@ -17,7 +17,11 @@ export function validateAnswer<S extends z.ZodType>(raw: unknown, schema: S, wha
   const issue = r.error.issues[0];
   const field = fieldPath(issue?.path ?? []);
   const problem = issue?.message ?? "invalid";
-  throw new AgentError("bad_answer", `${what}: field ${field}: ${problem}`, { field, violation: true, issues: r.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })) });
+  throw new AgentError("bad_answer", `${what}: field ${field}: ${problem}`, {
+    field,
+    violation: true,
+    issues: r.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })),
+  });
 }
 
 export function parseAnswer<S extends z.ZodType>(body: Uint8Array, schema: S, what: string, onRaw?: (raw: unknown) => void): z.output<S> {

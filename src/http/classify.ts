@@ -99,12 +99,18 @@ export function transportError(e: unknown, what: string, url: URL, extra: { atte
       return new AgentError("unreachable", `${target}: cannot resolve host ${url.hostname} [${code}] (DNS servers from /etc/resolv.conf)`, details, { cause: e });
     case "malformed":
       // Not retried: a server that speaks broken HTTP does not heal in a second.
-      return new AgentError("bad_answer", `${target}: the answer is not valid HTTP/1.1: ${deepMessage(e)} [${code === "unknown" ? "HTTPParserError" : code}]`, { ...details, violation: true }, { cause: e });
+      return new AgentError(
+        "bad_answer",
+        `${target}: the answer is not valid HTTP/1.1: ${deepMessage(e)} [${code === "unknown" ? "HTTPParserError" : code}]`,
+        { ...details, violation: true },
+        { cause: e },
+      );
     case "timeout":
       return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}] (bounds: docs/bounds.md)`, details, { cause: e });
     case "connect":
       // A reset or close while the answer streams is not a failure to connect.
-      if (extra.phase === "body") return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, { ...details, phase: "body" }, { cause: e });
+      if (extra.phase === "body")
+        return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, { ...details, phase: "body" }, { cause: e });
       return new AgentError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, details, { cause: e });
     default:
       return new AgentError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, details, { cause: e });

@@ -265,7 +265,17 @@ export class HttpClient {
     const ok = status >= 200 && status < 300;
     const max = ok ? (req.maxBytes ?? DEFAULT_MAX_BYTES) : Math.min(req.maxBytes ?? ERROR_BODY_CAP, ERROR_BODY_CAP);
     try {
-      return await readCapped(body, max, !ok, () => new AgentError("bad_answer", `${req.what}: answer larger than the cap of ${max} bytes from ${redactUrl(req.url)} (see docs/bounds.md)`, { url: redactUrl(req.url), cap: max, violation: true }));
+      return await readCapped(
+        body,
+        max,
+        !ok,
+        () =>
+          new AgentError("bad_answer", `${req.what}: answer larger than the cap of ${max} bytes from ${redactUrl(req.url)} (see docs/bounds.md)`, {
+            url: redactUrl(req.url),
+            cap: max,
+            violation: true,
+          }),
+      );
     } catch (e) {
       if (e instanceof AgentError) throw e;
       throw new BodyPhase(e);

@@ -38,6 +38,7 @@ export interface CacheReach {
 /** HEAD of the base URL over TLS (verified by the HttpClient): any answer below 500 means it is there. */
 export async function probeCacheBase(http: HttpClient, base: URL): Promise<CacheReach> {
   const res = await http.request({ method: "HEAD", url: base, what: "image cache (base URL)" });
-  if (res.status >= 500) throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(base)} answered ${res.status} after ${res.attempts} attempt(s)`, { status: res.status });
+  if (res.status >= 500)
+    throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(base)} answered ${res.status} after ${res.attempts} attempt(s)`, { status: res.status });
   return { url: redactUrl(base), status: res.status, latencyMs: res.latencyMs, address: res.address };
 }

@@ -13,7 +13,10 @@ export interface Checksum {
 
 /** The digest from a sidecar's text, or an explanation of what is wrong. */
 export function parseChecksumFile(text: string, algo: ChecksumAlgo): Checksum | { error: string } {
-  const line = text.split("\n").map((l) => l.trim()).find((l) => l !== "" && !l.startsWith("#"));
+  const line = text
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "" && !l.startsWith("#"));
   if (line === undefined) return { error: "empty checksum file" };
   const word = line.split(/\s+/)[0] ?? "";
   const hex = word.toLowerCase();

@@ -22,7 +22,11 @@ export interface ImageProbe {
 
 export async function probeImage(http: HttpClient, url: URL): Promise<ImageProbe> {
   const head = await http.request({ method: "HEAD", url, what: "image cache (HEAD image)" });
-  if (head.status !== 200) throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(url)} answered ${head.status} after ${head.attempts} attempt(s)`, { url: redactUrl(url), status: head.status });
+  if (head.status !== 200)
+    throw new AgentError("image_cache", `image cache: HEAD ${redactUrl(url)} answered ${head.status} after ${head.attempts} attempt(s)`, {
+      url: redactUrl(url),
+      status: head.status,
+    });
   const len = head.headers["content-length"];
   const size = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
   const { use: checksum, url: checksumUrl } = await fetchSidecars(http, url, "image_cache");
@@ -48,18 +52,28 @@ export async function verifyImage(http: HttpClient, probe: ImageProbe, url: URL)
       hash.update(c);
       bytes += c.byteLength;
       // Bounded by what HEAD announced: an endless body is not read to the end of time.
-      if (probe.size !== undefined && bytes > probe.size) throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is larger than the ${probe.size} bytes HEAD announced`, { url: redactUrl(url), size: probe.size });
+      if (probe.size !== undefined && bytes > probe.size)
+        throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is larger than the ${probe.size} bytes HEAD announced`, { url: redactUrl(url), size: probe.size });
     }
   } catch (e) {
     if (e instanceof AgentError) throw e;
-    throw new AgentError("image_cache", `image cache: download of ${redactUrl(url)} broke off after ${bytes} bytes: ${(e as Error).message}`, { url: redactUrl(url), bytes }, { cause: e });
+    throw new AgentError(
+      "image_cache",
+      `image cache: download of ${redactUrl(url)} broke off after ${bytes} bytes: ${(e as Error).message}`,
+      { url: redactUrl(url), bytes },
+      { cause: e },
+    );
   }
   if (probe.size !== undefined && bytes !== probe.size) {
     throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is truncated: got ${bytes} of ${probe.size} bytes`, { url: redactUrl(url), bytes, size: probe.size });
   }
   const digest = hash.digest("hex");
   if (digest !== probe.checksum.hex) {
-    throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is corrupted: ${probe.checksum.algo} ${digest}, expected ${probe.checksum.hex} (from the sidecar)`, { url: redactUrl(url), digest, expected: probe.checksum.hex });
+    throw new AgentError("image_cache", `image cache: ${redactUrl(url)} is corrupted: ${probe.checksum.algo} ${digest}, expected ${probe.checksum.hex} (from the sidecar)`, {
+      url: redactUrl(url),
+      digest,
+      expected: probe.checksum.hex,
+    });
   }
   return { bytes, digest, ms: Math.round(performance.now() - t0) };
 }

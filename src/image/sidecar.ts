@@ -50,7 +50,8 @@ export async function fetchSidecars(http: HttpClient, image: URL, code: Extract<
         throw new AgentError(code, `${what}: GET ${redactUrl(url)} failed: ${(e as Error).message}`, { url: redactUrl(url) }, { cause: e });
       }
       if (ABSENT_STATUS.has(res.status)) return { algo, status: res.status };
-      if (res.status !== 200) throw new AgentError(code, `${what}: GET ${redactUrl(url)} answered ${res.status} after ${res.attempts} attempt(s)`, { url: redactUrl(url), status: res.status });
+      if (res.status !== 200)
+        throw new AgentError(code, `${what}: GET ${redactUrl(url)} answered ${res.status} after ${res.attempts} attempt(s)`, { url: redactUrl(url), status: res.status });
       const parsed = parseChecksumFile(new TextDecoder().decode(res.body), algo);
       if ("error" in parsed) throw new AgentError(code === "image_cache" ? code : "image_checksum", `${what}: ${redactUrl(url)}: ${parsed.error}`, { url: redactUrl(url) });
       return parsed;

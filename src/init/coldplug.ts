@@ -42,7 +42,12 @@ export function wantedByDevices(matcher: AliasMatcher, devices: readonly DeviceA
  * handled (loaded or failed before). Names missing from modules.dep throw (the image
  * is broken).
  */
-export function loadSteps(dep: ReadonlyMap<string, ModuleInfo>, wanted: readonly { module: string; reason: LoadReason }[], handled: ReadonlySet<string>, softdeps: Softdeps = new Map()): LoadStep[] {
+export function loadSteps(
+  dep: ReadonlyMap<string, ModuleInfo>,
+  wanted: readonly { module: string; reason: LoadReason }[],
+  handled: ReadonlySet<string>,
+  softdeps: Softdeps = new Map(),
+): LoadStep[] {
   const steps: LoadStep[] = [];
   const seen = new Set(handled);
   const visiting = new Set<string>();

@@ -14,12 +14,6 @@ export const DRAIN_BOUND_S = 10;
 
 /** argv for PID 1: a new session (setsid) whose controlling tty is the real console (cttyhack), so job control and ^C work. */
 export function debugShellArgv(busybox: string): string[] {
-  const script = [
-    `${busybox} sh`,
-    "rc=$?",
-    "trap '' TTOU",
-    `${busybox} timeout ${DRAIN_BOUND_S} ${busybox} stty "$(${busybox} stty -g)" 2>/dev/null`,
-    'exit "$rc"',
-  ].join("; ");
+  const script = [`${busybox} sh`, "rc=$?", "trap '' TTOU", `${busybox} timeout ${DRAIN_BOUND_S} ${busybox} stty "$(${busybox} stty -g)" 2>/dev/null`, 'exit "$rc"'].join("; ");
   return [busybox, "setsid", busybox, "cttyhack", busybox, "sh", "-c", script];
 }

@@ -11,7 +11,6 @@ import { debugShellArgv } from "./debug-shell.ts";
 import { parseProcStat, zombiesOf, zombiesToReap, type ProcStat } from "./reaper.ts";
 import type { InitSystem, PciDevice } from "./system.ts";
 
-
 const list = (dir: string): string[] => {
   try {
     return readdirSync(dir).sort();

@@ -19,7 +19,10 @@ export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open).trim());
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const ppid = Number(rest[1]);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !rest[0]) return undefined;
   return { pid, comm: text.slice(open + 1, close), state: rest[0], ppid };

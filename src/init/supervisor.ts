@@ -166,12 +166,23 @@ async function loadOne(sys: InitSystem, log: Logger, dir: string, s: LoadStep): 
   const t0 = sys.now();
   const e = sys.finitModule(path);
   if (e === 0 || e === EEXIST) {
-    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), via: "finit_module", ms: Math.round(sys.now() - t0), ...(e === EEXIST ? { already: true } : {}) });
+    logEvent(log, "init.module", {
+      module: s.module.name,
+      ...reasonFields(s.reason),
+      via: "finit_module",
+      ms: Math.round(sys.now() - t0),
+      ...(e === EEXIST ? { already: true } : {}),
+    });
     return "loaded";
   }
   // ENODEV from a module's init: nothing for it to drive on this machine. Not a failure, and insmod would say the same.
   if (e === ENODEV) {
-    logEvent(log, "init.module", { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e) }, `module ${s.module.name}: no such device or firmware interface here (ENODEV), not loaded`);
+    logEvent(
+      log,
+      "init.module",
+      { module: s.module.name, ...reasonFields(s.reason), finitError: errnoName(e) },
+      `module ${s.module.name}: no such device or firmware interface here (ENODEV), not loaded`,
+    );
     return "absent";
   }
   const rc = await sys.insmod(path);

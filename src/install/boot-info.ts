@@ -69,8 +69,12 @@ export function parseBootInfo(text: string): BootInfo {
   if (missing.length > 0) throw new BootInfoError(`missing or empty: ${missing.join(", ")} (expected keys ${KEYS.join(", ")})`);
   const kernel = seen.get("kernel") ?? "";
   const initrd = seen.get("initrd") ?? "";
-  for (const [k, v] of [["kernel", kernel], ["initrd", initrd]] as const) {
-    if (v !== "" && (!v.startsWith("/") || v.split("/").includes(".."))) throw new BootInfoError(`${k}: expected an absolute path inside the installed OS (no ".."), got ${JSON.stringify(v)}`);
+  for (const [k, v] of [
+    ["kernel", kernel],
+    ["initrd", initrd],
+  ] as const) {
+    if (v !== "" && (!v.startsWith("/") || v.split("/").includes("..")))
+      throw new BootInfoError(`${k}: expected an absolute path inside the installed OS (no ".."), got ${JSON.stringify(v)}`);
   }
   return { kernel, initrd, cmdline: seen.get("cmdline") ?? "", bootloaderId: seen.get("bootloader_id") ?? "" };
 }

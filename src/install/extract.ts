@@ -59,7 +59,10 @@ export function tarExtractor(opts: TarOptions = {}): ExtractorFactory {
 }
 
 function startTar(root: string, opts: TarOptions): Extractor {
-  const child: ChildProcess = spawn(opts.tar ?? "tar", tarArgs(root, opts.extraArgs), { stdio: ["pipe", "ignore", "pipe"], env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C" } });
+  const child: ChildProcess = spawn(opts.tar ?? "tar", tarArgs(root, opts.extraArgs), {
+    stdio: ["pipe", "ignore", "pipe"],
+    env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C" },
+  });
   const stderr: string[] = [];
   let partial = "";
   let diskFull = false;

@@ -145,7 +145,11 @@ class StallGuard {
   #heldSince = 0;
   readonly #stop: () => void;
 
-  constructor(t: Timers, readonly ms: number, readonly minBytes: number) {
+  constructor(
+    t: Timers,
+    readonly ms: number,
+    readonly minBytes: number,
+  ) {
     this.#t = t;
     this.#last = t.now();
     this.#windowStart = this.#last;
@@ -154,7 +158,8 @@ class StallGuard {
       const now = t.now();
       if (now - this.#last >= ms) this.#fire(`no byte for ${Math.round(ms / 1000)} s (stall)`);
       else if (now - this.#windowStart >= ms) {
-        if (this.#windowBytes < minBytes) this.#fire(`${this.#windowBytes} bytes in ${Math.round((now - this.#windowStart) / 1000)} s, under ${minBytes} per ${Math.round(ms / 1000)} s (too slow)`);
+        if (this.#windowBytes < minBytes)
+          this.#fire(`${this.#windowBytes} bytes in ${Math.round((now - this.#windowStart) / 1000)} s, under ${minBytes} per ${Math.round(ms / 1000)} s (too slow)`);
         this.#windowStart = now;
         this.#windowBytes = 0;
       }
@@ -192,7 +197,11 @@ class StallGuard {
 
 function diskFullError(url: URL, root: string, f: ExtractFailure | undefined): AgentError {
   const lines = f?.stderr ?? [];
-  return new AgentError("disk_full", `image ${redactUrl(url)}: the target ${root} is full (ENOSPC from tar); not retried. tar said: ${lines.slice(-5).join(" | ")}`, { url: redactUrl(url), root, tar: lines.slice(-5) });
+  return new AgentError("disk_full", `image ${redactUrl(url)}: the target ${root} is full (ENOSPC from tar); not retried. tar said: ${lines.slice(-5).join(" | ")}`, {
+    url: redactUrl(url),
+    root,
+    tar: lines.slice(-5),
+  });
 }
 
 /** `p`, or `onTimeout()` thrown when it has not settled within `ms` (p's late rejection is swallowed). */
@@ -207,7 +216,11 @@ async function within<T>(t: Timers, p: Promise<T>, ms: number, onTimeout: () => 
 }
 
 function unpackHung(url: URL, root: string, what: string, ms: number, bytes: number): AgentError {
-  return new AgentError("image_unpack", `image ${redactUrl(url)}: tar/lz4 ${what} for ${Math.round(ms / 1000)} s (after ${bytes} bytes of the image): the target ${root} does not take data; tar killed, not retried`, { url: redactUrl(url), root, bytes, boundMs: ms });
+  return new AgentError(
+    "image_unpack",
+    `image ${redactUrl(url)}: tar/lz4 ${what} for ${Math.round(ms / 1000)} s (after ${bytes} bytes of the image): the target ${root} does not take data; tar killed, not retried`,
+    { url: redactUrl(url), root, bytes, boundMs: ms },
+  );
 }
 
 /** The install's deadline fired (checked at every chunk, break and pause). */
@@ -322,7 +335,8 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
           if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
         }
         if (total !== undefined && offset < total) throw new Break(`the body ended after ${offset} of ${total} bytes`);
-        if (total !== undefined && offset > total) throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
+        if (total !== undefined && offset > total)
+          throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
         break;
       } catch (e) {
         if (deadline.aborted && !(e instanceof AgentError && e.code !== "image_download")) throw deadlineError(o, deadlineMs, offset, total, e);
@@ -333,9 +347,20 @@ async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: Ex
         const delayMs = backoffDelay(policy, breaks - 1, env.random());
         if (env.now() + delayMs - started > deadlineMs) throw deadlineError(o, deadlineMs, offset, total, err);
         if (breaks >= policy.attempts || env.now() + delayMs - started > policy.totalMs) {
-          throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} broke off ${breaks} time(s), last at byte ${offset}${total !== undefined ? ` of ${total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`, { url: redactUrl(o.url), offset, breaks }, { cause: err });
+          throw new AgentError(
+            "image_download",
+            `image: GET ${redactUrl(o.url)} broke off ${breaks} time(s), last at byte ${offset}${total !== undefined ? ` of ${total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`,
+            { url: redactUrl(o.url), offset, breaks },
+            { cause: err },
+          );
         }
-        logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, total: total ?? null, attempt: breaks, attempts: policy.attempts, delayMs, reason: why }, `image: download broke at byte ${offset} (${why}); attempt ${breaks + 1}/${policy.attempts} in ${delayMs} ms`, "warn");
+        logEvent(
+          o.log,
+          "install.image.resume",
+          { url: redactUrl(o.url), offset, total: total ?? null, attempt: breaks, attempts: policy.attempts, delayMs, reason: why },
+          `image: download broke at byte ${offset} (${why}); attempt ${breaks + 1}/${policy.attempts} in ${delayMs} ms`,
+          "warn",
+        );
         await env.sleep(delayMs);
       } finally {
         stall.stop();
@@ -382,22 +407,49 @@ async function installWithin(o: ImageInstallOptions, extractor: ExtractorFactory
   const env = o.env ?? realImageEnv;
   const t0 = env.now();
   const { use, found } = await fetchSidecars(o.http, o.url);
-  logEvent(o.log, "install.image.checksum", { url: redactUrl(o.url), use: use.algo, expected: use.hex, found: found.map((c) => c.algo) }, `image: verifying ${use.algo} (sidecars: ${found.map((c) => c.algo).join(", ")})`);
+  logEvent(
+    o.log,
+    "install.image.checksum",
+    { url: redactUrl(o.url), use: use.algo, expected: use.hex, found: found.map((c) => c.algo) },
+    `image: verifying ${use.algo} (sidecars: ${found.map((c) => c.algo).join(", ")})`,
+  );
   logEvent(o.log, "install.image.start", { url: redactUrl(o.url), root: o.root, checksum: use.algo }, `image: streaming ${redactUrl(o.url)} onto ${o.root}`);
   for (let passNo = 1; ; passNo++) {
     const p = await onePass(o, use, extractor, clean, deadline);
     if (p.digest !== use.hex) {
       if (passNo === 1) {
-        logEvent(o.log, "install.image.retry", { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex, bytes: p.bytes }, `image: ${use.algo} mismatch (got ${p.digest}, expected ${use.hex}); cleaning the target and fetching once more`, "warn");
+        logEvent(
+          o.log,
+          "install.image.retry",
+          { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex, bytes: p.bytes },
+          `image: ${use.algo} mismatch (got ${p.digest}, expected ${use.hex}); cleaning the target and fetching once more`,
+          "warn",
+        );
         await clean(o.root);
         continue;
       }
-      throw new AgentError("image_checksum", `image ${redactUrl(o.url)}: ${use.algo} mismatch twice (got ${p.digest}, expected ${use.hex} from the .${use.algo} sidecar) after ${p.bytes} bytes`, { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex });
+      throw new AgentError(
+        "image_checksum",
+        `image ${redactUrl(o.url)}: ${use.algo} mismatch twice (got ${p.digest}, expected ${use.hex} from the .${use.algo} sidecar) after ${p.bytes} bytes`,
+        { url: redactUrl(o.url), algo: use.algo, got: p.digest, expected: use.hex },
+      );
     }
     if (p.unpack) {
-      throw new AgentError("image_unpack", `image ${redactUrl(o.url)}: ${use.algo} is right but tar/lz4 failed (exit ${p.unpack.exitCode}): ${p.unpack.stderr.slice(-5).join(" | ")}`, { url: redactUrl(o.url), tar: p.unpack.stderr.slice(-5) });
+      throw new AgentError(
+        "image_unpack",
+        `image ${redactUrl(o.url)}: ${use.algo} is right but tar/lz4 failed (exit ${p.unpack.exitCode}): ${p.unpack.stderr.slice(-5).join(" | ")}`,
+        { url: redactUrl(o.url), tar: p.unpack.stderr.slice(-5) },
+      );
     }
-    const result: ImageInstallResult = { url: redactUrl(o.url), bytes: p.bytes, checksum: use, passes: passNo, resumes: p.resumes, restarts: p.restarts, ms: Math.round(env.now() - t0) };
+    const result: ImageInstallResult = {
+      url: redactUrl(o.url),
+      bytes: p.bytes,
+      checksum: use,
+      passes: passNo,
+      resumes: p.resumes,
+      restarts: p.restarts,
+      ms: Math.round(env.now() - t0),
+    };
     logEvent(o.log, "install.image.done", { ...result, checksum: use.algo }, `image: ${p.bytes} bytes on ${o.root} in ${result.ms} ms, ${use.algo} verified`);
     return result;
   }

@@ -63,7 +63,14 @@ export interface InstallOutput {
 }
 
 export async function installOs(i: InstallInput): Promise<InstallOutput> {
-  const image = await installImage({ http: i.http, url: i.imageUrl, root: i.root, log: i.log, ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) });
+  const image = await installImage({
+    http: i.http,
+    url: i.imageUrl,
+    root: i.root,
+    log: i.log,
+    ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}),
+    ...(i.imageRetry ? { retry: i.imageRetry } : {}),
+  });
   const consolePassword = generateConsolePassword(i.secrets);
   for (const secret of allocationSecrets(i.allocation, i.allocationAsSent)) i.secrets.add(secret);
   const files = contractFiles({
@@ -78,7 +85,13 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     timestamp: (i.now?.() ?? new Date()).toISOString().replace(/\.\d{3}Z$/, "Z"),
   });
   await writeContract(i.root, files, i.log);
-  const installer = await runInstaller({ root: i.root, log: i.log, scrub: (t) => i.secrets.scrub(t), ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}), ...(i.mounts ? { mounts: i.mounts } : {}) });
+  const installer = await runInstaller({
+    root: i.root,
+    log: i.log,
+    scrub: (t) => i.secrets.scrub(t),
+    ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}),
+    ...(i.mounts ? { mounts: i.mounts } : {}),
+  });
   await (i.bootOrder ?? ensureBootOrder)({ log: i.log, bootloaderId: installer.bootInfo.bootloaderId, ...(i.mounts ? { mounts: i.mounts } : {}) });
   return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
 }

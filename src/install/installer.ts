@@ -231,7 +231,12 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   let run: Run;
   try {
     const argv = [...(o.contain ?? containArgv)(proc.real), ...(o.chroot ?? ["chroot"]), o.root, binary];
-    logEvent(o.log, "install.installer.start", { binary, root: o.root, timeoutMs, argv }, `installer: running ${binary} in a chroot of ${o.root}, in its own PID namespace (bound ${Math.round(timeoutMs / 1000)} s)`);
+    logEvent(
+      o.log,
+      "install.installer.start",
+      { binary, root: o.root, timeoutMs, argv },
+      `installer: running ${binary} in a chroot of ${o.root}, in its own PID namespace (bound ${Math.round(timeoutMs / 1000)} s)`,
+    );
     run = await runChrooted(argv, o, timeoutMs, binary);
   } finally {
     const stuck = unbindSystem(binds, sys);
@@ -239,7 +244,13 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   }
   const ms = Math.round(performance.now() - t0);
   if (run.spawnError) throw new AgentError("installer", `installer: cannot start ${[...(o.chroot ?? ["chroot"])].join(" ")} ${o.root} ${binary}: ${run.spawnError}`, { binary });
-  const end: InstallerEnd | undefined = run.timedOut ? { kind: "timeout", timeoutMs } : run.code === null ? { kind: "signal", signal: run.signal ?? "unknown" } : run.code !== 0 ? { kind: "exit", code: run.code } : undefined;
+  const end: InstallerEnd | undefined = run.timedOut
+    ? { kind: "timeout", timeoutMs }
+    : run.code === null
+      ? { kind: "signal", signal: run.signal ?? "unknown" }
+      : run.code !== 0
+        ? { kind: "exit", code: run.code }
+        : undefined;
   if (end) {
     const f = installerFailure({ binary, end, run: run.osInstaller, last: run.last, ...(o.scrub ? { scrub: o.scrub } : {}) });
     throw new AgentError("installer", f.message, f.details);
@@ -259,6 +270,11 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
     if (e instanceof BootInfoError) throw new AgentError("installer", `installer: ${BOOT_INFO_PATH} written by ${binary}: ${e.message}`, { binary });
     throw e;
   }
-  logEvent(o.log, "install.installer.done", { binary, ms, lines: run.lines, kernel: bootInfo.kernel, initrd: bootInfo.initrd, bootloaderId: bootInfo.bootloaderId }, `installer: ${binary} done in ${ms} ms; boot ${bootInfo.kernel}`);
+  logEvent(
+    o.log,
+    "install.installer.done",
+    { binary, ms, lines: run.lines, kernel: bootInfo.kernel, initrd: bootInfo.initrd, bootloaderId: bootInfo.bootloaderId },
+    `installer: ${binary} done in ${ms} ms; boot ${bootInfo.kernel}`,
+  );
   return { binary, ms, lines: run.lines, bootInfo };
 }

@@ -16,7 +16,9 @@ import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../sys/reboot.
 import type { BootInfo } from "./boot-info.ts";
 
 /** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */
-export const KEXEC_REFUSED: ReadonlySet<number> = new Set([1 /* EPERM */, 38 /* ENOSYS */, 129 /* EKEYREJECTED */, 13 /* EACCES */, 61 /* ENODATA: no signature */, 95 /* EOPNOTSUPP */]);
+export const KEXEC_REFUSED: ReadonlySet<number> = new Set([
+  1 /* EPERM */, 38 /* ENOSYS */, 129 /* EKEYREJECTED */, 13 /* EACCES */, 61 /* ENODATA: no signature */, 95 /* EOPNOTSUPP */,
+]);
 
 export type BootOutcome = { readonly how: "kexec" } | { readonly how: "reboot"; readonly reason: string };
 
@@ -68,13 +70,21 @@ export async function bootInstalled(b: BootInput): Promise<BootOutcome> {
   await b.unmountTarget();
   b.sys.sync();
   if (failed === undefined) {
-    logEvent(b.log, "install.kexec", { kernel: b.bootInfo.kernel, initrd: b.bootInfo.initrd || null, cmdlineBytes: b.bootInfo.cmdline.length }, `kexec into ${b.bootInfo.kernel} of the installed OS`);
+    logEvent(
+      b.log,
+      "install.kexec",
+      { kernel: b.bootInfo.kernel, initrd: b.bootInfo.initrd || null, cmdlineBytes: b.bootInfo.cmdline.length },
+      `kexec into ${b.bootInfo.kernel} of the installed OS`,
+    );
     await lastLineOut(b);
     const err = b.sys.reboot(LINUX_REBOOT_CMD_KEXEC);
     if (err === 0) return { how: "kexec" };
     return await reboot(b, `reboot(LINUX_REBOOT_CMD_KEXEC) failed: ${errnoName(err)}`);
   }
-  const why = "why" in failed ? failed.why : `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
+  const why =
+    "why" in failed
+      ? failed.why
+      : `${failed.what}: ${errnoName(failed.errno)}${refused ? " (kexec refused by this kernel: lockdown, no kexec support or an unsigned kernel)" : ""}`;
   return await reboot(b, why);
 }
 

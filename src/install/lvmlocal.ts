@@ -20,6 +20,11 @@ export const LVMLOCAL_SETTINGS: Readonly<Record<string, Readonly<Record<string, 
 
 /** The file in lvm.conf(5) syntax: one `section { key = value }` block per section. */
 export function lvmLocalConf(settings = LVMLOCAL_SETTINGS): string {
-  const blocks = Object.entries(settings).map(([section, kv]) => `${section} {\n${Object.entries(kv).map(([k, v]) => `    ${k} = ${v}\n`).join("")}}\n`);
+  const blocks = Object.entries(settings).map(
+    ([section, kv]) =>
+      `${section} {\n${Object.entries(kv)
+        .map(([k, v]) => `    ${k} = ${v}\n`)
+        .join("")}}\n`,
+  );
   return `# Written by metal-hammer: LVM without udev (as metal-hammer's lvmlocal.conf).\n${blocks.join("")}`;
 }

@@ -16,10 +16,15 @@ type Block = ReadonlyMap<string, string>;
 function blocks(text: string): Block[] {
   return text
     .split(/\n\s*\n/)
-    .map((b) => new Map(b.split("\n").flatMap((l) => {
-      const i = l.indexOf(":");
-      return i < 0 ? [] : [[l.slice(0, i).trim().toLowerCase(), l.slice(i + 1).trim()] as [string, string]];
-    })))
+    .map(
+      (b) =>
+        new Map(
+          b.split("\n").flatMap((l) => {
+            const i = l.indexOf(":");
+            return i < 0 ? [] : [[l.slice(0, i).trim().toLowerCase(), l.slice(i + 1).trim()] as [string, string]];
+          }),
+        ),
+    )
     .filter((m) => m.has("processor"));
 }
 

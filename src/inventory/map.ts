@@ -80,7 +80,12 @@ function within(n: { readonly vendor?: string; readonly device?: string }, max: 
 /** The PCI address in a resolved device path (the nearest one to the device). */
 export function pciAddressOf(devicePath: string | undefined): string {
   if (!devicePath) return "";
-  return devicePath.split("/").filter((p) => PCI_ADDR.test(p)).at(-1) ?? "";
+  return (
+    devicePath
+      .split("/")
+      .filter((p) => PCI_ADDR.test(p))
+      .at(-1) ?? ""
+  );
 }
 
 function diskOf(b: BlockFacts): { name: string; size: string } | undefined {

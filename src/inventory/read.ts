@@ -23,9 +23,21 @@ export interface FactSources {
   readonly memTotal?: (procRoot: string) => Promise<number | undefined>;
 }
 
-const text = (p: string) => readBoundedText(p, "sysfs").then((s) => s.trim(), () => undefined);
-const list = (p: string) => readdir(p).then((l) => l.sort(), () => [] as string[]);
-const real = (p: string) => realpath(p).then((r) => r, () => undefined);
+const text = (p: string) =>
+  readBoundedText(p, "sysfs").then(
+    (s) => s.trim(),
+    () => undefined,
+  );
+const list = (p: string) =>
+  readdir(p).then(
+    (l) => l.sort(),
+    () => [] as string[],
+  );
+const real = (p: string) =>
+  realpath(p).then(
+    (r) => r,
+    () => undefined,
+  );
 const base = (p: string | undefined) => (p ? p.split("/").at(-1) : undefined);
 
 async function netFacts(sys: string): Promise<NetFacts[]> {
@@ -68,7 +80,10 @@ async function pciFacts(sys: string): Promise<PciFacts[]> {
 
 async function pciIdsText(paths: readonly string[]): Promise<RawFacts["pciIds"]> {
   for (const path of paths) {
-    const t = await readBoundedText(path, "pciIds").then((x) => x, () => undefined);
+    const t = await readBoundedText(path, "pciIds").then(
+      (x) => x,
+      () => undefined,
+    );
     if (t !== undefined) return { path, text: t };
   }
   return undefined;

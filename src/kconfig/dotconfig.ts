@@ -77,12 +77,20 @@ export function parseDotConfig(text: string, source: string): DotConfig {
     if (line.trim() === "") continue;
     const assign = ASSIGN.exec(line);
     if (!assign) {
-      throw inputError(source, lineNo, `expected ${CONFIG_PREFIX}NAME=value, "# ${CONFIG_PREFIX}NAME is not set", a # comment or a blank line, got ${JSON.stringify(line.slice(0, 80))}`);
+      throw inputError(
+        source,
+        lineNo,
+        `expected ${CONFIG_PREFIX}NAME=value, "# ${CONFIG_PREFIX}NAME is not set", a # comment or a blank line, got ${JSON.stringify(line.slice(0, 80))}`,
+      );
     }
     const name = assign[1] as string;
     const value = parseValue(assign[2] as string);
     if (!value) {
-      throw inputError(source, lineNo, `${CONFIG_PREFIX}${name}: expected y, m, n, a decimal or 0x number, or a "quoted string", got ${JSON.stringify((assign[2] as string).slice(0, 80))}`);
+      throw inputError(
+        source,
+        lineNo,
+        `${CONFIG_PREFIX}${name}: expected y, m, n, a decimal or 0x number, or a "quoted string", got ${JSON.stringify((assign[2] as string).slice(0, 80))}`,
+      );
     }
     options.set(name, { kind: value.kind, value: value.value, line: lineNo });
   }

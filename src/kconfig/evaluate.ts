@@ -71,7 +71,17 @@ export function evaluateOption(e: FragmentEntry, config: DotConfig, modules: Mod
   });
 
   if (v !== undefined && v.kind !== "y" && v.kind !== "m" && v.kind !== "n") {
-    return result(miss, `has the value ${actual}, expected ${expected === "n" ? "not set" : expected.split("/").map((x) => "=" + x).join(" or ")}`);
+    return result(
+      miss,
+      `has the value ${actual}, expected ${
+        expected === "n"
+          ? "not set"
+          : expected
+              .split("/")
+              .map((x) => "=" + x)
+              .join(" or ")
+      }`,
+    );
   }
   if (expected === "n") {
     return actual === "n" ? result("pass", "") : result(miss, `is ${describe(actual)}, must not be set`);

@@ -26,7 +26,10 @@ export function parseModulesAlias(text: string, source = "modules.alias"): Modul
 
 /** The alias lines of exactly these modules, in the input's order. */
 export function renderModulesAlias(aliases: readonly ModuleAlias[], modules: ReadonlySet<string>): string {
-  return aliases.filter((a) => modules.has(a.module)).map((a) => `alias ${a.pattern} ${a.module}\n`).join("");
+  return aliases
+    .filter((a) => modules.has(a.module))
+    .map((a) => `alias ${a.pattern} ${a.module}\n`)
+    .join("");
 }
 
 /** fnmatch(3) without flags: `*` any run, `?` one character, `[...]` a class (`!` or `^` negates). */

@@ -26,7 +26,11 @@ export function parseModulesDep(text: string): Map<string, ModuleInfo> {
     if (colon <= 0) throw new ModuleError(`modules.dep line ${i + 1}: expected "path.ko: dep.ko ...", got ${JSON.stringify(line)}`);
     const path = line.slice(0, colon);
     if (!isModuleFile(path)) throw new ModuleError(`modules.dep line ${i + 1}: ${JSON.stringify(path)} is not a .ko file`);
-    const deps = line.slice(colon + 1).trim().split(/\s+/).filter((d) => d !== "");
+    const deps = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .filter((d) => d !== "");
     const name = moduleNameOfFile(path);
     if (name === undefined) throw new ModuleError(`modules.dep line ${i + 1}: ${JSON.stringify(path)} has no module name`);
     out.set(name, { name, path, deps });
@@ -36,7 +40,12 @@ export function parseModulesDep(text: string): Map<string, ModuleInfo> {
 
 /** modules.builtin: paths of modules compiled into the kernel; returns their names. */
 export function parseModulesBuiltin(text: string): Set<string> {
-  return new Set(text.split("\n").map((l) => moduleNameOfFile(l.trim())).filter((n): n is string => n !== undefined));
+  return new Set(
+    text
+      .split("\n")
+      .map((l) => moduleNameOfFile(l.trim()))
+      .filter((n): n is string => n !== undefined),
+  );
 }
 
 export interface LoadPlan {

@@ -61,7 +61,9 @@ export function parseModuleList(text: string, source: string): string[] {
       if (token === "") continue;
       const name = nameOfToken(token);
       if (name === undefined) {
-        throw new ModuleError(`${source}:${i + 1}: ${JSON.stringify(token.slice(0, 80))} is not a module name (expected names like virtio_net, one per line, or modules.dep lines)`);
+        throw new ModuleError(
+          `${source}:${i + 1}: ${JSON.stringify(token.slice(0, 80))} is not a module name (expected names like virtio_net, one per line, or modules.dep lines)`,
+        );
       }
       names.push(name);
     }
@@ -77,7 +79,9 @@ export function parseModuleArg(arg: string): string[] {
     .filter((t) => t !== "")
     .map((t) => {
       if (!MODULE_NAME.test(t)) {
-        throw new ModuleError(`--modules: ${JSON.stringify(t.slice(0, 80))} is not a module name (expected a comma list like virtio_net,e1000, a list file or a modules directory)`);
+        throw new ModuleError(
+          `--modules: ${JSON.stringify(t.slice(0, 80))} is not a module name (expected a comma list like virtio_net,e1000, a list file or a modules directory)`,
+        );
       }
       return normaliseModuleName(t);
     });

@@ -17,7 +17,8 @@ export function parseModulesSoftdep(text: string, source = "modules.softdep"): M
     const line = raw.replace(/#.*/, "").trim();
     if (line === "") return;
     const f = line.split(/\s+/);
-    if (f[0] !== "softdep" || f.length < 3) throw new ModuleError(`${source}:${i + 1}: expected "softdep <module> pre: <names> post: <names>", got ${JSON.stringify(line.slice(0, 80))}`);
+    if (f[0] !== "softdep" || f.length < 3)
+      throw new ModuleError(`${source}:${i + 1}: expected "softdep <module> pre: <names> post: <names>", got ${JSON.stringify(line.slice(0, 80))}`);
     const pre: string[] = [];
     let section = "";
     for (const w of f.slice(2)) {
@@ -51,5 +52,8 @@ export function resolveSoftdeps(softdeps: Softdeps, aliases: readonly ModuleAlia
 }
 
 export function renderModulesSoftdep(softdeps: Softdeps, modules: ReadonlySet<string>): string {
-  return [...softdeps.entries()].filter(([m, pre]) => modules.has(m) && pre.length > 0).map(([m, pre]) => `softdep ${m} pre: ${pre.join(" ")}\n`).join("");
+  return [...softdeps.entries()]
+    .filter(([m, pre]) => modules.has(m) && pre.length > 0)
+    .map(([m, pre]) => `softdep ${m} pre: ${pre.join(" ")}\n`)
+    .join("");
 }

@@ -8,7 +8,19 @@
  * group address from the NIC's MAC. Pure.
  */
 import { macBytes } from "../ids/mac.ts";
-import { CHASSIS_ID_MAC, ETH_P_LLDP, LLDP_MULTICAST, PORT_ID_INTERFACE_NAME, TLV_CHASSIS_ID, TLV_END, TLV_PORT_DESCRIPTION, TLV_PORT_ID, TLV_SYSTEM_DESCRIPTION, TLV_SYSTEM_NAME, TLV_TTL } from "./lldpdu.ts";
+import {
+  CHASSIS_ID_MAC,
+  ETH_P_LLDP,
+  LLDP_MULTICAST,
+  PORT_ID_INTERFACE_NAME,
+  TLV_CHASSIS_ID,
+  TLV_END,
+  TLV_PORT_DESCRIPTION,
+  TLV_PORT_ID,
+  TLV_SYSTEM_DESCRIPTION,
+  TLV_SYSTEM_NAME,
+  TLV_TTL,
+} from "./lldpdu.ts";
 
 export interface Announcement {
   /** The NIC's MAC, aa:bb:cc:dd:ee:ff. */

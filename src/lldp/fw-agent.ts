@@ -53,7 +53,13 @@ export function disableFirmwareLldp(ifname: string, log: Logger, io: FwLldpIo = 
   try {
     d = decideFwLldp(io.read(ifname));
   } catch (e) {
-    logEvent(log, "lldp.fw_agent", { ifname, outcome: "failed", error: (e as Error).message }, "cannot read the NIC's private flags; if it is an Intel NIC with a firmware LLDP agent, LLDP frames may not arrive", "warn");
+    logEvent(
+      log,
+      "lldp.fw_agent",
+      { ifname, outcome: "failed", error: (e as Error).message },
+      "cannot read the NIC's private flags; if it is an Intel NIC with a firmware LLDP agent, LLDP frames may not arrive",
+      "warn",
+    );
     return "failed";
   }
   if (d.action === "none") {
@@ -67,7 +73,13 @@ export function disableFirmwareLldp(ifname: string, log: Logger, io: FwLldpIo = 
   try {
     io.write(ifname, d.value);
   } catch (e) {
-    logEvent(log, "lldp.fw_agent", { ifname, outcome: "failed", flag: d.flag, error: (e as Error).message }, "cannot turn the NIC's firmware LLDP agent off: LLDP frames from the switch may not arrive", "warn");
+    logEvent(
+      log,
+      "lldp.fw_agent",
+      { ifname, outcome: "failed", flag: d.flag, error: (e as Error).message },
+      "cannot turn the NIC's firmware LLDP agent off: LLDP frames from the switch may not arrive",
+      "warn",
+    );
     return "failed";
   }
   logEvent(log, "lldp.fw_agent", { ifname, outcome: "turned_off", flag: d.flag }, "turned the NIC's firmware LLDP agent off");

@@ -161,7 +161,8 @@ function splitTlvs(buf: Uint8Array, base: number): { tlvs: Tlv[]; endTlv: boolea
 
 function networkAddress(family: number, bytes: Uint8Array, what: string, offset: number): string {
   const want = family === AF_IPV4 ? 4 : family === AF_IPV6 ? 16 : family === AF_802 ? 6 : undefined;
-  if (want !== undefined && bytes.byteLength !== want) fail("bad_value", offset, `${what} at offset ${offset}: address family ${family} needs ${want} bytes, has ${bytes.byteLength}`);
+  if (want !== undefined && bytes.byteLength !== want)
+    fail("bad_value", offset, `${what} at offset ${offset}: address family ${family} needs ${want} bytes, has ${bytes.byteLength}`);
   if (family === AF_IPV4 || family === AF_IPV6) return ipaddr.fromByteArray(Array.from(bytes)).toString();
   if (family === AF_802) return macText(bytes);
   return `family ${family}: ${hexText(bytes)}`;
@@ -216,8 +217,10 @@ const SINGLE = new Set([TLV_CHASSIS_ID, TLV_PORT_ID, TLV_TTL, TLV_PORT_DESCRIPTI
 export function decodeLldpdu(buf: Uint8Array, base = 0): Lldpdu {
   const { tlvs, endTlv, stop } = splitTlvs(buf, base);
   const [c, p, t] = tlvs;
-  if (c?.type !== TLV_CHASSIS_ID) fail("missing_chassis_id", c?.offset ?? stop, `LLDPDU does not start with a Chassis ID TLV (found ${c ? `${tlvName(c.type)} at offset ${c.offset}` : "nothing"})`);
-  if (p?.type !== TLV_PORT_ID) fail("missing_port_id", p?.offset ?? stop, `LLDPDU's second TLV is not a Port ID (found ${p ? `${tlvName(p.type)} at offset ${p.offset}` : "nothing"})`);
+  if (c?.type !== TLV_CHASSIS_ID)
+    fail("missing_chassis_id", c?.offset ?? stop, `LLDPDU does not start with a Chassis ID TLV (found ${c ? `${tlvName(c.type)} at offset ${c.offset}` : "nothing"})`);
+  if (p?.type !== TLV_PORT_ID)
+    fail("missing_port_id", p?.offset ?? stop, `LLDPDU's second TLV is not a Port ID (found ${p ? `${tlvName(p.type)} at offset ${p.offset}` : "nothing"})`);
   if (t?.type !== TLV_TTL) fail("missing_ttl", t?.offset ?? stop, `LLDPDU's third TLV is not a Time To Live (found ${t ? `${tlvName(t.type)} at offset ${t.offset}` : "nothing"})`);
   if (t.value.byteLength !== 2) fail("bad_length", t.offset, `LLDP Time To Live TLV at offset ${t.offset} has length ${t.value.byteLength}, expected 2`);
   const chassisId = decodeId(c, "chassis");
@@ -249,7 +252,8 @@ export function decodeLldpdu(buf: Uint8Array, base = 0): Lldpdu {
         managementAddresses.push(decodeManagementAddress(x));
         break;
       case TLV_ORG_SPECIFIC:
-        if (x.value.byteLength < 4) fail("bad_length", x.offset, `LLDP Organizationally Specific TLV at offset ${x.offset} has length ${x.value.byteLength}, expected at least 4 (OUI + subtype)`);
+        if (x.value.byteLength < 4)
+          fail("bad_length", x.offset, `LLDP Organizationally Specific TLV at offset ${x.offset} has length ${x.value.byteLength}, expected at least 4 (OUI + subtype)`);
         orgSpecific.push({ oui: macText(x.value.subarray(0, 3)), subtype: x.value[3] ?? 0, info: x.value.slice(4) });
         break;
       default:

@@ -21,14 +21,14 @@ export interface LldpNeighbour {
   readonly managementAddresses: readonly string[];
 }
 
-
-
 /**
  * The MAC address this neighbour announces: its Port ID when that is a MAC (lldpd's
  * default, Cumulus), else its Chassis ID when that is one (SONiC, whose Port ID is
  * the port's alias); undefined when neither is. Pure.
  */
-export function neighbourMac(n: Pick<LldpNeighbour, "portId" | "portIdSubtype" | "chassisId" | "chassisIdSubtype">): { readonly mac: string; readonly from: "port id" | "chassis id" } | undefined {
+export function neighbourMac(
+  n: Pick<LldpNeighbour, "portId" | "portIdSubtype" | "chassisId" | "chassisIdSubtype">,
+): { readonly mac: string; readonly from: "port id" | "chassis id" } | undefined {
   if (n.portIdSubtype === PORT_ID_MAC && isMac(n.portId)) return { mac: n.portId, from: "port id" };
   if (n.chassisIdSubtype === CHASSIS_ID_MAC && isMac(n.chassisId)) return { mac: n.chassisId, from: "chassis id" };
   return undefined;

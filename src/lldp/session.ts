@@ -139,7 +139,13 @@ class Session implements LldpSession {
         if (port) this.onFrame(port, new Uint8Array(m.bytes));
         return;
       case "cleared":
-        logEvent(this.log, "lldp.error", { ifname: port?.nic.name, errno: errnoName(m.errno) }, "cleared a pending socket error (link went down, or was down at start); still listening", "debug");
+        logEvent(
+          this.log,
+          "lldp.error",
+          { ifname: port?.nic.name, errno: errnoName(m.errno) },
+          "cleared a pending socket error (link went down, or was down at start); still listening",
+          "debug",
+        );
         return;
       case "dropped":
         logEvent(this.log, "lldp.frame.malformed", { ifname: port?.nic.name, dropped: m.count }, "too many LLDP frames in one second: the rest were dropped unread", "warn");
@@ -160,7 +166,13 @@ class Session implements LldpSession {
     } catch (e) {
       if (!(e instanceof LldpDecodeError)) {
         // A bug in the decoder must not end the agent (this runs in a Worker message handler): say so and drop the frame.
-        logEvent(this.log, "lldp.error", { ifname: port.nic.name, bytes: bytes.byteLength, error: (e as Error).message }, "internal error decoding an LLDP frame: frame dropped", "error");
+        logEvent(
+          this.log,
+          "lldp.error",
+          { ifname: port.nic.name, bytes: bytes.byteLength, error: (e as Error).message },
+          "internal error decoding an LLDP frame: frame dropped",
+          "error",
+        );
         return;
       }
       if (now - port.malformedLoggedAt < MALFORMED_LOG_EVERY_MS) {
@@ -168,7 +180,13 @@ class Session implements LldpSession {
         return;
       }
       const src = bytes.byteLength >= 12 ? Array.from(bytes.subarray(6, 12), (b) => b.toString(16).padStart(2, "0")).join(":") : "?";
-      logEvent(this.log, "lldp.frame.malformed", { ifname: port.nic.name, src, reason: e.reason, offset: e.offset, bytes: bytes.byteLength, notLogged: port.malformedSuppressed }, `skipped a malformed LLDP frame: ${e.message}`, "warn");
+      logEvent(
+        this.log,
+        "lldp.frame.malformed",
+        { ifname: port.nic.name, src, reason: e.reason, offset: e.offset, bytes: bytes.byteLength, notLogged: port.malformedSuppressed },
+        `skipped a malformed LLDP frame: ${e.message}`,
+        "warn",
+      );
       port.malformedLoggedAt = now;
       port.malformedSuppressed = 0;
       return;
@@ -181,9 +199,23 @@ class Session implements LldpSession {
   private apply(changes: readonly TableChange[]): void {
     for (const c of changes) {
       const n = c.neighbour;
-      const fields = { ifname: n.interface, switch: n.systemName, chassisId: n.chassisId, portId: n.portId, portIdSubtype: n.portIdSubtype, portDescription: n.portDescription, ttl: n.ttlSeconds, mgmt: n.managementAddresses };
+      const fields = {
+        ifname: n.interface,
+        switch: n.systemName,
+        chassisId: n.chassisId,
+        portId: n.portId,
+        portIdSubtype: n.portIdSubtype,
+        portDescription: n.portDescription,
+        ttl: n.ttlSeconds,
+        mgmt: n.managementAddresses,
+      };
       if (c.kind === "new" || c.kind === "changed") {
-        logEvent(this.log, "lldp.neighbour", { ...fields, change: c.kind }, `${n.interface}: switch ${JSON.stringify(n.systemName)} port ${JSON.stringify(n.portDescription || n.portId)}`);
+        logEvent(
+          this.log,
+          "lldp.neighbour",
+          { ...fields, change: c.kind },
+          `${n.interface}: switch ${JSON.stringify(n.systemName)} port ${JSON.stringify(n.portDescription || n.portId)}`,
+        );
         if (c.kind === "new" && !neighbourMac(n)) {
           const subtype = PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`;
           logEvent(
@@ -195,7 +227,12 @@ class Session implements LldpSession {
           );
         }
       } else {
-        logEvent(this.log, "lldp.neighbour.expired", { ...fields, why: c.kind }, `${n.interface}: switch ${JSON.stringify(n.systemName)} ${c.kind === "shutdown" ? "sent a shutdown LLDPDU" : "TTL ran out"}`);
+        logEvent(
+          this.log,
+          "lldp.neighbour.expired",
+          { ...fields, why: c.kind },
+          `${n.interface}: switch ${JSON.stringify(n.systemName)} ${c.kind === "shutdown" ? "sent a shutdown LLDPDU" : "TTL ran out"}`,
+        );
       }
     }
     if (changes.length === 0) return;
@@ -212,13 +249,20 @@ class Session implements LldpSession {
       if (now < p.nextSendAt) continue;
       const e = p.sock.send(p.frame);
       if (e === undefined) {
-        if (p.sent === 0 || p.lastSendErrno !== undefined) logEvent(this.log, "lldp.announce", { ifname: p.nic.name, bytes: p.frame.byteLength, afterErrno: p.lastSendErrno === undefined ? undefined : errnoName(p.lastSendErrno) }, "sending our LLDP frame (system name = machine UUID)");
+        if (p.sent === 0 || p.lastSendErrno !== undefined)
+          logEvent(
+            this.log,
+            "lldp.announce",
+            { ifname: p.nic.name, bytes: p.frame.byteLength, afterErrno: p.lastSendErrno === undefined ? undefined : errnoName(p.lastSendErrno) },
+            "sending our LLDP frame (system name = machine UUID)",
+          );
         p.sent++;
         p.lastSendErrno = undefined;
         p.nextSendAt = now + (p.sent < TX_FAST_INIT ? TX_FAST_MS : this.txIntervalMs);
       } else {
         // ENETDOWN until the link is up: expected at start, so debug; anything else once as a warning.
-        if (e !== p.lastSendErrno) logEvent(this.log, "lldp.announce", { ifname: p.nic.name, errno: errnoName(e) }, "cannot send our LLDP frame yet; retrying every second", e === 100 ? "debug" : "warn");
+        if (e !== p.lastSendErrno)
+          logEvent(this.log, "lldp.announce", { ifname: p.nic.name, errno: errnoName(e) }, "cannot send our LLDP frame yet; retrying every second", e === 100 ? "debug" : "warn");
         p.lastSendErrno = e;
         p.sent = 0;
         p.nextSendAt = now + TX_FAST_MS;
@@ -234,7 +278,12 @@ class Session implements LldpSession {
 
   waitForSwitches(count: number, timeoutMs: number, signal?: AbortSignal): Promise<ReadonlyMap<string, readonly LldpNeighbour[]>> {
     const t0 = monotonic();
-    logEvent(this.log, "lldp.wait", { switches: count, timeoutMs, interfaces: this.ports.map((p) => p.nic.name) }, `waiting up to ${timeoutMs} ms for LLDP neighbours on ${count} distinct switches`);
+    logEvent(
+      this.log,
+      "lldp.wait",
+      { switches: count, timeoutMs, interfaces: this.ports.map((p) => p.nic.name) },
+      `waiting up to ${timeoutMs} ms for LLDP neighbours on ${count} distinct switches`,
+    );
     return new Promise((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (complete: boolean) => {

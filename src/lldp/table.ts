@@ -7,9 +7,7 @@
 import type { LldpNeighbour } from "./neighbour.ts";
 import type { Lldpdu } from "./lldpdu.ts";
 
-export type TableChange =
-  | { readonly kind: "new" | "changed"; readonly neighbour: LldpNeighbour }
-  | { readonly kind: "expired" | "shutdown"; readonly neighbour: LldpNeighbour };
+export type TableChange = { readonly kind: "new" | "changed"; readonly neighbour: LldpNeighbour } | { readonly kind: "expired" | "shutdown"; readonly neighbour: LldpNeighbour };
 
 interface Entry {
   readonly neighbour: LldpNeighbour;

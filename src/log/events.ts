@@ -15,7 +15,8 @@ export const EVENTS = {
   "init.module": "PID 1 loaded a kernel module (why: the boot list, a device's modalias, or a dependency), or could not (a warning naming it)",
   "init.firmware": "a loaded module names firmware the image does not carry (module and file named)",
   "init.kernel": "the running kernel release has no module tree in the initramfs (both releases named): no driver can be loaded (error; the boot goes on)",
-  "init.kconfig": "the running kernel's config checked against the embedded fragment at boot: ok with counts, the options not met by name (error; the boot goes on), or no config found",
+  "init.kconfig":
+    "the running kernel's config checked against the embedded fragment at boot: ok with counts, the options not met by name (error; the boot goes on), or no config found",
   "init.devices": "after module loading: every PCI device with its vendor:device id and the driver bound to it (null: none)",
   "init.reboot": "PID 1 reboots or powers off",
   "init.shell": "PID 1 starts the debug shell",
@@ -105,7 +106,8 @@ export const EVENTS = {
   "install.installer.start": "the image's installer runs in a chroot, in its own PID namespace (binary, bound, argv)",
   "install.installer.output": "one line of the installer's output (escaped)",
   "install.installer.done": "the installer finished and boot-info.yaml was read",
-  "install.boot_order": "UEFI: the boot order after the installer (old and new, each entry with its description: the installed OS first, then network boot, then the rest), or skipped (not UEFI)",
+  "install.boot_order":
+    "UEFI: the boot order after the installer (old and new, each entry with its description: the installed OS first, then network boot, then the rest), or skipped (not UEFI)",
   "install.kexec": "kexec into the installed kernel (kernel, initrd, cmdline length)",
   "install.reboot": "kexec was refused or failed: the machine reboots instead (reason)",
   "disk.inventory": "the disks found in sysfs (name, size, rotational, discard, NVMe, read-only)",

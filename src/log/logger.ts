@@ -64,7 +64,6 @@ export interface Logger {
   flush(): Promise<void> | undefined;
 }
 
-
 /** The fields of one record as it is written: event first, then the caller's fields, redacted and escaped. */
 function recordFields(fields: LogFields): Record<string, unknown> {
   const { event, ...rest } = fields;
@@ -163,7 +162,8 @@ export function createLogger(opts: LoggerOptions): Logger {
     },
     destination,
   );
-  destination.notice = (lost, total) => p.warn({ [FIELDS]: { event: "log.dropped", dropped: lost, total } } satisfies Wrapped, `${lost} log line(s) dropped: the log destination did not keep up`);
+  destination.notice = (lost, total) =>
+    p.warn({ [FIELDS]: { event: "log.dropped", dropped: lost, total } } satisfies Wrapped, `${lost} log line(s) dropped: the log destination did not keep up`);
   const method =
     (level: LogLevel): LogMethod =>
     (fields, msg) => {

@@ -135,7 +135,13 @@ export async function bringUp(opts: BringupOptions): Promise<BringupResult> {
     });
     if (verdict.kind === "fail") throw new AgentError(verdict.code, verdict.message, { reasons: verdict.reasons });
     if (verdict.kind !== "ready") throw new AgentError("internal", `bring-up ended without a verdict (${verdict.kind})`);
-    return { summary: summarize(state.machines, opts.dnsNeeded, t0), linkUpAt: linkUpAt ?? t0, readyAt: verdict.t, ready: verdict.ready, startup: { entered, subscribed, selected: selectedAt, sysctls: t0 } };
+    return {
+      summary: summarize(state.machines, opts.dnsNeeded, t0),
+      linkUpAt: linkUpAt ?? t0,
+      readyAt: verdict.t,
+      ready: verdict.ready,
+      startup: { entered, subscribed, selected: selectedAt, sysctls: t0 },
+    };
   } finally {
     rq?.close();
     await src.stop();

@@ -101,7 +101,7 @@ export class InterfaceMachine {
     const out: Emit[] = [];
     switch (b.kind) {
       case "link":
-        if (b.ifindex === this.ifindex && b.family !== K.AF_INET6) (b.op === "del" ? this.onGone(t, out) : this.onLink(b, t, out));
+        if (b.ifindex === this.ifindex && b.family !== K.AF_INET6) b.op === "del" ? this.onGone(t, out) : this.onLink(b, t, out);
         break;
       case "addr":
         if (b.ifindex === this.ifindex && b.family === K.AF_INET6) this.onAddr(b, t, out);
@@ -292,9 +292,13 @@ export class InterfaceMachine {
       case "address":
         return `${n}: no global address formed from prefix ${[...this.prefixes.keys()].join(", ")} after ${s}s`;
       case "dad":
-        return `${n}: address ${this.globalTentative().map((a) => a.address).join(", ")} still tentative (DAD running) after ${s}s`;
+        return `${n}: address ${this.globalTentative()
+          .map((a) => a.address)
+          .join(", ")} still tentative (DAD running) after ${s}s`;
       case "route":
-        return `${n}: address ${this.globalUsable().map((a) => a.address).join(", ")} usable but no default route (router lifetime 0: the router is not a default router)`;
+        return `${n}: address ${this.globalUsable()
+          .map((a) => a.address)
+          .join(", ")} usable but no default route (router lifetime 0: the router is not a default router)`;
       case "dns":
         return `${n}: no DNS server (RDNSS) in the router advertisements after ${s}s`;
       case "ready":

@@ -49,6 +49,8 @@ export function evaluate(machines: readonly InterfaceMachine[], i: ReadinessInpu
       : hopeless && considered.every((m) => deadReason(m, i) !== undefined)
         ? "no_carrier"
         : "net_timeout";
-  const head = timedOut ? `network not ready after ${Math.round((i.now - (machines[0]?.startedAt ?? i.now)) / 1000)}s (policy ${i.policy})` : `network cannot become ready (policy ${i.policy})`;
+  const head = timedOut
+    ? `network not ready after ${Math.round((i.now - (machines[0]?.startedAt ?? i.now)) / 1000)}s (policy ${i.policy})`
+    : `network cannot become ready (policy ${i.policy})`;
   return { kind: "fail", code, message: `${head}: ${reasons.join("; ")}`, reasons };
 }

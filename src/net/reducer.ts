@@ -277,7 +277,8 @@ function decide(s: CoreState, o: CoreOptions, t: number, log: (r: LogRecord) => 
   for (const m of s.machines) {
     const dead = deadReason(m, input);
     const givenUp = dead === "carrier" || dead === "gone";
-    if (givenUp && !s.givenUp.has(m.ifindex)) log({ event: "net.link.nocarrier", level: "warn", fields: { ifname: m.name, ms: ms(s, t), gone: dead === "gone" }, msg: m.explain(o.dnsNeeded, t) });
+    if (givenUp && !s.givenUp.has(m.ifindex))
+      log({ event: "net.link.nocarrier", level: "warn", fields: { ifname: m.name, ms: ms(s, t), gone: dead === "gone" }, msg: m.explain(o.dnsNeeded, t) });
     if (givenUp) s.givenUp.add(m.ifindex);
     else s.givenUp.delete(m.ifindex);
   }

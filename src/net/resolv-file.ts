@@ -12,9 +12,7 @@ import { readBoundedTextSync } from "../fs/read-bounded.ts";
 import { lstatSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
-export type WriteOutcome =
-  | { readonly ok: true; readonly how: "unchanged" | "replaced" | "in-place" }
-  | { readonly ok: false; readonly reason: string };
+export type WriteOutcome = { readonly ok: true; readonly how: "unchanged" | "replaced" | "in-place" } | { readonly ok: false; readonly reason: string };
 
 const code = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 

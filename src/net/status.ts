@@ -44,8 +44,17 @@ export function statusView(bodies: readonly Body[], dns: StatusView["dns"]): Sta
       mtu: l.mtu,
       addresses: addrs
         .filter((a) => a.ifindex === l.ifindex && a.address)
-        .map((a) => ({ address: a.address ?? "", prefixlen: a.prefixlen, scope: scopeName(a.scope), flags: flagNames(a.flags), preferred: life(a.cacheinfo?.preferred), valid: life(a.cacheinfo?.valid) })),
-      defaultRoutes: routes.filter((r) => r.oif === l.ifindex).map((r) => ({ via: r.gateway ?? "", protocol: protoName(r.protocol), expires: r.expiresS === undefined ? "never" : `${Math.round(r.expiresS)}s` })),
+        .map((a) => ({
+          address: a.address ?? "",
+          prefixlen: a.prefixlen,
+          scope: scopeName(a.scope),
+          flags: flagNames(a.flags),
+          preferred: life(a.cacheinfo?.preferred),
+          valid: life(a.cacheinfo?.valid),
+        })),
+      defaultRoutes: routes
+        .filter((r) => r.oif === l.ifindex)
+        .map((r) => ({ via: r.gateway ?? "", protocol: protoName(r.protocol), expires: r.expiresS === undefined ? "never" : `${Math.round(r.expiresS)}s` })),
     })),
     dns,
   };
@@ -58,7 +67,9 @@ export function renderStatus(v: StatusView): string {
     out.push(`        State: ${l.admin === "up" ? "up" : "administratively down"}, carrier ${l.carrier ? "yes" : "no"}, operstate ${l.operstate}`);
     if (l.mac) out.push(`     HW Addr: ${l.mac}${l.mtu ? `   MTU: ${l.mtu}` : ""}`);
     l.addresses.forEach((a, i) =>
-      out.push(`${i === 0 ? "     Address:" : "             "} ${a.address}/${a.prefixlen} (${a.scope}${a.flags.length ? `, ${a.flags.join(" ")}` : ""}; preferred ${a.preferred}, valid ${a.valid})`),
+      out.push(
+        `${i === 0 ? "     Address:" : "             "} ${a.address}/${a.prefixlen} (${a.scope}${a.flags.length ? `, ${a.flags.join(" ")}` : ""}; preferred ${a.preferred}, valid ${a.valid})`,
+      ),
     );
     l.defaultRoutes.forEach((r, i) => out.push(`${i === 0 ? "     Gateway:" : "             "} ${r.via} (${r.protocol}, expires ${r.expires})`));
     out.push("");

@@ -38,12 +38,16 @@ export function describeBody(b: Body, name: (i: number) => string): string | und
     case "addr":
       return `addr ${b.op} ${name(b.ifindex)} ${b.address}/${b.prefixlen} ${flagNames(b.flags).join(",") || "-"}`;
     case "route":
-      return b.dstLen === 0 && b.gateway ? `route ${b.op} default via ${b.gateway} dev ${name(b.oif ?? 0)} proto ${b.protocol}` : `route ${b.op} ${b.dst ?? "::"}/${b.dstLen} dev ${name(b.oif ?? 0)}`;
+      return b.dstLen === 0 && b.gateway
+        ? `route ${b.op} default via ${b.gateway} dev ${name(b.oif ?? 0)} proto ${b.protocol}`
+        : `route ${b.op} ${b.dst ?? "::"}/${b.dstLen} dev ${name(b.oif ?? 0)}`;
     case "prefix":
       return `prefix ${name(b.ifindex)} ${b.prefix}/${b.prefixlen} autonomous=${b.flags & K.ND_PREFIX_FLAG_AUTONOMOUS ? "yes" : "no"} valid=${b.valid}s`;
     case "useropt":
       return `ra-option ${name(b.ifindex)} from ${b.source} ${b.options
-        .map((o) => (isRdnss(o) ? `rdnss ${o.servers.join(",")} lifetime ${o.lifetime}s` : isDnssl(o) ? `dnssl ${o.domains.join(",")} lifetime ${o.lifetime}s` : `option ${o.type}`))
+        .map((o) =>
+          isRdnss(o) ? `rdnss ${o.servers.join(",")} lifetime ${o.lifetime}s` : isDnssl(o) ? `dnssl ${o.domains.join(",")} lifetime ${o.lifetime}s` : `option ${o.type}`,
+        )
         .join("; ")}`;
     default:
       return undefined;
@@ -95,7 +99,15 @@ export async function watch(opts: WatchOptions): Promise<void> {
     await runLoop(
       src,
       state,
-      { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: opts.resolvConf, deadline: opts.durationMs !== undefined ? t0 + opts.durationMs : Infinity, carrierGraceMs: Infinity },
+      {
+        mode: "watch",
+        policy: "any",
+        dnsNeeded: false,
+        solicit: false,
+        resolvConf: opts.resolvConf,
+        deadline: opts.durationMs !== undefined ? t0 + opts.durationMs : Infinity,
+        carrierGraceMs: Infinity,
+      },
       {
         rq,
         log: opts.log,

@@ -10,4 +10,3 @@ export function ipv6Text(b: Uint8Array, what: string): string {
 export function ipv6Bytes(text: string): Uint8Array {
   return new Uint8Array(ipaddr.IPv6.parse(text).toByteArray());
 }
-

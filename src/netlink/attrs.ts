@@ -21,7 +21,8 @@ export function decodeAttrs(buf: Uint8Array, what = "attribute"): Attr[] {
     const len = dv.getUint16(off, true);
     const rawType = dv.getUint16(off + 2, true);
     if (len < NLA_HDRLEN) throw new NetlinkDecodeError(`${what} type ${rawType & NLA_TYPE_MASK} at offset ${off}: length ${len} is shorter than its header`);
-    if (off + len > buf.byteLength) throw new NetlinkDecodeError(`${what} type ${rawType & NLA_TYPE_MASK} at offset ${off}: length ${len} runs past the end (${buf.byteLength - off} bytes left)`);
+    if (off + len > buf.byteLength)
+      throw new NetlinkDecodeError(`${what} type ${rawType & NLA_TYPE_MASK} at offset ${off}: length ${len} runs past the end (${buf.byteLength - off} bytes left)`);
     out.push({ type: rawType & NLA_TYPE_MASK, nested: (rawType & 0x8000) !== 0, data: buf.subarray(off + NLA_HDRLEN, off + len) });
     off += align4(len);
   }
@@ -43,7 +44,10 @@ export function attrString(a: Attr): string {
 }
 
 export function encodeAttr(w: Writer, type: number, data: Uint8Array): void {
-  w.u16(NLA_HDRLEN + data.byteLength).u16(type).bytes(data).pad();
+  w.u16(NLA_HDRLEN + data.byteLength)
+    .u16(type)
+    .bytes(data)
+    .pad();
 }
 export function encodeAttrU32(w: Writer, type: number, v: number): void {
   const b = new Uint8Array(4);

@@ -125,7 +125,13 @@ export interface Message {
 export function decodeHeader(buf: Uint8Array, off: number): Header {
   need(buf, off, K.NLMSG_HDRLEN, "nlmsghdr");
   const dv = view(buf);
-  return { len: dv.getUint32(off, true), type: dv.getUint16(off + 4, true), flags: dv.getUint16(off + 6, true), seq: dv.getUint32(off + 8, true), pid: dv.getUint32(off + 12, true) };
+  return {
+    len: dv.getUint32(off, true),
+    type: dv.getUint16(off + 4, true),
+    flags: dv.getUint16(off + 6, true),
+    seq: dv.getUint32(off + 8, true),
+    pid: dv.getUint32(off + 12, true),
+  };
 }
 
 /** Splits one datagram (which may hold several messages) into framed messages. */
@@ -135,7 +141,8 @@ export function splitMessages(buf: Uint8Array): { header: Header; payload: Uint8
   while (off < buf.byteLength) {
     const header = decodeHeader(buf, off);
     if (header.len < K.NLMSG_HDRLEN) throw new NetlinkDecodeError(`nlmsghdr at offset ${off}: nlmsg_len ${header.len} is shorter than the 16-byte header`);
-    if (off + header.len > buf.byteLength) throw new NetlinkDecodeError(`nlmsghdr type ${header.type} at offset ${off}: nlmsg_len ${header.len} runs past the end (${buf.byteLength - off} bytes left)`);
+    if (off + header.len > buf.byteLength)
+      throw new NetlinkDecodeError(`nlmsghdr type ${header.type} at offset ${off}: nlmsg_len ${header.len} runs past the end (${buf.byteLength - off} bytes left)`);
     out.push({ header, payload: buf.subarray(off + K.NLMSG_HDRLEN, off + header.len) });
     off += align4(header.len);
   }

@@ -41,6 +41,11 @@ export function dumpRoutesRequest(seq: number, family = K.AF_INET6): Uint8Array 
 export function setLinkUpRequest(seq: number, ifindex: number, up: boolean): Uint8Array {
   const w = new Writer();
   const at = header(w, K.RTM_NEWLINK, K.NLM_F_REQUEST | K.NLM_F_ACK, seq);
-  w.u8(K.AF_UNSPEC).u8(0).u16(0).i32(ifindex).u32(up ? K.IFF_UP : 0).u32(K.IFF_UP);
+  w.u8(K.AF_UNSPEC)
+    .u8(0)
+    .u16(0)
+    .i32(ifindex)
+    .u32(up ? K.IFF_UP : 0)
+    .u32(K.IFF_UP);
   return finish(w, at);
 }

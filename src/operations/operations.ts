@@ -121,7 +121,13 @@ export class Operations {
   async #debugHang(name: StageName, log: Logger): Promise<void> {
     this.#watchdog.abandon();
     const wd = this.#watchdog.status;
-    logEvent(log, "agent.stage", { stage: name, debugHang: true }, `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${wd.state}, ${wd.timeoutS === undefined ? "the driver's default timeout" : `timeout ${wd.timeoutS} s`}) must reset the machine`, "warn");
+    logEvent(
+      log,
+      "agent.stage",
+      { stage: name, debugHang: true },
+      `METAL_DEBUG_HANG=${name}: the agent hangs here on purpose; the hardware watchdog (${wd.state}, ${wd.timeoutS === undefined ? "the driver's default timeout" : `timeout ${wd.timeoutS} s`}) must reset the machine`,
+      "warn",
+    );
     this.status.flush();
     const shipping = this.shipper.stats.state !== "off" && this.shipper.stats.state !== "buffering";
     let timer: Timer | undefined;
@@ -183,7 +189,12 @@ export class Operations {
     const now = this.#now();
     const reboot = planReboot(now, config.plannedReboot, this.#random);
     if (reboot) {
-      logEvent(log, "reboot.planned", { at: reboot.at, boundMs: reboot.boundMs, jitterMs: reboot.jitterMs }, `planned reboot at ${reboot.at} (${reboot.setting}) unless an allocation comes first`);
+      logEvent(
+        log,
+        "reboot.planned",
+        { at: reboot.at, boundMs: reboot.boundMs, jitterMs: reboot.jitterMs },
+        `planned reboot at ${reboot.at} (${reboot.setting}) unless an allocation comes first`,
+      );
       this.status.update({ plannedReboot: { at: reboot.at } });
     }
     const b = waitBound(now, config.waitTimeoutMs, reboot?.atMs);

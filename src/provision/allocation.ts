@@ -18,7 +18,8 @@ function dropUserdata(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== "object" || depth > 12) return v;
   if (Array.isArray(v)) return v.map((x) => dropUserdata(x, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = USERDATA.test(k) ? `${REDACTED} (${typeof x === "string" ? x.length : JSON.stringify(x ?? null).length} chars)` : dropUserdata(x, depth + 1);
+  for (const [k, x] of Object.entries(v))
+    out[k] = USERDATA.test(k) ? `${REDACTED} (${typeof x === "string" ? x.length : JSON.stringify(x ?? null).length} chars)` : dropUserdata(x, depth + 1);
   return out;
 }
 
@@ -37,5 +38,11 @@ export interface AllocationSummary {
 }
 
 export function summarizeAllocation(a: MachineAllocation): AllocationSummary {
-  return { hostname: str(a.hostname), project: str(a.project), image: str(a.image?.id), imageUrl: a.image?.url ? redactUrl(a.image.url) : null, filesystemLayout: str(a.filesystemLayout?.id) };
+  return {
+    hostname: str(a.hostname),
+    project: str(a.project),
+    image: str(a.image?.id),
+    imageUrl: a.image?.url ? redactUrl(a.image.url) : null,
+    filesystemLayout: str(a.filesystemLayout?.id),
+  };
 }

@@ -39,7 +39,11 @@ const isName = (s: string): boolean => s.length >= 2 && s.length <= 128;
 
 export function mapNeighbour(n: LldpNeighbour): NeighbourMapping {
   const mac = neighbourMac(n);
-  if (!mac) return { ok: false, reason: `neither its port id (subtype ${n.portIdSubtype}) nor its chassis id (subtype ${n.chassisIdSubtype}) is a MAC address, and the apiserver requires a MAC for a neighbour's mac` };
+  if (!mac)
+    return {
+      ok: false,
+      reason: `neither its port id (subtype ${n.portIdSubtype}) nor its chassis id (subtype ${n.chassisIdSubtype}) is a MAC address, and the apiserver requires a MAC for a neighbour's mac`,
+    };
   if (n.portId.length > 128) return { ok: false, reason: `its port id is ${n.portId.length} characters, the apiserver takes an identifier of at most 128` };
   const name = isName(n.portDescription) ? n.portDescription : isName(n.portId) ? n.portId : undefined;
   if (name === undefined) return { ok: false, reason: "neither its port description nor its port id is 2..128 characters, as the apiserver requires for a neighbour's name" };
@@ -53,7 +57,10 @@ export function neighbourNic(n: LldpNeighbour): NeighbourNic | undefined {
 }
 
 /** Every interface's neighbours mapped; the ones left out, with their reasons. */
-export function neighbourNics(byInterface: ReadonlyMap<string, readonly LldpNeighbour[]>): { readonly nics: ReadonlyMap<string, readonly NeighbourNic[]>; readonly omitted: readonly OmittedNeighbour[] } {
+export function neighbourNics(byInterface: ReadonlyMap<string, readonly LldpNeighbour[]>): {
+  readonly nics: ReadonlyMap<string, readonly NeighbourNic[]>;
+  readonly omitted: readonly OmittedNeighbour[];
+} {
   const nics = new Map<string, NeighbourNic[]>();
   const omitted: OmittedNeighbour[] = [];
   for (const [ifname, ns] of byInterface) {

@@ -20,7 +20,14 @@ export const REGISTER = procedureOf(BootService.method.register);
 export type RegisterInit = MessageInitShape<typeof BootServiceRegisterRequestSchema>;
 
 /** `bmc`: Register's bmc and fru (src/bmc/register-fields.ts); none when there is no BMC. */
-export function registerRequest(uuid: string, inventory: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>, partition: string, metalHammerVersion: string, bmc: Pick<BmcRegisterFields, "bmc" | "fru"> = {}): RegisterInit {
+export function registerRequest(
+  uuid: string,
+  inventory: Inventory,
+  neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>,
+  partition: string,
+  metalHammerVersion: string,
+  bmc: Pick<BmcRegisterFields, "bmc" | "fru"> = {},
+): RegisterInit {
   const h = inventory.hardware;
   // Neighbours that cannot pass validation are left out (the flow logs them: lldp.neighbour.omitted).
   const { nics } = neighbourNics(neighbours);
@@ -31,7 +38,15 @@ export function registerRequest(uuid: string, inventory: Inventory, neighbours: 
       disks: h.disks.map((d) => ({ name: d.name, size: BigInt(d.size) })),
       cpus: h.cpus.map((c) => ({ ...c })),
       gpus: h.gpus.map((g) => ({ ...g })),
-      nics: h.nics.map((n) => ({ mac: n.mac, name: n.name, identifier: n.identifier, vendor: n.vendor, model: n.model, speed: BigInt(n.speed), neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x })) })),
+      nics: h.nics.map((n) => ({
+        mac: n.mac,
+        name: n.name,
+        identifier: n.identifier,
+        vendor: n.vendor,
+        model: n.model,
+        speed: BigInt(n.speed),
+        neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x })),
+      })),
     },
     bios: { ...inventory.bios },
     ...(bmc.bmc ? { bmc: bmc.bmc } : {}),
@@ -57,7 +72,8 @@ export function explainRefusal(connectCode: string, message: string, seen: reado
   if (/bios is nil/.test(message)) return "the request has no bios";
   if (/hardware is nil/.test(message)) return "the request has no hardware";
   if (/macaddress|must be a valid macaddress/i.test(message)) return `a NIC or LLDP neighbour has a MAC the apiserver does not accept (${lldp}): ${message}`;
-  if (/(^|\s)partition: must be within/.test(message)) return `the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${message}`;
+  if (/(^|\s)partition: must be within/.test(message))
+    return `the partition is not 2..128 characters (it comes from metal-boot's partition, else METAL_PARTITION on the cmdline): ${message}`;
   // The neighbour's name is the port description, else the port id (is_name: 2..128 characters).
   if (/neighbors\[\d+\]\.name:/.test(message)) return `an LLDP neighbour's name (its port description, else its port id) is not 2..128 characters (${lldp}): ${message}`;
   if (connectCode === "permission_denied") return `the machine token is not for this machine: ${message}`;

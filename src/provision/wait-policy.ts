@@ -30,9 +30,7 @@ export interface WaitPolicy {
 
 export const WAIT_BACKOFF = { baseMs: 1_000, capMs: 30_000, minMs: 100, healthyMs: 60_000, streamMs: 600_000 } as const;
 
-export type WaitDecision =
-  | { readonly kind: "reconnect"; readonly reconnect: number; readonly delayMs: number }
-  | { readonly kind: "timeout"; readonly waitedMs: number };
+export type WaitDecision = { readonly kind: "reconnect"; readonly reconnect: number; readonly delayMs: number } | { readonly kind: "timeout"; readonly waitedMs: number };
 
 export class WaitTracker {
   readonly #p: WaitPolicy;

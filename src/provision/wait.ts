@@ -98,7 +98,13 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
       if (deadline.signal.aborted) break;
       const d = tracker.broke(env.now(), env.random());
       if (d.kind === "timeout") break;
-      logEvent(log, "provision.wait.reconnect", { uuid, reconnect: d.reconnect, delayMs: d.delayMs, reason }, `${WAIT}: ${reason}; reconnect ${d.reconnect} in ${d.delayMs} ms`, lifetime.signal.aborted ? "info" : "warn");
+      logEvent(
+        log,
+        "provision.wait.reconnect",
+        { uuid, reconnect: d.reconnect, delayMs: d.delayMs, reason },
+        `${WAIT}: ${reason}; reconnect ${d.reconnect} in ${d.delayMs} ms`,
+        lifetime.signal.aborted ? "info" : "warn",
+      );
       await env.sleep(d.delayMs, deadline.signal);
       if (deadline.signal.aborted) break;
     }
@@ -108,7 +114,12 @@ export async function waitForAllocation(api: Pick<ConnectClient, "serverStream">
   const waitedMs = Math.round(tracker.waitedMs(env.now()));
   logEvent(log, "provision.wait.timeout", { uuid, timeoutMs: policy.timeoutMs, waitedMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null }, undefined, "error");
   const state = lastBreak === undefined ? "the machine is registered but not allocated" : `the last stream broke: ${lastBreak}`;
-  throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); ${state}`, { uuid, timeoutMs: policy.timeoutMs, reconnects: tracker.reconnects, lastBreak: lastBreak ?? null });
+  throw new AgentError("wait_timeout", `no allocation for ${uuid} within METAL_WAIT_TIMEOUT=${bound} (${WAIT}, ${tracker.reconnects} reconnect(s)); ${state}`, {
+    uuid,
+    timeoutMs: policy.timeoutMs,
+    reconnects: tracker.reconnects,
+    lastBreak: lastBreak ?? null,
+  });
 }
 
 /** The `allocation` member of a Wait message's JSON (protojson also accepts the proto name, which is the same here). */

@@ -9,7 +9,10 @@ import type { Watchdog } from "../watchdog/watchdog.ts";
 
 export const DEFAULT_FLUSH_MS = 3000;
 
-export async function prepareForReboot(why: string, deps: { readonly log: Logger; readonly shipper?: LogShipper; readonly watchdog?: Watchdog; readonly flushMs?: number }): Promise<void> {
+export async function prepareForReboot(
+  why: string,
+  deps: { readonly log: Logger; readonly shipper?: LogShipper; readonly watchdog?: Watchdog; readonly flushMs?: number },
+): Promise<void> {
   if (deps.shipper && deps.shipper.stats.state !== "off" && deps.shipper.stats.state !== "buffering") {
     const before = deps.shipper.stats;
     logEvent(deps.log, "remotelog.flush", { why, queued: before.queued, sent: before.sent, dropped: before.dropped }, `flushing ${before.queued} log line(s) before ${why}`);

@@ -13,9 +13,7 @@ const url = z
   .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), { message: "expected an http(s) URL of the Loki push API, e.g. https://loki.example/loki/api/v1/push" })
   .transform((s) => new URL(s));
 
-const basicAuth = z
-  .object({ user: z.string().min(1, "expected a user name"), password: z.string() })
-  .transform((b) => ({ user: b.user, password: b.password }));
+const basicAuth = z.object({ user: z.string().min(1, "expected a user name"), password: z.string() }).transform((b) => ({ user: b.user, password: b.password }));
 
 const pemCert = z.string().refine((s) => s.includes("-----BEGIN CERTIFICATE-----"), { message: "expected a PEM certificate" });
 const pemKey = z.string().refine((s) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(s), { message: "expected a PEM private key" });

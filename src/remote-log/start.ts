@@ -29,14 +29,26 @@ export function startRemoteLog(shipper: LogShipper, logging: Logging | undefined
   }
   const transport = (deps.transport ?? lokiTransport)(t.target, { secrets: deps.secrets, ...(deps.ca ? { ca: deps.ca } : {}) });
   shipper.start(transport.push, machineLabels(deps.uuid));
-  logEvent(deps.log, "remotelog.start", { endpoint: redactUrl(t.target.endpoint), auth: transport.auth, queued: shipper.stats.queued }, `shipping log lines to ${redactUrl(t.target.endpoint)} (Loki, ${transport.auth}; ${shipper.stats.queued} buffered line(s) first)`);
+  logEvent(
+    deps.log,
+    "remotelog.start",
+    { endpoint: redactUrl(t.target.endpoint), auth: transport.auth, queued: shipper.stats.queued },
+    `shipping log lines to ${redactUrl(t.target.endpoint)} (Loki, ${transport.auth}; ${shipper.stats.queued} buffered line(s) first)`,
+  );
   return transport;
 }
 
 /** Logs the shipper's state changes (failing / recovered): one line per change, not per failure. */
 export function logShipperChanges(log: () => Logger): (c: import("./shipper.ts").ShipperChange) => void {
   return (c) => {
-    if (c.kind === "failing") logEvent(log(), "remotelog.failing", { error: c.error, queued: c.queued }, `shipping logs fails (${c.error}); lines are kept, the oldest dropped when the buffer is full`, "warn");
+    if (c.kind === "failing")
+      logEvent(
+        log(),
+        "remotelog.failing",
+        { error: c.error, queued: c.queued },
+        `shipping logs fails (${c.error}); lines are kept, the oldest dropped when the buffer is full`,
+        "warn",
+      );
     else logEvent(log(), "remotelog.recovered", { dropped: c.dropped }, `shipping logs works again (${c.dropped} line(s) dropped so far)`);
   };
 }

@@ -19,7 +19,16 @@ export function watchdogSection(w: WatchdogStatus): NonNullable<StatusDoc["watch
 }
 
 export function remoteLogSection(s: ShipperStats): NonNullable<StatusDoc["remoteLog"]> {
-  return defined({ state: s.state, sent: s.sent, dropped: s.dropped, failedPushes: s.failedPushes, queued: s.queued, lastError: s.lastError, lastSentAt: iso(s.lastSentAt), reason: s.reason });
+  return defined({
+    state: s.state,
+    sent: s.sent,
+    dropped: s.dropped,
+    failedPushes: s.failedPushes,
+    queued: s.queued,
+    lastError: s.lastError,
+    lastSentAt: iso(s.lastSentAt),
+    reason: s.reason,
+  });
 }
 
 /** The human view: one `label  text` pair per part. */

@@ -14,7 +14,6 @@ export const MNT_DETACH = 2;
 /** Do not follow a link at the target (the path a bind was made at stays what it was). */
 export const UMOUNT_NOFOLLOW = 8;
 
-
 /** The mount calls the installer needs, as an interface so tests inject a recorder. */
 export interface MountSys {
   mount(source: string, target: string, fstype: string, flags: number): number;

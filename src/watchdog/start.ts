@@ -24,7 +24,13 @@ export function startWatchdog(setting: WatchdogSetting, deps: WatchdogDeps): Wat
   if (plan.kind === "off") return Watchdog.off(plan.reason, deps.log, deps.clock);
   const dev = (deps.open ?? openWatchdogDevice)(path);
   if (typeof dev === "number") {
-    logEvent(deps.log, "watchdog.error", { device: path, op: "open", errno: errnoName(dev) }, `${path}: cannot open (${errnoName(dev)}); running without a hardware watchdog`, "warn");
+    logEvent(
+      deps.log,
+      "watchdog.error",
+      { device: path, op: "open", errno: errnoName(dev) },
+      `${path}: cannot open (${errnoName(dev)}); running without a hardware watchdog`,
+      "warn",
+    );
     return Watchdog.off(`cannot open ${path}: ${errnoName(dev)}`, deps.log, deps.clock);
   }
   return Watchdog.arm(dev, plan.path, plan.timeoutS, deps.log, deps.clock);

@@ -63,11 +63,22 @@ export class Watchdog {
     let actual: number | undefined = timeoutS;
     if (r < 0) {
       actual = undefined;
-      logEvent(log, "watchdog.error", { device: path, op: "WDIOC_SETTIMEOUT", errno: errnoName(-r) }, `${path}: cannot set the timeout to ${timeoutS} s (${errnoName(-r)}); the driver's default applies`, "warn");
+      logEvent(
+        log,
+        "watchdog.error",
+        { device: path, op: "WDIOC_SETTIMEOUT", errno: errnoName(-r) },
+        `${path}: cannot set the timeout to ${timeoutS} s (${errnoName(-r)}); the driver's default applies`,
+        "warn",
+      );
     } else actual = r;
     const w = new Watchdog(dev, { state: "armed", device: path, ...(actual !== undefined ? { timeoutS: actual } : {}), pets: 0 }, log, clock);
     w.#periodBaseS = actual ?? Math.min(timeoutS, 30);
-    logEvent(log, "watchdog.open", { device: path, timeoutS: actual ?? null }, `hardware watchdog ${path} armed (timeout ${actual === undefined ? "driver default" : `${actual} s`}); a hung agent resets the machine`);
+    logEvent(
+      log,
+      "watchdog.open",
+      { device: path, timeoutS: actual ?? null },
+      `hardware watchdog ${path} armed (timeout ${actual === undefined ? "driver default" : `${actual} s`}); a hung agent resets the machine`,
+    );
     w.pet();
     return w;
   }
@@ -91,7 +102,8 @@ export class Watchdog {
     if (now - this.#lastPet < MIN_PET_INTERVAL_MS) return;
     const e = this.#dev.ping();
     if (e !== 0) {
-      if (!this.#pingFailed) logEvent(this.#log, "watchdog.error", { device: this.#status.device, op: "ping", errno: errnoName(e) }, `${this.#status.device}: ping failed (${errnoName(e)})`, "error");
+      if (!this.#pingFailed)
+        logEvent(this.#log, "watchdog.error", { device: this.#status.device, op: "ping", errno: errnoName(e) }, `${this.#status.device}: ping failed (${errnoName(e)})`, "error");
       this.#pingFailed = true;
       return;
     }
@@ -128,7 +140,13 @@ export class Watchdog {
     const e = this.#dev.magicClose();
     if (e !== 0) {
       this.#status = { ...this.#status, state: "error", reason: `magic close failed: ${errnoName(e)}` };
-      logEvent(this.#log, "watchdog.error", { device: this.#status.device, op: "close", errno: errnoName(e) }, `${this.#status.device}: magic close failed (${errnoName(e)}); the watchdog may still fire`, "error");
+      logEvent(
+        this.#log,
+        "watchdog.error",
+        { device: this.#status.device, op: "close", errno: errnoName(e) },
+        `${this.#status.device}: magic close failed (${errnoName(e)}); the watchdog may still fire`,
+        "error",
+      );
       return;
     }
     this.#status = { ...this.#status, state: "closed", reason: why };

@@ -38,7 +38,16 @@ describe("connect errors", () => {
 
   test("HTTP status to connect code follows the protocol table", () => {
     expect([400, 401, 403, 404, 408, 429, 502, 503, 504, 500].map(codeFromHttpStatus)).toEqual([
-      "internal", "unauthenticated", "permission_denied", "unimplemented", "deadline_exceeded", "unavailable", "unavailable", "unavailable", "unavailable", "unknown",
+      "internal",
+      "unauthenticated",
+      "permission_denied",
+      "unimplemented",
+      "deadline_exceeded",
+      "unavailable",
+      "unavailable",
+      "unavailable",
+      "unavailable",
+      "unknown",
     ]);
   });
 });

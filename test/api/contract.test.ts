@@ -30,7 +30,8 @@ function drift(o: Shape, u: Shape): string[] {
     for (const f of fields) {
       const t = theirs.find((x) => x.name === f.name);
       if (!t) out.push(`${msg}.${f.name}: no such field upstream`);
-      else if (t.number !== f.number || t.type !== f.type || t.label !== f.label) out.push(`${msg}.${f.name}: ours ${f.label} ${f.type} = ${f.number}, upstream ${t.label} ${t.type} = ${t.number}`);
+      else if (t.number !== f.number || t.type !== f.type || t.label !== f.label)
+        out.push(`${msg}.${f.name}: ours ${f.label} ${f.type} = ${f.number}, upstream ${t.label} ${t.type} = ${t.number}`);
     }
   }
   for (const [e, values] of Object.entries(o.enums)) {
@@ -60,23 +61,30 @@ describe("wire contract (proto/ against metal-stack/api)", () => {
     expect(drift(bent, upstream)).toEqual([
       "metalstack.api.v2.MachineNic.mac: ours singular string = 9, upstream singular string = 1",
       expect.stringContaining("enum metalstack.api.v2.MachineProvisioningEventType: ours"),
-      expect.stringContaining('metalstack.infra.v2.EventService/Send: ours "x", upstream "metalstack.infra.v2.EventServiceSendRequest -> metalstack.infra.v2.EventServiceSendResponse; infra_roles=INFRA_ROLE_EDITOR"'),
+      expect.stringContaining(
+        'metalstack.infra.v2.EventService/Send: ours "x", upstream "metalstack.infra.v2.EventServiceSendRequest -> metalstack.infra.v2.EventServiceSendResponse; infra_roles=INFRA_ROLE_EDITOR"',
+      ),
     ]);
   });
 
   test("the roles upstream gives the agent's methods: Send is INFRA only, BootService needs MACHINE_ROLE_EDITOR, Version is public", () => {
     expect(upstream.methods["metalstack.infra.v2.EventService/Send"]).toEndWith("; infra_roles=INFRA_ROLE_EDITOR");
     expect(upstream.methods["metalstack.infra.v2.BootService/Register"]).toEndWith("; machine_roles=MACHINE_ROLE_EDITOR");
-    expect(upstream.methods["metalstack.infra.v2.BootService/Wait"]).toBe("metalstack.infra.v2.BootServiceWaitRequest -> stream metalstack.infra.v2.BootServiceWaitResponse; machine_roles=MACHINE_ROLE_EDITOR");
+    expect(upstream.methods["metalstack.infra.v2.BootService/Wait"]).toBe(
+      "metalstack.infra.v2.BootServiceWaitRequest -> stream metalstack.infra.v2.BootServiceWaitResponse; machine_roles=MACHINE_ROLE_EDITOR",
+    );
     expect(upstream.methods["metalstack.api.v2.VersionService/Get"]).toEndWith("; visibility=VISIBILITY_PUBLIC");
   });
 
   const ref = referenceDir();
   // Under CI=true a missing reference fails (the drift check must run there), elsewhere it is a named skip.
-  test.skipIf(ref === undefined && !CI)(`the fingerprint is the reference's shape${ref ? "" : " (skipped: ../shared/reference/metal-stack-api not found; set METAL_API_REFERENCE)"}`, () => {
-    if (!ref) throw new Error("../shared/reference/metal-stack-api/proto not found (set METAL_API_REFERENCE): the drift check against upstream cannot run");
-    expect(formatShape(referenceShape(ref))).toBe(readFileSync(FINGERPRINT, "utf8"));
-  });
+  test.skipIf(ref === undefined && !CI)(
+    `the fingerprint is the reference's shape${ref ? "" : " (skipped: ../shared/reference/metal-stack-api not found; set METAL_API_REFERENCE)"}`,
+    () => {
+      if (!ref) throw new Error("../shared/reference/metal-stack-api/proto not found (set METAL_API_REFERENCE): the drift check against upstream cannot run");
+      expect(formatShape(referenceShape(ref))).toBe(readFileSync(FINGERPRINT, "utf8"));
+    },
+  );
 
   test("the .proto reader reads fields, maps, options and streams as written", () => {
     const f = parseProto(`syntax = "proto3"; package p.v1;
@@ -90,30 +98,42 @@ describe("wire contract (proto/ against metal-stack/api)", () => {
       { name: "c", number: 3, type: "map<string,N>", label: "map" },
       { name: "d", number: 4, type: "int32", label: "singular" },
     ]);
-    expect(f.enums.get("E")).toEqual(new Map([["E_UNSPECIFIED", 0], ["E_ONE", 1]]));
+    expect(f.enums.get("E")).toEqual(
+      new Map([
+        ["E_UNSPECIFIED", 0],
+        ["E_ONE", 1],
+      ]),
+    );
     expect(f.services.get("S")).toEqual([{ name: "W", input: "M", output: "M", serverStreaming: true, options: { "p.v1.roles": "ROLE_A" } }]);
   });
 });
 
 describe("generated code", () => {
-  const listFiles = (d: string): string[] => readdirSync(d, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(d, join(e.parentPath, e.name))).sort();
+  const listFiles = (d: string): string[] =>
+    readdirSync(d, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(d, join(e.parentPath, e.name)))
+      .sort();
   const buf = join(REPO, "node_modules/.bin/buf");
-  test.skipIf(!existsSync(buf) && !CI)(`src/gen is what make proto generates from proto/${existsSync(buf) ? "" : " (skipped: node_modules/.bin/buf missing; run make deps)"}`, () => {
-    if (!existsSync(buf)) throw new Error("node_modules/.bin/buf missing (make deps): src/gen cannot be compared with what make proto generates");
-    const tmp = mkdtempSync(join(tmpdir(), "mh-proto-"));
-    try {
-      cpSync(join(REPO, "proto"), join(tmp, "proto"), { recursive: true });
-      const gen = readFileSync(join(tmp, "proto/buf.gen.yaml"), "utf8").replace("../node_modules/.bin/protoc-gen-es", join(REPO, "node_modules/.bin/protoc-gen-es"));
-      writeFileSync(join(tmp, "proto/buf.gen.yaml"), gen);
-      const r = Bun.spawnSync([buf, "generate"], { cwd: join(tmp, "proto"), stdout: "pipe", stderr: "pipe" });
-      expect(r.stderr.toString()).toBe("");
-      expect(r.exitCode).toBe(0);
-      const fresh = join(tmp, "src/gen");
-      const have = join(REPO, "src/gen");
-      expect(listFiles(fresh)).toEqual(listFiles(have));
-      for (const f of listFiles(fresh)) expect(`${f}\n${readFileSync(join(have, f), "utf8")}`).toBe(`${f}\n${readFileSync(join(fresh, f), "utf8")}`);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+  test.skipIf(!existsSync(buf) && !CI)(
+    `src/gen is what make proto generates from proto/${existsSync(buf) ? "" : " (skipped: node_modules/.bin/buf missing; run make deps)"}`,
+    () => {
+      if (!existsSync(buf)) throw new Error("node_modules/.bin/buf missing (make deps): src/gen cannot be compared with what make proto generates");
+      const tmp = mkdtempSync(join(tmpdir(), "mh-proto-"));
+      try {
+        cpSync(join(REPO, "proto"), join(tmp, "proto"), { recursive: true });
+        const gen = readFileSync(join(tmp, "proto/buf.gen.yaml"), "utf8").replace("../node_modules/.bin/protoc-gen-es", join(REPO, "node_modules/.bin/protoc-gen-es"));
+        writeFileSync(join(tmp, "proto/buf.gen.yaml"), gen);
+        const r = Bun.spawnSync([buf, "generate"], { cwd: join(tmp, "proto"), stdout: "pipe", stderr: "pipe" });
+        expect(r.stderr.toString()).toBe("");
+        expect(r.exitCode).toBe(0);
+        const fresh = join(tmp, "src/gen");
+        const have = join(REPO, "src/gen");
+        expect(listFiles(fresh)).toEqual(listFiles(have));
+        for (const f of listFiles(fresh)) expect(`${f}\n${readFileSync(join(have, f), "utf8")}`).toBe(`${f}\n${readFileSync(join(fresh, f), "utf8")}`);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -12,15 +12,30 @@ import { SecretSet } from "../../src/log/redact.ts";
 
 describe("protojson on the wire", () => {
   test("lowerCamelCase names, uint64 as strings, enum values by their full names", () => {
-    const req = encodeRequest(BootServiceRegisterRequestSchema, { uuid: "u", metalHammerVersion: "v", hardware: { memory: 1n << 40n, nics: [{ mac: "52:54:00:12:34:56", name: "eth0", speed: 25_000_000_000n }] }, bios: {} });
-    expect(req).toEqual({ uuid: "u", hardware: { memory: "1099511627776", nics: [{ mac: "52:54:00:12:34:56", name: "eth0", speed: "25000000000" }] }, bios: {}, metalHammerVersion: "v" });
-    const ev = encodeRequest(EventServiceSendRequestSchema, { events: { u: { time: timestampFromDate(new Date("2026-01-01T00:00:00Z")), event: MachineProvisioningEventType.ALIVE, message: "m" } } });
+    const req = encodeRequest(BootServiceRegisterRequestSchema, {
+      uuid: "u",
+      metalHammerVersion: "v",
+      hardware: { memory: 1n << 40n, nics: [{ mac: "52:54:00:12:34:56", name: "eth0", speed: 25_000_000_000n }] },
+      bios: {},
+    });
+    expect(req).toEqual({
+      uuid: "u",
+      hardware: { memory: "1099511627776", nics: [{ mac: "52:54:00:12:34:56", name: "eth0", speed: "25000000000" }] },
+      bios: {},
+      metalHammerVersion: "v",
+    });
+    const ev = encodeRequest(EventServiceSendRequestSchema, {
+      events: { u: { time: timestampFromDate(new Date("2026-01-01T00:00:00Z")), event: MachineProvisioningEventType.ALIVE, message: "m" } },
+    });
     expect(ev).toEqual({ events: { u: { time: "2026-01-01T00:00:00Z", event: "MACHINE_PROVISIONING_EVENT_TYPE_ALIVE", message: "m" } } });
     expect(eventTypeName(MachineProvisioningEventType.PHONED_HOME)).toBe("MACHINE_PROVISIONING_EVENT_TYPE_PHONED_HOME");
   });
 
   test("answers: unknown fields and enum names are ignored (as the server's DiscardUnknown); a wrong type is a bad_answer", () => {
-    const m = decoder(BootServiceWaitResponseSchema)({ allocation: { hostname: "w1", futureField: 1, allocationType: "MACHINE_ALLOCATION_TYPE_NEW_KIND", image: { id: "i", url: "https://x/y" } } }, "Wait message");
+    const m = decoder(BootServiceWaitResponseSchema)(
+      { allocation: { hostname: "w1", futureField: 1, allocationType: "MACHINE_ALLOCATION_TYPE_NEW_KIND", image: { id: "i", url: "https://x/y" } } },
+      "Wait message",
+    );
     expect([m.allocation?.hostname, m.allocation?.image?.url, m.allocation?.allocationType]).toEqual(["w1", "https://x/y", 0]);
     const e = (() => {
       try {
@@ -62,6 +77,9 @@ describe("events, best effort", () => {
     expect(await r.send(MachineProvisioningEventType.PREPARING, "a")).toBe("failed");
     expect(await r.send(MachineProvisioningEventType.REGISTERING, "b")).toBe("sent");
     expect(calls()).toBe(2);
-    expect(lines.map((l) => [l.event, l.level])).toEqual([["provision.event", 40], ["provision.event", 30]]);
+    expect(lines.map((l) => [l.event, l.level])).toEqual([
+      ["provision.event", 40],
+      ["provision.event", 30],
+    ]);
   });
 });

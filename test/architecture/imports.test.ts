@@ -88,7 +88,8 @@ describe("src/ imports", () => {
       const from = partOf(file);
       for (const dep of deps) {
         const to = partOf(dep);
-        if (to !== from && (LAYERS[to] ?? 99) > (LAYERS[from] ?? 99)) upward.push(`${relative(SRC, file)} -> ${relative(SRC, dep)} (${from}:${LAYERS[from]} -> ${to}:${LAYERS[to]})`);
+        if (to !== from && (LAYERS[to] ?? 99) > (LAYERS[from] ?? 99))
+          upward.push(`${relative(SRC, file)} -> ${relative(SRC, dep)} (${from}:${LAYERS[from]} -> ${to}:${LAYERS[to]})`);
       }
     }
     expect(upward).toEqual([]);

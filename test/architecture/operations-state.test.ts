@@ -51,6 +51,8 @@ describe("Operations keeps no fact of the flow", () => {
   });
 
   test("the field reader sees what a flow-state field would look like", () => {
-    expect(fields("  #clock: ClockState | undefined;\n  #rebootAt: number | undefined;\n  readonly #f: () => number;\n  readonly x = 1;\n  stage(name: string): void {\n")).toEqual(["#clock", "#rebootAt", "#f", "x"]);
+    expect(fields("  #clock: ClockState | undefined;\n  #rebootAt: number | undefined;\n  readonly #f: () => number;\n  readonly x = 1;\n  stage(name: string): void {\n")).toEqual(
+      ["#clock", "#rebootAt", "#f", "x"],
+    );
   });
 });

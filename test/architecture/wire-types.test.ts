@@ -84,23 +84,31 @@ describe("the wire contract has one definition (src/gen/)", () => {
   });
 
   test("the mirror detector sees the zod mirror issue 25 removed, and not an unrelated schema", () => {
-    const mirror = 'const Disk = z.object({ device: opt(z.string()), partitions: opt(z.array(DiskPartition)) }).strict();\nconst P = z.object({ number: opt(z.number().int()), label: opt(z.string()), size: opt(uint64), gptType: opt(enumOf(GPT_TYPES)) });';
-    expect(zodObjectKeys(mirror)).toEqual([["device", "partitions"], ["number", "label", "size", "gptType"]]);
+    const mirror =
+      "const Disk = z.object({ device: opt(z.string()), partitions: opt(z.array(DiskPartition)) }).strict();\nconst P = z.object({ number: opt(z.number().int()), label: opt(z.string()), size: opt(uint64), gptType: opt(enumOf(GPT_TYPES)) });";
+    expect(zodObjectKeys(mirror)).toEqual([
+      ["device", "partitions"],
+      ["number", "label", "size", "gptType"],
+    ]);
     expect(zodObjectKeys(mirror).map((k) => mirroredMessage(k, messages)?.typeName)).toEqual(["metalstack.api.v2.Disk", "metalstack.api.v2.DiskPartition"]);
     expect(mirroredMessage(["oacs", "fna", "sanicap", "mn"], messages)).toBeUndefined();
   });
 
   test("no zod schema outside src/gen/ mirrors a generated message", () => {
-    const found = handWritten.flatMap((f) => zodObjectKeys(code(readFileSync(f, "utf8"))).flatMap((keys) => {
-      const m = mirroredMessage(keys, messages);
-      return m ? [`${rel(f)}: z.object({ ${keys.join(", ")} }) mirrors ${m.typeName}`] : [];
-    }));
+    const found = handWritten.flatMap((f) =>
+      zodObjectKeys(code(readFileSync(f, "utf8"))).flatMap((keys) => {
+        const m = mirroredMessage(keys, messages);
+        return m ? [`${rel(f)}: z.object({ ${keys.join(", ")} }) mirrors ${m.typeName}`] : [];
+      }),
+    );
     expect(found).toEqual([]);
   });
 
   test("no generated enum's value names spelled as string literals outside src/gen/ (use the generated enum)", () => {
     const names = new Set(enums.flatMap((e) => e.values.filter((v) => v.number !== 0).map((v) => v.name)));
-    const found = handWritten.flatMap((f) => [...code(readFileSync(f, "utf8")).matchAll(/["'`]([A-Z][A-Z0-9_]+)["'`]/g)].filter((m) => names.has(m[1] as string)).map((m) => `${rel(f)}: ${m[0]}`));
+    const found = handWritten.flatMap((f) =>
+      [...code(readFileSync(f, "utf8")).matchAll(/["'`]([A-Z][A-Z0-9_]+)["'`]/g)].filter((m) => names.has(m[1] as string)).map((m) => `${rel(f)}: ${m[0]}`),
+    );
     expect(found).toEqual([]);
   });
 

@@ -145,11 +145,16 @@ describe("discoverBmc", () => {
   });
 
   test("a BMC without SOL: the user is created, the missing SOL access is a note (without ipmitool's missing IANA list)", async () => {
-    const f = fakeIpmitool("nosol", `[ "$1" = sol ] && { echo "IANA PEN registry open failed: No such file or directory" >&2; echo "Error enabling SOL payload for user 10 on channel 1: Invalid command" >&2; exit 1; }`);
+    const f = fakeIpmitool(
+      "nosol",
+      `[ "$1" = sol ] && { echo "IANA PEN registry open failed: No such file or directory" >&2; echo "Error enabling SOL payload for user 10 on channel 1: Invalid command" >&2; exit 1; }`,
+    );
     const o = await discoverBmc(deps(f.path), true, "Supermicro");
     if (!o.present) throw new Error("expected present");
     expect(o.user?.name).toBe("metal");
-    expect(o.notes).toEqual(["ipmitool -I open sol payload enable 1 10: exit 1: Error enabling SOL payload for user 10 on channel 1: Invalid command (the user works without SOL access)"]);
+    expect(o.notes).toEqual([
+      "ipmitool -I open sol payload enable 1 10: exit 1: Error enabling SOL payload for user 10 on channel 1: Invalid command (the user works without SOL access)",
+    ]);
   });
 });
 

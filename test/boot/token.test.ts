@@ -8,7 +8,14 @@ const jwt = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "machine-1", iss:
 
 describe("token metadata", () => {
   test("a JWT shows subject, issuer and times, decoded", () => {
-    expect(describeToken(jwt)).toEqual({ kind: "jwt", length: jwt.length, subject: "machine-1", issuer: "metal", expiresAt: "2026-01-01T00:00:00.000Z", issuedAt: "2025-12-29T00:00:00.000Z" });
+    expect(describeToken(jwt)).toEqual({
+      kind: "jwt",
+      length: jwt.length,
+      subject: "machine-1",
+      issuer: "metal",
+      expiresAt: "2026-01-01T00:00:00.000Z",
+      issuedAt: "2025-12-29T00:00:00.000Z",
+    });
   });
 
   test("anything else is opaque: only its length", () => {

@@ -36,9 +36,11 @@ describe("machine uuid", () => {
   });
 
   test("the cmdline/--uuid override wins without reading sysfs", async () => {
-    expect(await machineId("AA-BB-CC-DD", async () => {
-      throw new Error("must not read");
-    })).toEqual({ uuid: "aa-bb-cc-dd", source: "cmdline" });
+    expect(
+      await machineId("AA-BB-CC-DD", async () => {
+        throw new Error("must not read");
+      }),
+    ).toEqual({ uuid: "aa-bb-cc-dd", source: "cmdline" });
   });
 
   test("nothing usable: metal_boot error naming each file tried", async () => {

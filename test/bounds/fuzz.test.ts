@@ -42,7 +42,46 @@ type R = () => number;
 const pick = <T>(r: R, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const int = (r: R, n: number) => Math.floor(r() * n);
 
-const TOKENS = ['"', "=", " ", "--", "\\", "\0", "\n", "\t", "\x1b[31m", "\u202e", "ü", "😀", "\uD800", "[", "]", "{", "}", ":", ",", "::", "[::]", "[ff02::1]", ":0", "%", "%00", "https://", "http://", "null", "true", "1e309", "-1", "9".repeat(40), "a".repeat(300), "METAL_", "=\"", "\"=", "ip=", "\u0085"];
+const TOKENS = [
+  '"',
+  "=",
+  " ",
+  "--",
+  "\\",
+  "\0",
+  "\n",
+  "\t",
+  "\x1b[31m",
+  "\u202e",
+  "ü",
+  "😀",
+  "\uD800",
+  "[",
+  "]",
+  "{",
+  "}",
+  ":",
+  ",",
+  "::",
+  "[::]",
+  "[ff02::1]",
+  ":0",
+  "%",
+  "%00",
+  "https://",
+  "http://",
+  "null",
+  "true",
+  "1e309",
+  "-1",
+  "9".repeat(40),
+  "a".repeat(300),
+  "METAL_",
+  '="',
+  '"=',
+  "ip=",
+  "\u0085",
+];
 
 /** Byte-level and token-level mutations of a text. */
 function mutate(r: R, s: string): string {
@@ -133,7 +172,8 @@ function fakeHttp(answer: { status: number; body: Uint8Array; chunks?: Uint8Arra
   return { request: async () => res, stream: async () => stream, bodyError: (e: unknown) => toAgentError(e) } as unknown as HttpClient;
 }
 
-const GOOD_CMDLINE = "console=ttyS0 METAL_BOOT_URL=https://[fd00::1]:8443/ METAL_NICS=eth0,aa:bb:cc:dd:ee:ff METAL_NET_TIMEOUT=90s METAL_WAIT_TIMEOUT=30m METAL_NET_POLICY=all METAL_HANDOFF=builtin DEBUG=1 ip=off -- init args";
+const GOOD_CMDLINE =
+  "console=ttyS0 METAL_BOOT_URL=https://[fd00::1]:8443/ METAL_NICS=eth0,aa:bb:cc:dd:ee:ff METAL_NET_TIMEOUT=90s METAL_WAIT_TIMEOUT=30m METAL_NET_POLICY=all METAL_HANDOFF=builtin DEBUG=1 ip=off -- init args";
 /** pixie's MetalConfig (metal-stack/pixie@8b0f1da5 api/api.go:4), every field set, plus our two extensions. */
 const BOOT_ANSWER = {
   metal_apiserver_url: "https://[fd00::10]:8443",
@@ -142,12 +182,25 @@ const BOOT_ANSWER = {
   ntp_servers: ["2001:db8::123"],
   debug: false,
   pixie_api_url: "https://[fd00::1]/",
-  logging: { endpoint: "https://[fd00::20]:3100", basic_auth: { user: "u", password: "p" }, certificate_auth: { cert: "", key: "", insecure_skip_verify: false }, log_type: "loki" },
+  logging: {
+    endpoint: "https://[fd00::20]:3100",
+    basic_auth: { user: "u", password: "p" },
+    certificate_auth: { cert: "", key: "", insecure_skip_verify: false },
+    log_type: "loki",
+  },
   image_cache_url: "https://[fd00::30]/",
 };
 /** Every method the agent calls, with the decoder of its answer (the generated wire contract). */
 const METHODS = Object.fromEntries(
-  [BootService.method.register, BootService.method.wait, BootService.method.installationSucceeded, BootService.method.superUserPassword, EventService.method.send, VersionService.method.get, HealthService.method.get].map((m) => [procedureOf(m), { res: decoder(m.output) }]),
+  [
+    BootService.method.register,
+    BootService.method.wait,
+    BootService.method.installationSucceeded,
+    BootService.method.superUserPassword,
+    EventService.method.send,
+    VersionService.method.get,
+    HealthService.method.get,
+  ].map((m) => [procedureOf(m), { res: decoder(m.output) }]),
 );
 const WAIT = procedureOf(BootService.method.wait);
 

@@ -133,7 +133,15 @@ function vmHwm(pid: number): number | undefined {
 }
 
 /** Runs `cmd` (bounded by `timeoutMs`, then SIGKILL), sampling its VmHWM every 10 ms. */
-export async function runMeasured(cmd: readonly string[], opts: { timeoutMs?: number; env?: Record<string, string>; readErr?: (s: ReadableStream<Uint8Array>) => Promise<string>; readOut?: (s: ReadableStream<Uint8Array>) => Promise<string> } = {}): Promise<Run> {
+export async function runMeasured(
+  cmd: readonly string[],
+  opts: {
+    timeoutMs?: number;
+    env?: Record<string, string>;
+    readErr?: (s: ReadableStream<Uint8Array>) => Promise<string>;
+    readOut?: (s: ReadableStream<Uint8Array>) => Promise<string>;
+  } = {},
+): Promise<Run> {
   const t0 = performance.now();
   const proc = Bun.spawn([...cmd], {
     cwd: REPO,

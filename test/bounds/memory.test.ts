@@ -101,7 +101,12 @@ describe("apiserver Wait stand-ins (the real Wait in a process)", () => {
     const h = await serve((s) => void s.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`));
     const r = await runMeasured([...WAIT_DRIVER, h.url, "20000"]);
     expect(r.code).toBe(21);
-    expect(r.err.trimEnd().split("\n").filter((l) => !l.startsWith("{"))).toEqual([
+    expect(
+      r.err
+        .trimEnd()
+        .split("\n")
+        .filter((l) => !l.startsWith("{")),
+    ).toEqual([
       "metal-hammer: apiserver metalstack.infra.v2.BootService/Wait (stream): permission_denied: token revoked\\n\\x1b[2J\\x1b[31mmetal-hammer: all good\\x1b[0m\\x9b (the machine token was refused)",
     ]);
     expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(r.err)).toBe(false);

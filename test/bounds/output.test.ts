@@ -71,10 +71,15 @@ async function slowRead(cmd: string[], slow: "stdout" | "stderr"): Promise<{ cod
         chunks.push(Buffer.from(buf.subarray(0, n)));
       }
     };
-    await waitFor(() => {
-      drain();
-      return proc.exitCode !== null && (drain(), true);
-    }, 60_000, "the agent to exit with the FIFO drained", 5);
+    await waitFor(
+      () => {
+        drain();
+        return proc.exitCode !== null && (drain(), true);
+      },
+      60_000,
+      "the agent to exit with the FIFO drained",
+      5,
+    );
     const code = await proc.exited;
     const text = Buffer.concat(chunks).toString();
     return { code, out: slow === "stdout" ? text : await other, err: slow === "stderr" ? text : await other, blocked };

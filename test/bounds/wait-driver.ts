@@ -18,15 +18,24 @@ import { waitForAllocation } from "../../src/provision/wait.ts";
 const ctx = createContext(processIo());
 const code = await runCli(process.argv.slice(2), ctx, [
   (program, c) => {
-    program.argument("<url>").argument("<timeoutMs>").argument("[level]").action(async (url: string, timeoutMs: string, level?: string) => {
-      const log = c.logger(level === "debug" ? "debug" : "info");
-      const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log });
-      try {
-        await waitForAllocation(new ConnectClient(http, new URL(url), "driver-token-0123456789"), "00000000-0000-0000-0000-000000000001", { ...WAIT_BACKOFF, minMs: 50, baseMs: 100, capMs: 200, timeoutMs: Number(timeoutMs) }, log);
-      } finally {
-        await http.close();
-      }
-    });
+    program
+      .argument("<url>")
+      .argument("<timeoutMs>")
+      .argument("[level]")
+      .action(async (url: string, timeoutMs: string, level?: string) => {
+        const log = c.logger(level === "debug" ? "debug" : "info");
+        const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log });
+        try {
+          await waitForAllocation(
+            new ConnectClient(http, new URL(url), "driver-token-0123456789"),
+            "00000000-0000-0000-0000-000000000001",
+            { ...WAIT_BACKOFF, minMs: 50, baseMs: 100, capMs: 200, timeoutMs: Number(timeoutMs) },
+            log,
+          );
+        } finally {
+          await http.close();
+        }
+      });
   },
 ]);
 await ctx.io.flush?.();

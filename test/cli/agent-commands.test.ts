@@ -27,7 +27,9 @@ describe("token, reach and run options", () => {
   test("run --from an unknown stage lists the stages", async () => {
     const c = captureContext();
     expect(await runCli(["run", "--cmdline", CL, "--from", "nope"], c.ctx)).toBe(2);
-    expect(c.err()).toBe('metal-hammer: --from "nope": expected one of network, boot, register, wait (register and wait resume from handoff.json and the token file in --run-dir)\n');
+    expect(c.err()).toBe(
+      'metal-hammer: --from "nope": expected one of network, boot, register, wait (register and wait resume from handoff.json and the token file in --run-dir)\n',
+    );
   });
 
   test("without a uuid anywhere, token says where it looked (exit 20)", async () => {
@@ -52,7 +54,12 @@ describe("the composition root", () => {
   test("without console= on the cmdline, the installer's console follows the manufacturer (sys_vendor) as pixie's boot script does", async () => {
     const c = captureContext({ "/tmp/mh-cl": `${CL} METAL_WATCHDOG=0` });
     const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
-    for (const [vendor, want] of [["QEMU\n", "ttyS0"], ["Dell Inc.\n", "ttyS0"], ["Supermicro\n", "ttyS1"], [undefined, "ttyS1"]] as const) {
+    for (const [vendor, want] of [
+      ["QEMU\n", "ttyS0"],
+      ["Dell Inc.\n", "ttyS0"],
+      ["Supermicro\n", "ttyS1"],
+      [undefined, "ttyS1"],
+    ] as const) {
       const sys = mkdtempSync(join(tmpdir(), "mh-sys-"));
       if (vendor !== undefined) {
         mkdirSync(join(sys, "class/dmi/id"), { recursive: true });

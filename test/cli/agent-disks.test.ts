@@ -31,7 +31,12 @@ describe("disks only from the initramfs", () => {
     const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-disks-")) }, config, silentLogger());
     try {
       for (const call of [() => s.disks.wipe(silentLogger()), () => s.disks.layout(create(FilesystemLayoutSchema, { id: "x" }), silentLogger())]) {
-        const e = toAgentError(await call().then(() => undefined, (x: unknown) => x));
+        const e = toAgentError(
+          await call().then(
+            () => undefined,
+            (x: unknown) => x,
+          ),
+        );
         expect(e.exitCode).toBe(60);
         expect(e.message).toContain(`/ is ${host}, not the agent's initramfs`);
       }

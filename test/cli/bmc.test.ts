@@ -16,7 +16,11 @@ describe("metal-hammer bmc", () => {
     const c = captureContext();
     mkdirSync(join(dir, "dev-empty"));
     expect(await runCli(["bmc", "--json", "--sysfs", sys, "--dev", join(dir, "dev-empty")], c.ctx)).toBe(0);
-    expect(JSON.parse(c.out())).toEqual({ present: false, boardVendor: "Supermicro", note: `no /dev/ipmi* in ${join(dir, "dev-empty")}: no BMC (or ipmi_si/ipmi_devintf not loaded)` });
+    expect(JSON.parse(c.out())).toEqual({
+      present: false,
+      boardVendor: "Supermicro",
+      note: `no /dev/ipmi* in ${join(dir, "dev-empty")}: no BMC (or ipmi_si/ipmi_devintf not loaded)`,
+    });
   });
 
   test("a BMC node that does not answer: exit 0, every read is a note, the vendor's user ids shown", async () => {

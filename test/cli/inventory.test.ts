@@ -24,7 +24,9 @@ describe("metal-hammer inventory", () => {
     const lines = c.out().trim().split("\n");
     expect(lines[0]).toMatch(/^KIND\s+NAME\s+VALUE\s+DETAIL$/);
     expect(lines.filter((l) => l.startsWith("nic "))).toHaveLength(4);
-    expect(lines).toContainEqual(expect.stringMatching(/^nic\s+enp24s0f0\s+3c:fd:fe:a0:b0:c0\s+0000:18:00\.0, Intel Corporation, Ethernet Controller XXV710 for 25GbE SFP28, 25 Gbit\/s$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^nic\s+enp24s0f0\s+3c:fd:fe:a0:b0:c0\s+0000:18:00\.0, Intel Corporation, Ethernet Controller XXV710 for 25GbE SFP28, 25 Gbit\/s$/),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^bios\s+American Megatrends Inc\.\s+3\.4\s+05\/18\/2021$/));
     expect(lines.filter((l) => l.startsWith("note:"))).toEqual([]);
   });

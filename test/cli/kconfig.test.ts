@@ -121,7 +121,11 @@ describe("metal-hammer kconfig check", () => {
   });
 
   test("a missing --config or an unknown subcommand is a usage error", async () => {
-    for (const args of [["kconfig", "check"], ["kconfig", "bogus"], ["kconfig", "check", "--config", "/good", "--nope"]]) {
+    for (const args of [
+      ["kconfig", "check"],
+      ["kconfig", "bogus"],
+      ["kconfig", "check", "--config", "/good", "--nope"],
+    ]) {
       const c = captureContext(files());
       expect(await runCli(args, c.ctx)).toBe(EXIT_CODES.usage.exit);
     }

@@ -12,7 +12,8 @@ async function usage(args: string[]): Promise<string> {
 describe("lldp command: bad input is a usage error (exit 2) naming the flag, before any socket", () => {
   test("--duration that is not a duration", async () => expect(await usage(["lldp", "--duration", "soon"])).toContain('--duration "soon": expected a duration'));
   test("--interfaces with a name that cannot be an interface", async () => expect(await usage(["lldp", "--interfaces", "eth0,bad name!"])).toContain("--interfaces"));
-  test("--log-level that is not a level (was exit 1, 'internal error')", async () => expect(await usage(["lldp", "--log-level", "bogus"])).toContain('--log-level "bogus": expected trace, debug, info, warn, error or fatal'));
+  test("--log-level that is not a level (was exit 1, 'internal error')", async () =>
+    expect(await usage(["lldp", "--log-level", "bogus"])).toContain('--log-level "bogus": expected trace, debug, info, warn, error or fatal'));
   test("--uuid that is not a UUID", async () => expect(await usage(["lldp", "--uuid", "leaf01"])).toContain('--uuid "leaf01": expected a UUID'));
 });
 
@@ -34,8 +35,31 @@ test("the table says per port: switch and port, port id with its kind, chassis a
   const text = renderPorts(
     [
       { name: "eth0", mac: "52:54:00:6d:68:01", carrier: true, neighbours: [n({})] },
-      { name: "eth1", mac: "52:54:00:6d:68:02", carrier: true, neighbours: [n({ interface: "eth1", systemName: "leaf02", portId: "Ethernet0", portIdSubtype: 5, portDescription: "", portIdIsMac: false, managementAddresses: ["192.0.2.11"] })] },
-      { name: "eth2", mac: "52:54:00:6d:68:03", carrier: true, neighbours: [n({ interface: "eth2", systemName: "leaf03", chassisId: "leaf03", chassisIdSubtype: 7, portId: "Eth1/1(Port1)", portIdSubtype: 7, portDescription: "Ethernet0", portIdIsMac: false })] },
+      {
+        name: "eth1",
+        mac: "52:54:00:6d:68:02",
+        carrier: true,
+        neighbours: [
+          n({ interface: "eth1", systemName: "leaf02", portId: "Ethernet0", portIdSubtype: 5, portDescription: "", portIdIsMac: false, managementAddresses: ["192.0.2.11"] }),
+        ],
+      },
+      {
+        name: "eth2",
+        mac: "52:54:00:6d:68:03",
+        carrier: true,
+        neighbours: [
+          n({
+            interface: "eth2",
+            systemName: "leaf03",
+            chassisId: "leaf03",
+            chassisIdSubtype: 7,
+            portId: "Eth1/1(Port1)",
+            portIdSubtype: 7,
+            portDescription: "Ethernet0",
+            portIdIsMac: false,
+          }),
+        ],
+      },
       { name: "eth4", mac: "52:54:00:6d:68:05", carrier: true, neighbours: [] },
       { name: "eth3", mac: "52:54:00:6d:68:04", carrier: false, neighbours: [] },
     ],

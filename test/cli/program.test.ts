@@ -72,7 +72,11 @@ describe("metal-hammer CLI", () => {
     // METAL_WATCHDOG=0 and --run-dir: the host's /dev/watchdog and /run/metal stay untouched.
     const c = captureContext({ "/proc/cmdline": "METAL_BOOT_URL=https://[fd00::1]/ METAL_NICS=mhn-none0 METAL_WATCHDOG=0 ip=dhcp secret_thing=abcdefgh" });
     const code = await runCli(["run", "--run-dir", mkdtempSync(join(tmpdir(), "mh-run-"))], c.ctx);
-    const lines = c.err().split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    const lines = c
+      .err()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.event).slice(0, 5)).toEqual(["agent.start", "agent.config", "agent.config.warning", "watchdog.off", "agent.stage"]);
     expect(lines[2].level).toBe(40);
     expect(lines[2].msg).toStartWith('ip="dhcp": ');

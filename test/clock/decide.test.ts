@@ -3,7 +3,11 @@ import { decideClock, describeOffset, STEP_THRESHOLD_MS, type ServerOutcome } fr
 import type { NtpServer } from "../../src/config/ntp-servers.ts";
 
 const s = (n: number): NtpServer => ({ host: `fd00::${n}`, port: 123 });
-const sample = (n: number, offsetMs: number, delayMs = 10): ServerOutcome => ({ server: s(n), kind: "sample", sample: { kind: "sample", offsetMs, delayMs, stratum: 2, serverTimeMs: 0 } });
+const sample = (n: number, offsetMs: number, delayMs = 10): ServerOutcome => ({
+  server: s(n),
+  kind: "sample",
+  sample: { kind: "sample", offsetMs, delayMs, stratum: 2, serverTimeMs: 0 },
+});
 
 describe("the clock decision", () => {
   test("no servers configured: no_servers", () => {
@@ -32,10 +36,13 @@ describe("the clock decision", () => {
   });
 
   test("no usable answer: unsynced, with each server's reason", () => {
-    const d = decideClock([s(1), s(2)], [
-      { server: s(1), kind: "rejected", rejection: { kind: "rejected", reason: "kiss", message: "kiss-o'-death \"DENY\"" } },
-      { server: s(2), kind: "no_answer", message: "no answer within 1000 ms (3 attempt(s))" },
-    ]);
+    const d = decideClock(
+      [s(1), s(2)],
+      [
+        { server: s(1), kind: "rejected", rejection: { kind: "rejected", reason: "kiss", message: 'kiss-o\'-death "DENY"' } },
+        { server: s(2), kind: "no_answer", message: "no answer within 1000 ms (3 attempt(s))" },
+      ],
+    );
     expect(d).toEqual({ kind: "unsynced", reasons: ['fd00::1: kiss-o\'-death "DENY"', "fd00::2: no answer within 1000 ms (3 attempt(s))"] });
   });
 

@@ -33,13 +33,21 @@ describe("the client request", () => {
 describe("decoding a server answer", () => {
   // A stratum-2 answer as a server sends it (golden bytes, written out field by field).
   const golden = Buffer.from(
-    "24" + "02" + "03" + "e9" + // LI 0, VN 4, mode 4; stratum 2; poll 3; precision -23
-      "00000123" + "00000456" + // root delay, root dispersion (16.16)
+    "24" +
+      "02" +
+      "03" +
+      "e9" + // LI 0, VN 4, mode 4; stratum 2; poll 3; precision -23
+      "00000123" +
+      "00000456" + // root delay, root dispersion (16.16)
       "c0a80001" + // reference id
-      "e9c6f100" + "00000000" + // reference
-      "e9c6f1a2" + "80000000" + // origin
-      "e9c6f1a3" + "00000000" + // receive
-      "e9c6f1a3" + "40000000", // transmit
+      "e9c6f100" +
+      "00000000" + // reference
+      "e9c6f1a2" +
+      "80000000" + // origin
+      "e9c6f1a3" +
+      "00000000" + // receive
+      "e9c6f1a3" +
+      "40000000", // transmit
     "hex",
   );
 

@@ -10,8 +10,19 @@ function answer(offsetMs: number, rttMs: number, over: Partial<NtpPacket> = {}):
   const t2 = T1 + rttMs / 2 + offsetMs;
   const t3 = t2 + 1;
   const packet: NtpPacket = {
-    leap: 0, version: 4, mode: 4, stratum: 2, poll: 0, precision: -20, rootDelayMs: 10, rootDispersionMs: 10,
-    refId: new Uint8Array([1, 2, 3, 4]), reference: unixMsToNtp(t2 - 1000), origin: REQ, receive: unixMsToNtp(t2), transmit: unixMsToNtp(t3),
+    leap: 0,
+    version: 4,
+    mode: 4,
+    stratum: 2,
+    poll: 0,
+    precision: -20,
+    rootDelayMs: 10,
+    rootDispersionMs: 10,
+    refId: new Uint8Array([1, 2, 3, 4]),
+    reference: unixMsToNtp(t2 - 1000),
+    origin: REQ,
+    receive: unixMsToNtp(t2),
+    transmit: unixMsToNtp(t3),
     ...over,
   };
   return { packet, requestTransmit: REQ, sentMs: T1, receivedMs: T1 + rttMs + 1, maxRoundTripMs: 1000 };

@@ -77,7 +77,12 @@ describe("the clock stage (injected setter: the host's clock is never touched)",
 
   test("one good server among failing ones is enough", async () => {
     const set: number[] = [];
-    const st = await syncClock([srv("down"), srv("kod"), srv("year")], { log: capturingLogger().log, sntp: env(() => NOW), setClock: (t) => (set.push(t), 0), rtcPresent: () => false });
+    const st = await syncClock([srv("down"), srv("kod"), srv("year")], {
+      log: capturingLogger().log,
+      sntp: env(() => NOW),
+      setClock: (t) => (set.push(t), 0),
+      rtcPresent: () => false,
+    });
     expect(st).toMatchObject({ decision: "step", server: "year:123", rtc: "absent" });
     expect(set).toHaveLength(1);
   });

@@ -16,7 +16,12 @@ const ossl = (args: string[]) => {
 
 /** The AgentError the agent's HTTP client gives for a server with this certificate. */
 async function tlsErrorFor(certFile: string): Promise<AgentError> {
-  const srv = Bun.serve({ hostname: "::1", port: 0, tls: { cert: readFileSync(join(dir, certFile), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") }, fetch: () => new Response("ok") });
+  const srv = Bun.serve({
+    hostname: "::1",
+    port: 0,
+    tls: { cert: readFileSync(join(dir, certFile), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") },
+    fetch: () => new Response("ok"),
+  });
   const http = new HttpClient({ caBundle: join(dir, "ca.pem"), allowHttp: false, log: silentLogger(), retry: { attempts: 1, baseMs: 1, maxMs: 1 } as never });
   try {
     await http.request({ method: "GET", url: new URL(`https://[::1]:${srv.port}/config/x`), what: "metal-boot config" });
@@ -40,7 +45,26 @@ beforeAll(() => {
   writeFileSync(join(dir, "ca.cnf"), "[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n");
   writeFileSync(join(dir, "index.txt"), "");
   writeFileSync(join(dir, "serial"), "01\n");
-  ossl(["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "s.csr", "-out", "future.pem", "-startdate", "20300101000000Z", "-enddate", "20310101000000Z", "-extfile", "ext"]);
+  ossl([
+    "ca",
+    "-batch",
+    "-config",
+    "ca.cnf",
+    "-cert",
+    "ca.pem",
+    "-keyfile",
+    "ca.key",
+    "-in",
+    "s.csr",
+    "-out",
+    "future.pem",
+    "-startdate",
+    "20300101000000Z",
+    "-enddate",
+    "20310101000000Z",
+    "-extfile",
+    "ext",
+  ]);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -75,7 +99,9 @@ describe("a TLS validity error names the machine's clock", () => {
   });
 
   test("other TLS errors and other codes pass unchanged", () => {
-    const wrongCa = new AgentError("tls", "x: TLS verification failed: unable to get local issuer certificate [UNABLE_TO_GET_ISSUER_CERT_LOCALLY]", { errorCode: "UNABLE_TO_GET_ISSUER_CERT_LOCALLY" });
+    const wrongCa = new AgentError("tls", "x: TLS verification failed: unable to get local issuer certificate [UNABLE_TO_GET_ISSUER_CERT_LOCALLY]", {
+      errorCode: "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+    });
     expect(explainClockTls(wrongCa, NOW, noServers)).toBe(wrongCa);
     const other = new AgentError("unreachable", "certificate has expired but this is not tls", {});
     expect(explainClockTls(other, NOW, noServers)).toBe(other);

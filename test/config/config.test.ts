@@ -49,9 +49,7 @@ describe("configFromCmdline", () => {
   });
 
   test("hostnames are accepted for metal-boot", () => {
-    expect(configFromCmdline("METAL_BOOT_URL=https://metal-boot.partition-a.example:8443").metalBootUrl.host).toBe(
-      "metal-boot.partition-a.example:8443",
-    );
+    expect(configFromCmdline("METAL_BOOT_URL=https://metal-boot.partition-a.example:8443").metalBootUrl.host).toBe("metal-boot.partition-a.example:8443");
   });
 
   test("legacy pxe mode honours PIXIE_API_URL", () => {
@@ -115,9 +113,7 @@ describe("configFromCmdline", () => {
   });
 
   test("plain http needs the explicit opt-in", () => {
-    expect(usageError("METAL_BOOT_URL=http://[fd00::1]/").message).toBe(
-      'METAL_BOOT_URL="http://[fd00::1]/": expected an https:// URL (plain http only with METAL_ALLOW_HTTP=1)',
-    );
+    expect(usageError("METAL_BOOT_URL=http://[fd00::1]/").message).toBe('METAL_BOOT_URL="http://[fd00::1]/": expected an https:// URL (plain http only with METAL_ALLOW_HTTP=1)');
     expect(configFromCmdline("METAL_BOOT_URL=http://[fd00::1]/ METAL_ALLOW_HTTP=1").allowHttp).toBe(true);
   });
 

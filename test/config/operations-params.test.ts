@@ -32,8 +32,12 @@ describe("operations parameters", () => {
   });
 
   test("bad values name the parameter, the value and what was expected", () => {
-    expect(usage(`${BASE} METAL_NTP_SERVERS=ntp..bad`)).toBe('METAL_NTP_SERVERS="ntp..bad": expected a comma-separated list of NTP servers: IPv6 addresses (2001:db8::123 or [2001:db8::123]:123), IPv4 addresses or host names');
+    expect(usage(`${BASE} METAL_NTP_SERVERS=ntp..bad`)).toBe(
+      'METAL_NTP_SERVERS="ntp..bad": expected a comma-separated list of NTP servers: IPv6 addresses (2001:db8::123 or [2001:db8::123]:123), IPv4 addresses or host names',
+    );
     expect(usage(`${BASE} METAL_WATCHDOG=2s`)).toBe('METAL_WATCHDOG="2s": expected 0/off, 1/on, or a timeout in whole seconds between 5s and 1h, like 60s or 2m');
-    expect(usage(`${BASE} METAL_PLANNED_REBOOT=soon`)).toBe('METAL_PLANNED_REBOOT="soon": expected off, or a bound plus an optional random jitter like 24h+24h or 12h (each 1m..7d)');
+    expect(usage(`${BASE} METAL_PLANNED_REBOOT=soon`)).toBe(
+      'METAL_PLANNED_REBOOT="soon": expected off, or a bound plus an optional random jitter like 24h+24h or 12h (each 1m..7d)',
+    );
   });
 });

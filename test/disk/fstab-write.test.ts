@@ -24,11 +24,17 @@ describe("writeFstab on a hostile image", () => {
   });
 
   test("/etc/fstab as a character device or FIFO: replaced (no write into the device, its mode unchanged), no hang", async () => {
-    for (const make of [["mknod", "-m", "0666", "X", "c", "1", "3"], ["mkfifo", "X"]]) {
+    for (const make of [
+      ["mknod", "-m", "0666", "X", "c", "1", "3"],
+      ["mkfifo", "X"],
+    ]) {
       const root = mkdtempSync(join(work, "r-"));
       mkdirSync(join(root, "etc"));
       const dev = join(work, `dev-${make[0]}-${Math.random()}`);
-      execFileSync(make[0]!, make.slice(1).map((a) => (a === "X" ? dev : a)));
+      execFileSync(
+        make[0]!,
+        make.slice(1).map((a) => (a === "X" ? dev : a)),
+      );
       execFileSync("ln", [dev, join(root, "etc/fstab")]); // the same inode inside the image
       const mode = statSync(dev).mode;
       await writeFstab(applied(root), systemDiskIo());

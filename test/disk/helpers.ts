@@ -3,8 +3,25 @@ import type { DiskFacts } from "../../src/disk/facts.ts";
 
 export function disk(over: Partial<DiskFacts> = {}): DiskFacts {
   return {
-    name: "sda", path: "/dev/sda", sizeBytes: 4 * 2 ** 30, logicalBlockSize: 512, rotational: true, discard: false, discardGranularity: 0, discardMaxBytes: 0,
-    discardZeroesData: false, writeZeroes: false, nvme: false, nvmeController: undefined, removable: false, readOnly: false, model: "", serial: "", partitions: [], holders: [], ...over,
+    name: "sda",
+    path: "/dev/sda",
+    sizeBytes: 4 * 2 ** 30,
+    logicalBlockSize: 512,
+    rotational: true,
+    discard: false,
+    discardGranularity: 0,
+    discardMaxBytes: 0,
+    discardZeroesData: false,
+    writeZeroes: false,
+    nvme: false,
+    nvmeController: undefined,
+    removable: false,
+    readOnly: false,
+    model: "",
+    serial: "",
+    partitions: [],
+    holders: [],
+    ...over,
   };
 }
 

@@ -16,13 +16,19 @@ const refusal = (text: string): AgentError => {
 
 describe("layout file (FilesystemLayout protojson, decoded with the generated schema)", () => {
   test("enum numbers and uint64 numbers are accepted as protojson allows", () => {
-    const l = parseLayoutFile("/l.json", JSON.stringify({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100, gptType: 1 }] }], filesystems: [{ device: "/dev/sda1", format: 3 }] }));
+    const l = parseLayoutFile(
+      "/l.json",
+      JSON.stringify({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100, gptType: 1 }] }], filesystems: [{ device: "/dev/sda1", format: 3 }] }),
+    );
     expect([l.disks[0]!.partitions[0]!.number, l.disks[0]!.partitions[0]!.size, l.disks[0]!.partitions[0]!.gptType]).toEqual([1, 100n, GPTType.GPT_TYPE_BOOT]);
     expect(l.filesystems[0]!.format).toBe(Format.EXT4);
   });
 
   test("proto field names are accepted too; absent optional fields stay absent", () => {
-    const l = parseLayoutFile("/l.json", '{"logical_volumes":[{"name":"a","volume_group":"vg","size":"10","lvm_type":"LVM_TYPE_STRIPED"}],"filesystems":[{"device":"/dev/sda1","format":"FORMAT_EXT4"}]}');
+    const l = parseLayoutFile(
+      "/l.json",
+      '{"logical_volumes":[{"name":"a","volume_group":"vg","size":"10","lvm_type":"LVM_TYPE_STRIPED"}],"filesystems":[{"device":"/dev/sda1","format":"FORMAT_EXT4"}]}',
+    );
     expect([l.logicalVolumes[0]!.volumeGroup, l.logicalVolumes[0]!.size]).toEqual(["vg", 10n]);
     expect([l.filesystems[0]!.path, l.filesystems[0]!.label]).toEqual([undefined, undefined]);
   });
@@ -45,7 +51,10 @@ describe("layout file (FilesystemLayout protojson, decoded with the generated sc
   });
 
   test("an allocation carrying the layout: only filesystemLayout is decoded, its path named from the file's top", () => {
-    const l = parseLayoutFile("/a.json", JSON.stringify({ hostname: "m1", notInOurProto: 1, filesystemLayout: { id: "c1", filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }] } }));
+    const l = parseLayoutFile(
+      "/a.json",
+      JSON.stringify({ hostname: "m1", notInOurProto: 1, filesystemLayout: { id: "c1", filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }] } }),
+    );
     expect([l.id, l.filesystems[0]!.path]).toEqual(["c1", "/"]);
     expect(parseLayoutFile("/a.json", '{"filesystem_layout":{"id":"snake"}}').id).toBe("snake");
     expect(refusal('{"filesystemLayout":{"raid":[{"level":"RAID1"}]}}').message).toContain("field filesystemLayout.raid[0].level");

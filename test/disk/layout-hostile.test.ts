@@ -100,7 +100,16 @@ describe("layout planner: hostile options", () => {
 
   test("mdadm --spare-devices=1 /dev/sdb (an undeclared disk) is refused", () => {
     const l = withFs([], {
-      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }, { number: 2, size: 1000n }, { number: 3, size: 1000n }] }],
+      disks: [
+        {
+          device: "/dev/sda",
+          partitions: [
+            { number: 1, size: 1000n },
+            { number: 2, size: 1000n },
+            { number: 3, size: 1000n },
+          ],
+        },
+      ],
       raid: [{ arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"], createOptions: ["--spare-devices=1", "/dev/sdb"] }],
     });
     expect(refusal(l)).toContain(`raid[0].createOptions[0] "--spare-devices=1": --spare-devices is not allowed`);
@@ -135,15 +144,36 @@ describe("layout planner: hostile options", () => {
     expect(createOptionsRule("mke2fs", ["-E", "lazy_itable_init=1", "-m", "0", "-O", "^has_journal", "-T", "news", "-b", "4096"])).toBeUndefined();
     expect(createOptionsRule("mkfs.fat", ["-F", "32"])).toBeUndefined();
     expect(createOptionsRule("mdadm", ["--metadata=1.0", "--chunk", "512", "--bitmap=internal", "-e", "1.2"])).toBeUndefined();
-    for (const o of ["defaults", "noatime", "nosuid", "nodev", "noexec", "mode=1777", "size=512M", "errors=remount-ro", "x-systemd.automount", "discard"]) expect(mountOptionRule(o)).toBeUndefined();
+    for (const o of ["defaults", "noatime", "nosuid", "nodev", "noexec", "mode=1777", "size=512M", "errors=remount-ro", "x-systemd.automount", "discard"])
+      expect(mountOptionRule(o)).toBeUndefined();
   });
 });
 
 describe("layout planner: hostile names", () => {
-  const two = { disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }, { number: 2, size: 1000n }, { number: 3, size: 1000n }, { number: 4, size: 1000n }] }] };
+  const two = {
+    disks: [
+      {
+        device: "/dev/sda",
+        partitions: [
+          { number: 1, size: 1000n },
+          { number: 2, size: 1000n },
+          { number: 3, size: 1000n },
+          { number: 4, size: 1000n },
+        ],
+      },
+    ],
+  };
   test("RAID /dev/md/.. and two arrays both /dev/md0 are refused", () => {
-    expect(refusal(withFs([], { ...two, raid: [{ arrayName: "/dev/md/..", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] }] }))).toContain(`raid[0].arrayName "/dev/md/..": "." and ".." are not device names`);
-    const dup = withFs([], { ...two, raid: [{ arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] }, { arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_0, devices: ["/dev/sda4", "/dev/sdb"] }] });
+    expect(refusal(withFs([], { ...two, raid: [{ arrayName: "/dev/md/..", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] }] }))).toContain(
+      `raid[0].arrayName "/dev/md/..": "." and ".." are not device names`,
+    );
+    const dup = withFs([], {
+      ...two,
+      raid: [
+        { arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_1, devices: ["/dev/sda2", "/dev/sda3"] },
+        { arrayName: "/dev/md0", level: RaidLevel.RAID_LEVEL_0, devices: ["/dev/sda4", "/dev/sdb"] },
+      ],
+    });
     expect(refusal(dup)).toContain(`raid[1].arrayName "/dev/md0": listed twice`);
   });
 
@@ -155,19 +185,59 @@ describe("layout planner: hostile names", () => {
   test("an LV named .. or twice in one VG, and an LVM tag starting with - are refused", () => {
     const vg = { volumeGroups: [{ name: "vg", devices: ["/dev/sda2"] }] };
     expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "..", volumeGroup: "vg", size: 10n }] }))).toContain(`logicalVolumes[0].name ".."`);
-    expect(refusal(withFs([], { ...vg, logicalVolumes: [{ name: "a", volumeGroup: "vg", size: 10n }, { name: "a", volumeGroup: "vg", size: 10n }] }))).toContain(`logicalVolumes[1].name "a": listed twice in vg`);
-    expect(refusal(withFs([], { volumeGroups: [{ name: "vg", devices: ["/dev/sda2"], tags: ["--setautoactivation"] }] }))).toContain(`volumeGroups[0].tags[0] "--setautoactivation"`);
+    expect(
+      refusal(
+        withFs([], {
+          ...vg,
+          logicalVolumes: [
+            { name: "a", volumeGroup: "vg", size: 10n },
+            { name: "a", volumeGroup: "vg", size: 10n },
+          ],
+        }),
+      ),
+    ).toContain(`logicalVolumes[1].name "a": listed twice in vg`);
+    expect(refusal(withFs([], { volumeGroups: [{ name: "vg", devices: ["/dev/sda2"], tags: ["--setautoactivation"] }] }))).toContain(
+      `volumeGroups[0].tags[0] "--setautoactivation"`,
+    );
   });
 });
 
 describe("disk plan refuses hostile layouts with exit 61 and plans nothing", () => {
   const base = { disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: "1000" }, { number: 2 }] }] };
   test.each([
-    [{ ...base, filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }, { device: "/dev/sda2", format: "FORMAT_EXT4", path: "/../../etc/ssl" }] }, `filesystems[1].path "/../../etc/ssl": ".." is not allowed`],
-    [{ ...base, filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }, { device: "/dev/sda2", format: "FORMAT_EXT4", path: "//" }] }, `filesystems[1].path "//": not canonical`],
-    [{ ...base, filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", createOptions: ["-d", "/run/metal"] }] }, `filesystems[0].createOptions[0] "-d": -d is not allowed`],
+    [
+      {
+        ...base,
+        filesystems: [
+          { device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" },
+          { device: "/dev/sda2", format: "FORMAT_EXT4", path: "/../../etc/ssl" },
+        ],
+      },
+      `filesystems[1].path "/../../etc/ssl": ".." is not allowed`,
+    ],
+    [
+      {
+        ...base,
+        filesystems: [
+          { device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" },
+          { device: "/dev/sda2", format: "FORMAT_EXT4", path: "//" },
+        ],
+      },
+      `filesystems[1].path "//": not canonical`,
+    ],
+    [
+      { ...base, filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", createOptions: ["-d", "/run/metal"] }] },
+      `filesystems[0].createOptions[0] "-d": -d is not allowed`,
+    ],
     [{ ...base, filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/", mountOptions: ["noatime\n/dev/sdb / ext4"] }] }, `filesystems[0].mountOptions[0]`],
-    [{ ...base, raid: [{ arrayName: "/dev/md0", level: "RAID_LEVEL_1", devices: ["/dev/sda2", "/dev/sdb"], createOptions: ["--spare-devices=1", "/dev/vda"] }], filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }] }, `--spare-devices is not allowed`],
+    [
+      {
+        ...base,
+        raid: [{ arrayName: "/dev/md0", level: "RAID_LEVEL_1", devices: ["/dev/sda2", "/dev/sdb"], createOptions: ["--spare-devices=1", "/dev/vda"] }],
+        filesystems: [{ device: "/dev/sda1", format: "FORMAT_EXT4", path: "/" }],
+      },
+      `--spare-devices is not allowed`,
+    ],
   ])("%#", async (l, msg) => {
     const c = captureContext({ "/l.json": JSON.stringify(l) });
     expect(await runCli(["disk", "plan", "/l.json", "--sysfs", SYS], c.ctx)).toBe(61);

@@ -108,35 +108,59 @@ describe("layout planner: metal-stack's default shapes", () => {
   });
 
   test("mount options mount(8) does not pass on are dropped from -o (defaults, auto, x-*)", () => {
-    const p = planLayout(fl({ disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100n }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/", mountOptions: ["defaults", "noatime", "x-systemd.automount", "auto"] }] }), [sda], ROOT);
+    const p = planLayout(
+      fl({
+        disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 100n }] }],
+        filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/", mountOptions: ["defaults", "noatime", "x-systemd.automount", "auto"] }],
+      }),
+      [sda],
+      ROOT,
+    );
     expect(lines(p)).toContain("mount -t ext4 -o noatime /dev/sda1 /rootfs");
   });
 
   test("RAID 1 with a spare: active devices exclude the spare; a partition without label or type gets neither option", () => {
-    const p = planLayout(fl({
-      disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }] }],
-      raid: [{ arrayName: "/dev/md/data", devices: ["/dev/sda1", "/dev/sdb", "/dev/nvme0n1"], level: RaidLevel.RAID_LEVEL_1, spares: 1, createOptions: ["--bitmap=internal"] }],
-      filesystems: [{ device: "/dev/md/data", format: Format.EXT4, path: "/" }],
-    }), [sda, sdb, nvme(0)], ROOT);
+    const p = planLayout(
+      fl({
+        disks: [{ device: "/dev/sda", partitions: [{ number: 1, size: 1000n }] }],
+        raid: [{ arrayName: "/dev/md/data", devices: ["/dev/sda1", "/dev/sdb", "/dev/nvme0n1"], level: RaidLevel.RAID_LEVEL_1, spares: 1, createOptions: ["--bitmap=internal"] }],
+        filesystems: [{ device: "/dev/md/data", format: Format.EXT4, path: "/" }],
+      }),
+      [sda, sdb, nvme(0)],
+      ROOT,
+    );
     expect(lines(p)).toContain("sgdisk --clear --new=1:0:+1000M /dev/sda");
-    expect(lines(p)).toContain("mdadm --create /dev/md/data --force --run --homehost any --level 1 --raid-devices 2 --assume-clean --spare-devices 1 --bitmap=internal /dev/sda1 /dev/sdb /dev/nvme0n1");
+    expect(lines(p)).toContain(
+      "mdadm --create /dev/md/data --force --run --homehost any --level 1 --raid-devices 2 --assume-clean --spare-devices 1 --bitmap=internal /dev/sda1 /dev/sdb /dev/nvme0n1",
+    );
   });
 
   test("RAID 0 over two RAID-typed partitions (--assume-clean, no metadata override) and an LVM-typed PV partition: exact commands", () => {
-    const p = planLayout(fl({
-      disks: [
-        { device: "/dev/sda", partitions: [{ number: 1, label: "root", size: 10000n, gptType: GPTType.GPT_TYPE_LINUX }, { number: 2, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID }, { number: 3, label: "pv", gptType: GPTType.GPT_TYPE_LINUX_LVM }] },
-        { device: "/dev/sdb", partitions: [{ number: 1, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID }] },
-      ],
-      raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda2", "/dev/sdb1"], level: RaidLevel.RAID_LEVEL_0 }],
-      volumeGroups: [{ name: "vg0", devices: ["/dev/sda3"] }],
-      logicalVolumes: [{ name: "scratch", volumeGroup: "vg0", lvmType: LVMType.LVM_TYPE_LINEAR }],
-      filesystems: [
-        { device: "/dev/sda1", format: Format.EXT4, path: "/", label: "root" },
-        { device: "/dev/md0", format: Format.EXT4, path: "/data", label: "data" },
-        { device: "/dev/vg0/scratch", format: Format.EXT4, path: "/scratch" },
-      ],
-    }), [sda, sdb], ROOT);
+    const p = planLayout(
+      fl({
+        disks: [
+          {
+            device: "/dev/sda",
+            partitions: [
+              { number: 1, label: "root", size: 10000n, gptType: GPTType.GPT_TYPE_LINUX },
+              { number: 2, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID },
+              { number: 3, label: "pv", gptType: GPTType.GPT_TYPE_LINUX_LVM },
+            ],
+          },
+          { device: "/dev/sdb", partitions: [{ number: 1, label: "data", size: 20000n, gptType: GPTType.GPT_TYPE_LINUX_RAID }] },
+        ],
+        raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda2", "/dev/sdb1"], level: RaidLevel.RAID_LEVEL_0 }],
+        volumeGroups: [{ name: "vg0", devices: ["/dev/sda3"] }],
+        logicalVolumes: [{ name: "scratch", volumeGroup: "vg0", lvmType: LVMType.LVM_TYPE_LINEAR }],
+        filesystems: [
+          { device: "/dev/sda1", format: Format.EXT4, path: "/", label: "root" },
+          { device: "/dev/md0", format: Format.EXT4, path: "/data", label: "data" },
+          { device: "/dev/vg0/scratch", format: Format.EXT4, path: "/scratch" },
+        ],
+      }),
+      [sda, sdb],
+      ROOT,
+    );
     expect(lines(p).filter((l) => /^(sgdisk|mdadm|lvm|mkfs)/.test(l))).toEqual([
       "sgdisk --clear --new=1:0:+10000M --change-name=1:root --typecode=1:8300 --new=2:0:+20000M --change-name=2:data --typecode=2:fd00 --new=3:0:0 --change-name=3:pv --typecode=3:8e00 /dev/sda",
       "sgdisk --clear --new=1:0:+20000M --change-name=1:data --typecode=1:fd00 /dev/sdb",
@@ -150,7 +174,11 @@ describe("layout planner: metal-stack's default shapes", () => {
   });
 
   test("an NVMe partition is named with p", () => {
-    const p = planLayout(fl({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: Format.EXT4, path: "/" }] }), [nvme(0)], ROOT);
+    const p = planLayout(
+      fl({ disks: [{ device: "/dev/nvme0n1", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/nvme0n1p1", format: Format.EXT4, path: "/" }] }),
+      [nvme(0)],
+      ROOT,
+    );
     expect(lines(p)).toContain("mkfs.ext4 -F /dev/nvme0n1p1");
   });
 });
@@ -183,31 +211,64 @@ describe("layout planner: refusals before anything is written", () => {
     expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda"], level: RaidLevel.RAID_LEVEL_1 }] }).join()).toMatch(/needs at least 2 active devices/);
     expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdx"], level: RaidLevel.RAID_LEVEL_0 }] }).join()).toMatch(/device \/dev\/sdx is neither a disk/);
     expect(refused({ raid: [{ arrayName: "md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_0 }] }).join()).toMatch(/expected \/dev\/mdN/);
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb", "/dev/sdc"], level: RaidLevel.RAID_LEVEL_0, spares: 1 }] }, [sda, sdb, disk({ name: "sdc", path: "/dev/sdc" })]).join()).toMatch(/RAID 0 has no spares/);
+    expect(
+      refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb", "/dev/sdc"], level: RaidLevel.RAID_LEVEL_0, spares: 1 }] }, [
+        sda,
+        sdb,
+        disk({ name: "sdc", path: "/dev/sdc" }),
+      ]).join(),
+    ).toMatch(/RAID 0 has no spares/);
     const esp = (level: RaidLevel, createOptions: string[]) =>
-      refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level, createOptions }], filesystems: [{ device: "/dev/md0", format: Format.VFAT, path: "/boot/efi" }] }).join();
+      refused({
+        raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level, createOptions }],
+        filesystems: [{ device: "/dev/md0", format: Format.VFAT, path: "/boot/efi" }],
+      }).join();
     expect(esp(RaidLevel.RAID_LEVEL_0, [])).toMatch(/can only be mirrored/);
     expect(esp(RaidLevel.RAID_LEVEL_1, ["--metadata=1.2"])).toMatch(/asks for --metadata=1.2; firmware needs 1.0/);
   });
 
   test("a device used twice (a RAID member that also carries a filesystem)", () => {
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1 }], filesystems: [{ device: "/dev/sda", format: Format.EXT4 }] }).join()).toMatch(/\/dev\/sda is used twice: by raid \/dev\/md0 and by filesystem/);
+    expect(
+      refused({
+        raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1 }],
+        filesystems: [{ device: "/dev/sda", format: Format.EXT4 }],
+      }).join(),
+    ).toMatch(/\/dev\/sda is used twice: by raid \/dev\/md0 and by filesystem/);
   });
 
   test("LVM: unknown VG, volumes larger than the VG, a volume after the rest-of-VG volume, bad names, no devices", () => {
     expect(refused({ logicalVolumes: [{ name: "a", volumeGroup: "nope", size: 1n }] }).join()).toMatch(/volume group "nope" is not in the layout/);
     const vg = { name: "vg", devices: ["/dev/sda"] };
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "big", volumeGroup: "vg", size: BigInt(500 * 1024) }] }).join()).toMatch(/volume group vg has 491516 MiB; its volumes need 512000 MiB/);
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "rest", volumeGroup: "vg" }, { name: "late", volumeGroup: "vg", size: 1n }] }).join()).toMatch(/late: comes after logical volume vg\/rest/);
+    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "big", volumeGroup: "vg", size: BigInt(500 * 1024) }] }).join()).toMatch(
+      /volume group vg has 491516 MiB; its volumes need 512000 MiB/,
+    );
+    expect(
+      refused({
+        volumeGroups: [vg],
+        logicalVolumes: [
+          { name: "rest", volumeGroup: "vg" },
+          { name: "late", volumeGroup: "vg", size: 1n },
+        ],
+      }).join(),
+    ).toMatch(/late: comes after logical volume vg\/rest/);
     expect(refused({ volumeGroups: [{ name: "bad name", devices: ["/dev/sda"] }] }).join()).toMatch(/name "bad name"/);
     expect(refused({ volumeGroups: [{ name: "vg" }] }).join()).toMatch(/volume group vg: no devices/);
-    expect(refused({ volumeGroups: [{ name: "vg", devices: ["/dev/sda"] }, { name: "vg", devices: ["/dev/sdb"] }] }).join()).toMatch(/volume group vg is listed twice/);
+    expect(
+      refused({
+        volumeGroups: [
+          { name: "vg", devices: ["/dev/sda"] },
+          { name: "vg", devices: ["/dev/sdb"] },
+        ],
+      }).join(),
+    ).toMatch(/volume group vg is listed twice/);
     expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "", volumeGroup: "vg" }] }).join()).toMatch(/name ""/);
   });
 
   test("raid1 volumes count twice against the VG", () => {
     const vg = { name: "vg", devices: ["/dev/sda", "/dev/sdb"] };
-    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "m", volumeGroup: "vg", size: BigInt(480 * 1024), lvmType: LVMType.LVM_TYPE_RAID1 }] }).join()).toMatch(/its volumes need 983048 MiB/);
+    expect(refused({ volumeGroups: [vg], logicalVolumes: [{ name: "m", volumeGroup: "vg", size: BigInt(480 * 1024), lvmType: LVMType.LVM_TYPE_RAID1 }] }).join()).toMatch(
+      /its volumes need 983048 MiB/,
+    );
   });
 
   test("filesystems: no format, no device, unknown device, relative or doubled path, label too long", () => {
@@ -215,12 +276,23 @@ describe("layout planner: refusals before anything is written", () => {
     expect(refused({ filesystems: [{ format: Format.EXT4, path: "/" }] }).join()).toMatch(/filesystem \/: no device/);
     expect(refused({ filesystems: [{ device: "/dev/sdq1", format: Format.EXT4, path: "/" }] }).join()).toMatch(/device \/dev\/sdq1 is neither/);
     expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.EXT4, path: "var" }] }).join()).toMatch(/expected an absolute path/);
-    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.EXT4, path: "/" }, { device: "/dev/sdb", format: Format.EXT4, path: "/" }] }).join()).toMatch(/path \/ is mounted twice/);
-    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.VFAT, path: "/boot/efi", label: "EFI-SYSTEM-P" }] }).join()).toMatch(/longer than vfat allows \(11 bytes\)/);
+    expect(
+      refused({
+        filesystems: [
+          { device: "/dev/sda", format: Format.EXT4, path: "/" },
+          { device: "/dev/sdb", format: Format.EXT4, path: "/" },
+        ],
+      }).join(),
+    ).toMatch(/path \/ is mounted twice/);
+    expect(refused({ filesystems: [{ device: "/dev/sda", format: Format.VFAT, path: "/boot/efi", label: "EFI-SYSTEM-P" }] }).join()).toMatch(
+      /longer than vfat allows \(11 bytes\)/,
+    );
   });
 
   test("a layout without a filesystem at / (the installer needs one)", () => {
-    expect(refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/data" }] }).join()).toMatch(/no filesystem is mounted at \//);
+    expect(refused({ disks: [{ device: "/dev/sda", partitions: [{ number: 1 }] }], filesystems: [{ device: "/dev/sda1", format: Format.EXT4, path: "/data" }] }).join()).toMatch(
+      /no filesystem is mounted at \//,
+    );
     expect(refused({ filesystems: [{ device: "tmpfs", format: Format.TMPFS, path: "/" }] }).join()).toMatch(/no filesystem is mounted at \//);
   });
 
@@ -251,13 +323,34 @@ describe("layout planner: the generated FilesystemLayout as protojson lets it th
   });
 
   test("negative spares (int32 upstream) are refused", () => {
-    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1, spares: -1 }] }).join()).toContain("raid /dev/md0: raid[0].spares -1: expected 0 or more");
+    expect(refused({ raid: [{ arrayName: "/dev/md0", devices: ["/dev/sda", "/dev/sdb"], level: RaidLevel.RAID_LEVEL_1, spares: -1 }] }).join()).toContain(
+      "raid /dev/md0: raid[0].spares -1: expected 0 or more",
+    );
   });
 
   test("the commands' names are each value's enum_string_value from the generated descriptors", () => {
-    expect([GPTType.GPT_TYPE_BOOT, GPTType.GPT_TYPE_LINUX, GPTType.GPT_TYPE_LINUX_RAID, GPTType.GPT_TYPE_LINUX_LVM, GPTType.GPT_TYPE_UNSPECIFIED].map(gptTypeCode)).toEqual(["ef00", "8300", "fd00", "8e00", undefined]);
-    expect([Format.UNSPECIFIED, Format.VFAT, Format.EXT3, Format.EXT4, Format.SWAP, Format.TMPFS, Format.NONE].map(formatOf)).toEqual([undefined, "vfat", "ext3", "ext4", "swap", "tmpfs", "none"]);
+    expect([GPTType.GPT_TYPE_BOOT, GPTType.GPT_TYPE_LINUX, GPTType.GPT_TYPE_LINUX_RAID, GPTType.GPT_TYPE_LINUX_LVM, GPTType.GPT_TYPE_UNSPECIFIED].map(gptTypeCode)).toEqual([
+      "ef00",
+      "8300",
+      "fd00",
+      "8e00",
+      undefined,
+    ]);
+    expect([Format.UNSPECIFIED, Format.VFAT, Format.EXT3, Format.EXT4, Format.SWAP, Format.TMPFS, Format.NONE].map(formatOf)).toEqual([
+      undefined,
+      "vfat",
+      "ext3",
+      "ext4",
+      "swap",
+      "tmpfs",
+      "none",
+    ]);
     expect([RaidLevel.RAID_LEVEL_UNSPECIFIED, RaidLevel.RAID_LEVEL_0, RaidLevel.RAID_LEVEL_1].map(raidLevelOf)).toEqual([undefined, "0", "1"]);
-    expect([LVMType.LVM_TYPE_UNSPECIFIED, LVMType.LVM_TYPE_LINEAR, LVMType.LVM_TYPE_STRIPED, LVMType.LVM_TYPE_RAID1].map(lvmKindOf)).toEqual(["linear", "linear", "striped", "raid1"]);
+    expect([LVMType.LVM_TYPE_UNSPECIFIED, LVMType.LVM_TYPE_LINEAR, LVMType.LVM_TYPE_STRIPED, LVMType.LVM_TYPE_RAID1].map(lvmKindOf)).toEqual([
+      "linear",
+      "linear",
+      "striped",
+      "raid1",
+    ]);
   });
 });

@@ -76,6 +76,8 @@ describe("applyLayout", () => {
 
   test("blkid export parsing and an fstab without UUIDs for tmpfs", () => {
     expect(parseBlkidExport("DEVNAME=/dev/sda1\nUUID=E562-31F0\nTYPE=vfat\nPARTLABEL=EFI\\ System\n")).toMatchObject({ UUID: "E562-31F0", TYPE: "vfat" });
-    expect(renderFstab([{ device: "tmpfs", format: "tmpfs", path: "/tmp", label: "", mountOptions: [], target: undefined, uuid: undefined }], "x")).toContain("tmpfs /tmp tmpfs defaults 0 0");
+    expect(renderFstab([{ device: "tmpfs", format: "tmpfs", path: "/tmp", label: "", mountOptions: [], target: undefined, uuid: undefined }], "x")).toContain(
+      "tmpfs /tmp tmpfs defaults 0 0",
+    );
   });
 });

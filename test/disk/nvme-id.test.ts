@@ -7,13 +7,29 @@ const fx = (n: string) => readFileSync(new URL(`../fixtures/disk/nvme/${n}`, imp
 describe("NVMe Identify answers", () => {
   test("a controller with crypto erase (FNA bit 2) and sanitize crypto + block erase", () => {
     const c = parseNvmeCaps(fx("pm983-id-ctrl.json"), fx("pm983-id-ns.json"));
-    expect(c).toMatchObject({ format: true, formatCrypto: true, formatAllNamespaces: false, sanitizeCrypto: true, sanitizeBlock: true, sanitizeOverwrite: false, deallocatedReadsZero: true });
+    expect(c).toMatchObject({
+      format: true,
+      formatCrypto: true,
+      formatAllNamespaces: false,
+      sanitizeCrypto: true,
+      sanitizeBlock: true,
+      sanitizeOverwrite: false,
+      deallocatedReadsZero: true,
+    });
     expect(c.model).toBe("SAMSUNG MZQLB1T9HAJR-00007");
   });
 
   test("QEMU 7.2's NVMe controller, recorded in the lab (nvme-cli 2.3): Format NVM only, deallocated blocks read zero", () => {
     const c = parseNvmeCaps(fx("qemu-7.2-id-ctrl.json"), fx("qemu-7.2-id-ns.json"));
-    expect(c).toMatchObject({ format: true, formatCrypto: false, formatAllNamespaces: false, sanitizeCrypto: false, sanitizeBlock: false, deallocatedReadsZero: true, model: "QEMU NVMe Ctrl" });
+    expect(c).toMatchObject({
+      format: true,
+      formatCrypto: false,
+      formatAllNamespaces: false,
+      sanitizeCrypto: false,
+      sanitizeBlock: false,
+      deallocatedReadsZero: true,
+      model: "QEMU NVMe Ctrl",
+    });
   });
 
   test("a controller with Format NVM only: no crypto, no sanitize; without id-ns no zero promise", () => {

@@ -30,7 +30,12 @@ describe("stage functions on a sysfs tree", () => {
     const { log } = captureLogger();
     const a = await applyAllocationLayout(layout, { log, sysRoot: SYS, io: { ...io, exists: async () => true }, version: "t", targetRoot: "/t" });
     expect(a.rootUuid).toBe("u-sda2");
-    const bad = (await applyAllocationLayout(create(FilesystemLayoutSchema, { disks: [{ device: "/dev/sda", partitions: [{ gptType: GPTType.GPT_TYPE_BOOT }] }] }), { log, sysRoot: SYS, io, version: "t" }).catch((e) => e)) as AgentError;
+    const bad = (await applyAllocationLayout(create(FilesystemLayoutSchema, { disks: [{ device: "/dev/sda", partitions: [{ gptType: GPTType.GPT_TYPE_BOOT }] }] }), {
+      log,
+      sysRoot: SYS,
+      io,
+      version: "t",
+    }).catch((e) => e)) as AgentError;
     expect([bad.code, bad.exitCode]).toEqual(["layout_refused", 61]);
   });
 });

@@ -17,7 +17,10 @@ describe("disk inventory from sysfs", () => {
     expect(sda.rotational).toBe(true);
     expect(sda.discard).toBe(false);
     expect(sda.nvme).toBe(false);
-    expect(sda.partitions.map((p) => [p.path, p.number, p.sizeBytes])).toEqual([["/dev/sda1", 1, 1024000 * 512], ["/dev/sda2", 2, 2048000 * 512]]);
+    expect(sda.partitions.map((p) => [p.path, p.number, p.sizeBytes])).toEqual([
+      ["/dev/sda1", 1, 1024000 * 512],
+      ["/dev/sda2", 2, 2048000 * 512],
+    ]);
     expect(sda.holders).toEqual(["md127"]);
     const nvme = by.nvme0n1!;
     expect(nvme.nvme).toBe(true);

@@ -3,7 +3,8 @@ import { disk } from "./helpers.ts";
 import { wipeBoundMs } from "../../src/disk/wipe-bound.ts";
 
 const TB = 1e12;
-const nvme = (name: string, controller: string) => disk({ name, path: `/dev/${name}`, sizeBytes: TB, nvme: true, nvmeController: controller, rotational: false, discard: true, writeZeroes: true });
+const nvme = (name: string, controller: string) =>
+  disk({ name, path: `/dev/${name}`, sizeBytes: TB, nvme: true, nvmeController: controller, rotational: false, discard: true, writeZeroes: true });
 
 describe("wipe bound (what the watchdog is held for)", () => {
   test("a 4 TB rotating disk overwritten at the assumed 20 MiB/s: one full pass plus its tool calls, ~53 h (far over a fixed 2 h hold)", () => {

@@ -4,7 +4,15 @@ import type { NvmeCaps } from "../../src/disk/nvme-id.ts";
 import { methodName, planWipe, promisesZeroes } from "../../src/disk/wipe-plan.ts";
 
 const caps = (over: Partial<NvmeCaps> = {}): NvmeCaps => ({
-  format: false, formatCrypto: false, formatAllNamespaces: false, sanitizeCrypto: false, sanitizeBlock: false, sanitizeOverwrite: false, deallocatedReadsZero: false, model: "", ...over,
+  format: false,
+  formatCrypto: false,
+  formatAllNamespaces: false,
+  sanitizeCrypto: false,
+  sanitizeBlock: false,
+  sanitizeOverwrite: false,
+  deallocatedReadsZero: false,
+  model: "",
+  ...over,
 });
 const names = (p: ReturnType<typeof planWipe>) => (p.action === "wipe" ? p.methods.map(methodName) : p.action);
 const nvmeDisk = disk({ name: "nvme0n1", path: "/dev/nvme0n1", nvme: true, nvmeController: "nvme0", rotational: false, discard: true, writeZeroes: true });

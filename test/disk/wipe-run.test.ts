@@ -13,12 +13,23 @@ describe("wipeDisks", () => {
     const devs = { "/dev/vda": dev({ ignoresDiscard: true }) };
     const { io, calls } = fakeMachine(devs);
     const { log, lines } = captureLogger();
-    const d = disk({ name: "vda", path: "/dev/vda", sizeBytes: SIZE, rotational: false, discard: true, partitions: [{ name: "vda1", path: "/dev/vda1", number: 1, sizeBytes: MIB }] });
+    const d = disk({
+      name: "vda",
+      path: "/dev/vda",
+      sizeBytes: SIZE,
+      rotational: false,
+      discard: true,
+      partitions: [{ name: "vda1", path: "/dev/vda1", number: 1, sizeBytes: MIB }],
+    });
     const report = await wipeDisks([d], { mode: "fast", io, log, partitions: async () => devs["/dev/vda"].partitions });
     const r = report.disks[0]!;
     expect(r.outcome).toBe("wiped");
     expect(r.method).toBe("metadata");
-    expect(r.attempts.map((a) => [a.method, a.ok])).toEqual([["discard-secure", false], ["discard", false], ["metadata", true]]);
+    expect(r.attempts.map((a) => [a.method, a.ok])).toEqual([
+      ["discard-secure", false],
+      ["discard", false],
+      ["metadata", true],
+    ]);
     expect(r.attempts[1]!.error).toMatch(/verify: wipefs still finds gpt/);
     // metadata: partitions before the disk, md superblocks and signatures, then both ends zeroed.
     const meta = calls.filter((c) => c[0] === "mdadm" || (c[0] === "wipefs" && c.includes("--all"))).map((c) => `${c[0]} ${c.at(-1)}`);
@@ -35,14 +46,22 @@ describe("wipeDisks", () => {
     const { log } = captureLogger();
     const mk = (n: string) => disk({ name: n, path: `/dev/${n}`, sizeBytes: SIZE, rotational: false, discard: true });
     const report = await wipeDisks([mk("sda"), mk("sdb")], { mode: "fast", io, log, partitions: async (n) => devs[`/dev/${n}` as "/dev/sda"].partitions });
-    expect(report.disks.map((r) => [r.disk, r.outcome, r.method])).toEqual([["sda", "wiped", "discard"], ["sdb", "wiped", "discard"]]);
+    expect(report.disks.map((r) => [r.disk, r.outcome, r.method])).toEqual([
+      ["sda", "wiped", "discard"],
+      ["sdb", "wiped", "discard"],
+    ]);
   });
 
   test("a read-only disk stops the wipe with wipe_failed naming the disk, after the other disks are done", async () => {
     const devs = { "/dev/vda": dev(), "/dev/vdc": dev({ readOnly: true }) };
     const { io } = fakeMachine(devs);
     const { log, lines } = captureLogger();
-    const err = await wipeDisks([disk({ name: "vda", path: "/dev/vda", sizeBytes: SIZE }), disk({ name: "vdc", path: "/dev/vdc", sizeBytes: SIZE, readOnly: true })], { mode: "fast", io, log, partitions: async () => [] }).catch((e) => e);
+    const err = await wipeDisks([disk({ name: "vda", path: "/dev/vda", sizeBytes: SIZE }), disk({ name: "vdc", path: "/dev/vdc", sizeBytes: SIZE, readOnly: true })], {
+      mode: "fast",
+      io,
+      log,
+      partitions: async () => [],
+    }).catch((e) => e);
     expect(isAgentError(err)).toBe(true);
     expect(err.code).toBe("wipe_failed");
     expect(err.exitCode).toBe(60);
@@ -67,7 +86,10 @@ describe("wipeDisks", () => {
     const { io, calls } = fakeMachine(devs);
     const { log } = captureLogger();
     await wipeDisks([disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE, holders: ["dm-0", "md127"] })], { mode: "fast", io, log, partitions: async () => [] });
-    expect(calls.slice(0, 2)).toEqual([["lvm", "vgchange", "--activate", "n"], ["mdadm", "--stop", "--scan"]]);
+    expect(calls.slice(0, 2)).toEqual([
+      ["lvm", "vgchange", "--activate", "n"],
+      ["mdadm", "--stop", "--scan"],
+    ]);
     const quiet = fakeMachine({ "/dev/sda": dev() });
     await wipeDisks([disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE })], { mode: "fast", io: quiet.io, log, partitions: async () => [] });
     expect(quiet.calls.some((c) => c[0] === "lvm")).toBe(false);
@@ -126,7 +148,13 @@ describe("wipeDisks", () => {
     // 1 byte/s assumed: the bound is the 10-minute floor; the fake clock advances 1 s per block.
     const big = disk({ name: "sda", path: "/dev/sda", sizeBytes: SIZE });
     devs["/dev/sda"].bytes = new Uint8Array(SIZE);
-    const err = await wipeDisks([big], { mode: "overwrite", io: { ...io, writeZeroes: (p, o, l, _b, progress) => io.writeZeroes(p, o, l, 1024, progress) }, log, partitions: async () => [], minRateBytesPerSec: 1e12 }).catch((e) => e);
+    const err = await wipeDisks([big], {
+      mode: "overwrite",
+      io: { ...io, writeZeroes: (p, o, l, _b, progress) => io.writeZeroes(p, o, l, 1024, progress) },
+      log,
+      partitions: async () => [],
+      minRateBytesPerSec: 1e12,
+    }).catch((e) => e);
     expect(err.code).toBe("wipe_failed");
     expect(err.message).toMatch(/overwrite not finished within 600 s/);
   });

@@ -37,10 +37,12 @@ test("the tree table gives every part of src/ the layer the imports test gives i
   expect(Object.fromEntries([...documented].sort())).toEqual(Object.fromEntries([...layers()].sort()));
 });
 
-test("the stage table lists the stages runFlow logs (its stage(\"name\", ...) calls), in order", () => {
+test('the stage table lists the stages runFlow logs (its stage("name", ...) calls), in order', () => {
   const flow = readFileSync(resolve(ROOT, "src/flow/run-flow.ts"), "utf8");
   const logged = [...flow.matchAll(/\bstage\("([a-z]+)"/g)].map((m) => m[1]!);
-  const documented = tableRows("The stages, in order").map((r) => /^`([a-z]+)`$/.exec(r[0]!)?.[1]).filter((s) => s !== undefined);
+  const documented = tableRows("The stages, in order")
+    .map((r) => /^`([a-z]+)`$/.exec(r[0]!)?.[1])
+    .filter((s) => s !== undefined);
   expect(logged.length).toBeGreaterThan(10);
   expect(documented).toEqual(logged);
 });

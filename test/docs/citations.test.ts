@@ -44,15 +44,29 @@ function commentOf(line: string): string | undefined {
 }
 
 const lines = (roots: string[]) =>
-  roots.flatMap((r) => files(join(ROOT, r))).flatMap((f) => readFileSync(f, "utf8").split("\n").map((text, i) => ({ where: `${relative(ROOT, f)}:${i + 1}`, text })));
+  roots
+    .flatMap((r) => files(join(ROOT, r)))
+    .flatMap((f) =>
+      readFileSync(f, "utf8")
+        .split("\n")
+        .map((text, i) => ({ where: `${relative(ROOT, f)}:${i + 1}`, text })),
+    );
 
 test("nothing in src/ names ../shared", () => {
-  expect(lines(["src"]).filter((l) => l.text.includes("../shared")).map((l) => l.where)).toEqual([]);
+  expect(
+    lines(["src"])
+      .filter((l) => l.text.includes("../shared"))
+      .map((l) => l.where),
+  ).toEqual([]);
 });
 
 test("no comment in src/ cites a path of the reference copies instead of owner/repo@commit", () => {
   const bare = /(^|[\s(])(\.\.\/shared\/)?reference\/[a-z-]+(-v1|-master)?\//;
-  expect(lines(["src"]).filter((l) => bare.test(commentOf(l.text) ?? "")).map((l) => `${l.where}: ${l.text.trim()}`)).toEqual([]);
+  expect(
+    lines(["src"])
+      .filter((l) => bare.test(commentOf(l.text) ?? ""))
+      .map((l) => `${l.where}: ${l.text.trim()}`),
+  ).toEqual([]);
 });
 
 test("every owner/repo@commit citation of a pinned repository names its pinned commit", () => {

@@ -16,7 +16,7 @@ test("README.md stays under 16 KB", () => {
   expect(new TextEncoder().encode(readme).length).toBeLessThan(README_MAX_BYTES);
 });
 
-test("README's \"Where to read on\" links every page of docs/", () => {
+test('README\'s "Where to read on" links every page of docs/', () => {
   const index = readme.slice(readme.indexOf("\n## Where to read on\n"));
   const pages = readdirSync(new URL("../../docs/", import.meta.url).pathname).filter((n) => n.endsWith(".md"));
   expect(pages.filter((n) => !index.includes(`](docs/${n})`))).toEqual([]);
@@ -53,7 +53,13 @@ test("README's source-layout diagram names every top-level directory and every p
     const n = words.findIndex((w) => !/(\/|\.ts)$/.test(w));
     (indented ? src : top).push(...(n < 0 ? words : words.slice(0, n)).filter((w) => w !== ""));
   }
-  const ignored = new Set([".git", ...readFileSync(join(root, ".gitignore"), "utf8").split("\n").filter((l) => l.endsWith("/")).map((l) => l.slice(0, -1))]);
+  const ignored = new Set([
+    ".git",
+    ...readFileSync(join(root, ".gitignore"), "utf8")
+      .split("\n")
+      .filter((l) => l.endsWith("/"))
+      .map((l) => l.slice(0, -1)),
+  ]);
   const dirs = (dir: string, skip: Set<string>) =>
     readdirSync(dir, { withFileTypes: true })
       .filter((d) => !skip.has(d.name) && (d.isDirectory() || (dir.endsWith("src") && d.name.endsWith(".ts"))))

@@ -20,15 +20,32 @@ import { waitFor } from "../../lab/wait.ts";
 import { OVMF_CODE, OVMF_VARS } from "../../lab/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
 import { installMedia } from "../../lab/install-media.ts";
+import { STAGES } from "../../src/config/stages.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");
-const KERNEL = readdirSync("/boot").filter((f) => f.startsWith("vmlinuz-")).sort().map((f) => `/boot/${f}`).at(-1);
+const KERNEL = readdirSync("/boot")
+  .filter((f) => f.startsWith("vmlinuz-"))
+  .sort()
+  .map((f) => `/boot/${f}`)
+  .at(-1);
 const NEEDS = [
-  "/usr/bin/qemu-system-x86_64", "/usr/sbin/radvd", "/usr/bin/tcpdump", "/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn",
-  "/usr/lib/ISOLINUX/isolinux.bin", "/bin/busybox", join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"), OVMF_CODE, OVMF_VARS, "/usr/bin/ipmi_sim", "/usr/bin/ipmitool",
+  "/usr/bin/qemu-system-x86_64",
+  "/usr/sbin/radvd",
+  "/usr/bin/tcpdump",
+  "/usr/bin/xorriso",
+  "/usr/bin/mcopy",
+  "/usr/lib/ipxe/ipxe.lkrn",
+  "/usr/lib/ISOLINUX/isolinux.bin",
+  "/bin/busybox",
+  join(import.meta.dir, "../../build/ipxe-efi/ipxe.efi"),
+  OVMF_CODE,
+  OVMF_VARS,
+  "/usr/bin/ipmi_sim",
+  "/usr/bin/ipmitool",
 ];
 const missing = NEEDS.filter((f) => !existsSync(f));
-const skipReason = process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps ipxe-efi)` : "";
+const skipReason =
+  process.getuid?.() !== 0 ? "needs root (netns, tap)" : !KERNEL ? "no /boot/vmlinuz-*" : missing.length ? `missing ${missing.join(", ")} (make deps ipxe-efi)` : "";
 if (skipReason) console.warn(`chain e2e skipped: ${skipReason}`);
 
 /** The lab's agent initramfs (branch lab: `make initramfs`); its test is skipped until it is built. */
@@ -199,96 +216,89 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
     BOOT_TIMEOUT_MS + 60_000,
   );
 
-  test(
-    "metal-boot down: iPXE says so on the console, retries with a growing delay, and gives up after the bound",
-    async () => {
-      const m0: LabMachine = { name: "down", prefix: "2001:db8:d::/64", mac: "52:54:00:c4:d0:03" };
-      const lab = newLab({ iso, machines: [m0] });
-      try {
-        await lab.setUp();
-        const t0 = Date.now();
-        lab.startMachines();
-        const m = lab.machines[0] as RunningMachine;
-        await awaitExit(m, 60_000);
-        const elapsed = Date.now() - t0;
-        await lab.stopCaptures();
-        const text = flat(m);
-        expect(text.split(CHAIN_MESSAGES.failedChain).length - 1).toBe(ATTEMPTS);
-        // The namespace answers the SYN with a reset: iPXE says "Connection reset".
-        expect(text).toContain("boot.ipxe... Connection reset");
-        expect(text).toContain(`${CHAIN_MESSAGES.retrying} 1 s`);
-        expect(text).toContain(`${CHAIN_MESSAGES.retrying} 2 s`);
-        expect(text).not.toContain(`${CHAIN_MESSAGES.retrying} 3 s`);
-        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
-        // Each attempt did get its address: the failure is the chain, not SLAAC.
-        expect(text.split(`net0 is ${eui64Address(m0.prefix, m0.mac)}`).length - 1).toBe(ATTEMPTS);
-        expect(elapsed).toBeLessThan(60_000);
-        expect(lab.requests()).toEqual([]);
-        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
-      } finally {
-        await lab.tearDown();
-      }
-      // Nothing is left behind: the namespace (and its tap) is gone, every process it started has exited.
-      expect(await run(["ip", "netns", "list"])).not.toContain(lab.ns);
-      expect(lab.pids().filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
-    },
-    120_000,
-  );
+  test("metal-boot down: iPXE says so on the console, retries with a growing delay, and gives up after the bound", async () => {
+    const m0: LabMachine = { name: "down", prefix: "2001:db8:d::/64", mac: "52:54:00:c4:d0:03" };
+    const lab = newLab({ iso, machines: [m0] });
+    try {
+      await lab.setUp();
+      const t0 = Date.now();
+      lab.startMachines();
+      const m = lab.machines[0] as RunningMachine;
+      await awaitExit(m, 60_000);
+      const elapsed = Date.now() - t0;
+      await lab.stopCaptures();
+      const text = flat(m);
+      expect(text.split(CHAIN_MESSAGES.failedChain).length - 1).toBe(ATTEMPTS);
+      // The namespace answers the SYN with a reset: iPXE says "Connection reset".
+      expect(text).toContain("boot.ipxe... Connection reset");
+      expect(text).toContain(`${CHAIN_MESSAGES.retrying} 1 s`);
+      expect(text).toContain(`${CHAIN_MESSAGES.retrying} 2 s`);
+      expect(text).not.toContain(`${CHAIN_MESSAGES.retrying} 3 s`);
+      expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
+      // Each attempt did get its address: the failure is the chain, not SLAAC.
+      expect(text.split(`net0 is ${eui64Address(m0.prefix, m0.mac)}`).length - 1).toBe(ATTEMPTS);
+      expect(elapsed).toBeLessThan(60_000);
+      expect(lab.requests()).toEqual([]);
+      expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+    } finally {
+      await lab.tearDown();
+    }
+    // Nothing is left behind: the namespace (and its tap) is gone, every process it started has exited.
+    expect(await run(["ip", "netns", "list"])).not.toContain(lab.ns);
+    expect(lab.pids().filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
+  }, 120_000);
 
-  test(
-    "no router advertisement: iPXE says it got no IPv6 address, never falls back to DHCP, and gives up after the bound",
-    async () => {
-      // Each attempt waits for iPXE's own configuration timeout (~16 s), so this script has 1 attempt
-      // (the retry loop is the one the metal-boot-down test runs 3 times; a 2nd attempt here cost ~17 s of suite time).
-      const script = join(work, "no-ra.ipxe");
-      const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: "1", ISO_RETRY_DELAY: "1" };
-      expect(Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), script], { env }).exitCode).toBe(0);
-      const m0: LabMachine = { name: "no-ra", prefix: "2001:db8:f::/64", mac: "52:54:00:c4:f0:06", ra: false };
-      const lab = newLab({ iso, machines: [m0], boot: { kind: "lkrn", lkrn: "/usr/lib/ipxe/ipxe.lkrn", script }, bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
-      try {
-        await lab.setUp();
-        lab.startMachines();
-        const m = lab.machines[0] as RunningMachine;
-        await awaitExit(m, 90_000);
-        await lab.stopCaptures();
-        const text = flat(m);
-        expect(text.split(`${CHAIN_MESSAGES.failedNet} on net0 (no router advertisement`).length - 1).toBe(1);
-        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after 1 attempts`);
-        expect(text).not.toContain(CHAIN_MESSAGES.failedChain);
-        expect(lab.requests()).toEqual([]);
-        // iPXE solicited (RS) and got nothing; it sent no DHCP instead.
-        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
-        expect(await lab.countPackets(m, "icmp6 and ip6[40] == 134")).toBe(0);
-        expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
-      } finally {
-        await lab.tearDown();
-      }
-    },
-    120_000,
-  );
+  test("no router advertisement: iPXE says it got no IPv6 address, never falls back to DHCP, and gives up after the bound", async () => {
+    // Each attempt waits for iPXE's own configuration timeout (~16 s), so this script has 1 attempt
+    // (the retry loop is the one the metal-boot-down test runs 3 times; a 2nd attempt here cost ~17 s of suite time).
+    const script = join(work, "no-ra.ipxe");
+    const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: "1", ISO_RETRY_DELAY: "1" };
+    expect(Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), script], { env }).exitCode).toBe(0);
+    const m0: LabMachine = { name: "no-ra", prefix: "2001:db8:f::/64", mac: "52:54:00:c4:f0:06", ra: false };
+    const lab = newLab({
+      iso,
+      machines: [m0],
+      boot: { kind: "lkrn", lkrn: "/usr/lib/ipxe/ipxe.lkrn", script },
+      bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] },
+    });
+    try {
+      await lab.setUp();
+      lab.startMachines();
+      const m = lab.machines[0] as RunningMachine;
+      await awaitExit(m, 90_000);
+      await lab.stopCaptures();
+      const text = flat(m);
+      expect(text.split(`${CHAIN_MESSAGES.failedNet} on net0 (no router advertisement`).length - 1).toBe(1);
+      expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after 1 attempts`);
+      expect(text).not.toContain(CHAIN_MESSAGES.failedChain);
+      expect(lab.requests()).toEqual([]);
+      // iPXE solicited (RS) and got nothing; it sent no DHCP instead.
+      expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
+      expect(await lab.countPackets(m, "icmp6 and ip6[40] == 134")).toBe(0);
+      expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
+    } finally {
+      await lab.tearDown();
+    }
+  }, 120_000);
 
-  test(
-    "a machine whose prefix is no partition's is refused by metal-boot and gives up, bounded",
-    async () => {
-      const m0: LabMachine = { name: "stranger", prefix: "2001:db8:e::/64", mac: "52:54:00:c4:e0:04" };
-      const lab = newLab({ iso, machines: [m0], bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
-      try {
-        await lab.setUp();
-        lab.startMachines();
-        const m = lab.machines[0] as RunningMachine;
-        await awaitExit(m, 60_000);
-        const addr = eui64Address(m0.prefix, m0.mac);
-        expect(lab.requests().map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual(Array(ATTEMPTS).fill(`403 /boot.ipxe ${addr}`));
-        const text = flat(m);
-        // iPXE reports HTTP 403 as "Operation not permitted".
-        expect(text).toContain("boot.ipxe... Operation not permitted");
-        expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
-      } finally {
-        await lab.tearDown();
-      }
-    },
-    120_000,
-  );
+  test("a machine whose prefix is no partition's is refused by metal-boot and gives up, bounded", async () => {
+    const m0: LabMachine = { name: "stranger", prefix: "2001:db8:e::/64", mac: "52:54:00:c4:e0:04" };
+    const lab = newLab({ iso, machines: [m0], bootServer: { partitions: [partition("lab-a", "2001:db8:a::/64", "v1")] } });
+    try {
+      await lab.setUp();
+      lab.startMachines();
+      const m = lab.machines[0] as RunningMachine;
+      await awaitExit(m, 60_000);
+      const addr = eui64Address(m0.prefix, m0.mac);
+      expect(lab.requests().map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual(Array(ATTEMPTS).fill(`403 /boot.ipxe ${addr}`));
+      const text = flat(m);
+      // iPXE reports HTTP 403 as "Operation not permitted".
+      expect(text).toContain("boot.ipxe... Operation not permitted");
+      expect(text).toContain(`${CHAIN_MESSAGES.gaveUp} after ${ATTEMPTS} attempts`);
+    } finally {
+      await lab.tearDown();
+    }
+  }, 120_000);
 
   test.skipIf(!existsSync(AGENT_INITRD))(
     `the metal-hammer initramfs boots through the chain as PID 1, calls the stand-ins from its SLAAC address, and installs the allocated image onto the machine's disk up to the kexec into the installed OS (what make lab runs)${existsSync(AGENT_INITRD) ? "" : ` (skipped: ${AGENT_INITRD} missing, make initramfs)`}`,
@@ -344,7 +354,8 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         expect([...new Set(calls.map((c) => c.server))]).toEqual(["boot", "api", "images"]);
         // The refusals by design: EventService/Send is INFRA_ROLE only upstream, so the first event gets 403 and events
         // stop; the image ships .md5 and .sha256 sidecars, so the probe for a .sha512 one gets 404.
-        const byDesign = (c: { status: number; path: string }) => (c.status === 403 && c.path === "/metalstack.infra.v2.EventService/Send") || (c.status === 404 && c.path === "/debian/12/img.tar.lz4.sha512");
+        const byDesign = (c: { status: number; path: string }) =>
+          (c.status === 403 && c.path === "/metalstack.infra.v2.EventService/Send") || (c.status === 404 && c.path === "/debian/12/img.tar.lz4.sha512");
         expect(calls.filter((c) => c.status >= 400 && !byDesign(c))).toEqual([]);
         expect(calls.filter((c) => c.status === 403)).toHaveLength(1);
         expect(recs.find((r) => r.event === "boot.config")).toMatchObject({ partition: "lab-a" });
@@ -353,18 +364,34 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         expect(recs.find((r) => r.event === "provision.allocation")).toMatchObject({ hostname: "lab-0001" });
         // The BMC in-band through /dev/ipmi0: Register carried what ipmi_sim serves, and the users the agent wrote
         // log in over lanplus from outside, as metal-bmc would; no password reached the console.
-        expect(recs.find((r) => r.event === "bmc.read")).toMatchObject({ present: true, ip: `${LAB_BMC_NET}.10`, mac: "02:00:00:00:0b:10", firmwareRevision: "1.02", vendor: "Supermicro", fru: { productSerial: LAB_FRU.productSerial, boardMfgSerial: LAB_FRU.boardSerial } });
+        expect(recs.find((r) => r.event === "bmc.read")).toMatchObject({
+          present: true,
+          ip: `${LAB_BMC_NET}.10`,
+          mac: "02:00:00:00:0b:10",
+          firmwareRevision: "1.02",
+          vendor: "Supermicro",
+          fru: { productSerial: LAB_FRU.productSerial, boardMfgSerial: LAB_FRU.boardSerial },
+        });
         expect(recs.find((r) => r.event === "bmc.user")).toMatchObject({ user: "metal", id: 10 });
         expect(recs.find((r) => r.event === "bmc.superuser")).toMatchObject({ set: true, user: "root", id: 4 });
-        const bmc = ((await lab.standinMachines()).registered[AGENT_UUID] as { bmc: { address: string; mac: string; user: string; password: string; interface: string; version: string } }).bmc;
-        expect({ ...bmc, password: typeof bmc.password }).toEqual({ address: `${LAB_BMC_NET}.10:623`, mac: "02:00:00:00:0b:10", user: "metal", password: "string", interface: "lanplus", version: "1.02" });
+        const bmc = (
+          (await lab.standinMachines()).registered[AGENT_UUID] as { bmc: { address: string; mac: string; user: string; password: string; interface: string; version: string } }
+        ).bmc;
+        expect({ ...bmc, password: typeof bmc.password }).toEqual({
+          address: `${LAB_BMC_NET}.10:623`,
+          mac: "02:00:00:00:0b:10",
+          user: "metal",
+          password: "string",
+          interface: "lanplus",
+          version: "1.02",
+        });
         expect((await lab.bmcLogin(0, "metal", bmc.password)).ok).toBe(true);
         expect((await lab.bmcLogin(0, "root", SUPER_USER_PASSWORD)).ok).toBe(true);
         expect((await lab.bmcLogin(0, "metal", "Wrong1pass2")).ok).toBe(false);
         expect(m.qemu.text()).not.toContain(bmc.password);
         expect(m.qemu.text()).not.toContain(SUPER_USER_PASSWORD);
         // The rest of the flow on the disk, in order, then the installed OS's own first line and its power-off.
-        expect(recs.filter((r) => r.event === "agent.stage").map((r) => r.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+        expect(recs.filter((r) => r.event === "agent.stage").map((r) => r.stage)).toEqual([...STAGES]);
         expect(recs.filter((r) => r.event === "agent.fatal")).toEqual([]);
         expect(calls.filter((c) => c.path === "/metalstack.infra.v2.BootService/InstallationSucceeded").map((c) => c.status)).toEqual([200]);
         const consoleText = m.qemu.text();

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { encodeCpio } from "../../initramfs/lib/cpio.ts";
 import { composeImage } from "../../initramfs/lib/layout.ts";
+import { qemuMachineArgv } from "../../lab/qemu.ts";
 
 export const MD_MAGIC = 0xa92b4efc;
 /** v1.2: 4 KiB from the start of the member. */
@@ -75,7 +76,15 @@ export function parseSgdiskPrint(text: string): GptPartition[] {
   const out: GptPartition[] = [];
   for (const line of text.split("\n")) {
     const m = /^\s+(\d+)\s+(\d+)\s+(\d+)\s+[\d.]+ \S+\s+([0-9A-F]{4})\s*(.*)$/.exec(line);
-    if (m) out.push({ number: Number(m[1]), start: Number(m[2]), end: Number(m[3]), sizeBytes: (Number(m[3]) - Number(m[2]) + 1) * 512, code: m[4] as string, name: (m[5] ?? "").trim() });
+    if (m)
+      out.push({
+        number: Number(m[1]),
+        start: Number(m[2]),
+        end: Number(m[3]),
+        sizeBytes: (Number(m[3]) - Number(m[2]) + 1) * 512,
+        code: m[4] as string,
+        name: (m[5] ?? "").trim(),
+      });
   }
   return out;
 }
@@ -93,7 +102,10 @@ export function probe(dev: string, offset = 0, usage?: string): Record<string, s
 
 /** `wipefs` (list mode, changes nothing) on a file or device: the signatures it finds. */
 export function signatures(dev: string): string[] {
-  return sh(["wipefs", "--no-act", "--noheadings", "--output", "TYPE,OFFSET", dev]).split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return sh(["wipefs", "--no-act", "--noheadings", "--output", "TYPE,OFFSET", dev])
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
 }
 
 export interface GuestDisk {
@@ -109,8 +121,10 @@ export interface GuestDisk {
 
 export function diskArgs(disks: readonly GuestDisk[]): string[] {
   return disks.flatMap((d, i) => [
-    "-drive", `file=${d.file},if=none,id=d${i},format=raw,discard=${d.discard ?? "ignore"}${d.readOnly ? ",readonly=on" : ""}`,
-    "-device", d.kind === "nvme" ? `nvme,drive=d${i},serial=${d.serial}` : `virtio-blk-pci,drive=d${i},serial=${d.serial}${d.plain ? ",discard=off,write-zeroes=off" : ""}`,
+    "-drive",
+    `file=${d.file},if=none,id=d${i},format=raw,discard=${d.discard ?? "ignore"}${d.readOnly ? ",readonly=on" : ""}`,
+    "-device",
+    d.kind === "nvme" ? `nvme,drive=d${i},serial=${d.serial}` : `virtio-blk-pci,drive=d${i},serial=${d.serial}${d.plain ? ",discard=off,write-zeroes=off" : ""}`,
   ]);
 }
 
@@ -128,13 +142,13 @@ export function guestScript(expectDisks: readonly string[], commands: readonly {
     "mount -t sysfs sys /sys; mount -t devtmpfs dev /dev; mount -t tmpfs run /run; mount -t tmpfs tmp /tmp",
     // The boot list (what PID 1 loads without a device) plus the disk drivers PID 1 would load by
     // modalias; efivarfs is absent (ENODEV) on BIOS firmware, as PID 1 reports it too.
-    "for m in $(cat /lib/modules/$(uname -r)/modules.load) virtio_pci virtio_blk nvme; do modprobe $m || { [ \"$m\" = efivarfs ] && [ ! -d /sys/firmware/efi ]; } || echo \"MHT modprobe-failed $m\"; done",
+    'for m in $(cat /lib/modules/$(uname -r)/modules.load) virtio_pci virtio_blk nvme; do modprobe $m || { [ "$m" = efivarfs ] && [ ! -d /sys/firmware/efi ]; } || echo "MHT modprobe-failed $m"; done',
     "i=0",
     `while [ $i -lt 300 ] && ! { ${waitDisks}; }; do sleep 0.1; i=$((i+1)); done`,
     `echo "MHT disks-seen $i $(ls /sys/block | tr '\\n' ' ')"`,
     ...commands.flatMap((c) => [`${c.argv} > /tmp/${c.name}.out`, `rc=$?`, `echo "MHT ${c.name} $rc $(cat /tmp/${c.name}.out | tr '\\n' ' ')"`]),
     "sync",
-    "echo \"MHT done 0\"",
+    'echo "MHT done 0"',
     "poweroff -f",
     "",
   ].join("\n");
@@ -173,18 +187,18 @@ export interface VmBoot {
 /** Boots the lab kernel with the built initramfs and a small cpio in front; resolves when QEMU exits (killed at the bound). */
 export async function bootVm(b: VmBoot): Promise<VmRun> {
   const { name, dir, disks, script, files = {} } = b;
-  const entries = { "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 }, ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])) };
-  const image = composeImage(Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })));
+  const entries = {
+    "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 },
+    ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])),
+  };
+  const image = composeImage(
+    Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })),
+  );
   const initrd = `${dir}/${name}.initrd`;
   // Uncompressed first: the built lz4 archive has no end marker (lab/overlay.ts).
   writeFileSync(initrd, encodeCpio(image.entries, 0, new Map(Object.entries(entries).map(([p, f]) => [p, f.data]))));
   writeFileSync(initrd, readFileSync(b.initrd), { flag: "a" });
-  const argv = [
-    "qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-    "-serial", "stdio", "-kernel", b.kernel, "-initrd", initrd,
-    "-append", "console=ttyS0,115200 panic=-1 quiet loglevel=1 rdinit=/mht-init",
-    ...diskArgs(disks),
-  ];
+  const argv = [...qemuMachineArgv(1024), "-kernel", b.kernel, "-initrd", initrd, "-append", "console=ttyS0,115200 panic=-1 quiet loglevel=1 rdinit=/mht-init", ...diskArgs(disks)];
   writeFileSync(`${dir}/${name}.argv`, JSON.stringify(argv, null, 1));
   const q = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let timedOut = false;
@@ -199,4 +213,3 @@ export async function bootVm(b: VmBoot): Promise<VmRun> {
   writeFileSync(`${dir}/${name}.console.log`, out + (await new Response(q.stderr).text()));
   return { lines: out.split("\n").map((l) => l.replace(/\r/g, "")), exit, timedOut };
 }
-

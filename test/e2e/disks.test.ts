@@ -14,7 +14,21 @@ import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rm
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
-import { attachLoop, bootVm as boot, detachLoop, guestScript, markers, mdSuperblock12, MD_SB_1_2_OFFSET, parseSgdiskPrint, probe, sh, signatures, type GuestDisk, type VmRun } from "./disks-seed.ts";
+import {
+  attachLoop,
+  bootVm as boot,
+  detachLoop,
+  guestScript,
+  markers,
+  mdSuperblock12,
+  MD_SB_1_2_OFFSET,
+  parseSgdiskPrint,
+  probe,
+  sh,
+  signatures,
+  type GuestDisk,
+  type VmRun,
+} from "./disks-seed.ts";
 
 const bootVm = (name: string, disks: readonly GuestDisk[], script: string, files: Record<string, string> = {}) =>
   boot({ name, dir, kernel: LAB_KERNEL, initrd: LAB_INITRD, disks, script, files, boundMs: BOOT_BOUND_MS });
@@ -97,7 +111,8 @@ function seed(): Seeded {
   sh(["mkfs.ext4", "-q", "-F", "-L", "keepme", img("ro")]);
   writeFileSync(img("hdd"), randomBytes(32 * MiB));
   offsets.nvme = [n1.start * 512];
-  for (const [n, offs] of Object.entries(offsets)) found[n] = [...signatures(img(n)).map((s) => s.split(/\s+/)[0] as string), ...offs.map((o) => probe(img(n), o).TYPE ?? "nothing")];
+  for (const [n, offs] of Object.entries(offsets))
+    found[n] = [...signatures(img(n)).map((s) => s.split(/\s+/)[0] as string), ...offs.map((o) => probe(img(n), o).TYPE ?? "nothing")];
   return { offsets, found };
 }
 
@@ -133,11 +148,18 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
   beforeAll(async () => {
     mkdirSync(`${dir}/lvm-etc`, { recursive: true });
     seeded = seed();
-    wipe = await bootVm("wipe", machine(true), guestScript(["vda", "vdb", "vdc", "vdd", "nvme0n1"], [
-      { name: "list", argv: "metal-hammer disk list --json" },
-      { name: "wipe", argv: "metal-hammer disk wipe --yes --json" },
-      { name: "overwrite", argv: "metal-hammer disk wipe --yes --json --mode overwrite --disks vdd" },
-    ]));
+    wipe = await bootVm(
+      "wipe",
+      machine(true),
+      guestScript(
+        ["vda", "vdb", "vdc", "vdd", "nvme0n1"],
+        [
+          { name: "list", argv: "metal-hammer disk list --json" },
+          { name: "wipe", argv: "metal-hammer disk wipe --yes --json" },
+          { name: "overwrite", argv: "metal-hammer disk wipe --yes --json --mode overwrite --disks vdd" },
+        ],
+      ),
+    );
   }, BOOT_BOUND_MS + 60_000);
 
   afterAll(() => {
@@ -153,7 +175,13 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
     });
     const m = markers(wipe.lines);
     const list = JSON.parse(m.get("list")?.text ?? "[]") as { name: string; readOnly: boolean; nvme: boolean; partitions: unknown[] }[];
-    expect(list.map((d) => [d.name, d.readOnly, d.nvme, d.partitions.length])).toEqual([["nvme0n1", false, true, 1], ["vda", false, false, 2], ["vdb", false, false, 2], ["vdc", true, false, 0], ["vdd", false, false, 0]]);
+    expect(list.map((d) => [d.name, d.readOnly, d.nvme, d.partitions.length])).toEqual([
+      ["nvme0n1", false, true, 1],
+      ["vda", false, false, 2],
+      ["vdb", false, false, 2],
+      ["vdc", true, false, 0],
+      ["vdd", false, false, 0],
+    ]);
   });
 
   test("a read-only disk makes the wipe fail loudly with its name (exit 60); every other disk is wiped", () => {
@@ -200,13 +228,21 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       const single = readFileSync(new URL("../fixtures/disk/e2e/single-nvme.json", import.meta.url), "utf8");
       const lvmOnly = readFileSync(new URL("../fixtures/disk/e2e/lvm-raid1-striped.json", import.meta.url), "utf8").replaceAll("VGNAME", `${VG}r`);
       for (const n of ["pv1", "pv2"]) sh(["truncate", "-s", `${48 * MiB}`, img(n)]);
-      apply = await bootVm("apply", machine(false), guestScript(["vda", "vdb", "vdc", "vdd", "nvme0n1"], [
-        { name: "plan", argv: "metal-hammer disk plan /raid1-lvm.json --target /t1" },
-        { name: "apply1", argv: "metal-hammer disk apply /raid1-lvm.json --target /t1 --unmount --yes --json" },
-        { name: "apply2", argv: "metal-hammer disk apply /single-nvme.json --target /t2 --unmount --yes --json" },
-        { name: "apply3", argv: "metal-hammer disk apply /lvm-raid1-striped.json --target /t3 --unmount --yes --json" },
-        { name: "stop", argv: `lvm vgchange -an ${VG} ${VG}r && mdadm --stop /dev/md0 /dev/md1` },
-      ]), { "raid1-lvm.json": raid, "single-nvme.json": single, "lvm-raid1-striped.json": lvmOnly });
+      apply = await bootVm(
+        "apply",
+        machine(false),
+        guestScript(
+          ["vda", "vdb", "vdc", "vdd", "nvme0n1"],
+          [
+            { name: "plan", argv: "metal-hammer disk plan /raid1-lvm.json --target /t1" },
+            { name: "apply1", argv: "metal-hammer disk apply /raid1-lvm.json --target /t1 --unmount --yes --json" },
+            { name: "apply2", argv: "metal-hammer disk apply /single-nvme.json --target /t2 --unmount --yes --json" },
+            { name: "apply3", argv: "metal-hammer disk apply /lvm-raid1-striped.json --target /t3 --unmount --yes --json" },
+            { name: "stop", argv: `lvm vgchange -an ${VG} ${VG}r && mdadm --stop /dev/md0 /dev/md1` },
+          ],
+        ),
+        { "raid1-lvm.json": raid, "single-nvme.json": single, "lvm-raid1-striped.json": lvmOnly },
+      );
     }, BOOT_BOUND_MS + 60_000);
 
     test("both layouts are applied in the VM (exit 0) and report a root UUID", () => {
@@ -225,7 +261,10 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       const arrays: Record<string, string>[] = [];
       for (const n of ["vda", "vdb"]) {
         const p = parts(img(n));
-        expect(p.map((x) => [x.number, x.code, x.name])).toEqual([[1, "FD00", "efi"], [2, "FD00", "lvm"]]);
+        expect(p.map((x) => [x.number, x.code, x.name])).toEqual([
+          [1, "FD00", "efi"],
+          [2, "FD00", "lvm"],
+        ]);
         expect(p[0]?.sizeBytes).toBe(64 * MiB);
         const [p1, p2] = p as [ReturnType<typeof parts>[number], ReturnType<typeof parts>[number]];
         // metadata 1.0: the superblock at the end, FAT at the start, as firmware reads it.
@@ -234,10 +273,22 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
           const l = loop(img(n), q.start * 512, q.sizeBytes);
           const ex = sh(["mdadm", "--examine", l]);
           unloop(l);
-          arrays.push(Object.fromEntries(ex.split("\n").map((x) => x.split(" : ").map((s) => s.trim())).filter((kv) => kv.length === 2)) as Record<string, string>);
+          arrays.push(
+            Object.fromEntries(
+              ex
+                .split("\n")
+                .map((x) => x.split(" : ").map((s) => s.trim()))
+                .filter((kv) => kv.length === 2),
+            ) as Record<string, string>,
+          );
         }
       }
-      expect(arrays.map((a) => [a.Version, a["Raid Level"], a["Raid Devices"]])).toEqual([["1.0", "raid1", "2"], ["1.2", "raid1", "2"], ["1.0", "raid1", "2"], ["1.2", "raid1", "2"]]);
+      expect(arrays.map((a) => [a.Version, a["Raid Level"], a["Raid Devices"]])).toEqual([
+        ["1.0", "raid1", "2"],
+        ["1.2", "raid1", "2"],
+        ["1.0", "raid1", "2"],
+        ["1.2", "raid1", "2"],
+      ]);
       expect(arrays[0]?.["Array UUID"]).toBe(arrays[2]?.["Array UUID"] as string);
       expect(arrays[1]?.["Array UUID"]).toBe(arrays[3]?.["Array UUID"] as string);
       // The array's data on vda2 (RAID 1: a full copy) starts at its data offset: that is the PV.
@@ -246,13 +297,21 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       const pv = loop(img("vda"), p2.start * 512 + dataOffset * 512);
       try {
         expect(probe(pv).TYPE).toBe("LVM2_member");
-        const report = (what: string, fields: string) => (JSON.parse(lvm([what, "--readonly", "--devices", pv, "--units", "b", "--nosuffix", "--reportformat", "json", "-o", fields])) as { report: Record<string, Record<string, string>[]>[] }).report[0] as Record<string, Record<string, string>[]>;
+        const report = (what: string, fields: string) =>
+          (
+            JSON.parse(lvm([what, "--readonly", "--devices", pv, "--units", "b", "--nosuffix", "--reportformat", "json", "-o", fields])) as {
+              report: Record<string, Record<string, string>[]>[];
+            }
+          ).report[0] as Record<string, Record<string, string>[]>;
         const vg = report("vgs", "vg_name,vg_extent_size,vg_tags").vg?.[0] as Record<string, string>;
         expect(vg.vg_name).toBe(VG);
         expect(vg.vg_tags).toBe("e2e");
         const peStart = Number((report("pvs", "pv_name,pe_start").pv?.[0] as Record<string, string>).pe_start);
         const lvs = report("lvs", "lv_name,lv_size,segtype,seg_pe_ranges").lv as Record<string, string>[];
-        expect(lvs.map((x) => [x.lv_name, x.segtype])).toEqual([["root", "linear"], ["varlib", "linear"]]);
+        expect(lvs.map((x) => [x.lv_name, x.segtype])).toEqual([
+          ["root", "linear"],
+          ["varlib", "linear"],
+        ]);
         expect(Number(lvs[0]?.lv_size)).toBe(96 * MiB);
         const fsAt = (lv: Record<string, string>) => peStart + Number(/:(\d+)-/.exec(lv.seg_pe_ranges as string)?.[1]) * Number(vg.vg_extent_size);
         const root = probe(pv, fsAt(lvs[0] as Record<string, string>));
@@ -261,10 +320,16 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
         expect(probe(pv, fsAt(lvs[1] as Record<string, string>))).toMatchObject({ TYPE: "ext4", LABEL: "varlib" });
         // disk.json (metal-hammer's legacy file) inside the root filesystem, read with debugfs (read-only).
         const rootLoop = loop(pv, fsAt(lvs[0] as Record<string, string>), 96 * MiB);
-        const diskJson = JSON.parse(sh(["debugfs", "-R", "cat /etc/metal/disk.json", rootLoop])) as { Partitions: { Label: string; Filesystem: string; Properties: { UUID: string } }[] };
+        const diskJson = JSON.parse(sh(["debugfs", "-R", "cat /etc/metal/disk.json", rootLoop])) as {
+          Partitions: { Label: string; Filesystem: string; Properties: { UUID: string } }[];
+        };
         const fstab = sh(["debugfs", "-R", "cat /etc/fstab", rootLoop]);
         unloop(rootLoop);
-        expect(diskJson.Partitions.map((p) => [p.Label, p.Filesystem])).toEqual([["root", "ext4"], ["efi", "vfat"], ["varlib", "ext4"]]);
+        expect(diskJson.Partitions.map((p) => [p.Label, p.Filesystem])).toEqual([
+          ["root", "ext4"],
+          ["efi", "vfat"],
+          ["varlib", "ext4"],
+        ]);
         expect(diskJson.Partitions[0]?.Properties.UUID).toBe(a1.rootUuid);
         expect(fstab).toContain(`UUID=${a1.rootUuid} / ext4 defaults 0 1`);
         expect(fstab).toMatch(/ \/var\/lib ext4 noatime 0 2/);
@@ -276,9 +341,19 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
     test("single NVMe disk: four partitions with their types and names, vfat, swap, ext3 and ext4 with labels", () => {
       const a2 = JSON.parse(markers(apply.lines).get("apply2")?.text ?? "{}") as { rootUuid: string };
       const p = parts(img("nvme"));
-      expect(p.map((x) => [x.number, x.code, x.name, x.sizeBytes / MiB])).toEqual([[1, "EF00", "efi", 40], [2, "8300", "swap", 16], [3, "8300", "boot", 24], [4, "8300", "root", expect.any(Number)]]);
+      expect(p.map((x) => [x.number, x.code, x.name, x.sizeBytes / MiB])).toEqual([
+        [1, "EF00", "efi", 40],
+        [2, "8300", "swap", 16],
+        [3, "8300", "boot", 24],
+        [4, "8300", "root", expect.any(Number)],
+      ]);
       const fs = p.map((x) => probe(img("nvme"), x.start * 512));
-      expect(fs.map((f) => [f.TYPE, f.LABEL])).toEqual([["vfat", "efi"], ["swap", "swap"], ["ext3", "boot"], ["ext4", "root"]]);
+      expect(fs.map((f) => [f.TYPE, f.LABEL])).toEqual([
+        ["vfat", "efi"],
+        ["swap", "swap"],
+        ["ext3", "boot"],
+        ["ext4", "root"],
+      ]);
       expect(fs[3]?.UUID).toBe(a2.rootUuid);
     });
 
@@ -288,11 +363,20 @@ describe.skipIf(missing.length > 0)("QEMU disks: wipe, then RAID 1 + LVM and sin
       const pv2 = loop(img("pv2"));
       try {
         const devices = `${pv1},${pv2}`;
-        const rep = (what: string, fields: string, all = false) => (JSON.parse(lvm([what, "--readonly", ...(all ? ["-a"] : []), "--devices", devices, "--units", "b", "--nosuffix", "--reportformat", "json", "-o", fields])) as { report: Record<string, Record<string, string>[]>[] }).report[0] as Record<string, Record<string, string>[]>;
+        const rep = (what: string, fields: string, all = false) =>
+          (
+            JSON.parse(lvm([what, "--readonly", ...(all ? ["-a"] : []), "--devices", devices, "--units", "b", "--nosuffix", "--reportformat", "json", "-o", fields])) as {
+              report: Record<string, Record<string, string>[]>[];
+            }
+          ).report[0] as Record<string, Record<string, string>[]>;
         const lvs = rep("lvs", "lv_name,segtype,stripes,lv_size,seg_pe_ranges", true).lv as Record<string, string>[];
         const by = Object.fromEntries(lvs.map((l) => [l.lv_name, l]));
         expect([by.mirror?.segtype, by.stripe?.segtype, by.stripe?.stripes]).toEqual(["raid1", "striped", "2"]);
-        expect(Object.keys(by).filter((n) => n.includes("rimage")).sort()).toEqual(["[mirror_rimage_0]", "[mirror_rimage_1]"]);
+        expect(
+          Object.keys(by)
+            .filter((n) => n.includes("rimage"))
+            .sort(),
+        ).toEqual(["[mirror_rimage_0]", "[mirror_rimage_1]"]);
         const ext = Number((rep("vgs", "vg_extent_size").vg?.[0] as Record<string, string>).vg_extent_size);
         const peStart = Object.fromEntries((rep("pvs", "pv_name,pe_start").pv as Record<string, string>[]).map((p) => [p.pv_name, Number(p.pe_start)]));
         // Each raid1 leg is a full copy: ext4 "mirror" on both disks.

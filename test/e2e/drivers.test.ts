@@ -48,13 +48,31 @@ const DEVICES = [
 /** Small disks from QEMU's null block driver (no image files): one behind each storage controller. */
 const disk = (id: string): string[] => ["-blockdev", `driver=null-co,node-name=${id},size=67108864`];
 const EXTRA_QEMU = [
-  "-device", "e1000e,mac=52:54:00:6d:69:01,romfile=",
-  "-device", "vmxnet3,mac=52:54:00:6d:69:03,romfile=",
-  ...disk("d0"), "-device", "nvme,drive=d0,serial=mhl-nvme0",
-  ...disk("d1"), "-device", "ide-hd,drive=d1,bus=ide.0",
-  ...disk("d2"), "-device", "megasas,id=mega0", "-device", "scsi-hd,drive=d2,bus=mega0.0",
-  ...disk("d3"), "-device", "mptsas1068,id=mpt0", "-device", "scsi-hd,drive=d3,bus=mpt0.0",
-  ...disk("d4"), "-device", "virtio-scsi-pci,id=vscsi0", "-device", "scsi-hd,drive=d4,bus=vscsi0.0",
+  "-device",
+  "e1000e,mac=52:54:00:6d:69:01,romfile=",
+  "-device",
+  "vmxnet3,mac=52:54:00:6d:69:03,romfile=",
+  ...disk("d0"),
+  "-device",
+  "nvme,drive=d0,serial=mhl-nvme0",
+  ...disk("d1"),
+  "-device",
+  "ide-hd,drive=d1,bus=ide.0",
+  ...disk("d2"),
+  "-device",
+  "megasas,id=mega0",
+  "-device",
+  "scsi-hd,drive=d2,bus=mega0.0",
+  ...disk("d3"),
+  "-device",
+  "mptsas1068,id=mpt0",
+  "-device",
+  "scsi-hd,drive=d3,bus=mpt0.0",
+  ...disk("d4"),
+  "-device",
+  "virtio-scsi-pci,id=vscsi0",
+  "-device",
+  "scsi-hd,drive=d4,bus=vscsi0.0",
 ];
 
 interface PciLine {
@@ -96,11 +114,20 @@ describe.skipIf(!ready)("QEMU: drivers for the devices present, nothing else", (
   test("the loaded modules are exactly the boot list, the matched drivers, their dependencies and softdeps", () => {
     const tree = `/lib/modules/${KVER}`;
     const dep = parseModulesDep(readFileSync(`${tree}/modules.dep`, "utf8"));
-    const soft = resolveSoftdeps(parseModulesSoftdep(readFileSync(`${tree}/modules.softdep`, "utf8")), parseModulesAlias(readFileSync(`${tree}/modules.alias`, "utf8")), new Set(dep.keys()));
+    const soft = resolveSoftdeps(
+      parseModulesSoftdep(readFileSync(`${tree}/modules.softdep`, "utf8")),
+      parseModulesAlias(readFileSync(`${tree}/modules.alias`, "utf8")),
+      new Set(dep.keys()),
+    );
     const boot = parseModuleList(readFileSync("initramfs/modules/boot.list", "utf8"), "boot.list");
     // virtio_net and virtio_scsi drive the virtio devices virtio_pci makes for the lab NIC and the virtio-scsi controller.
     const drivers = [...DEVICES.map((d) => d.module), "virtio_net", "virtio_scsi"];
-    const expected = loadSteps(dep, [...boot, ...drivers].map((module) => ({ module, reason: { kind: "boot" as const } })), new Set(), soft).map((s) => s.module.name);
+    const expected = loadSteps(
+      dep,
+      [...boot, ...drivers].map((module) => ({ module, reason: { kind: "boot" as const } })),
+      new Set(),
+      soft,
+    ).map((s) => s.module.name);
     expect(devices.failed).toEqual([]);
     // SeaBIOS boots without UEFI: efivarfs refuses with ENODEV, logged as absent, not as a failure.
     expect(devices.absent).toEqual(["efivarfs"]);

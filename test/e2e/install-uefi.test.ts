@@ -31,6 +31,8 @@ import { ovmfArgs, ovmfMissing, OVMF_VARS } from "../../lab/ovmf.ts";
 import { Proc } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
 import { bootName } from "../../src/efi/load-option.ts";
+import { qemuMachineArgv } from "../../lab/qemu.ts";
+import { STAGES } from "../../src/config/stages.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
@@ -59,29 +61,39 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
 
   /** The machine's first power-on, as a new server's: OVMF enumerates the lab's first NIC and writes its network boot options. */
   let firstPowerOn = "";
-  const qemuBase = ["qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "512", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio"];
+  const qemuBase = [...qemuMachineArgv(512)];
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
-    // The lab boots with -kernel, and OVMF then writes no network boot options: this power-on
-    // (the lab's first NIC, same model and MAC, a user-mode network that reaches nothing) stops
-    // once OVMF tries PXE, so the NVRAM holds PXE and HTTP entries, as a server's does.
-    const pre = new Proc("first-power-on", [...qemuBase, ...ovmfArgs(dir, "vm"), "-netdev", "user,id=n0,restrict=on", "-device", `virtio-net-pci,netdev=n0,mac=${guestMac(0)},romfile=`]);
-    try {
-      await waitFor(() => pre.text().includes("Start PXE over IPv4") || pre.exitCode !== null, FIRST_POWER_ON_BOUND_MS, "OVMF's first power-on to try PXE");
-      firstPowerOn = pre.text();
-    } finally {
-      await pre.stop();
-    }
-    ({ r, disk } = await runInstall(dir, {
-      kernel: BZIMAGE,
-      timeoutMs: INSTALL_BOUND_MS,
-      uefi: true,
-      diskQemu: diskArgs,
-      // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
-      run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
-    }));
-  }, FIRST_POWER_ON_BOUND_MS + INSTALL_BOUND_MS + 60_000);
+  beforeAll(
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
+      // The lab boots with -kernel, and OVMF then writes no network boot options: this power-on
+      // (the lab's first NIC, same model and MAC, a user-mode network that reaches nothing) stops
+      // once OVMF tries PXE, so the NVRAM holds PXE and HTTP entries, as a server's does.
+      const pre = new Proc("first-power-on", [
+        ...qemuBase,
+        ...ovmfArgs(dir, "vm"),
+        "-netdev",
+        "user,id=n0,restrict=on",
+        "-device",
+        `virtio-net-pci,netdev=n0,mac=${guestMac(0)},romfile=`,
+      ]);
+      try {
+        await waitFor(() => pre.text().includes("Start PXE over IPv4") || pre.exitCode !== null, FIRST_POWER_ON_BOUND_MS, "OVMF's first power-on to try PXE");
+        firstPowerOn = pre.text();
+      } finally {
+        await pre.stop();
+      }
+      ({ r, disk } = await runInstall(dir, {
+        kernel: BZIMAGE,
+        timeoutMs: INSTALL_BOUND_MS,
+        uefi: true,
+        diskQemu: diskArgs,
+        // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
+        run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
+      }));
+    },
+    FIRST_POWER_ON_BOUND_MS + INSTALL_BOUND_MS + 60_000,
+  );
 
   afterAll(async () => {
     await diskBoot?.stop().catch(() => undefined);
@@ -90,11 +102,13 @@ describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed O
 
   test("the install on UEFI: layout with the ESP, image, installer wrote the boot loader, InstallationSucceeded, kexec", () => {
     expect(ev(r, "agent.fatal")).toEqual([]);
-    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual([...STAGES]);
     // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
     expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
     expect(ev(r, "disk.layout.done")).toHaveLength(1);
-    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain("installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi");
+    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain(
+      "installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi",
+    );
     // The installer left its entry last; the agent wrote BootOrder with it first (before InstallationSucceeded).
     const [order] = ev(r, "install.boot_order");
     expect(order?.bootloaderId).toBe("testos");

@@ -19,6 +19,7 @@ import type { LabResult } from "../../lab/lab.ts";
 import { runInstall } from "../../lab/install-run.ts";
 import { LAB_UUID } from "../../lab/plan.ts";
 import { labMissing } from "../../lab/prereqs.ts";
+import { STAGES } from "../../src/config/stages.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
@@ -52,7 +53,7 @@ describe.skipIf(missing.length > 0)(`QEMU lab: allocate -> wipe -> layout -> ima
 
   test("every stage ran in order and none failed", () => {
     expect(ev(r, "agent.fatal")).toEqual([]);
-    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual([...STAGES]);
   });
 
   test("the disk was wiped before the wait, the layout built on it, the image streamed and checked, the installer ran", () => {
@@ -61,13 +62,18 @@ describe.skipIf(missing.length > 0)(`QEMU lab: allocate -> wipe -> layout -> ima
     expect(ev(r, "install.image.done")).toHaveLength(1);
     expect(ev(r, "install.installer.done")).toHaveLength(1);
     // The installer echoes the console password (install.sh does, on purpose): the agent's log shows it redacted.
-    const echoed = ev(r, "install.installer.output").map((l) => String(l.line)).filter((l) => l.includes('"password"'));
+    const echoed = ev(r, "install.installer.output")
+      .map((l) => String(l.line))
+      .filter((l) => l.includes('"password"'));
     expect(echoed).toEqual(['installer: read   "password": "[redacted]",']);
   });
 
   test("InstallationSucceeded was accepted by the strict stand-in (the machine's own token), then kexec into the installed kernel", () => {
     // The stand-ins' request log (paths only: no headers or bodies).
-    const requests = readFileSync(join(r.dir, "standins/requests.jsonl"), "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { path: string; status: number });
+    const requests = readFileSync(join(r.dir, "standins/requests.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { path: string; status: number });
     expect(requests.filter((q) => q.path === "/metalstack.infra.v2.BootService/InstallationSucceeded").map((q) => q.status)).toEqual([200]);
     expect(ev(r, "provision.installed")).toHaveLength(1);
     expect(ev(r, "install.kexec")).toHaveLength(1);

@@ -13,15 +13,15 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KVER } from "../../lab/kernel.ts";
+import { qemuMachineArgv } from "../../lab/qemu.ts";
+
+const QEMU = qemuMachineArgv(1024);
 
 const ROOT = join(import.meta.dir, "../..");
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;
 const BUN = join(ROOT, "node_modules/.bin/bun");
 const RUNTIME = join(ROOT, "node_modules/@oven/bun-linux-x64-baseline/bin/bun");
-const missing = [
-  ...["qemu-system-x86_64", "cpio", "lz4"].filter((t) => Bun.which(t) === null),
-  ...[BZIMAGE, "/bin/busybox", RUNTIME].filter((p) => !existsSync(p)),
-];
+const missing = [...["qemu-system-x86_64", "cpio", "lz4"].filter((t) => Bun.which(t) === null), ...[BZIMAGE, "/bin/busybox", RUNTIME].filter((p) => !existsSync(p))];
 const ready = missing.length === 0;
 const why = `needs ${missing.join(", ")}`;
 if (!ready && process.env.CI === "true") {
@@ -54,12 +54,25 @@ describe.skipIf(!ready)(`kexec into a second kernel in QEMU${ready ? "" : ` (ski
     for (const d of ["proc", "dev"]) mkdirSync(join(second, d));
     copyFileSync("/bin/busybox", join(second, "bin/busybox"));
     symlinkSync("busybox", join(second, "bin/sh"));
-    writeFileSync(join(second, "init"), "#!/bin/busybox sh\n/bin/busybox mount -t proc proc /proc\nfor w in $(/bin/busybox cat /proc/cmdline); do case $w in KEXEC_MARKER=*) echo \"second kernel: ${w#KEXEC_MARKER=}\";; esac; done\n/bin/busybox poweroff -f\n");
+    writeFileSync(
+      join(second, "init"),
+      '#!/bin/busybox sh\n/bin/busybox mount -t proc proc /proc\nfor w in $(/bin/busybox cat /proc/cmdline); do case $w in KEXEC_MARKER=*) echo "second kernel: ${w#KEXEC_MARKER=}";; esac; done\n/bin/busybox poweroff -f\n',
+    );
     chmodSync(join(second, "init"), 0o755);
     cpio(second, join(work, "second.cpio"));
     // First stage: the compiled smoke PID 1 in the project's initramfs, plus /kexec/*.
     const smoke = join(work, "smoke");
-    sh([BUN, "build", "--compile", "--format=esm", `--compile-executable-path=${RUNTIME}`, "--target=bun-linux-x64-baseline", join(import.meta.dir, "kexec/smoke.ts"), "--outfile", smoke]);
+    sh([
+      BUN,
+      "build",
+      "--compile",
+      "--format=esm",
+      `--compile-executable-path=${RUNTIME}`,
+      "--target=bun-linux-x64-baseline",
+      join(import.meta.dir, "kexec/smoke.ts"),
+      "--outfile",
+      smoke,
+    ]);
     sh([BUN, join(ROOT, "initramfs/build.ts"), "--agent", smoke, "--kver", KVER, "--compress", "lz4", "--out", join(work, "first.cpio.lz4")], ROOT);
     const extra = join(work, "extra");
     mkdirSync(join(extra, "kexec"), { recursive: true });
@@ -74,7 +87,7 @@ describe.skipIf(!ready)(`kexec into a second kernel in QEMU${ready ? "" : ` (ski
   }, 240_000);
 
   async function boot(append: string): Promise<{ out: string; code: number | null }> {
-    const q = spawn("qemu-system-x86_64", ["-M", "q35", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio", "-kernel", BZIMAGE, "-initrd", initrd, "-append", append, "-nic", "none"], { stdio: ["ignore", "pipe", "pipe"] });
+    const q = spawn(QEMU[0] as string, [...QEMU.slice(1), "-kernel", BZIMAGE, "-initrd", initrd, "-append", append, "-nic", "none"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     q.stdout!.on("data", (d) => (out += String(d)));
     q.stderr!.on("data", (d) => (out += String(d)));

@@ -114,7 +114,13 @@ describe.skipIf(missing.length > 0)(`QEMU lab: RA on the segment (virtio)${skipp
     // A request may leave from either NIC's SLAAC address (two NICs, one per leaf).
     const guest = Object.values(SLAAC);
     // Only servers of stages that ran: the switch ACLs of MEP-20 allow nothing else, and neither does the lab.
-    for (const [stage, server] of [["boot", "boot"], ["api", "api"], ["image", "images"], ["register", "api"], ["wait", "api"]] as const) {
+    for (const [stage, server] of [
+      ["boot", "boot"],
+      ["api", "api"],
+      ["image", "images"],
+      ["register", "api"],
+      ["wait", "api"],
+    ] as const) {
       if (!stages.includes(stage)) continue;
       const mine = requests.filter((q) => q.server === server);
       expect(mine.length).toBeGreaterThan(0);
@@ -242,7 +248,8 @@ describe.skipIf(missing.length > 0)(`QEMU lab: two e1000 NICs, one /64 per port,
 
 afterAll(() => {
   // Belt and braces: the lab removes its own namespaces; this only reports a leak.
-  const leaked = netnsList().split("\n").filter((l) => /^mhl-/.test(l));
+  const leaked = netnsList()
+    .split("\n")
+    .filter((l) => /^mhl-/.test(l));
   if (leaked.length > 0) console.warn(`e2e lab: namespaces still present: ${leaked.join(", ")}`);
 });
-

@@ -23,7 +23,13 @@ const SHELL = decodeLoadOption(hex(SHELL_HEX));
 
 describe("planBootOrder", () => {
   test("the OS entry first, then network, then the rest in their old order", () => {
-    const entries = new Map([[0, MISC], [1, PXE], [2, SHELL], [3, TESTOS], [4, decodeLoadOption(hex(HTTP_HEX))]]);
+    const entries = new Map([
+      [0, MISC],
+      [1, PXE],
+      [2, SHELL],
+      [3, TESTOS],
+      [4, decodeLoadOption(hex(HTTP_HEX))],
+    ]);
     const p = planBootOrder([0, 1, 2, 4, 3], entries, "testos");
     expect(p.order).toEqual([3, 1, 4, 0, 2]);
     expect(p.os).toEqual([3]);
@@ -32,15 +38,23 @@ describe("planBootOrder", () => {
   });
 
   test("already right: unchanged; an OS entry missing from BootOrder still goes first; duplicates dropped", () => {
-    const entries = new Map([[1, PXE], [3, TESTOS]]);
+    const entries = new Map([
+      [1, PXE],
+      [3, TESTOS],
+    ]);
     expect(planBootOrder([3, 1], entries, "testos").changed).toBe(false);
     expect(planBootOrder([1, 1], entries, "testos").order).toEqual([3, 1]);
   });
 
   test("no entry with the bootloader id: a typed error naming it and the entries found", () => {
-    const entries = new Map([[0, MISC], [1, PXE]]);
+    const entries = new Map([
+      [0, MISC],
+      [1, PXE],
+    ]);
     expect(() => planBootOrder([0, 1], entries, "debian")).toThrow(
-      new BootOrderError('no boot entry is named "debian" (the installer\'s bootloader_id; grub-install --bootloader-id names its entry so): entries found: Boot0000 "UEFI Misc Device", Boot0001 "UEFI PXEv4 (MAC:525400123456)"'),
+      new BootOrderError(
+        'no boot entry is named "debian" (the installer\'s bootloader_id; grub-install --bootloader-id names its entry so): entries found: Boot0000 "UEFI Misc Device", Boot0001 "UEFI PXEv4 (MAC:525400123456)"',
+      ),
     );
     expect(() => planBootOrder([0], new Map([[0, MISC]]), "")).toThrow("boot-info.yaml names no bootloader_id");
   });
@@ -57,7 +71,8 @@ function efiTree(vars: Record<string, string>): { efi: string; vars: string } {
   dirs.push(efi);
   const v = join(efi, "efivars");
   mkdirSync(v);
-  for (const [name, data] of Object.entries(vars)) writeFileSync(join(v, `${name}-${EFI_GLOBAL_VARIABLE}`), Buffer.concat([Buffer.from("07000000", "hex"), Buffer.from(data, "hex")]));
+  for (const [name, data] of Object.entries(vars))
+    writeFileSync(join(v, `${name}-${EFI_GLOBAL_VARIABLE}`), Buffer.concat([Buffer.from("07000000", "hex"), Buffer.from(data, "hex")]));
   // Another vendor's variable and a non-boot global one: ignored.
   writeFileSync(join(v, "Boot0009-00000000-0000-0000-0000-000000000000"), Buffer.from("0700000000", "hex"));
   writeFileSync(join(v, `Timeout-${EFI_GLOBAL_VARIABLE}`), Buffer.from("070000000000", "hex"));
@@ -90,12 +105,21 @@ describe("ensureBootOrder (efivarfs shell)", () => {
     const t = efiTree({ BootOrder: "000001000200", Boot0000: MISC_HEX, Boot0001: PXE_HEX, Boot0002: TESTOS_HEX });
     const { flags, calls } = flagRecorder();
     const cap = capturingLogger();
-    const out = await ensureBootOrder({ log: cap.log, bootloaderId: "testos", efiDir: t.efi, flags, mounts: noMounts, readMounts: async () => `efivarfs ${t.vars} efivarfs rw,nosuid 0 0\n` });
+    const out = await ensureBootOrder({
+      log: cap.log,
+      bootloaderId: "testos",
+      efiDir: t.efi,
+      flags,
+      mounts: noMounts,
+      readMounts: async () => `efivarfs ${t.vars} efivarfs rw,nosuid 0 0\n`,
+    });
     expect(out.kind).toBe("set");
     expect(readFileSync(join(t.vars, BOOT_ORDER)).toString("hex")).toBe("07000000" + "020001000000");
     expect(calls).toEqual([`get ${BOOT_ORDER}`, `set ${BOOT_ORDER} 0`, `set ${BOOT_ORDER} ${FS_IMMUTABLE_FL}`]);
     const [line] = cap.events("install.boot_order");
-    expect(line?.msg).toBe('UEFI boot order set: Boot0002 "testos", Boot0001 "UEFI PXEv4 (MAC:525400123456)", Boot0000 "UEFI Misc Device" (was: Boot0000 "UEFI Misc Device", Boot0001 "UEFI PXEv4 (MAC:525400123456)", Boot0002 "testos")');
+    expect(line?.msg).toBe(
+      'UEFI boot order set: Boot0002 "testos", Boot0001 "UEFI PXEv4 (MAC:525400123456)", Boot0000 "UEFI Misc Device" (was: Boot0000 "UEFI Misc Device", Boot0001 "UEFI PXEv4 (MAC:525400123456)", Boot0002 "testos")',
+    );
     expect(line?.old).toEqual([0, 1, 2]);
     expect(line?.order).toEqual([2, 1, 0]);
   });
@@ -103,7 +127,14 @@ describe("ensureBootOrder (efivarfs shell)", () => {
   test("no entry for the bootloader id: exit 57 naming the id and the entries, BootOrder untouched", async () => {
     const t = efiTree({ BootOrder: "00000100", Boot0000: MISC_HEX, Boot0001: PXE_HEX });
     const { flags, calls } = flagRecorder();
-    const err = await ensureBootOrder({ log: capturingLogger().log, bootloaderId: "debian", efiDir: t.efi, flags, mounts: noMounts, readMounts: async () => `efivarfs ${t.vars} efivarfs rw 0 0\n` }).catch((e: unknown) => e);
+    const err = await ensureBootOrder({
+      log: capturingLogger().log,
+      bootloaderId: "debian",
+      efiDir: t.efi,
+      flags,
+      mounts: noMounts,
+      readMounts: async () => `efivarfs ${t.vars} efivarfs rw 0 0\n`,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
     expect((err as AgentError).exitCode).toBe(57);
     expect((err as Error).message).toContain('UEFI boot order: no boot entry is named "debian"');
@@ -116,7 +147,14 @@ describe("ensureBootOrder (efivarfs shell)", () => {
     const t = efiTree({ BootOrder: "0200", Boot0002: TESTOS_HEX });
     const mounts: string[] = [];
     const sys: MountSys = { mount: (s, tg, f) => (mounts.push(`mount ${s} ${tg} ${f}`), 0), umount: (tg) => (mounts.push(`umount ${tg}`), 0) };
-    const out = await ensureBootOrder({ log: capturingLogger().log, bootloaderId: "testos", efiDir: t.efi, flags: flagRecorder().flags, mounts: sys, readMounts: async () => "sysfs /sys sysfs rw 0 0\n" });
+    const out = await ensureBootOrder({
+      log: capturingLogger().log,
+      bootloaderId: "testos",
+      efiDir: t.efi,
+      flags: flagRecorder().flags,
+      mounts: sys,
+      readMounts: async () => "sysfs /sys sysfs rw 0 0\n",
+    });
     expect(out.kind === "set" && out.plan.changed).toBe(false);
     expect(mounts).toEqual([`mount efivarfs ${t.vars} efivarfs`, `umount ${t.vars}`]);
   });

@@ -102,8 +102,22 @@ class RecordingOps extends Operations {
 
 /** What the fake disks say their wipe may take (an overwrite of a large disk: over the 2 h layout hold). */
 const WIPE_BOUND_MS = 9 * 3600_000;
-const NET: NetworkSummary = { interfaces: [{ name: "eth0", mac: "52:54:00:12:34:56", addresses: ["2001:db8::5054:ff:fe12:3456/64"], defaultRouters: ["fe80::1"], state: "ready" }], dns: { servers: [], search: [] }, timingsMs: {} };
-const neigh = (systemName: string, portId: string): LldpNeighbour => ({ interface: "eth0", chassisId: portId, chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
+const NET: NetworkSummary = {
+  interfaces: [{ name: "eth0", mac: "52:54:00:12:34:56", addresses: ["2001:db8::5054:ff:fe12:3456/64"], defaultRouters: ["fe80::1"], state: "ready" }],
+  dns: { servers: [], search: [] },
+  timingsMs: {},
+};
+const neigh = (systemName: string, portId: string): LldpNeighbour => ({
+  interface: "eth0",
+  chassisId: portId,
+  chassisIdSubtype: 4,
+  portId,
+  portIdSubtype: 3,
+  portDescription: "swp1",
+  systemName,
+  ttlSeconds: 120,
+  managementAddresses: [],
+});
 
 function services(run: string, over: Partial<Services> = {}) {
   const lines: Record<string, unknown>[] = [];
@@ -111,7 +125,15 @@ function services(run: string, over: Partial<Services> = {}) {
   const secrets = new SecretSet();
   const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
   const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
-  const seen: { bringUp: number; inventoryNet: (NetworkSummary | undefined)[]; lldpName: string[]; sys: string[]; layouts: FilesystemLayout[]; install: InstallInput[]; superUser: string[] } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [] };
+  const seen: {
+    bringUp: number;
+    inventoryNet: (NetworkSummary | undefined)[];
+    lldpName: string[];
+    sys: string[];
+    layouts: FilesystemLayout[];
+    install: InstallInput[];
+    superUser: string[];
+  } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [] };
   ops.sysLog = seen.sys;
   const kexecSys: KexecSys = {
     openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
@@ -121,7 +143,11 @@ function services(run: string, over: Partial<Services> = {}) {
     sync: () => void seen.sys.push("sync"),
     drainConsole: () => void seen.sys.push("drain"),
   };
-  const lldp: LldpSession = { neighbours: () => new Map(), waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]), close: async () => {} };
+  const lldp: LldpSession = {
+    neighbours: () => new Map(),
+    waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]),
+    close: async () => {},
+  };
   const s: Services = {
     log,
     // The logger's set: what a stage registers is scrubbed from every later line, as in the agent.
@@ -139,9 +165,33 @@ function services(run: string, over: Partial<Services> = {}) {
     selectNics: () => [{ name: "eth0", ifindex: 2, mac: "52:54:00:12:34:56" }],
     startLldp: (_i, name) => (seen.lldpName.push(name), lldp),
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
-    inventory: async (net) => (seen.inventoryNet.push(net), toInventory({ memTotalBytes: 1 << 30, cpuinfo: "", nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } }, net)),
+    inventory: async (net) => (
+      seen.inventoryNet.push(net),
+      toInventory(
+        {
+          memTotalBytes: 1 << 30,
+          cpuinfo: "",
+          nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }],
+          blocks: [],
+          pci: [],
+          dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
+        },
+        net,
+      )
+    ),
     bmc: {
-      discover: async () => (secrets.add(BMC_PASSWORD), { present: true, lan: { ip: "192.0.2.10", mac: "52:54:00:ab:cd:ef", notes: [] }, firmwareRevision: "1.02", fru: { productSerial: "PRD-SN-1" }, vendor: "Supermicro", user: { name: "metal", id: 10, password: BMC_PASSWORD }, notes: [] }),
+      discover: async () => (
+        secrets.add(BMC_PASSWORD),
+        {
+          present: true,
+          lan: { ip: "192.0.2.10", mac: "52:54:00:ab:cd:ef", notes: [] },
+          firmwareRevision: "1.02",
+          fru: { productSerial: "PRD-SN-1" },
+          vendor: "Supermicro",
+          user: { name: "metal", id: 10, password: BMC_PASSWORD },
+          notes: [],
+        }
+      ),
       superUser: async (vendor, password) => (seen.superUser.push(`${vendor.superUser.name}:${password}`), { ok: true, notes: [] }),
     },
     now: () => new Date("2026-01-01T00:00:00Z"),
@@ -150,12 +200,25 @@ function services(run: string, over: Partial<Services> = {}) {
     disks: {
       wipe: async () => void seen.sys.push("wipe"),
       wipeBoundMs: async () => WIPE_BOUND_MS,
-      layout: async (l) => (seen.layouts.push(l), { root: join(run, "target"), rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", finish: async () => void seen.sys.push("fstab"), unmount: async () => void seen.sys.push("unmount") }),
+      layout: async (l) => (
+        seen.layouts.push(l),
+        {
+          root: join(run, "target"),
+          rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d",
+          finish: async () => void seen.sys.push("fstab"),
+          unmount: async () => void seen.sys.push("unmount"),
+        }
+      ),
     },
     installOs: async (i) => {
       seen.install.push(i);
       i.secrets.add(PASSWORD);
-      return { image: { url: i.imageUrl.href, bytes: 1, checksum: { algo: "sha256", hex: "00" }, passes: 1, resumes: 0, restarts: 0, ms: 1 }, installer: { binary: "/install.sh", ms: 1, lines: 0, bootInfo: BOOT_INFO }, bootInfo: BOOT_INFO, report: { uuid: i.machineId, consolePassword: PASSWORD } } satisfies InstallOutput;
+      return {
+        image: { url: i.imageUrl.href, bytes: 1, checksum: { algo: "sha256", hex: "00" }, passes: 1, resumes: 0, restarts: 0, ms: 1 },
+        installer: { binary: "/install.sh", ms: 1, lines: 0, bootInfo: BOOT_INFO },
+        bootInfo: BOOT_INFO,
+        report: { uuid: i.machineId, consolePassword: PASSWORD },
+      } satisfies InstallOutput;
     },
     kexecSys,
     ...over,
@@ -205,7 +268,14 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     const reg = st.machines.registered.get(UUID) as { hardware: { nics: { name: string; neighbors: { hostname: string }[] }[] } };
     expect(reg.hardware.nics[0]?.neighbors.map((n) => n.hostname)).toEqual(["leaf01", "leaf02"]);
     // Register carried the BMC with the metal user's password and the FRU; the superuser got SuperUserPassword's password; neither is logged.
-    expect((reg as unknown as { bmc: unknown; fru: unknown }).bmc).toEqual({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef", user: "metal", password: BMC_PASSWORD, interface: "lanplus", version: "1.02" });
+    expect((reg as unknown as { bmc: unknown; fru: unknown }).bmc).toEqual({
+      address: "192.0.2.10:623",
+      mac: "52:54:00:ab:cd:ef",
+      user: "metal",
+      password: BMC_PASSWORD,
+      interface: "lanplus",
+      version: "1.02",
+    });
     expect((reg as unknown as { fru: unknown }).fru).toEqual({ productSerial: "PRD-SN-1" });
     expect(seen.superUser).toEqual([`root:${SUPER_PASSWORD}`]);
     // What it waits for is said first, with the bound of each call.
@@ -219,7 +289,14 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(seen.layouts).toEqual([fromJson(FilesystemLayoutSchema, LAYOUT)]);
     const i = seen.install[0]!;
     expect(i.imageUrl.href).toBe(`${st.urls.images}/metal-os/stable/debian/12/img.tar.lz4`);
-    expect(i).toMatchObject({ root: join(run, "target"), machineId: UUID, console: "ttyS1,115200n8", rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d", raidEnabled: false, allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } } });
+    expect(i).toMatchObject({
+      root: join(run, "target"),
+      machineId: UUID,
+      console: "ttyS1,115200n8",
+      rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d",
+      raidEnabled: false,
+      allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } },
+    });
     expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
     // machine-allocation.yaml gets the allocation as the stand-in's Wait sent it (its JSON, not a re-encoding).
     expect(i.allocationAsSent).toMatchObject({ uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } });
@@ -229,7 +306,18 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(raw.join("")).not.toContain(PASSWORD);
     // Wipe before the wait; fstab after the installer; kexec after the report: load, unmount, sync,
     // then the watchdog closed (beforeReboot: only once the kernel is loaded; on main it was closed before the open), reboot(KEXEC).
-    expect(seen.sys).toEqual(["wipe", "fstab", `open ${join(run, "target", "boot/vmlinuz")}`, `open ${join(run, "target", "boot/initrd.img")}`, `kexec_file_load ${BOOT_INFO.cmdline}`, "unmount", "sync", "before-reboot kexec", "drain", "reboot KEXEC"]);
+    expect(seen.sys).toEqual([
+      "wipe",
+      "fstab",
+      `open ${join(run, "target", "boot/vmlinuz")}`,
+      `open ${join(run, "target", "boot/initrd.img")}`,
+      `kexec_file_load ${BOOT_INFO.cmdline}`,
+      "unmount",
+      "sync",
+      "before-reboot kexec",
+      "drain",
+      "reboot KEXEC",
+    ]);
     expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
   });
 
@@ -239,7 +327,9 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     // The machine is freed while it installs: metal-apiserver machine.go InstallationSucceeded refuses a machine without an allocation.
     const real = s.installOs;
     const e = await flow("boot", { ...s, installOs: async (i) => (st.machines.allocations.delete(UUID), real(i)) });
-    expect(e?.message).toBe(`apiserver refused metalstack.infra.v2.BootService/InstallationSucceeded for ${UUID} (unknown: the machine "${UUID}" is not allocated): the installed OS is not booted`);
+    expect(e?.message).toBe(
+      `apiserver refused metalstack.infra.v2.BootService/InstallationSucceeded for ${UUID} (unknown: the machine "${UUID}" is not allocated): the installed OS is not booted`,
+    );
     expect(stages(lines).slice(-2)).toEqual(["install", "installed"]);
     expect(seen.sys.filter((x) => x.startsWith("kexec") || x.startsWith("reboot"))).toEqual([]);
     expect(st.machines.installed.has(UUID)).toBe(false);
@@ -291,7 +381,9 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     const cert = expiredCert(pki);
     const server = Bun.serve({ hostname: "::1", port: 0, tls: { cert: cert.cert, key: cert.key }, fetch: () => new Response("{}") });
     try {
-      const { s } = services(run, { http: new HttpClient({ caBundle: cert.caFile, allowHttp: false, log: createLogger({ level: "silent", format: "json", write: () => {}, secrets: new SecretSet() }) }) });
+      const { s } = services(run, {
+        http: new HttpClient({ caBundle: cert.caFile, allowHttp: false, log: createLogger({ level: "silent", format: "json", write: () => {}, secrets: new SecretSet() }) }),
+      });
       const e = await flow("boot", s, configFromCmdline(`METAL_BOOT_URL=https://[::1]:${server.port}/ METAL_CA=${cert.caFile} METAL_UUID=${UUID}`));
       expect(e?.code).toBe("tls");
       expect(e?.message).toContain("CERT_HAS_EXPIRED");
@@ -316,7 +408,11 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(await flow("wait", w.s)).toBeUndefined();
     expect(stages(w.lines)).toEqual(["wipe", ...FULL.slice(FULL.indexOf("wait"))]);
     // Only the Waiting event (refused: events are INFRA only), Wait and InstallationSucceeded: no Version, no Register.
-    expect(st.calls.map((c) => `${c.procedure} ${c.refused ?? "ok"}`)).toEqual(["metalstack.infra.v2.EventService/Send permission_denied", "metalstack.infra.v2.BootService/Wait ok", "metalstack.infra.v2.BootService/InstallationSucceeded ok"]);
+    expect(st.calls.map((c) => `${c.procedure} ${c.refused ?? "ok"}`)).toEqual([
+      "metalstack.infra.v2.EventService/Send permission_denied",
+      "metalstack.infra.v2.BootService/Wait ok",
+      "metalstack.infra.v2.BootService/InstallationSucceeded ok",
+    ]);
     // Resumed at wait, the installer still gets the NICs (without neighbours: Register sent them in the earlier run).
     expect(w.seen.install[0]?.nics.map((n) => [n.name, n.neighbors.length])).toEqual([["eth0", 0]]);
   });
@@ -345,7 +441,9 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     const run = mkdtempSync(join(dir, "run-"));
     const { s, lines } = services(run);
     await flow("boot", s, "METAL_PARTITION=other-part");
-    expect(lines.filter((l) => l.event === "agent.config.warning").map((l) => l.msg)).toEqual(["METAL_PARTITION=other-part on the cmdline differs from metal-boot's partition fra-equ01: registering with fra-equ01"]);
+    expect(lines.filter((l) => l.event === "agent.config.warning").map((l) => l.msg)).toEqual([
+      "METAL_PARTITION=other-part on the cmdline differs from metal-boot's partition fra-equ01: registering with fra-equ01",
+    ]);
     expect((st.machines.registered.get(UUID) as { partition: string }).partition).toBe("fra-equ01");
   });
 });
@@ -359,7 +457,29 @@ function expiredCert(dir: string): { caFile: string; cert: string; key: string }
   run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=expired-ca"]);
   run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "s.key", "-out", "s.csr", "-subj", "/CN=127.0.0.1"]);
   Bun.spawnSync(["sh", "-c", "touch index.txt && echo 01 > serial"], { cwd: dir });
-  Bun.write(join(dir, "ca.cnf"), "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nsubjectAltName=IP:::1\nbasicConstraints=CA:FALSE\n");
-  run(["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "s.csr", "-out", "s.pem", "-startdate", "20200101000000Z", "-enddate", "20200102000000Z", "-extensions", "ext"]);
+  Bun.write(
+    join(dir, "ca.cnf"),
+    "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nsubjectAltName=IP:::1\nbasicConstraints=CA:FALSE\n",
+  );
+  run([
+    "ca",
+    "-batch",
+    "-config",
+    "ca.cnf",
+    "-cert",
+    "ca.pem",
+    "-keyfile",
+    "ca.key",
+    "-in",
+    "s.csr",
+    "-out",
+    "s.pem",
+    "-startdate",
+    "20200101000000Z",
+    "-enddate",
+    "20200102000000Z",
+    "-extensions",
+    "ext",
+  ]);
   return { caFile: join(dir, "ca.pem"), cert: readFileSync(join(dir, "s.pem"), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") };
 }

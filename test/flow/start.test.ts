@@ -22,7 +22,9 @@ describe("where run starts, decided once", () => {
     for (const bad of ["clock", "install", "wiat", "", "Wait"]) {
       const e = agentErrorOf(() => decideStart(bad));
       expect([e.code, e.exitCode]).toEqual(["usage", 2]);
-      expect(e.message).toBe(`--from ${JSON.stringify(bad)}: expected one of network, boot, register, wait (register and wait resume from handoff.json and the token file in --run-dir)`);
+      expect(e.message).toBe(
+        `--from ${JSON.stringify(bad)}: expected one of network, boot, register, wait (register and wait resume from handoff.json and the token file in --run-dir)`,
+      );
     }
   });
 });

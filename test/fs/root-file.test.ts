@@ -67,7 +67,11 @@ describe("writeInRoot", () => {
     writeInRoot(root, "/etc/metal/disk.json", "{}", 0o600);
     expect(lstatSync(join(root, "etc/metal")).mode & 0o777).toBe(0o755);
     expect(lstatSync(join(root, "etc/metal/disk.json")).mode & 0o777).toBe(0o600);
-    expect(execFileSync("ls", ["-A", join(root, "etc/metal")]).toString().trim()).toBe("disk.json");
+    expect(
+      execFileSync("ls", ["-A", join(root, "etc/metal")])
+        .toString()
+        .trim(),
+    ).toBe("disk.json");
   });
 });
 

@@ -53,13 +53,25 @@ describe("handoff.json codec", () => {
   });
 
   test("another version (or none) names the field and both versions", () => {
-    expect(decodeHandoff(withField(["version"], 1), FILE)).toEqual({ ok: false, field: "version", message: `${FILE}: field version: expected 2 (this agent's hand-off version), got 1` });
+    expect(decodeHandoff(withField(["version"], 1), FILE)).toEqual({
+      ok: false,
+      field: "version",
+      message: `${FILE}: field version: expected 2 (this agent's hand-off version), got 1`,
+    });
     expect(decodeHandoff("[]", FILE)).toEqual({ ok: false, field: "version", message: `${FILE}: field version: expected 2 (this agent's hand-off version), got null` });
   });
 
   test("a missing or mistyped field is named by its JSON path", () => {
-    expect(decodeHandoff(withField(["tokenFile"], undefined), FILE)).toEqual({ ok: false, field: "tokenFile", message: `${FILE}: field tokenFile: Invalid input: expected string, received undefined` });
-    expect(decodeHandoff(withField(["network", "interfaces", 0, "mac"], 5), FILE)).toEqual({ ok: false, field: "network.interfaces[0].mac", message: `${FILE}: field network.interfaces[0].mac: Invalid input: expected string, received number` });
+    expect(decodeHandoff(withField(["tokenFile"], undefined), FILE)).toEqual({
+      ok: false,
+      field: "tokenFile",
+      message: `${FILE}: field tokenFile: Invalid input: expected string, received undefined`,
+    });
+    expect(decodeHandoff(withField(["network", "interfaces", 0, "mac"], 5), FILE)).toEqual({
+      ok: false,
+      field: "network.interfaces[0].mac",
+      message: `${FILE}: field network.interfaces[0].mac: Invalid input: expected string, received number`,
+    });
     const r = decodeHandoff(withField(["uuidSource"], "bios"), FILE);
     expect(r.ok ? undefined : r.field).toBe("uuidSource");
   });

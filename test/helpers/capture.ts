@@ -21,7 +21,9 @@ export function captureContext(files: Record<string, string | Uint8Array> = {}, 
     // A directory is any path that is a prefix of file paths in `files`.
     listFiles: async (dir) => {
       const prefix = dir.endsWith("/") ? dir : dir + "/";
-      const below = Object.keys(files).filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
+      const below = Object.keys(files)
+        .filter((p) => p.startsWith(prefix))
+        .map((p) => p.slice(prefix.length));
       return below.length > 0 ? below : undefined;
     },
     env,

@@ -126,13 +126,17 @@ export class Lab {
     const pidfile = join(this.dir, `${link.routerIf}.${this.pids.length}.pid`);
     const p = Bun.spawn(["ip", "netns", "exec", link.routerNs, "radvd", "-C", conf, "-p", pidfile, "-n", "-m", "stderr"], { stdout: "ignore", stderr: "pipe" });
     this.pids.push(p.pid);
-    await waitFor(() => {
-      try {
-        return readFileSync(pidfile, "utf8").trim() !== "";
-      } catch {
-        return p.exitCode !== null;
-      }
-    }, 5000, `radvd pidfile ${pidfile}`);
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(pidfile, "utf8").trim() !== "";
+        } catch {
+          return p.exitCode !== null;
+        }
+      },
+      5000,
+      `radvd pidfile ${pidfile}`,
+    );
     if (p.exitCode !== null) throw new Error(`radvd exited ${p.exitCode}: ${await new Response(p.stderr).text()}`);
     this.radvdPids.set(link.routerIf, { pid: p.pid, conf });
     return p.pid;

@@ -24,10 +24,15 @@ describe("classify", () => {
   });
 
   test("a TLS failure becomes exit code 22 naming the server and the trusted CAs", () => {
-    const e = transportError(err("UNABLE_TO_VERIFY_LEAF_SIGNATURE", "unable to verify the first certificate"), "metal-boot config", url, { attempts: 1, trust: "/ca.pem (METAL_CA)" });
+    const e = transportError(err("UNABLE_TO_VERIFY_LEAF_SIGNATURE", "unable to verify the first certificate"), "metal-boot config", url, {
+      attempts: 1,
+      trust: "/ca.pem (METAL_CA)",
+    });
     expect(e.code).toBe("tls");
     expect(e.exitCode).toBe(22);
-    expect(e.message).toBe("metal-boot config (https://[fd00::1]:8443): TLS verification failed: unable to verify the first certificate [UNABLE_TO_VERIFY_LEAF_SIGNATURE]; trusted CAs: /ca.pem (METAL_CA)");
+    expect(e.message).toBe(
+      "metal-boot config (https://[fd00::1]:8443): TLS verification failed: unable to verify the first certificate [UNABLE_TO_VERIFY_LEAF_SIGNATURE]; trusted CAs: /ca.pem (METAL_CA)",
+    );
   });
 
   test("connect failures become unreachable (23) with the attempt count", () => {
@@ -51,8 +56,22 @@ describe("classify", () => {
   test("statuses: 408, 429 and the gateway family are retried, 500 within a budget, other statuses never", () => {
     const got = Object.fromEntries([200, 206, 400, 401, 403, 404, 408, 409, 429, 500, 501, 502, 503, 504, 505, 599].map((s) => [s, statusRetry(s)]));
     expect(got).toEqual({
-      200: "final", 206: "final", 400: "final", 401: "final", 403: "final", 404: "final", 408: "retry", 409: "final",
-      429: "retry", 500: "server_error", 501: "final", 502: "retry", 503: "retry", 504: "retry", 505: "final", 599: "final",
+      200: "final",
+      206: "final",
+      400: "final",
+      401: "final",
+      403: "final",
+      404: "final",
+      408: "retry",
+      409: "final",
+      429: "retry",
+      500: "server_error",
+      501: "final",
+      502: "retry",
+      503: "retry",
+      504: "retry",
+      505: "final",
+      599: "final",
     });
   });
 

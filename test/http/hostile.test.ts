@@ -17,7 +17,13 @@ afterEach(async () => {
 
 const env: RetryEnv = { now: () => 0, random: () => 0.5, sleep: async () => {} };
 function client(opts: { retryAttempts?: number } = {}): HttpClient {
-  const c = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log: silentLogger(), retryEnv: env, retry: { attempts: opts.retryAttempts ?? 6, baseMs: 1, capMs: 1, totalMs: 60_000 } });
+  const c = new HttpClient({
+    caBundle: "/nonexistent",
+    allowHttp: true,
+    log: silentLogger(),
+    retryEnv: env,
+    retry: { attempts: opts.retryAttempts ?? 6, baseMs: 1, capMs: 1, totalMs: 60_000 },
+  });
   clients.push(c);
   return c;
 }
@@ -35,7 +41,9 @@ describe("bounded answers", () => {
       s.write(CHUNKED("200 OK"));
       void endless(s, BLOCK, c.count);
     });
-    const e = await client().request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" }).catch((x) => x);
+    const e = await client()
+      .request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" })
+      .catch((x) => x);
     expect([e.code, e.exitCode]).toEqual(["bad_answer", 24]);
     expect(e.message).toBe(`metal-boot config: answer larger than the cap of 4194304 bytes from ${h.url}/config/x (see docs/bounds.md)`);
     expect(h.requests.length).toBe(1);
@@ -62,7 +70,9 @@ describe("bounded answers", () => {
       void trickle(s, 50, c.count);
     });
     const t0 = performance.now();
-    const e = await client().request({ method: "GET", url: new URL(`${h.url}/slow`), what: "metal-boot config", deadlineMs: 400 }).catch((x) => x);
+    const e = await client()
+      .request({ method: "GET", url: new URL(`${h.url}/slow`), what: "metal-boot config", deadlineMs: 400 })
+      .catch((x) => x);
     const ms = performance.now() - t0;
     expect([e.code, e.exitCode]).toEqual(["unreachable", 23]);
     expect(e.message).toContain("metal-boot config (http://[::1]:");
@@ -72,7 +82,9 @@ describe("bounded answers", () => {
 
   test("headers that never come end at the same deadline", async () => {
     const h = await serve(() => {});
-    const e = await client().request({ method: "GET", url: new URL(`${h.url}/silent`), what: "image cache", deadlineMs: 300 }).catch((x) => x);
+    const e = await client()
+      .request({ method: "GET", url: new URL(`${h.url}/silent`), what: "image cache", deadlineMs: 300 })
+      .catch((x) => x);
     expect(e.code).toBe("unreachable");
     expect(e.message).toContain("deadline of 300 ms");
   });
@@ -86,7 +98,9 @@ describe("malformed HTTP and broken connections", () => {
   ] as const) {
     test(`${name} is bad_answer (24) saying the answer is not valid HTTP, not retried`, async () => {
       const h = await serve((s) => void s.end(answer));
-      const e = await client().request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" }).catch((x) => x);
+      const e = await client()
+        .request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" })
+        .catch((x) => x);
       expect([e.code, e.exitCode]).toEqual(["bad_answer", 24]);
       expect(e.message).toStartWith(`metal-boot config (${h.url}): the answer is not valid HTTP/1.1: Response does not match the HTTP/1.1 protocol`);
       expect(h.requests.length).toBe(1);
@@ -97,7 +111,9 @@ describe("malformed HTTP and broken connections", () => {
     const h = await serve((s) => {
       s.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789", () => s.resetAndDestroy());
     });
-    const e = await client().request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" }).catch((x) => x);
+    const e = await client()
+      .request({ method: "GET", url: new URL(`${h.url}/config/x`), what: "metal-boot config" })
+      .catch((x) => x);
     expect(e.code).toBe("unreachable");
     expect(e.message).toStartWith(`metal-boot config (${h.url}): the connection broke while the answer streamed: `);
     expect(e.message).not.toContain("cannot connect");

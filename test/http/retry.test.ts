@@ -67,10 +67,15 @@ describe("withRetry", () => {
   test("stops at the attempt bound and rethrows the last error", async () => {
     const env = fakeEnv();
     let calls = 0;
-    const p = withRetry(async () => {
-      calls++;
-      throw new Error(`boom ${calls}`);
-    }, policy, retryable, env);
+    const p = withRetry(
+      async () => {
+        calls++;
+        throw new Error(`boom ${calls}`);
+      },
+      policy,
+      retryable,
+      env,
+    );
     await expect(p).rejects.toThrow("boom 5");
     expect(calls).toBe(5);
     expect(env.slept.length).toBe(4);
@@ -79,10 +84,15 @@ describe("withRetry", () => {
   test("a non-retryable failure is thrown at once", async () => {
     const env = fakeEnv();
     let calls = 0;
-    const p = withRetry(async () => {
-      calls++;
-      throw new Error("tls");
-    }, policy, { isRetryable: () => false }, env);
+    const p = withRetry(
+      async () => {
+        calls++;
+        throw new Error("tls");
+      },
+      policy,
+      { isRetryable: () => false },
+      env,
+    );
     await expect(p).rejects.toThrow("tls");
     expect(calls).toBe(1);
     expect(env.slept).toEqual([]);
@@ -93,10 +103,15 @@ describe("withRetry", () => {
     const env = fakeEnv(Array(100).fill(0.99));
     let calls = 0;
     await expect(
-      withRetry(async () => {
-        calls++;
-        throw new Error("down");
-      }, tight, retryable, env),
+      withRetry(
+        async () => {
+          calls++;
+          throw new Error("down");
+        },
+        tight,
+        retryable,
+        env,
+      ),
     ).rejects.toThrow("down");
     // waits of 990 ms each: 990, 1980 fit in 2500; the third is shortened to end at 2500
     // (the last attempt starts at the window's end), then none is left.
@@ -110,11 +125,16 @@ describe("withRetry", () => {
     let calls = 0;
     const slowPolicy: RetryPolicy = { attempts: 10, baseMs: 100, capMs: 100, totalMs: 1000 };
     await expect(
-      withRetry(async () => {
-        calls++;
-        await env.sleep(2000); // the attempt itself took 2 s
-        throw new Error("slow");
-      }, slowPolicy, retryable, env),
+      withRetry(
+        async () => {
+          calls++;
+          await env.sleep(2000); // the attempt itself took 2 s
+          throw new Error("slow");
+        },
+        slowPolicy,
+        retryable,
+        env,
+      ),
     ).rejects.toThrow("slow");
     expect(calls).toBe(1);
   });
@@ -173,6 +193,8 @@ describe("the default retry window is measured in time", () => {
   test("one full-jitter formula: the Wait reconnect delay is fullJitter (at least minMs)", () => {
     const t = new WaitTracker({ ...WAIT_BACKOFF, timeoutMs: 3_600_000 }, 0);
     const d = [0.5, 0.5, 0.5].map((r, n) => t.broke(0, r));
-    expect(d.map((x) => (x.kind === "reconnect" ? x.delayMs : -1))).toEqual([0, 1, 2].map((n) => Math.max(WAIT_BACKOFF.minMs, fullJitter(n, WAIT_BACKOFF.baseMs, WAIT_BACKOFF.capMs, 0.5))));
+    expect(d.map((x) => (x.kind === "reconnect" ? x.delayMs : -1))).toEqual(
+      [0, 1, 2].map((n) => Math.max(WAIT_BACKOFF.minMs, fullJitter(n, WAIT_BACKOFF.baseMs, WAIT_BACKOFF.capMs, 0.5))),
+    );
   });
 });

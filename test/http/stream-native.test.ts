@@ -100,7 +100,9 @@ describe("HttpClient.streamNative", () => {
   test("no headers within the bound: unreachable, naming the bound", async () => {
     const http = new HttpClient({ caBundle: bundle(ca), allowHttp: false, log: silentLogger() });
     const t0 = performance.now();
-    const e = await http.streamNative({ method: "GET", url: new URL(`https://127.0.0.1:${tls.port}/slow-headers`), what: "image download", headersTimeoutMs: 300 }).catch((x: unknown) => x);
+    const e = await http
+      .streamNative({ method: "GET", url: new URL(`https://127.0.0.1:${tls.port}/slow-headers`), what: "image download", headersTimeoutMs: 300 })
+      .catch((x: unknown) => x);
     expect(performance.now() - t0).toBeLessThan(1_500);
     expect(e).toMatchObject({ code: "unreachable" });
     expect(String((e as Error).message)).toContain("no answer in time: no complete answer within the deadline of 300 ms [DEADLINE]");

@@ -57,6 +57,11 @@ describe("HttpClient.trusting", () => {
     const derived = base.trusting([{ pem: ca.pem, name: "the CA from metal-boot" }]);
     expect((await get(derived)).status).toBe(200);
     await base.close();
-    expect(await get(derived).then(() => "answered", () => "closed")).toBe("closed");
+    expect(
+      await get(derived).then(
+        () => "answered",
+        () => "closed",
+      ),
+    ).toBe("closed");
   });
 });

@@ -7,7 +7,18 @@ describe("the MAC rule (the apiserver's mac rule)", () => {
   });
 
   test("anything else is refused: '-' or no separator, five or seven pairs, one digit, spaces, other letters", () => {
-    for (const m of ["52-54-00-12-34-56", "525400123456", "52:54:00:12:34", "52:54:00:12:34:56:78", "52:54:0:12:34:56", " 52:54:00:12:34:56", "52:54:00:12:34:56\n", "52:54:00:12:34:5g", "Eth1/1(Port1)", ""]) {
+    for (const m of [
+      "52-54-00-12-34-56",
+      "525400123456",
+      "52:54:00:12:34",
+      "52:54:00:12:34:56:78",
+      "52:54:0:12:34:56",
+      " 52:54:00:12:34:56",
+      "52:54:00:12:34:56\n",
+      "52:54:00:12:34:5g",
+      "Eth1/1(Port1)",
+      "",
+    ]) {
       expect([m, isMac(m)]).toEqual([m, false]);
     }
   });

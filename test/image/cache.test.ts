@@ -3,8 +3,12 @@ import { cacheUrlFor, downloadUrl } from "../../src/image/cache.ts";
 
 describe("image cache URL mapping", () => {
   test("the image URL's path goes under the cache base (its own path kept as a prefix), query dropped", () => {
-    expect(cacheUrlFor(new URL("https://cache.example/"), "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4").href).toBe("https://cache.example/metal-os/stable/debian/12/img.tar.lz4");
-    expect(cacheUrlFor(new URL("https://[fd00::5]:8443/images/"), "https://images.example/debian/12/img.tar.lz4?x=1").href).toBe("https://[fd00::5]:8443/images/debian/12/img.tar.lz4");
+    expect(cacheUrlFor(new URL("https://cache.example/"), "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4").href).toBe(
+      "https://cache.example/metal-os/stable/debian/12/img.tar.lz4",
+    );
+    expect(cacheUrlFor(new URL("https://[fd00::5]:8443/images/"), "https://images.example/debian/12/img.tar.lz4?x=1").href).toBe(
+      "https://[fd00::5]:8443/images/debian/12/img.tar.lz4",
+    );
   });
 
   test("without a cache the image comes from its own URL; a relative image URL is refused naming it", () => {

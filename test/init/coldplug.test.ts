@@ -5,7 +5,9 @@ import { aliasMatcher, parseModulesAlias } from "../../src/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kmod/dep.ts";
 
 const DEP = parseModulesDep(readFileSync(`${import.meta.dir}/../fixtures/modules/modules.dep`, "utf8"));
-const MATCH = aliasMatcher(parseModulesAlias("alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\n"));
+const MATCH = aliasMatcher(
+  parseModulesAlias("alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\n"),
+);
 const E1000E = { device: "/sys/bus/pci/devices/0000:00:03.0", modalias: "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00" };
 const VIRTIO = { device: "/sys/bus/pci/devices/0000:00:02.0", modalias: "pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00" };
 const VIRTIO2 = { device: "/sys/bus/pci/devices/0000:00:04.0", modalias: "pci:v00001AF4d00001041sv00001AF4sd00001100bc02sc00i00" };
@@ -21,7 +23,14 @@ describe("coldplug decisions", () => {
   });
 
   test("steps load dependencies first, name why, and skip what is already handled", () => {
-    const steps = loadSteps(DEP, [{ module: "e1000e", reason: { kind: "device", device: E1000E.device, modalias: E1000E.modalias } }, { module: "virtio_net", reason: { kind: "boot" } }], new Set(["virtio_ring"]));
+    const steps = loadSteps(
+      DEP,
+      [
+        { module: "e1000e", reason: { kind: "device", device: E1000E.device, modalias: E1000E.modalias } },
+        { module: "virtio_net", reason: { kind: "boot" } },
+      ],
+      new Set(["virtio_ring"]),
+    );
     expect(steps.map((s) => [s.module.name, s.reason.kind === "dependency" ? `dep of ${s.reason.of}` : s.reason.kind])).toEqual([
       ["pps_core", "dep of e1000e"],
       ["ptp", "dep of e1000e"],

@@ -69,7 +69,10 @@ describe("readKernelFacts", () => {
 
   test("an image config past the cap is an error naming the file and the cap", () => {
     put(`/boot/config-${K}`, new Uint8Array(READ_CAPS.kernelConfig + 1));
-    expect(readKernelFacts(root).configError).toEqual({ source: `/boot/config-${K}`, error: `/boot/config-${K} is larger than the cap of 4 MiB (4194304 bytes) (see docs/bounds.md)` });
+    expect(readKernelFacts(root).configError).toEqual({
+      source: `/boot/config-${K}`,
+      error: `/boot/config-${K} is larger than the cap of 4 MiB (4194304 bytes) (see docs/bounds.md)`,
+    });
   });
 
   test("without a readable release nothing is looked up by release", () => {

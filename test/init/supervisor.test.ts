@@ -35,11 +35,17 @@ function fakeSystem(over: { files?: Record<string, string>; finit?: (p: string) 
     "/proc/self/mounts": "proc /proc proc rw 0 0\n",
     "/proc/sys/kernel/osrelease": `${KVER}\n`,
     [`${DIR}/modules.dep`]: [
-      "kernel/virtio_ring.ko:", "kernel/virtio.ko: kernel/virtio_ring.ko", "kernel/virtio_pci.ko: kernel/virtio.ko kernel/virtio_ring.ko",
-      "kernel/virtio_net.ko: kernel/virtio.ko kernel/virtio_ring.ko", "kernel/ext4.ko:", "kernel/e1000e.ko:", "kernel/ice.ko:",
+      "kernel/virtio_ring.ko:",
+      "kernel/virtio.ko: kernel/virtio_ring.ko",
+      "kernel/virtio_pci.ko: kernel/virtio.ko kernel/virtio_ring.ko",
+      "kernel/virtio_net.ko: kernel/virtio.ko kernel/virtio_ring.ko",
+      "kernel/ext4.ko:",
+      "kernel/e1000e.ko:",
+      "kernel/ice.ko:",
     ].join("\n"),
     [`${DIR}/modules.load`]: "",
-    [`${DIR}/modules.alias`]: "alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\nalias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00008086d00001591sv*sd*bc*sc*i* ice\n",
+    [`${DIR}/modules.alias`]:
+      "alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\nalias virtio:d00000001v* virtio_net\nalias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00008086d00001591sv*sd*bc*sc*i* ice\n",
     [`${DIR}/modules.firmware`]: "ice: intel/ice/ddp/ice.pkg\n",
     [`/boot/config-${KVER}`]: MEETS_FRAGMENT,
     ...over.files,
@@ -104,9 +110,17 @@ describe("init supervisor", () => {
     expect(flowRan).toBe(true);
     expect(r.outcome).toEqual({ kind: "done" });
     expect(sys.calls).toEqual([
-      "mount sysfs /sys", "mount devtmpfs /dev", "mount devpts /dev/pts", "mount tmpfs /run", "mount tmpfs /tmp",
-      "cad off", "reaper",
-      "finit kernel/virtio_ring.ko", "finit kernel/virtio.ko", "finit kernel/virtio_pci.ko", "finit kernel/virtio_net.ko",
+      "mount sysfs /sys",
+      "mount devtmpfs /dev",
+      "mount devpts /dev/pts",
+      "mount tmpfs /run",
+      "mount tmpfs /tmp",
+      "cad off",
+      "reaper",
+      "finit kernel/virtio_ring.ko",
+      "finit kernel/virtio.ko",
+      "finit kernel/virtio_pci.ko",
+      "finit kernel/virtio_net.ko",
       "power poweroff",
     ]);
   });
@@ -173,7 +187,12 @@ describe("init supervisor", () => {
     await superviseInit(sys, log, OPTS, async () => {});
     expect(sys.calls).toContain("insmod kernel/virtio.ko");
     expect(sys.calls).toContain("finit kernel/virtio_net.ko");
-    expect(lines.find((l) => l.event === "init.module" && l.module === "virtio")).toMatchObject({ finitError: "ENOEXEC", insmodExit: 1, level: 40, msg: "cannot load module virtio" });
+    expect(lines.find((l) => l.event === "init.module" && l.module === "virtio")).toMatchObject({
+      finitError: "ENOEXEC",
+      insmodExit: 1,
+      level: 40,
+      msg: "cannot load module virtio",
+    });
     expect(lines.find((l) => l.event === "init.devices")).toMatchObject({ failed: ["virtio"] });
   });
 
@@ -188,7 +207,11 @@ describe("init supervisor", () => {
 
   test("a module whose table entries are inconsistent is skipped as failed; the other devices still get their drivers", async () => {
     const e1000e = { device: "/sys/bus/pci/devices/0000:00:03.0", modalias: "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00" };
-    const sys = fakeSystem({ files: { [`${DIR}/modules.alias`]: "alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* nosuch\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n" } });
+    const sys = fakeSystem({
+      files: {
+        [`${DIR}/modules.alias`]: "alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\nalias pci:v00001AF4d*sv*sd*bc*sc*i* nosuch\nalias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n",
+      },
+    });
     sys.modaliases = async () => [PCI_VIRTIO_NET, e1000e];
     const { log, lines } = capture();
     await superviseInit(sys, log, OPTS, async () => {});
@@ -245,7 +268,9 @@ describe("init supervisor", () => {
     await superviseInit(sys, log, OPTS, async () => void (flowRan = true));
     const kc = lines.find((l) => l.event === "init.kconfig");
     expect(kc).toMatchObject({ level: 50, outcome: "fail", failed: ["IPV6"] });
-    expect(String(kc?.msg)).toStartWith(`kernel ${KVER}: config /boot/config-${KVER} fails kernel-config/metal-hammer.config: 1 requirement not met: IPV6 is a module (=m): it must be built in, a module loads too late; `);
+    expect(String(kc?.msg)).toStartWith(
+      `kernel ${KVER}: config /boot/config-${KVER} fails kernel-config/metal-hammer.config: 1 requirement not met: IPV6 is a module (=m): it must be built in, a module loads too late; `,
+    );
     expect(flowRan).toBe(true);
     expect(sys.calls).toContain("finit kernel/virtio_net.ko");
   });

@@ -35,7 +35,24 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function build(out: string, extra: string[] = [], compress = "lz4"): { code: number; stdout: string; stderr: string } {
   // The NIC modules only (the repo's list also carries the disk stages' storage modules): keeps the build small and fast.
-  const r = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", "/usr/bin/true", "--kver", KVER, "--list", "test/fixtures/modules/nic.list", "--compress", compress, "--out", out, ...extra], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync(
+    [
+      process.execPath,
+      "initramfs/build.ts",
+      "--agent",
+      "/usr/bin/true",
+      "--kver",
+      KVER,
+      "--list",
+      "test/fixtures/modules/nic.list",
+      "--compress",
+      compress,
+      "--out",
+      out,
+      ...extra,
+    ],
+    { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
+  );
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
@@ -66,7 +83,16 @@ describe.skipIf(!ready)("initramfs build", () => {
     const mods = `lib/modules/${KVER}`;
     const modFiles = files.filter((f) => f.startsWith(`${mods}/kernel/`));
     expect(files.filter((f) => !f.startsWith(`${mods}/kernel/`)).sort()).toEqual(
-      ["init", "bin/metal-hammer", "bin/busybox", "etc/ssl/certs/ca-certificates.crt", `boot/config-${KVER}`, PCI_IDS_PATH.slice(1), ...libs, ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`)].sort(),
+      [
+        "init",
+        "bin/metal-hammer",
+        "bin/busybox",
+        "etc/ssl/certs/ca-certificates.crt",
+        `boot/config-${KVER}`,
+        PCI_IDS_PATH.slice(1),
+        ...libs,
+        ...["modules.dep", "modules.alias", "modules.softdep", "modules.firmware", "modules.load"].map((f) => `${mods}/${f}`),
+      ].sort(),
     );
     // The image's modules.dep lists exactly the module files it carries, each dependency among them.
     const text = (name: string): string => new TextDecoder().decode(entries.find((e) => e.name === `${mods}/${name}`)?.data);
@@ -74,14 +100,57 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect([...dep.values()].map((m) => `${mods}/${m.path}`).sort()).toEqual([...modFiles].sort());
     for (const m of dep.values()) for (const d of m.deps) expect(modFiles).toContain(`${mods}/${d}`);
     // Real-server NICs and storage, the lab's, the disk modules; each module's aliases, nobody else's.
-    for (const m of ["ice", "i40e", "ixgbe", "igb", "e1000e", "mlx5_core", "mlx4_en", "bnxt_en", "tg3", "be2net", "virtio_net", "vmxnet3", "e1000", "nvme", "ahci", "megaraid_sas", "mpt3sas", "hpsa", "smartpqi", "virtio_blk", "virtio_scsi", "sd_mod", "raid0", "raid1", "dm_mod", "ext4", "vfat"]) {
+    for (const m of [
+      "ice",
+      "i40e",
+      "ixgbe",
+      "igb",
+      "e1000e",
+      "mlx5_core",
+      "mlx4_en",
+      "bnxt_en",
+      "tg3",
+      "be2net",
+      "virtio_net",
+      "vmxnet3",
+      "e1000",
+      "nvme",
+      "ahci",
+      "megaraid_sas",
+      "mpt3sas",
+      "hpsa",
+      "smartpqi",
+      "virtio_blk",
+      "virtio_scsi",
+      "sd_mod",
+      "raid0",
+      "raid1",
+      "dm_mod",
+      "ext4",
+      "vfat",
+    ]) {
       expect([m, dep.has(m)]).toEqual([m, true]);
     }
     const aliases = parseModulesAlias(text("modules.alias"));
     expect(new Set(aliases.map((a) => a.module)).size).toBeGreaterThan(20);
     for (const a of aliases) expect([a.module, dep.has(a.module)]).toEqual([a.module, true]);
     expect(aliases.some((a) => a.module === "ice" && a.pattern.startsWith("pci:v00008086d00001591"))).toBe(true);
-    expect(text("modules.load").trim().split("\n")).toEqual(["sd_mod", "md_mod", "raid0", "raid1", "dm_mod", "dm_raid", "ext4", "vfat", "nls_cp437", "nls_ascii", "nls_utf8", "nls_iso8859_1", "efivarfs", "ipmi_devintf"]);
+    expect(text("modules.load").trim().split("\n")).toEqual([
+      "sd_mod",
+      "md_mod",
+      "raid0",
+      "raid1",
+      "dm_mod",
+      "dm_raid",
+      "ext4",
+      "vfat",
+      "nls_cp437",
+      "nls_ascii",
+      "nls_utf8",
+      "nls_iso8859_1",
+      "efivarfs",
+      "ipmi_devintf",
+    ]);
     // ext4's softdep (crypto-crc32c) resolved to modules the image carries.
     expect(text("modules.softdep")).toContain("softdep ext4 pre: crc32c_intel crc32c_generic\n");
     for (const m of ["crc32c_intel", "crc32c_generic"]) expect(dep.has(m)).toBe(true);
@@ -165,7 +234,10 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect(noList.code).toBe(2);
     expect(noList.stderr).toContain("cannot read the module list /nonexistent.list");
     const noConfig = build(`${dir}/k`, ["--kernel-config", "/nonexistent/config"]);
-    expect([noConfig.code, noConfig.stderr.trim()]).toEqual([2, "initramfs: the kernel config /nonexistent/config does not exist: the agent checks the running kernel against it at boot; pass --kernel-config FILE"]);
+    expect([noConfig.code, noConfig.stderr.trim()]).toEqual([
+      2,
+      "initramfs: the kernel config /nonexistent/config does not exist: the agent checks the running kernel against it at boot; pass --kernel-config FILE",
+    ]);
   });
 });
 

@@ -44,7 +44,24 @@ describe("initramfs compressors", () => {
       { name: "zstd", size: 55.2e6, unpackS: 0.27 },
     ];
     expect(fastestAt(close, 1, 0)).toBe("zstd");
-    expect(fastestAt([{ name: "zstd", size: 55.2e6, unpackS: 0.3 }, { name: "lz4", size: 77.6e6, unpackS: 0.11 }], 1, 0)).toBe("lz4");
-    expect(fastestAt([{ name: "zstd", size: 55.2e6, unpackS: 0.3 }, { name: "lz4", size: 77.6e6, unpackS: 0.11 }], 1)).toBe("zstd");
+    expect(
+      fastestAt(
+        [
+          { name: "zstd", size: 55.2e6, unpackS: 0.3 },
+          { name: "lz4", size: 77.6e6, unpackS: 0.11 },
+        ],
+        1,
+        0,
+      ),
+    ).toBe("lz4");
+    expect(
+      fastestAt(
+        [
+          { name: "zstd", size: 55.2e6, unpackS: 0.3 },
+          { name: "lz4", size: 77.6e6, unpackS: 0.11 },
+        ],
+        1,
+      ),
+    ).toBe("zstd");
   });
 });

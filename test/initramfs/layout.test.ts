@@ -7,7 +7,14 @@ describe("image layout", () => {
   test("entries are sorted bytewise, parents come first and are created when missing", () => {
     const img = composeImage([file("lib/x86_64-linux-gnu/libc.so.6"), file("init"), file("etc/ssl/certs/ca.crt")]);
     expect(img.entries.map((e) => e.path)).toEqual([
-      "etc", "etc/ssl", "etc/ssl/certs", "etc/ssl/certs/ca.crt", "init", "lib", "lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu/libc.so.6",
+      "etc",
+      "etc/ssl",
+      "etc/ssl/certs",
+      "etc/ssl/certs/ca.crt",
+      "init",
+      "lib",
+      "lib/x86_64-linux-gnu",
+      "lib/x86_64-linux-gnu/libc.so.6",
     ]);
   });
 

@@ -14,10 +14,18 @@ import { prerequisites } from "../helpers/prerequisites.ts";
 
 const ROOT = `${import.meta.dir}/../..`;
 const IMAGE = `${ROOT}/build/initramfs/initramfs-${KVER}.cpio${COMPRESSORS[DEFAULT_COMPRESSION].ext}`;
-const ready = prerequisites("the default initramfs size check (make initramfs)", [!existsSync(IMAGE) && IMAGE.slice(ROOT.length + 1), !existsSync(`${IMAGE}.manifest`) && "its .manifest"]);
+const ready = prerequisites("the default initramfs size check (make initramfs)", [
+  !existsSync(IMAGE) && IMAGE.slice(ROOT.length + 1),
+  !existsSync(`${IMAGE}.manifest`) && "its .manifest",
+]);
 
 /** The first bytes of each format, as the kernel's decompress_method() tells them apart. */
-const MAGIC: Partial<Record<string, readonly number[]>> = { xz: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], zstd: [0x28, 0xb5, 0x2f, 0xfd], lz4: [0x02, 0x21, 0x4c, 0x18], gzip: [0x1f, 0x8b] };
+const MAGIC: Partial<Record<string, readonly number[]>> = {
+  xz: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00],
+  zstd: [0x28, 0xb5, 0x2f, 0xfd],
+  lz4: [0x02, 0x21, 0x4c, 0x18],
+  gzip: [0x1f, 0x8b],
+};
 
 describe("make's default compression", () => {
   test("mk/initramfs.mk builds with the compression initramfs/lib/compress.ts names as the default", () => {
@@ -62,6 +70,7 @@ describe.skipIf(!ready)("the default initramfs", () => {
     expect(paths.has("init")).toBe(true);
     for (const t of parseToolList(readFileSync(`${ROOT}/initramfs/tools.list`, "utf8"), "initramfs/tools.list")) expect([t, paths.has(t.slice(1))]).toEqual([t, true]);
     const modules = new Set((/^# modules: (.*)$/m.exec(manifest)?.[1] ?? "").split(" "));
-    for (const m of ["ice", "i40e", "mlx5_core", "bnxt_en", "nvme", "ahci", "megaraid_sas", "mpt3sas", "smartpqi", "virtio_net", "md_mod", "dm_mod", "ext4"]) expect([m, modules.has(m)]).toEqual([m, true]);
+    for (const m of ["ice", "i40e", "mlx5_core", "bnxt_en", "nvme", "ahci", "megaraid_sas", "mpt3sas", "smartpqi", "virtio_net", "md_mod", "dm_mod", "ext4"])
+      expect([m, modules.has(m)]).toEqual([m, true]);
   });
 });

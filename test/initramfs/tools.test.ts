@@ -3,7 +3,11 @@ import { parseToolList, ToolListError } from "../../initramfs/lib/tools.ts";
 
 describe("--tools list", () => {
   test("absolute paths, comments and blank lines; duplicates once", () => {
-    expect(parseToolList("# disks\n/usr/sbin/sgdisk\n\n/sbin/mdadm  # raid\n/usr/sbin/sgdisk\n/usr/sbin/mkfs.ext4\n", "t")).toEqual(["/usr/sbin/sgdisk", "/sbin/mdadm", "/usr/sbin/mkfs.ext4"]);
+    expect(parseToolList("# disks\n/usr/sbin/sgdisk\n\n/sbin/mdadm  # raid\n/usr/sbin/sgdisk\n/usr/sbin/mkfs.ext4\n", "t")).toEqual([
+      "/usr/sbin/sgdisk",
+      "/sbin/mdadm",
+      "/usr/sbin/mkfs.ext4",
+    ]);
   });
 
   test("a relative path, .. or odd characters name the line", () => {

@@ -3,8 +3,14 @@ import { parseBootInfo } from "../../src/install/boot-info.ts";
 
 describe("boot-info.yaml", () => {
   test("go-yaml's output of os-installer's Bootinfo (plain and quoted values)", () => {
-    const text = 'initrd: /boot/initrd.img-6.1.0-57-amd64\ncmdline: "console=ttyS0,115200n8 root=UUID=8f3c ro"\nkernel: /boot/vmlinuz-6.1.0-57-amd64\nbootloader_id: metal-debian\n';
-    expect(parseBootInfo(text)).toEqual({ kernel: "/boot/vmlinuz-6.1.0-57-amd64", initrd: "/boot/initrd.img-6.1.0-57-amd64", cmdline: "console=ttyS0,115200n8 root=UUID=8f3c ro", bootloaderId: "metal-debian" });
+    const text =
+      'initrd: /boot/initrd.img-6.1.0-57-amd64\ncmdline: "console=ttyS0,115200n8 root=UUID=8f3c ro"\nkernel: /boot/vmlinuz-6.1.0-57-amd64\nbootloader_id: metal-debian\n';
+    expect(parseBootInfo(text)).toEqual({
+      kernel: "/boot/vmlinuz-6.1.0-57-amd64",
+      initrd: "/boot/initrd.img-6.1.0-57-amd64",
+      cmdline: "console=ttyS0,115200n8 root=UUID=8f3c ro",
+      bootloaderId: "metal-debian",
+    });
   });
 
   test("single quotes, comments, an empty initrd, an unknown newer field", () => {

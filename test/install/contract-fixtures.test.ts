@@ -30,9 +30,15 @@ function shapeDiff(ours: unknown, theirs: unknown, at = "$"): string[] {
   const o = ours as Record<string, unknown>;
   const t = theirs as Record<string, unknown>;
   return [
-    ...Object.keys(t).filter((k) => !(k in o)).map((k) => `${at}.${k}: missing in ours`),
-    ...Object.keys(o).filter((k) => !(k in t)).map((k) => `${at}.${k}: not in the fixture`),
-    ...Object.keys(o).filter((k) => k in t).flatMap((k) => shapeDiff(o[k], t[k], `${at}.${k}`)),
+    ...Object.keys(t)
+      .filter((k) => !(k in o))
+      .map((k) => `${at}.${k}: missing in ours`),
+    ...Object.keys(o)
+      .filter((k) => !(k in t))
+      .map((k) => `${at}.${k}: not in the fixture`),
+    ...Object.keys(o)
+      .filter((k) => k in t)
+      .flatMap((k) => shapeDiff(o[k], t[k], `${at}.${k}`)),
   ];
 }
 
@@ -100,12 +106,43 @@ describe("contract files against metal-images' os-installer fixtures", () => {
 });
 
 /** InstallerConfig of metal-stack/os-installer@7ea1c98 api/v1/legacy.go: yaml key -> the YAML type its Go type takes. */
-const LEGACY: Record<string, string> = { hostname: "string", networks: "list", machineuuid: "string", sshpublickey: "string", password: "string", console: "string", timestamp: "string", nics: "list", vpn: "object|null", role: "string", raidenabled: "boolean", root_uuid: "string", firewall_rules: "object|null", dns_servers: "list", ntp_servers: "list" };
+const LEGACY: Record<string, string> = {
+  hostname: "string",
+  networks: "list",
+  machineuuid: "string",
+  sshpublickey: "string",
+  password: "string",
+  console: "string",
+  timestamp: "string",
+  nics: "list",
+  vpn: "object|null",
+  role: "string",
+  raidenabled: "boolean",
+  root_uuid: "string",
+  firewall_rules: "object|null",
+  dns_servers: "list",
+  ntp_servers: "list",
+};
 /** V1MachineNetwork (legacy.go): *int64 asn/vrf, *bool nat/private/underlay, *string ..., []string prefixes. */
-const LEGACY_NETWORK: Record<string, string> = { asn: "number", destinationprefixes: "list", ips: "list", nat: "boolean", nattypev2: "string", networkid: "string", networktype: "string", networktypev2: "string", prefixes: "list", private: "boolean", projectid: "string", underlay: "boolean", vrf: "number" };
+const LEGACY_NETWORK: Record<string, string> = {
+  asn: "number",
+  destinationprefixes: "list",
+  ips: "list",
+  nat: "boolean",
+  nattypev2: "string",
+  networkid: "string",
+  networktype: "string",
+  networktypev2: "string",
+  prefixes: "list",
+  private: "boolean",
+  projectid: "string",
+  underlay: "boolean",
+  vrf: "number",
+};
 const typeOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "list" : typeof v);
 const typesOf = (o: JsonObject) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeOf(v)]));
-const matches = (o: JsonObject, table: Record<string, string>) => Object.fromEntries(Object.keys(table).map((k) => [k, table[k]!.split("|").includes(typeOf(o[k])) ? table[k] : `${typeOf(o[k])} (expected ${table[k]})`]));
+const matches = (o: JsonObject, table: Record<string, string>) =>
+  Object.fromEntries(Object.keys(table).map((k) => [k, table[k]!.split("|").includes(typeOf(o[k])) ? table[k] : `${typeOf(o[k])} (expected ${table[k]})`]));
 
 describe("legacy install.yaml against os-installer's InstallerConfig (legacy.go)", () => {
   test("every key of legacy.go, each of its Go type; the fixture's network carried", () => {
@@ -114,7 +151,16 @@ describe("legacy install.yaml against os-installer's InstallerConfig (legacy.go)
     expect(matches(l, LEGACY)).toEqual(LEGACY);
     const n = (l.networks as JsonObject[])[0]!;
     expect(typesOf(n)).toEqual(LEGACY_NETWORK);
-    expect(n).toMatchObject({ networkid: "2d7c53f0-e071-4deb-b82b-c6ff9de45dad", vrf: 46, asn: 4210000047, nat: false, private: false, underlay: false, networktype: "NETWORK_TYPE_CHILD", projectid: "b5f26a3b-9a4d-48db-a6b3-d1dd4ac4abec" });
+    expect(n).toMatchObject({
+      networkid: "2d7c53f0-e071-4deb-b82b-c6ff9de45dad",
+      vrf: 46,
+      asn: 4210000047,
+      nat: false,
+      private: false,
+      underlay: false,
+      networktype: "NETWORK_TYPE_CHILD",
+      projectid: "b5f26a3b-9a4d-48db-a6b3-d1dd4ac4abec",
+    });
     expect(l.role).toBe("machine");
   });
 
@@ -124,11 +170,23 @@ describe("legacy install.yaml against os-installer's InstallerConfig (legacy.go)
       allocationType: "MACHINE_ALLOCATION_TYPE_FIREWALL",
       networks: [
         { network: "underlay", prefixes: ["10.0.0.0/22"], ips: ["10.0.0.1"], networkType: "NETWORK_TYPE_UNDERLAY", natType: "NAT_TYPE_NONE", vrf: "0", asn: 4200003073 },
-        { network: "internet", prefixes: ["185.1.2.0/24"], destinationPrefixes: ["0.0.0.0/0"], ips: ["185.1.2.3"], networkType: "NETWORK_TYPE_EXTERNAL", natType: "NAT_TYPE_IPV4_MASQUERADE", vrf: "104009", asn: 4200003073 },
+        {
+          network: "internet",
+          prefixes: ["185.1.2.0/24"],
+          destinationPrefixes: ["0.0.0.0/0"],
+          ips: ["185.1.2.3"],
+          networkType: "NETWORK_TYPE_EXTERNAL",
+          natType: "NAT_TYPE_IPV4_MASQUERADE",
+          vrf: "104009",
+          asn: 4200003073,
+        },
       ],
       dnsServers: [{ ip: "1.1.1.1" }],
       ntpServers: [{ address: "pool.ntp.org" }],
-      firewallRules: { egress: [{ protocol: "IP_PROTOCOL_TCP", ports: [443], to: ["0.0.0.0/0"], comment: "allow https" }], ingress: [{ protocol: "IP_PROTOCOL_UDP", ports: [53], from: ["10.0.0.0/8"], to: [] }] },
+      firewallRules: {
+        egress: [{ protocol: "IP_PROTOCOL_TCP", ports: [443], to: ["0.0.0.0/0"], comment: "allow https" }],
+        ingress: [{ protocol: "IP_PROTOCOL_UDP", ports: [53], from: ["10.0.0.0/8"], to: [] }],
+      },
     };
     // Through the decoder, as the flow does (the decoded message, read field by field): nothing of it may be dropped.
     const a = fromJson(MachineAllocationSchema, fw, { ignoreUnknownFields: true });
@@ -139,6 +197,9 @@ describe("legacy install.yaml against os-installer's InstallerConfig (legacy.go)
       ["internet", false, true, 104009, ["0.0.0.0/0"]],
     ]);
     expect([l.dns_servers, l.ntp_servers]).toEqual([[{ ip: "1.1.1.1" }], [{ address: "pool.ntp.org" }]]);
-    expect(l.firewall_rules).toEqual({ egress: [{ comment: "allow https", ports: [443], protocol: "tcp", to: ["0.0.0.0/0"] }], ingress: [{ from: ["10.0.0.0/8"], ports: [53], protocol: "udp", to: [] }] });
+    expect(l.firewall_rules).toEqual({
+      egress: [{ comment: "allow https", ports: [443], protocol: "tcp", to: ["0.0.0.0/0"] }],
+      ingress: [{ from: ["10.0.0.0/8"], ports: [53], protocol: "udp", to: [] }],
+    });
   });
 });

@@ -19,7 +19,17 @@ const input: ContractInput = {
     hostname: "web-1",
     allocationType: MachineAllocationType.FIREWALL,
     sshPublicKeys: ["ssh-ed25519 AAAA a", "ssh-ed25519 BBBB b"],
-    networks: [{ network: "internet", prefixes: ["2001:db8::/64"], ips: ["2001:db8::5"], networkType: NetworkType.EXTERNAL, natType: NATType.NAT_TYPE_IPV4_MASQUERADE, vrf: 104009n, asn: 4200003073 }],
+    networks: [
+      {
+        network: "internet",
+        prefixes: ["2001:db8::/64"],
+        ips: ["2001:db8::5"],
+        networkType: NetworkType.EXTERNAL,
+        natType: NATType.NAT_TYPE_IPV4_MASQUERADE,
+        vrf: 104009n,
+        asn: 4200003073,
+      },
+    ],
     dnsServers: [{ ip: "2001:4860:4860::8888" }],
   }),
   // As received: a field newer than our proto/ (metal-stack/api PR #114's vpn.flavor) and one from the future.
@@ -45,11 +55,37 @@ describe("installer contract files", () => {
 
   test("legacy install.yaml: keys of legacy.go's InstallerConfig, role, keys joined, networks mapped", () => {
     const l = legacyInstallConfig(input);
-    expect(Object.keys(l).sort()).toEqual(["console", "dns_servers", "firewall_rules", "hostname", "machineuuid", "networks", "nics", "ntp_servers", "password", "raidenabled", "role", "root_uuid", "sshpublickey", "timestamp", "vpn"].sort());
+    expect(Object.keys(l).sort()).toEqual(
+      [
+        "console",
+        "dns_servers",
+        "firewall_rules",
+        "hostname",
+        "machineuuid",
+        "networks",
+        "nics",
+        "ntp_servers",
+        "password",
+        "raidenabled",
+        "role",
+        "root_uuid",
+        "sshpublickey",
+        "timestamp",
+        "vpn",
+      ].sort(),
+    );
     expect(l.role).toBe("firewall");
     expect(l.sshpublickey).toBe("ssh-ed25519 AAAA a\nssh-ed25519 BBBB b");
     const n = (l.networks as Record<string, unknown>[])[0]!;
-    expect([n.networkid, n.vrf, n.asn, n.nat, n.nattypev2, n.underlay, n.networktype]).toEqual(["internet", 104009, 4200003073, true, "NAT_TYPE_IPV4_MASQUERADE", false, "NETWORK_TYPE_EXTERNAL"]);
+    expect([n.networkid, n.vrf, n.asn, n.nat, n.nattypev2, n.underlay, n.networktype]).toEqual([
+      "internet",
+      104009,
+      4200003073,
+      true,
+      "NAT_TYPE_IPV4_MASQUERADE",
+      false,
+      "NETWORK_TYPE_EXTERNAL",
+    ]);
     expect(l.dns_servers).toEqual([{ ip: "2001:4860:4860::8888" }]);
     expect([l.vpn, l.firewall_rules]).toEqual([null, null]);
   });
@@ -70,7 +106,11 @@ describe("installer contract files", () => {
   });
 
   test("a secret-named field newer than our proto/ is a secret too (machine-allocation.yaml carries it verbatim)", () => {
-    const asSent = { vpn: { auth_key: "k-snake-0123456789" }, future: [{ joinToken: "t-0123456789abcdef", tokenExpiresAt: "2026-12-02T00:00:00Z" }], sshPublicKeys: ["ssh-ed25519 AAAA a"] };
+    const asSent = {
+      vpn: { auth_key: "k-snake-0123456789" },
+      future: [{ joinToken: "t-0123456789abcdef", tokenExpiresAt: "2026-12-02T00:00:00Z" }],
+      sshPublicKeys: ["ssh-ed25519 AAAA a"],
+    };
     expect(allocationSecrets(input.allocation, asSent)).toEqual(["k-snake-0123456789", "t-0123456789abcdef"]);
   });
 });

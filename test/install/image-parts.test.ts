@@ -35,7 +35,12 @@ describe("image install parts", () => {
   });
 
   test("cleaning keeps mount points below the root and the directories leading to them", () => {
-    const info = ["36 35 8:1 / / rw - ext4 /dev/sda1 rw", "40 36 8:2 / /mnt/target rw - ext4 /dev/sdb2 rw", "41 40 8:1 / /mnt/target/boot/efi rw - vfat /dev/sdb1 rw", "42 40 0:5 / /mnt/target/var\\040log rw - ext4 /dev/sdb3 rw"].join("\n");
+    const info = [
+      "36 35 8:1 / / rw - ext4 /dev/sda1 rw",
+      "40 36 8:2 / /mnt/target rw - ext4 /dev/sdb2 rw",
+      "41 40 8:1 / /mnt/target/boot/efi rw - vfat /dev/sdb1 rw",
+      "42 40 0:5 / /mnt/target/var\\040log rw - ext4 /dev/sdb3 rw",
+    ].join("\n");
     const mounts = mountsBelow(info, "/mnt/target/");
     expect(mounts).toEqual(["/mnt/target/boot/efi", "/mnt/target/var log"]);
     expect([...keepSet("/mnt/target", mounts)].sort()).toEqual(["/mnt/target/boot", "/mnt/target/boot/efi", "/mnt/target/var log"]);

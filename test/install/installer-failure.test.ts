@@ -12,8 +12,15 @@ const recorded = (name: string) =>
     .filter((l) => l !== "");
 /** What the runner hands over: every line read as os-installer's log, the last 20 kept escaped. */
 const failure = (lines: readonly string[], o: { binary?: string; end?: Parameters<typeof installerFailure>[0]["end"]; scrub?: (t: string) => string } = {}) =>
-  installerFailure({ binary: o.binary ?? "/os-installer", end: o.end ?? { kind: "exit", code: 1 }, run: parseOsInstallerLog(lines), last: lines.slice(-20).map((l) => escapeLine(l)), ...(o.scrub ? { scrub: o.scrub } : {}) });
-const rec = (msg: string, g: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => JSON.stringify({ time: "2026-12-01T00:00:00Z", level: "INFO", msg, ...top, "os-installer": g });
+  installerFailure({
+    binary: o.binary ?? "/os-installer",
+    end: o.end ?? { kind: "exit", code: 1 },
+    run: parseOsInstallerLog(lines),
+    last: lines.slice(-20).map((l) => escapeLine(l)),
+    ...(o.scrub ? { scrub: o.scrub } : {}),
+  });
+const rec = (msg: string, g: Record<string, unknown> = {}, top: Record<string, unknown> = {}) =>
+  JSON.stringify({ time: "2026-12-01T00:00:00Z", level: "INFO", msg, ...top, "os-installer": g });
 
 describe("the error of a failed installer (exit 54)", () => {
   test("grub-install failed (recorded from os-installer v0.3.1): the task, its error, the command, the tool's lines", () => {
@@ -21,11 +28,20 @@ describe("the error of a failed installer (exit 54)", () => {
     const f = failure(lines);
     const [first, ...rest] = f.message.split("\n");
     expect(first).toBe('installer: /os-installer failed (exit 1) in os-installer task "write booatloader config": exit status 1');
-    expect(rest.slice(0, 2)).toEqual(["  command: grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable", "  its last lines:"]);
+    expect(rest.slice(0, 2)).toEqual([
+      "  command: grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable",
+      "  its last lines:",
+    ]);
     // The last 10 output lines, the tool's own error among them (so not repeated apart).
     expect(rest.slice(2)).toEqual(lines.slice(-TAIL_LINES).map((l) => `    ${l}`));
     expect(rest).toContain("    grub-install: error: /boot/efi doesn't look like an EFI partition.");
-    expect(f.details).toMatchObject({ binary: "/os-installer", installerExit: 1, task: "write booatloader config", taskError: "exit status 1", command: "grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable" });
+    expect(f.details).toMatchObject({
+      binary: "/os-installer",
+      installerExit: 1,
+      task: "write booatloader config",
+      taskError: "exit status 1",
+      command: "grub-install --target=x86_64-efi --efi-directory=/boot/efi --boot-directory=/boot --bootloader-id=metal-debian --removable",
+    });
     expect(f.details.last).toEqual(lines.slice(-TAIL_LINES));
     // agent.fatal spreads the details over its own fields: the agent's exit code (54) must stay.
     expect(f.details).not.toHaveProperty("exitCode");
@@ -41,8 +57,14 @@ describe("the error of a failed installer (exit 54)", () => {
     ]);
     expect(f.message.split("\n").length).toBe(3 + TAIL_LINES);
     expect(parseOsInstallerLog(lines).tasks.map((t) => t.name)).toEqual([
-      "persist configuration data from metal-hammer", "check if running in efi mode", "remove .dockerenv if running in virtual environment",
-      "write hostname", "write /etc/hosts", "write /etc/resolv.conf", "write ntp configuration", "create metal user",
+      "persist configuration data from metal-hammer",
+      "check if running in efi mode",
+      "remove .dockerenv if running in virtual environment",
+      "write hostname",
+      "write /etc/hosts",
+      "write /etc/resolv.conf",
+      "write ntp configuration",
+      "create metal user",
     ]);
   });
 
@@ -86,7 +108,9 @@ describe("the error of a failed installer (exit 54)", () => {
 
   test("not os-installer (the test OS's /install.sh): the path, the exit status, its last lines", () => {
     const f = failure(["installer: read /etc/metal/install.yaml", "installer: grub-install failed: no EFI partition"], { binary: "/install.sh", end: { kind: "exit", code: 7 } });
-    expect(f.message).toBe("installer: /install.sh failed (exit 7)\n  its last lines:\n    installer: read /etc/metal/install.yaml\n    installer: grub-install failed: no EFI partition");
+    expect(f.message).toBe(
+      "installer: /install.sh failed (exit 7)\n  its last lines:\n    installer: read /etc/metal/install.yaml\n    installer: grub-install failed: no EFI partition",
+    );
     expect(failure([], { binary: "/install.sh", end: { kind: "signal", signal: "SIGSEGV" } }).message).toBe("installer: /install.sh failed (signal SIGSEGV)\n  no output");
   });
 
@@ -113,10 +137,17 @@ describe("the error of a failed installer (exit 54)", () => {
     const f = installerFailure({ binary: "/os-installer", end: { kind: "exit", code: 1 }, run: parseOsInstallerLog(lines), last: lines.map((l) => scrub(escapeLine(l))), scrub });
     const all = `${f.message}\n${JSON.stringify(f.details)}`;
     for (const secret of [password, vpnKey, JSON.stringify(vpnKey).slice(1, -1)]) expect(all).not.toContain(secret);
-    expect(f.message.split("\n")[0]).toBe('installer: /os-installer failed (exit 1) in os-installer task "create metal user": unable to set password [redacted] (vpn [redacted]): exit status 1');
+    expect(f.message.split("\n")[0]).toBe(
+      'installer: /os-installer failed (exit 1) in os-installer task "create metal user": unable to set password [redacted] (vpn [redacted]): exit status 1',
+    );
     expect(f.details.command).toBe("usermod --password [redacted] metal");
     // The failing command's captured stdout is in no tail line of its own: the task's tool lines are shown apart.
-    expect(f.message.split("\n").slice(1, 5)).toEqual(["  command: usermod --password [redacted] metal", "  the task's tools printed:", "    passwd: bad password [redacted]", "    tailscale up --authkey [redacted]"]);
+    expect(f.message.split("\n").slice(1, 5)).toEqual([
+      "  command: usermod --password [redacted] metal",
+      "  the task's tools printed:",
+      "    passwd: bad password [redacted]",
+      "    tailscale up --authkey [redacted]",
+    ]);
     // A tool line with a secret that is in the (scrubbed) tail is not repeated apart.
     const two = lines.slice(0, 3).concat(lines[4]!);
     const g = installerFailure({ binary: "/os-installer", end: { kind: "exit", code: 1 }, run: parseOsInstallerLog(two), last: two.map((l) => scrub(escapeLine(l))), scrub });

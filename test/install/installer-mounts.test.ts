@@ -100,11 +100,7 @@ describe("installer chroot mounts", () => {
       const run = runInstaller({ root: r, log: silentLogger(), mounts: sys, uefi: true, chroot: [ok ? "true" : "false"], contain: () => [] });
       if (ok) expect((await run).bootInfo.bootloaderId).toBe("debian");
       else await expect(run).rejects.toThrow("/install.sh failed (exit 1)");
-      expect(calls.filter((c) => c.startsWith("umount"))).toEqual([
-        `umount ${r}/sys/firmware/efi/efivars ${UNMOUNT}`,
-        `umount ${r}/sys ${UNMOUNT}`,
-        `umount ${r}/dev ${UNMOUNT}`,
-      ]);
+      expect(calls.filter((c) => c.startsWith("umount"))).toEqual([`umount ${r}/sys/firmware/efi/efivars ${UNMOUNT}`, `umount ${r}/sys ${UNMOUNT}`, `umount ${r}/dev ${UNMOUNT}`]);
     });
   }
 });

@@ -71,7 +71,14 @@ describe("booting the installed OS", () => {
   test("the watchdog is closed (beforeReboot) only after kexec_file_load, right before reboot(2); also on the fallback reboot", async () => {
     for (const loadErrno of [0, 1]) {
       const r = recorder({ loadErrno });
-      await bootInstalled({ root: "/mnt/t", bootInfo: info, log: r.log, sys: r.sys, unmountTarget: r.unmountTarget, beforeReboot: async () => void r.calls.push("watchdog closed") });
+      await bootInstalled({
+        root: "/mnt/t",
+        bootInfo: info,
+        log: r.log,
+        sys: r.sys,
+        unmountTarget: r.unmountTarget,
+        beforeReboot: async () => void r.calls.push("watchdog closed"),
+      });
       expect(r.calls.indexOf("watchdog closed")).toBeGreaterThan(r.calls.indexOf("load"));
       expect(r.calls.slice(-4)).toEqual(["watchdog closed", "flush", "drain", loadErrno === 0 ? "reboot KEXEC" : "reboot RESTART"]);
     }

@@ -12,10 +12,25 @@ describe("os-installer's output, as v0.3.1 prints it", () => {
     expect(run.failed).toBeUndefined();
     expect(run.configError).toBeUndefined();
     expect(run.tasks.map((t) => t.name)).toEqual([
-      "persist configuration data from metal-hammer", "check if running in efi mode", "remove .dockerenv if running in virtual environment",
-      "write hostname", "write /etc/hosts", "write /etc/resolv.conf", "write ntp configuration", "create metal user", "configure network",
-      "authorized ssh keys", "fix wrong filesystem permissions", "process userdata", "build kernel cmdline", "write /etc/metal/boot-info.yaml",
-      "write booatloader config", "unset machine id", "deploy systemd services", "write /etc/metal/build-meta.yaml", "execute custom executable",
+      "persist configuration data from metal-hammer",
+      "check if running in efi mode",
+      "remove .dockerenv if running in virtual environment",
+      "write hostname",
+      "write /etc/hosts",
+      "write /etc/resolv.conf",
+      "write ntp configuration",
+      "create metal user",
+      "configure network",
+      "authorized ssh keys",
+      "fix wrong filesystem permissions",
+      "process userdata",
+      "build kernel cmdline",
+      "write /etc/metal/boot-info.yaml",
+      "write booatloader config",
+      "unset machine id",
+      "deploy systemd services",
+      "write /etc/metal/build-meta.yaml",
+      "execute custom executable",
     ]);
     expect(run.tasks.every((t) => typeof t.ms === "number" && t.ms >= 0)).toBe(true);
     // The bootloader task (grub-install, update-grub2) is the long one.

@@ -25,7 +25,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function startPid1(cmdline: string) {
   const file = `${dir}/cmdline-${Math.random().toString(16).slice(2)}`;
   writeFileSync(file, cmdline + "\n");
-  const p = Bun.spawn(["unshare", "--pid", "--mount", "--net", "--fork", "--mount-proc", "sh", "-c", `mount --bind ${file} /proc/cmdline && exec ${BIN}`], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(["unshare", "--pid", "--mount", "--net", "--fork", "--mount-proc", "sh", "-c", `mount --bind ${file} /proc/cmdline && exec ${BIN}`], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   return p;
 }
 
@@ -84,7 +87,14 @@ describe.skipIf(!ready)("metal-hammer as PID 1 in a PID namespace", () => {
         "PID 1's mounts",
       );
       // (sys, dev and dev/pts come mounted from the host here; in the VM PID 1 mounts them: the e2e lab shows it.)
-      for (const want of [/^sysfs \/sys sysfs/m, /^devtmpfs \/dev devtmpfs/m, /^devpts \/dev\/pts devpts/m, /^tmpfs \/run tmpfs rw,nosuid,nodev/m, /^tmpfs \/tmp tmpfs rw,nosuid,nodev/m]) expect(mounts).toMatch(want);
+      for (const want of [
+        /^sysfs \/sys sysfs/m,
+        /^devtmpfs \/dev devtmpfs/m,
+        /^devpts \/dev\/pts devpts/m,
+        /^tmpfs \/run tmpfs rw,nosuid,nodev/m,
+        /^tmpfs \/tmp tmpfs rw,nosuid,nodev/m,
+      ])
+        expect(mounts).toMatch(want);
       // SIGUSR2 once the agent has logged that it waits out the reboot delay (its signal handlers are set before the flow runs).
       await waitFor(() => records(stderr.text()).some((x) => x.event === "init.reboot" && x.delayMs === 60_000), 15_000, "PID 1's init.reboot line with the 60 s delay");
       process.kill(agent, "SIGUSR2");

@@ -7,7 +7,8 @@ import { readFacts } from "../../src/inventory/read.ts";
 
 const FIX = join(import.meta.dir, "../fixtures/inventory");
 const siMem = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")) as { total: number };
-const facts = () => readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => siMem.total, pciIds: ["/nonexistent-mh/pci.ids", join(FIX, "pci.ids")] });
+const facts = () =>
+  readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => siMem.total, pciIds: ["/nonexistent-mh/pci.ids", join(FIX, "pci.ids")] });
 
 describe("inventory from the fixture sysfs tree", () => {
   test("the Register hardware and bios of the fixture server", async () => {
@@ -19,9 +20,33 @@ describe("inventory from the fixture sysfs tree", () => {
         { name: "/dev/sda", size: String(937703088n * 512n) },
       ],
       nics: [
-        { mac: "3c:ec:ef:10:20:30", name: "eno1", identifier: "0000:00:1f.6", vendor: "Intel Corporation", model: "Ethernet Connection (7) I219-LM", speed: "1000000000", neighbors: [] },
-        { mac: "3c:fd:fe:a0:b0:c0", name: "enp24s0f0", identifier: "0000:18:00.0", vendor: "Intel Corporation", model: "Ethernet Controller XXV710 for 25GbE SFP28", speed: "25000000000", neighbors: [] },
-        { mac: "3c:fd:fe:a0:b0:c1", name: "enp24s0f1", identifier: "0000:18:00.1", vendor: "Intel Corporation", model: "Ethernet Controller XXV710 for 25GbE SFP28", speed: "0", neighbors: [] },
+        {
+          mac: "3c:ec:ef:10:20:30",
+          name: "eno1",
+          identifier: "0000:00:1f.6",
+          vendor: "Intel Corporation",
+          model: "Ethernet Connection (7) I219-LM",
+          speed: "1000000000",
+          neighbors: [],
+        },
+        {
+          mac: "3c:fd:fe:a0:b0:c0",
+          name: "enp24s0f0",
+          identifier: "0000:18:00.0",
+          vendor: "Intel Corporation",
+          model: "Ethernet Controller XXV710 for 25GbE SFP28",
+          speed: "25000000000",
+          neighbors: [],
+        },
+        {
+          mac: "3c:fd:fe:a0:b0:c1",
+          name: "enp24s0f1",
+          identifier: "0000:18:00.1",
+          vendor: "Intel Corporation",
+          model: "Ethernet Controller XXV710 for 25GbE SFP28",
+          speed: "0",
+          neighbors: [],
+        },
         { mac: "02:42:ac:11:00:01", name: "br0", identifier: "", vendor: "", model: "", speed: "10000000000", neighbors: [] },
       ],
       cpus: [
@@ -47,14 +72,22 @@ describe("inventory from the fixture sysfs tree", () => {
     ]);
     expect(inv.notes).toEqual(["pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids"]);
     // A name longer than the apiserver takes (NIC model: 128, GPU model: 256) is not sent: the id form is.
-    const long = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: `8086  Intel Corporation\n\t158b  ${"X".repeat(129)}\n10de  NVIDIA Corporation\n\t20b5  ${"G".repeat(256)}\n\t1eb8  ${"T".repeat(257)}\n` } });
+    const long = toInventory({
+      ...(await facts()),
+      pciIds: {
+        path: "/x/pci.ids",
+        text: `8086  Intel Corporation\n\t158b  ${"X".repeat(129)}\n10de  NVIDIA Corporation\n\t20b5  ${"G".repeat(256)}\n\t1eb8  ${"T".repeat(257)}\n`,
+      },
+    });
     expect(long.hardware.nics[1]).toMatchObject({ vendor: "Intel Corporation", model: "0x158b i40e" });
     expect(long.hardware.gpus).toEqual([
       { vendor: "NVIDIA Corporation", model: "G".repeat(256) },
       { vendor: "NVIDIA Corporation", model: "0x1eb8" },
     ]);
     const bad = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: "10de  NVIDIA Corporation\n\t20b5 GA100\n" } });
-    expect(bad.notes).toEqual(['pci names: /x/pci.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100": NIC and GPU vendor/model sent as PCI ids']);
+    expect(bad.notes).toEqual([
+      'pci names: /x/pci.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100": NIC and GPU vendor/model sent as PCI ids',
+    ]);
   });
 
   test("the network stage's interfaces come first, in its order", async () => {
@@ -68,7 +101,11 @@ describe("inventory from the fixture sysfs tree", () => {
 
   test("an interface the network stage used but sysfs lacks is kept with its name and MAC", async () => {
     const f = await facts();
-    const network = { interfaces: [{ name: "eth9", mac: "52:54:00:AA:BB:CC", addresses: [], defaultRouters: [], state: "ready" }], dns: { servers: [], search: [] }, timingsMs: {} };
+    const network = {
+      interfaces: [{ name: "eth9", mac: "52:54:00:AA:BB:CC", addresses: [], defaultRouters: [], state: "ready" }],
+      dns: { servers: [], search: [] },
+      timingsMs: {},
+    };
     expect(toInventory(f, network).hardware.nics[0]).toEqual({ mac: "52:54:00:aa:bb:cc", name: "eth9", identifier: "", vendor: "", model: "", speed: "0", neighbors: [] });
   });
 });
@@ -90,13 +127,33 @@ describe("inventory from sparse facts", () => {
   });
 
   test("multicast, zero and malformed MACs and non-Ethernet types are not NICs", () => {
-    const nic = (name: string, address: string, type = "1") => ({ name, address, type, speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined });
-    const inv = toInventory({ ...empty, nets: [nic("a", "01:00:5e:00:00:01"), nic("b", "00:00:00:00:00:00"), nic("c", "zz"), nic("d", "52:54:00:12:34:56", "772"), nic("e", "52:54:00:12:34:57")] });
+    const nic = (name: string, address: string, type = "1") => ({
+      name,
+      address,
+      type,
+      speed: undefined,
+      devicePath: undefined,
+      vendorId: undefined,
+      deviceId: undefined,
+      driver: undefined,
+    });
+    const inv = toInventory({
+      ...empty,
+      nets: [nic("a", "01:00:5e:00:00:01"), nic("b", "00:00:00:00:00:00"), nic("c", "zz"), nic("d", "52:54:00:12:34:56", "772"), nic("e", "52:54:00:12:34:57")],
+    });
     expect(inv.hardware.nics.map((n) => n.name)).toEqual(["e"]);
   });
 
   test("a block device with an unreadable size is left out", () => {
-    expect(toInventory({ ...empty, blocks: [{ name: "vda", sectors: undefined }, { name: "vdb", sectors: "8" }] }).hardware.disks).toEqual([{ name: "/dev/vdb", size: "4096" }]);
+    expect(
+      toInventory({
+        ...empty,
+        blocks: [
+          { name: "vda", sectors: undefined },
+          { name: "vdb", sectors: "8" },
+        ],
+      }).hardware.disks,
+    ).toEqual([{ name: "/dev/vdb", size: "4096" }]);
   });
 
   test("pciAddressOf takes the device's own PCI address from a resolved path (virtio sits below it)", () => {

@@ -27,7 +27,9 @@ describe("pci.ids", () => {
   });
 
   test("a line that is neither a vendor nor a device is refused with file and line", () => {
-    expect(() => parsePciIds("10de  NVIDIA Corporation\n\t20b5 GA100\n", "x.ids")).toThrow(new PciIdsError('x.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100"'));
+    expect(() => parsePciIds("10de  NVIDIA Corporation\n\t20b5 GA100\n", "x.ids")).toThrow(
+      new PciIdsError('x.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100"'),
+    );
     // A device line before any vendor line.
     expect(() => parsePciIds("\t20b5  GA100\n")).toThrow("pci.ids:1:");
   });

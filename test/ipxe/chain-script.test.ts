@@ -67,7 +67,12 @@ describe("renderChainScript", () => {
     expect(script).toContain("set mh-delay:int32 2\n");
     expect(script).toContain("inc mh-delay 2\n");
     expect(script.trimEnd().split("\n").at(-1)).toBe("shell");
-    expect(renderChainScript({ ...OPTS, giveUp: "exit" }).script.trimEnd().split("\n").at(-1)).toBe("exit 1");
+    expect(
+      renderChainScript({ ...OPTS, giveUp: "exit" })
+        .script.trimEnd()
+        .split("\n")
+        .at(-1),
+    ).toBe("exit 1");
   });
 
   test("ISO_NIC=all lets iPXE try every NIC and reports the one that got the RA (netX)", () => {
@@ -91,7 +96,7 @@ describe("renderChainScript", () => {
     ["not a url", "garbage"],
     ["http://[2001:db8::1]/boot.ipxe?x=${net0/mac}", "iPXE expansion"],
     ["http://[2001:db8::1]/boot.ipxe#frag", "comment char"],
-    ["http://[2001:db8::1]/a\"b", "quote"],
+    ['http://[2001:db8::1]/a"b', "quote"],
   ])("rejects BOOT_URL %p (%s)", (url) => {
     expect(usageOf(() => validateBootUrl(url)).message).toStartWith("BOOT_URL=");
   });

@@ -31,10 +31,10 @@ describe("ipxe/render-chain.ts", () => {
 
   test.each([
     [{}, "BOOT_URL: missing"],
-    [{ BOOT_URL: "http://192.0.2.1/boot.ipxe" }, "BOOT_URL=\"http://192.0.2.1/boot.ipxe\": expected"],
-    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_ATTEMPTS: "many" }, "ISO_ATTEMPTS=\"many\": expected an integer from 1 to 100"],
-    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_NIC: "eth0" }, "ISO_NIC=\"eth0\": expected"],
-    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_GIVE_UP: "poweroff" }, "ISO_GIVE_UP=\"poweroff\": expected one of reboot, exit, shell"],
+    [{ BOOT_URL: "http://192.0.2.1/boot.ipxe" }, 'BOOT_URL="http://192.0.2.1/boot.ipxe": expected'],
+    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_ATTEMPTS: "many" }, 'ISO_ATTEMPTS="many": expected an integer from 1 to 100'],
+    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_NIC: "eth0" }, 'ISO_NIC="eth0": expected'],
+    [{ BOOT_URL: "http://[2001:db8::1]/b", ISO_GIVE_UP: "poweroff" }, 'ISO_GIVE_UP="poweroff": expected one of reboot, exit, shell'],
   ])("exit 2 and one line naming the option for %o", (env, line) => {
     const r = render(env as Record<string, string>);
     expect(r.code).toBe(2);
@@ -51,7 +51,14 @@ describe("ipxe/render-chain.ts", () => {
 
 /** Debian trixie's UEFI iPXE (make ipxe-efi), the one mkiso.sh takes by default. */
 const IPXE_EFI = join(ROOT, "build/ipxe-efi/ipxe.efi");
-const missingTools = ["/usr/bin/xorriso", "/usr/bin/mcopy", "/usr/lib/ipxe/ipxe.lkrn", "/usr/lib/ISOLINUX/isolinux.bin", "/usr/lib/syslinux/modules/bios/ldlinux.c32", IPXE_EFI].filter((f) => !existsSync(f));
+const missingTools = [
+  "/usr/bin/xorriso",
+  "/usr/bin/mcopy",
+  "/usr/lib/ipxe/ipxe.lkrn",
+  "/usr/lib/ISOLINUX/isolinux.bin",
+  "/usr/lib/syslinux/modules/bios/ldlinux.c32",
+  IPXE_EFI,
+].filter((f) => !existsSync(f));
 const haveTools = missingTools.length === 0;
 
 describe.skipIf(!haveTools)(`ipxe/mkiso.sh${haveTools ? "" : ` (skipped: missing ${missingTools.join(", ")}; make deps ipxe-efi)`}`, () => {

@@ -35,9 +35,15 @@ function shippedModules(): string {
   const dir = mkdtempSync(`${tmpdir()}/mhl-kconfig-`);
   try {
     const out = `${dir}/i.cpio`;
-    const r = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", "/usr/bin/true", "--kver", VERSION, "--compress", "none", "--out", out], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const r = Bun.spawnSync([process.execPath, "initramfs/build.ts", "--agent", "/usr/bin/true", "--kver", VERSION, "--compress", "none", "--out", out], {
+      cwd: ROOT,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (r.exitCode !== 0) throw new Error(`initramfs build failed: ${r.stderr.toString()}`);
-    const line = readFileSync(`${out}.manifest`, "utf8").split("\n").find((l) => l.startsWith("# modules: "));
+    const line = readFileSync(`${out}.manifest`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("# modules: "));
     if (!line) throw new Error("no modules line in the manifest");
     return line.slice("# modules: ".length).trim().split(" ").join(",");
   } finally {
@@ -62,16 +68,67 @@ async function check(...extra: string[]): Promise<{ code: number; report: Report
   return { code, report, by, err };
 }
 
-const BUILTIN_OK = ["BLK_DEV_INITRD", "RD_GZIP", "RD_LZ4", "RD_ZSTD", "DEVTMPFS", "TMPFS", "PROC_FS", "SYSFS", "IPV6", "UNIX", "PACKET", "EPOLL", "EVENTFD", "TIMERFD", "FUTEX", "BINFMT_ELF", "SERIAL_8250_CONSOLE", "EFI_STUB", "KEXEC_FILE", "DMIID"];
+const BUILTIN_OK = [
+  "BLK_DEV_INITRD",
+  "RD_GZIP",
+  "RD_LZ4",
+  "RD_ZSTD",
+  "DEVTMPFS",
+  "TMPFS",
+  "PROC_FS",
+  "SYSFS",
+  "IPV6",
+  "UNIX",
+  "PACKET",
+  "EPOLL",
+  "EVENTFD",
+  "TIMERFD",
+  "FUTEX",
+  "BINFMT_ELF",
+  "SERIAL_8250_CONSOLE",
+  "EFI_STUB",
+  "KEXEC_FILE",
+  "DMIID",
+];
 const RA_FEATURES = ["IPV6_OPTIMISTIC_DAD", "IPV6_ROUTER_PREF", "IPV6_ROUTE_INFO"];
 /** Required options Debian builds as modules and the lab set carries. */
 const LAB_MODULE_OPTIONS = ["VIRTIO_NET", "VIRTIO", "VIRTIO_PCI", "E1000"];
 /** Required options Debian builds as modules that the lab set lacks: the finding. */
 const NOT_IN_LAB = [
-  "E1000E", "IGB", "IXGBE", "I40E", "ICE", "MLX5_CORE", "BNXT", "MLX4_EN", "TIGON3", "BE2NET", "VMXNET3",
-  "BLK_DEV_NVME", "ATA", "SATA_AHCI", "SCSI", "BLK_DEV_SD", "VIRTIO_BLK", "MEGARAID_SAS", "SCSI_MPT3SAS", "SCSI_HPSA", "SCSI_SMARTPQI", "SCSI_VIRTIO",
-  "BLK_DEV_MD", "MD_RAID1", "MD_RAID0", "BLK_DEV_DM", "DM_RAID",
-  "EXT4_FS", "VFAT_FS", "NLS_CODEPAGE_437", "NLS_ISO8859_1", "EFIVAR_FS", "WATCHDOG_CORE", "NET_VRF",
+  "E1000E",
+  "IGB",
+  "IXGBE",
+  "I40E",
+  "ICE",
+  "MLX5_CORE",
+  "BNXT",
+  "MLX4_EN",
+  "TIGON3",
+  "BE2NET",
+  "VMXNET3",
+  "BLK_DEV_NVME",
+  "ATA",
+  "SATA_AHCI",
+  "SCSI",
+  "BLK_DEV_SD",
+  "VIRTIO_BLK",
+  "MEGARAID_SAS",
+  "SCSI_MPT3SAS",
+  "SCSI_HPSA",
+  "SCSI_SMARTPQI",
+  "SCSI_VIRTIO",
+  "BLK_DEV_MD",
+  "MD_RAID1",
+  "MD_RAID0",
+  "BLK_DEV_DM",
+  "DM_RAID",
+  "EXT4_FS",
+  "VFAT_FS",
+  "NLS_CODEPAGE_437",
+  "NLS_ISO8859_1",
+  "EFIVAR_FS",
+  "WATCHDOG_CORE",
+  "NET_VRF",
 ];
 
 prerequisites("the Debian kernel check", [SKIP && "/boot/config-* (make deps installs linux-image-amd64)"]);
@@ -105,7 +162,9 @@ describe.skipIf(SKIP)(`Debian kernel ${VERSION || "(skipped: no /boot/config-* o
   });
 
   test("VIRTIO_NET=m passes only when virtio_net is in the module set", async () => {
-    const without = LAB_MODULES.split(",").filter((m) => m !== "virtio_net").join(",");
+    const without = LAB_MODULES.split(",")
+      .filter((m) => m !== "virtio_net")
+      .join(",");
     const r = await check("--modules", without);
     expect(r.by("VIRTIO_NET")).toMatchObject({ actual: "m", status: "fail", missingModules: ["virtio_net"] });
     expect(r.by("VIRTIO").status).toBe("pass");

@@ -70,7 +70,7 @@ describe("parseDotConfig", () => {
     ['CONFIG_A="unterminated', 'got "\\"unterminated"'],
     ['CONFIG_A="a"b"', "quoted string"],
     ['CONFIG_A="ends in backslash\\"', "quoted string"],
-    ["CONFIG_A=0x", "got \"0x\""],
+    ["CONFIG_A=0x", 'got "0x"'],
     ["CONFIG_A B=y", "expected CONFIG_NAME=value"],
     ["CONFIG_=y", "expected CONFIG_NAME=value"],
     [" CONFIG_A=y", "expected CONFIG_NAME=value"],

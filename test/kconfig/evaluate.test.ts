@@ -50,7 +50,12 @@ describe("evaluate", () => {
     });
     test("=m fails when the module is not in the module set, naming the missing modules only", () => {
       const { report, by } = check(ALL_GOOD.replace("VIRTIO_NET=y", "VIRTIO_NET=m").replace("NVME=y", "NVME=m"), mods("e1000", "nvme_core"));
-      expect(by("VIRTIO_NET")).toMatchObject({ status: "fail", moduleCheck: "missing", missingModules: ["virtio_net"], finding: "is a module (=m) but virtio_net is not in the module set" });
+      expect(by("VIRTIO_NET")).toMatchObject({
+        status: "fail",
+        moduleCheck: "missing",
+        missingModules: ["virtio_net"],
+        finding: "is a module (=m) but virtio_net is not in the module set",
+      });
       expect(by("BLK_DEV_NVME")).toMatchObject({ status: "fail", missingModules: ["nvme"] });
       expect(report.verdict).toBe("fail");
     });
@@ -67,7 +72,10 @@ describe("evaluate", () => {
 
   describe("recommended", () => {
     test("a miss is a warning and the check still passes", () => {
-      const { report, by } = check(ALL_GOOD.replace("CONFIG_IPV6_OPTIMISTIC_DAD=y\n", "").replace("WDT=y", "WDT=m") + "CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY=y\n", mods("virtio_net"));
+      const { report, by } = check(
+        ALL_GOOD.replace("CONFIG_IPV6_OPTIMISTIC_DAD=y\n", "").replace("WDT=y", "WDT=m") + "CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY=y\n",
+        mods("virtio_net"),
+      );
       expect(by("IPV6_OPTIMISTIC_DAD")).toMatchObject({ status: "warn", finding: "is not set" });
       expect(by("I6300ESB_WDT")).toMatchObject({ status: "warn", moduleCheck: "missing", missingModules: ["i6300esb"] });
       expect(by("LOCK_DOWN_KERNEL_FORCE_INTEGRITY")).toMatchObject({ status: "warn", finding: "is =y, must not be set" });

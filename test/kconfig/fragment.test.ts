@@ -64,7 +64,7 @@ describe("parseFragment", () => {
     ["# @required\n# module: a\n# r\n# CONFIG_A is not set\n", "f.config:4: CONFIG_A: @required options must be =y or =m"],
     ["# @required\n# r\nCONFIG_A=y\n", 'f.config:3: CONFIG_A: @required options need a "# module:" line'],
     ["# @must-not\n# r\nCONFIG_A=y\n", 'f.config:3: CONFIG_A: @must-not options must be "# CONFIG_A is not set"'],
-    ["# @recommended\n# r\nCONFIG_A=\"s\"\n", 'f.config:3: CONFIG_A: the fragment sets only y, m or "is not set", got "\\"s\\""'],
+    ['# @recommended\n# r\nCONFIG_A="s"\n', 'f.config:3: CONFIG_A: the fragment sets only y, m or "is not set", got "\\"s\\""'],
     ["# @recommended\n# see CONFIG_B\n# r\nCONFIG_A=y\n", "f.config:2: a comment spells an option with its CONFIG_ prefix"],
     ["# @recommended\n# module:\n# r\nCONFIG_A=y\n", 'f.config:2: "# module:" expects module names, got ""'],
     ["# @recommended\n# module: ok bad!\n# r\nCONFIG_A=y\n", 'f.config:2: "# module:" expects module names'],
@@ -91,10 +91,45 @@ describe("the embedded fragment (kernel-config/metal-hammer.config)", () => {
     const get = (n: string) => f.entries.find((e) => e.name === n);
     expect(get("IPV6")).toMatchObject({ class: "required-builtin", value: "y" });
     for (const n of ["IPV6_OPTIMISTIC_DAD", "IPV6_ROUTER_PREF", "IPV6_ROUTE_INFO", "IP_PNP", "IP_PNP_DHCP"]) expect(get(n)?.class).toBe("recommended");
-    for (const n of ["BLK_DEV_INITRD", "RD_GZIP", "RD_LZ4", "RD_ZSTD", "DEVTMPFS", "TMPFS", "PROC_FS", "SYSFS", "UNIX", "PACKET", "EPOLL", "EVENTFD", "TIMERFD", "FUTEX", "BINFMT_ELF", "SERIAL_8250_CONSOLE"]) {
+    for (const n of [
+      "BLK_DEV_INITRD",
+      "RD_GZIP",
+      "RD_LZ4",
+      "RD_ZSTD",
+      "DEVTMPFS",
+      "TMPFS",
+      "PROC_FS",
+      "SYSFS",
+      "UNIX",
+      "PACKET",
+      "EPOLL",
+      "EVENTFD",
+      "TIMERFD",
+      "FUTEX",
+      "BINFMT_ELF",
+      "SERIAL_8250_CONSOLE",
+    ]) {
       expect(get(n)?.class).toBe("required-builtin");
     }
-    for (const [n, m] of [["VIRTIO_NET", "virtio_net"], ["E1000", "e1000"], ["E1000E", "e1000e"], ["IGB", "igb"], ["IXGBE", "ixgbe"], ["I40E", "i40e"], ["ICE", "ice"], ["MLX5_CORE", "mlx5_core"], ["BNXT", "bnxt_en"], ["BLK_DEV_NVME", "nvme"], ["SATA_AHCI", "ahci"], ["VIRTIO_BLK", "virtio_blk"], ["MEGARAID_SAS", "megaraid_sas"], ["BLK_DEV_MD", "md_mod"], ["EFIVAR_FS", "efivarfs"], ["NET_VRF", "vrf"], ["WATCHDOG_CORE", "watchdog"]] as const) {
+    for (const [n, m] of [
+      ["VIRTIO_NET", "virtio_net"],
+      ["E1000", "e1000"],
+      ["E1000E", "e1000e"],
+      ["IGB", "igb"],
+      ["IXGBE", "ixgbe"],
+      ["I40E", "i40e"],
+      ["ICE", "ice"],
+      ["MLX5_CORE", "mlx5_core"],
+      ["BNXT", "bnxt_en"],
+      ["BLK_DEV_NVME", "nvme"],
+      ["SATA_AHCI", "ahci"],
+      ["VIRTIO_BLK", "virtio_blk"],
+      ["MEGARAID_SAS", "megaraid_sas"],
+      ["BLK_DEV_MD", "md_mod"],
+      ["EFIVAR_FS", "efivarfs"],
+      ["NET_VRF", "vrf"],
+      ["WATCHDOG_CORE", "watchdog"],
+    ] as const) {
       expect(get(n)?.class).toBe("required");
       expect(get(n)?.modules).toContain(m);
     }

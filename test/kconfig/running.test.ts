@@ -12,7 +12,10 @@ function image(release: string, config?: { source: string; text: string }): Runn
     release,
     moduleTrees: [K57],
     moduleDir: `/lib/modules/${release}`,
-    moduleFiles: release === K57 ? ["kernel/drivers/net/virtio_net.ko", "kernel/drivers/nvme/host/nvme.ko", "kernel/drivers/nvme/host/nvme-core.ko", "modules.dep", "modules.alias"] : undefined,
+    moduleFiles:
+      release === K57
+        ? ["kernel/drivers/net/virtio_net.ko", "kernel/drivers/nvme/host/nvme.ko", "kernel/drivers/nvme/host/nvme-core.ko", "modules.dep", "modules.alias"]
+        : undefined,
     searched: ["/proc/config.gz", `/boot/config-${release}`],
     config,
   };
@@ -74,7 +77,9 @@ describe("the running kernel against its initramfs", () => {
   test("a required option missing is an error line naming it and what is wrong", () => {
     const [l] = lines(image(K57, { source: "/proc/config.gz", text: CONFIG.replace("CONFIG_IPV6=y", "# CONFIG_IPV6 is not set") }));
     expect(l).toMatchObject({ event: "init.kconfig", level: "error", fields: { outcome: "fail", failed: ["IPV6"], counts: { pass: 5, warn: 1, fail: 1 } } });
-    expect(l?.message).toBe(`kernel ${K57}: config /proc/config.gz fails frag: 1 requirement not met: IPV6 is not set; 5 passed, 1 warning (I6300ESB_WDT); module set /lib/modules/${K57} (3 modules); the boot goes on`);
+    expect(l?.message).toBe(
+      `kernel ${K57}: config /proc/config.gz fails frag: 1 requirement not met: IPV6 is not set; 5 passed, 1 warning (I6300ESB_WDT); module set /lib/modules/${K57} (3 modules); the boot goes on`,
+    );
   });
 
   test("a driver built as a module that the image lacks fails its option, naming the module", () => {
@@ -88,7 +93,12 @@ describe("the running kernel against its initramfs", () => {
         event: "init.kconfig",
         level: "warn",
         message: `the config of the running kernel ${K57} cannot be used: /proc/config.gz:1: expected CONFIG_NAME=value, "# CONFIG_NAME is not set", a # comment or a blank line, got "hello": its options are not checked`,
-        fields: { release: K57, outcome: "invalid", config: "/proc/config.gz", error: '/proc/config.gz:1: expected CONFIG_NAME=value, "# CONFIG_NAME is not set", a # comment or a blank line, got "hello"' },
+        fields: {
+          release: K57,
+          outcome: "invalid",
+          config: "/proc/config.gz",
+          error: '/proc/config.gz:1: expected CONFIG_NAME=value, "# CONFIG_NAME is not set", a # comment or a blank line, got "hello"',
+        },
       },
     ]);
     const unreadable = { ...image(K57), configError: { source: "/proc/config.gz", error: "/proc/config.gz is not gzip data: incorrect header check" } };

@@ -45,6 +45,8 @@ describe("modules.alias", () => {
   });
 
   test("a malformed line is an error naming the file and line", () => {
-    expect(() => parseModulesAlias("alias pci:v* e1000e\nalias broken\n", "img/modules.alias")).toThrow(new ModuleError('img/modules.alias:2: expected "alias <pattern> <module>", got "alias broken"'));
+    expect(() => parseModulesAlias("alias pci:v* e1000e\nalias broken\n", "img/modules.alias")).toThrow(
+      new ModuleError('img/modules.alias:2: expected "alias <pattern> <module>", got "alias broken"'),
+    );
   });
 });

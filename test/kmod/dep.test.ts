@@ -15,7 +15,15 @@ describe("module load order", () => {
   test("the lab's virtio and e1000 modules load in the order measured in the field notes", () => {
     const list = parseModuleList("virtio_pci\nvirtio_net\ne1000\n", "lab");
     expect(names(planModuleLoad(DEP, list))).toEqual([
-      "virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "failover", "net_failover", "virtio_net", "e1000",
+      "virtio_ring",
+      "virtio",
+      "virtio_pci_modern_dev",
+      "virtio_pci_legacy_dev",
+      "virtio_pci",
+      "failover",
+      "net_failover",
+      "virtio_net",
+      "e1000",
     ]);
   });
 

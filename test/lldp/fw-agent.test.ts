@@ -3,7 +3,20 @@ import { decideFwLldp, disableFirmwareLldp, type FwLldpIo } from "../../src/lldp
 import { memoryLog } from "./log.ts";
 
 test("i40e: disable-fw-lldp off is turned on, other flags untouched", () => {
-  const names = ["MFP", "total-port-shutdown", "LinkPolling", "flow-director-atr", "veb-stats", "hw-atr-eviction", "link-down-on-close", "legacy-rx", "disable-source-pruning", "disable-fw-lldp", "rs-fec", "base-r-fec"];
+  const names = [
+    "MFP",
+    "total-port-shutdown",
+    "LinkPolling",
+    "flow-director-atr",
+    "veb-stats",
+    "hw-atr-eviction",
+    "link-down-on-close",
+    "legacy-rx",
+    "disable-source-pruning",
+    "disable-fw-lldp",
+    "rs-fec",
+    "base-r-fec",
+  ];
   expect(decideFwLldp({ names, value: 0b1000 })).toEqual({ action: "set", flag: "disable-fw-lldp", value: 0b10_0000_1000 });
   expect(decideFwLldp({ names, value: 0b10_0000_1000 })).toEqual({ action: "already_off", flag: "disable-fw-lldp" });
 });
@@ -47,6 +60,18 @@ test("disableFirmwareLldp writes the flag word once and logs what it did", () =>
 test("a failing read or write is a warning, never an exception", () => {
   const c = memoryLog();
   expect(disableFirmwareLldp("eth0", c.log, fakeIo(["fw-lldp-agent"], 1, true))).toBe("failed");
-  expect(disableFirmwareLldp("eth1", c.log, { read: () => { throw new Error("EOPNOTSUPP"); }, write: () => {} })).toBe("failed");
-  expect(c.records().filter((r) => r.event === "lldp.fw_agent" && r.level === 40).map((r) => r.ifname)).toEqual(["eth0", "eth1"]);
+  expect(
+    disableFirmwareLldp("eth1", c.log, {
+      read: () => {
+        throw new Error("EOPNOTSUPP");
+      },
+      write: () => {},
+    }),
+  ).toBe("failed");
+  expect(
+    c
+      .records()
+      .filter((r) => r.event === "lldp.fw_agent" && r.level === 40)
+      .map((r) => r.ifname),
+  ).toEqual(["eth0", "eth1"]);
 });

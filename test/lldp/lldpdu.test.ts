@@ -130,12 +130,14 @@ describe("malformed frames are typed errors naming what was wrong", () => {
   test("a TTL of 3 bytes", () => rejects(frame(CHASSIS, PORT, tlv(3, [0, 0, 120]), END), "bad_length", 32, /Time To Live TLV at offset 32 has length 3, expected 2/));
   test("a chassis id without an id", () => rejects(frame(tlv(1, [4]), PORT, TTL, END), "bad_length", 14, /Chassis ID TLV at offset 14 has length 1, expected 2..256/));
   test("a MAC chassis id of 5 bytes", () => rejects(frame(tlv(1, [4, 1, 2, 3, 4, 5]), PORT, TTL, END), "bad_value", 14, /subtype 4 \(MAC address\) has 5 bytes, expected 6/));
-  test("a MAC port id of 7 bytes", () => rejects(frame(CHASSIS, tlv(2, [3, 1, 2, 3, 4, 5, 6, 7]), TTL, END), "bad_value", 23, /Port ID TLV at offset 23: subtype 3 \(MAC address\) has 7 bytes/));
+  test("a MAC port id of 7 bytes", () =>
+    rejects(frame(CHASSIS, tlv(2, [3, 1, 2, 3, 4, 5, 6, 7]), TTL, END), "bad_value", 23, /Port ID TLV at offset 23: subtype 3 \(MAC address\) has 7 bytes/));
   test("an IPv4 network-address chassis id of 3 bytes", () => rejects(frame(tlv(1, [5, 1, 10, 0, 0]), PORT, TTL, END), "bad_value", 14, /address family 1 needs 4 bytes, has 3/));
   test("a second System Name", () => rejects(frame(CHASSIS, PORT, TTL, tlv(5, "a"), tlv(5, "b"), END), "duplicate_tlv", 39, /second System Name TLV at offset 39/));
   test("a second Chassis ID after the TTL", () => rejects(frame(CHASSIS, PORT, TTL, CHASSIS, END), "duplicate_tlv", 36, /second Chassis ID/));
   test("an End TLV with a length", () => rejects(frame(CHASSIS, PORT, TTL, tlv(0, [1])), "bad_length", 36, /End Of LLDPDU TLV at offset 36 has length 1, expected 0/));
-  test("System Capabilities of 3 bytes", () => rejects(frame(CHASSIS, PORT, TTL, tlv(7, [0, 4, 0]), END), "bad_length", 36, /System Capabilities TLV at offset 36 has length 3, expected 4/));
+  test("System Capabilities of 3 bytes", () =>
+    rejects(frame(CHASSIS, PORT, TTL, tlv(7, [0, 4, 0]), END), "bad_length", 36, /System Capabilities TLV at offset 36 has length 3, expected 4/));
   test("an organizationally specific TLV without its subtype", () => rejects(frame(CHASSIS, PORT, TTL, tlv(127, [0, 0x12, 0x0f]), END), "bad_length", 36, /expected at least 4/));
   test("a management address whose address string is too long", () =>
     rejects(frame(CHASSIS, PORT, TTL, tlv(8, [40, 1, 10, 0, 0, 1, 2, 0, 0, 0, 1, 0]), END), "bad_value", 36, /address string length 40, expected 2..32/));

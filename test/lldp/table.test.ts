@@ -52,7 +52,12 @@ test("neighbours are kept per interface and per chassis+port; switches are count
   t.update("eth1", withTtl(du("lldpd-local-port-id"), 60), 0);
   const s = t.snapshot();
   expect([...s.keys()].sort()).toEqual(["eth0", "eth1"]);
-  expect(s.get("eth1")?.map((n) => n.systemName).sort()).toEqual(["leaf02", "leaf03"]);
+  expect(
+    s
+      .get("eth1")
+      ?.map((n) => n.systemName)
+      .sort(),
+  ).toEqual(["leaf02", "leaf03"]);
   expect(distinctSwitches(s)).toEqual(["leaf01", "leaf02", "leaf03"]);
 });
 

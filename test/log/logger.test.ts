@@ -98,7 +98,13 @@ describe("a destination that refuses lines", () => {
       secrets: new SecretSet(),
     });
     const parse = (ls: string[]) => ls.map((l) => JSON.parse(l) as Record<string, unknown>);
-    return { log, setOpen: (v: boolean) => (accept = () => v), setAccept: (f: (line: string) => boolean) => (accept = f), accepted: () => parse(accepted), always: () => parse(always) };
+    return {
+      log,
+      setOpen: (v: boolean) => (accept = () => v),
+      setAccept: (f: (line: string) => boolean) => (accept = f),
+      accepted: () => parse(accepted),
+      always: () => parse(always),
+    };
   }
 
   test("refused lines are counted and reported once, in one log.dropped line before the next accepted line", () => {

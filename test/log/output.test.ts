@@ -51,7 +51,14 @@ describe("FdOutput", () => {
     const { writeFd, readFd } = fifo("blocked");
     const CAP = 64 << 10;
     const out = new FdOutput(writeFd, CAP);
-    const log = createLogger({ level: "debug", format: "json", write: (l) => out.writeDroppable(l), writeAlways: (l) => out.write(l), secrets: new SecretSet(), flush: () => out.flush() });
+    const log = createLogger({
+      level: "debug",
+      format: "json",
+      write: (l) => out.writeDroppable(l),
+      writeAlways: (l) => out.write(l),
+      secrets: new SecretSet(),
+      flush: () => out.flush(),
+    });
     const filler = "k".repeat(1000);
     for (let i = 0; i < 5000; i++) logEvent(log, "provision.wait.keepalive", { i, filler }, "Wait: keepalive", "debug");
     // ~5 MB offered; at most the cap plus one line waits in memory.
@@ -63,16 +70,29 @@ describe("FdOutput", () => {
     const droppedBefore = log.dropped;
     // A reader appears: the queue drains, and the next line is preceded by the count.
     let got = "";
-    await waitFor(() => {
-      got += drain(readFd);
-      return out.pending === 0;
-    }, 10_000, "the queue to drain into the pipe", 10);
+    await waitFor(
+      () => {
+        got += drain(readFd);
+        return out.pending === 0;
+      },
+      10_000,
+      "the queue to drain into the pipe",
+      10,
+    );
     logEvent(log, "agent.fatal", { code: "wait_timeout" }, "the last line", "fatal");
-    await waitFor(() => {
-      got += drain(readFd);
-      return got.includes("the last line");
-    }, 10_000, "the last line", 10);
-    const records = got.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    await waitFor(
+      () => {
+        got += drain(readFd);
+        return got.includes("the last line");
+      },
+      10_000,
+      "the last line",
+      10,
+    );
+    const records = got
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const notices = records.filter((r) => r.event === "log.dropped");
     expect(notices).toEqual([expect.objectContaining({ dropped: droppedBefore, total: droppedBefore, level: 40 })]);
     const fatal = records.findIndex((r) => r.msg === "why the agent stopped");
@@ -92,10 +112,15 @@ describe("FdOutput", () => {
     let flushed = false;
     const f = out.flush(20_000).then((ok) => (flushed = ok));
     let got = "";
-    await waitFor(() => {
-      got += drain(readFd);
-      return got.length === data.length && flushed;
-    }, 20_000, "all data through the pipe", 5);
+    await waitFor(
+      () => {
+        got += drain(readFd);
+        return got.length === data.length && flushed;
+      },
+      20_000,
+      "all data through the pipe",
+      5,
+    );
     await f;
     expect(got).toBe(data);
   });

@@ -17,7 +17,22 @@ function logged(format: LogFormat, body: (log: ReturnType<typeof createLogger>, 
 
 describe("secret-named fields", () => {
   test("names that hold secrets", () => {
-    for (const k of ["token", "machineToken", "password", "consolePassword", "superUserPassword", "secret", "clientSecret", "key", "privateKey", "apiKey", "ssh_key", "authorization", "Authorization", "cookie"]) {
+    for (const k of [
+      "token",
+      "machineToken",
+      "password",
+      "consolePassword",
+      "superUserPassword",
+      "secret",
+      "clientSecret",
+      "key",
+      "privateKey",
+      "apiKey",
+      "ssh_key",
+      "authorization",
+      "Authorization",
+      "cookie",
+    ]) {
       expect(isSecretKey(k)).toBe(true);
     }
   });

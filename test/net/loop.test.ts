@@ -39,11 +39,16 @@ describe("runLoop", () => {
     const before = heapStats().heapSize;
     const stop = new Promise<void>(() => {}); // Ctrl-C never comes
     const t0 = clock();
-    const r = await runLoop(scriptedSource(), initialState([], t0), { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: undefined, deadline: Infinity, carrierGraceMs: Infinity }, {
-      rq,
-      log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
-      stop,
-    });
+    const r = await runLoop(
+      scriptedSource(),
+      initialState([], t0),
+      { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: undefined, deadline: Infinity, carrierGraceMs: Infinity },
+      {
+        rq,
+        log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
+        stop,
+      },
+    );
     expect(r.verdict.kind).toBe("end");
     Bun.gc(true);
     const grown = heapStats().heapSize - before;
@@ -56,11 +61,16 @@ describe("runLoop", () => {
     const stop = new Promise<void>((res) => (end = res));
     const idle = { [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<SourceEvent>>(() => {}) }) } as unknown as EventSource;
     const t0 = clock();
-    const running = runLoop(idle, initialState([], t0), { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: undefined, deadline: Infinity, carrierGraceMs: Infinity }, {
-      rq,
-      log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
-      stop,
-    });
+    const running = runLoop(
+      idle,
+      initialState([], t0),
+      { mode: "watch", policy: "any", dnsNeeded: false, solicit: false, resolvConf: undefined, deadline: Infinity, carrierGraceMs: Infinity },
+      {
+        rq,
+        log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
+        stop,
+      },
+    );
     setTimeout(end, 50);
     const r = await running;
     expect(r.verdict.kind).toBe("end");

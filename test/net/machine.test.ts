@@ -104,7 +104,12 @@ describe("InterfaceMachine", () => {
   test("DNS: RDNSS and DNSSL tracked with lifetimes; lifetime 0 removes; expiry removes", () => {
     const m = machine();
     m.apply(link(UP_CARRIER), 0);
-    expect(m.apply(rdnss(["2001:db8::53", "2001:db8::54"], 30), 1000).filter((e) => e.event === "net.dns").map((e) => e.fields)).toEqual([{ ifname: "eth0", servers: ["2001:db8::53", "2001:db8::54"], search: [] }]);
+    expect(
+      m
+        .apply(rdnss(["2001:db8::53", "2001:db8::54"], 30), 1000)
+        .filter((e) => e.event === "net.dns")
+        .map((e) => e.fields),
+    ).toEqual([{ ifname: "eth0", servers: ["2001:db8::53", "2001:db8::54"], search: [] }]);
     m.apply(dnssl(["lab.example"], 60), 1000);
     expect(m.nextExpiry()).toBe(31_000);
     expect(m.apply(rdnss(["2001:db8::54"], 0), 2000).map((e) => e.fields.servers)).toEqual([["2001:db8::53"]]);

@@ -11,7 +11,18 @@ import * as K from "../../src/netlink/constants.ts";
 import type { Body } from "../../src/netlink/message.ts";
 import { decodeRecording } from "../../src/net/record.ts";
 import type { LinkFacts } from "../../src/net/select.ts";
-import { DNS_MIN_INTERVAL_MS, initialState, LOG_REPEAT_MS, reduce, RS_RETRY_MS, type CoreOptions, type Effect, type Input, type LogRecord, type Verdict } from "../../src/net/reducer.ts";
+import {
+  DNS_MIN_INTERVAL_MS,
+  initialState,
+  LOG_REPEAT_MS,
+  reduce,
+  RS_RETRY_MS,
+  type CoreOptions,
+  type Effect,
+  type Input,
+  type LogRecord,
+  type Verdict,
+} from "../../src/net/reducer.ts";
 import { addr, defaultRoute, IDX, link, rdnss, UP, UP_CARRIER } from "./feed.ts";
 
 interface Replay {
@@ -66,7 +77,9 @@ describe("bring-up reducer, replaying a recorded SLAAC bring-up (veth + radvd, s
     const rs = kinds(r, "solicit");
     expect(rs.map((e) => (e.kind === "solicit" ? e.attempt : 0))).toEqual([1]);
     const ifindex = r.selected[0]?.ifindex;
-    const operUp = r.inputs.find((i) => i.kind === "events" && i.bodies.some((b) => b.kind === "link" && b.ifindex === ifindex && b.family !== K.AF_INET6 && b.operstate === K.IF_OPER_UP));
+    const operUp = r.inputs.find(
+      (i) => i.kind === "events" && i.bodies.some((b) => b.kind === "link" && b.ifindex === ifindex && b.family !== K.AF_INET6 && b.operstate === K.IF_OPER_UP),
+    );
     expect(rs[0]?.t).toBe(operUp?.t as number);
   });
 
@@ -219,7 +232,16 @@ describe("bring-up reducer, built sequences", () => {
   });
 
   const dnsReady = [...startUp, ev(10, defaultRoute("fe80::1"), addr(GUA, 0), rdnss(["2001:db8::53"], 600))];
-  const failed: Input = { kind: "dns-written", t: 11, path: "/etc/resolv.conf", outcome: { ok: false, reason: "/etc/resolv.conf is a symlink to ../run/systemd/resolve/stub-resolv.conf (another resolver manages it): left alone; --resolv-conf ../run/systemd/resolve/stub-resolv.conf writes there" } };
+  const failed: Input = {
+    kind: "dns-written",
+    t: 11,
+    path: "/etc/resolv.conf",
+    outcome: {
+      ok: false,
+      reason:
+        "/etc/resolv.conf is a symlink to ../run/systemd/resolve/stub-resolv.conf (another resolver manages it): left alone; --resolv-conf ../run/systemd/resolve/stub-resolv.conf writes there",
+    },
+  };
 
   test("resolv.conf not written, DNS not required: a warning naming the path, and ready", () => {
     const r = replay([...dnsReady, failed], UP_OPTS);

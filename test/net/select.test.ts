@@ -17,7 +17,16 @@ function fakeSysfs(physical: string[], virtual: string[]): void {
 }
 
 const L = (ifindex: number, name: string, kind?: string, flags: number = K.IFF_UP): LinkFacts => ({ ifindex, name, mac: `02:00:00:00:00:0${ifindex}`, flags, kind });
-const links = [L(1, "lo", undefined, K.IFF_LOOPBACK | K.IFF_UP), L(2, "eno1"), L(3, "enp2s0"), L(4, "br0", "bridge"), L(5, "bond0", "bond"), L(6, "veth0", "veth"), L(7, "tun0"), L(8, "eno1.100", "vlan")];
+const links = [
+  L(1, "lo", undefined, K.IFF_LOOPBACK | K.IFF_UP),
+  L(2, "eno1"),
+  L(3, "enp2s0"),
+  L(4, "br0", "bridge"),
+  L(5, "bond0", "bond"),
+  L(6, "veth0", "veth"),
+  L(7, "tun0"),
+  L(8, "eno1.100", "vlan"),
+];
 fakeSysfs(["eno1", "enp2s0"], ["lo", "br0", "bond0", "veth0", "tun0", "eno1.100"]);
 
 describe("interface selection", () => {
@@ -35,16 +44,34 @@ describe("interface selection", () => {
   });
 
   test("METAL_NICS selects exactly the listed names or MACs, virtual or not", () => {
-    const s = selectInterfaces(links, [{ kind: "name", name: "veth0" }, { kind: "mac", mac: "02:00:00:00:00:03" }], sysfsHasDevice(root));
+    const s = selectInterfaces(
+      links,
+      [
+        { kind: "name", name: "veth0" },
+        { kind: "mac", mac: "02:00:00:00:00:03" },
+      ],
+      sysfsHasDevice(root),
+    );
     expect(s.selected.map((l) => l.name)).toEqual(["enp2s0", "veth0"]);
     expect(s.skipped.every((x) => x.why === "not in METAL_NICS")).toBe(true);
   });
 
   test("selectors matching nothing are reported", () => {
-    expect(unmatchedSelectors(links, [{ kind: "name", name: "eth9" }, { kind: "name", name: "eno1" }])).toEqual([{ kind: "name", name: "eth9" }]);
+    expect(
+      unmatchedSelectors(links, [
+        { kind: "name", name: "eth9" },
+        { kind: "name", name: "eno1" },
+      ]),
+    ).toEqual([{ kind: "name", name: "eth9" }]);
   });
 
   test("no physical NIC: nothing selected", () => {
-    expect(selectInterfaces(links.filter((l) => l.kind || l.name === "lo"), [], sysfsHasDevice(root)).selected).toEqual([]);
+    expect(
+      selectInterfaces(
+        links.filter((l) => l.kind || l.name === "lo"),
+        [],
+        sysfsHasDevice(root),
+      ).selected,
+    ).toEqual([]);
   });
 });

@@ -18,7 +18,13 @@ async function stageOptions(cmdline: string): Promise<BringupOptions> {
     resolvConf: "/tmp/resolv.conf",
     bringUp: async (o: BringupOptions) => {
       seen.push(o);
-      return { summary: { interfaces: [], dns: { servers: [], search: [] }, timingsMs: {} }, linkUpAt: 0, readyAt: 0, ready: [], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } };
+      return {
+        summary: { interfaces: [], dns: { servers: [], search: [] }, timingsMs: {} },
+        linkUpAt: 0,
+        readyAt: 0,
+        ready: [],
+        startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 },
+      };
     },
   } as unknown as Services;
   await network(configFromCmdline(cmdline), s);

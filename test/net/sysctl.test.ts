@@ -12,7 +12,18 @@ const read = (p: string) => readFileSync(p, "utf8").trim();
 function fakeProc(ifname: string, values: Record<string, number>): void {
   mkdirSync(join(root, "net/ipv6/conf", ifname), { recursive: true });
   mkdirSync(join(root, "net/ipv6/neigh", ifname), { recursive: true });
-  const defaults = { disable_ipv6: 1, forwarding: 1, accept_ra: 0, autoconf: 0, accept_dad: 0, dad_transmits: 0, router_solicitation_delay: 1, optimistic_dad: 0, use_optimistic: 0, ...values };
+  const defaults = {
+    disable_ipv6: 1,
+    forwarding: 1,
+    accept_ra: 0,
+    autoconf: 0,
+    accept_dad: 0,
+    dad_transmits: 0,
+    router_solicitation_delay: 1,
+    optimistic_dad: 0,
+    use_optimistic: 0,
+    ...values,
+  };
   for (const [k, v] of Object.entries(defaults)) writeFileSync(conf(ifname, k), `${v}\n`);
   writeFileSync(join(root, "net/ipv6/neigh", ifname, "retrans_time_ms"), "1000\n");
 }
@@ -23,8 +34,22 @@ describe("sysctls", () => {
   test("RFC delay kept (METAL_NET_RS_DELAY=1): IPv6 on, forwarding off, accept_ra 1, autoconf, DAD at least once; fast knobs untouched", () => {
     fakeProc("eth0", {});
     const writes = applyInterfaceSysctls(root, "eth0", RFC);
-    expect(Object.fromEntries(["disable_ipv6", "forwarding", "accept_ra", "autoconf", "accept_dad", "dad_transmits", "router_solicitation_delay", "optimistic_dad"].map((k) => [k, read(conf("eth0", k))]))).toEqual({
-      disable_ipv6: "0", forwarding: "0", accept_ra: "1", autoconf: "1", accept_dad: "1", dad_transmits: "1", router_solicitation_delay: "1", optimistic_dad: "0",
+    expect(
+      Object.fromEntries(
+        ["disable_ipv6", "forwarding", "accept_ra", "autoconf", "accept_dad", "dad_transmits", "router_solicitation_delay", "optimistic_dad"].map((k) => [
+          k,
+          read(conf("eth0", k)),
+        ]),
+      ),
+    ).toEqual({
+      disable_ipv6: "0",
+      forwarding: "0",
+      accept_ra: "1",
+      autoconf: "1",
+      accept_dad: "1",
+      dad_transmits: "1",
+      router_solicitation_delay: "1",
+      optimistic_dad: "0",
     });
     expect(writes.find((w) => w.path.endsWith("forwarding"))).toEqual({ path: "net/ipv6/conf/eth0/forwarding", from: 1, to: 0 });
   });
@@ -47,7 +72,12 @@ describe("sysctls", () => {
   test("fast profile: no RS delay, optimistic DAD, 100 ms probes, and DAD still on", () => {
     fakeProc("eth0", {});
     applyInterfaceSysctls(root, "eth0", FAST);
-    expect([read(conf("eth0", "router_solicitation_delay")), read(conf("eth0", "optimistic_dad")), read(conf("eth0", "use_optimistic")), read(join(root, "net/ipv6/neigh/eth0/retrans_time_ms"))]).toEqual(["0", "1", "1", "100"]);
+    expect([
+      read(conf("eth0", "router_solicitation_delay")),
+      read(conf("eth0", "optimistic_dad")),
+      read(conf("eth0", "use_optimistic")),
+      read(join(root, "net/ipv6/neigh/eth0/retrans_time_ms")),
+    ]).toEqual(["0", "1", "1", "100"]);
     expect(read(conf("eth0", "dad_transmits"))).toBe("1");
   });
 

@@ -120,7 +120,8 @@ describe("malformed bytes", () => {
   test("an ifaddrmsg body cut short", () => bad(hexBytes("12000000140000000000000000000000" + "0a40"), /ifaddrmsg: needs 8 bytes/));
   test("an attribute length below its header", () => bad(hexBytes("1c000000140000000000000000000000" + "0a400000" + "02000000" + "02000100"), /shorter than its header/));
   test("an attribute running past the message", () => bad(hexBytes("1c000000140000000000000000000000" + "0a400000" + "02000000" + "14000100"), /runs past the end/));
-  test("an IPv6 address attribute of the wrong size", () => bad(hexBytes("20000000140000000000000000000000" + "0a400000" + "02000000" + "08000100c0000201"), /16-byte IPv6 address/));
+  test("an IPv6 address attribute of the wrong size", () =>
+    bad(hexBytes("20000000140000000000000000000000" + "0a400000" + "02000000" + "08000100c0000201"), /16-byte IPv6 address/));
   test("an RDNSS option of length 0", () => {
     const d = one("event-nduseropt-rdnss").slice();
     d[16 + 16 + 1] = 0; // nlmsghdr + nduseroptmsg, then the option's length byte

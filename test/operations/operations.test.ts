@@ -66,7 +66,14 @@ describe("the operations services through a run", () => {
       ops.stage("wait", log);
       const bound = ops.planReboot(config, log);
       const reason = "no allocation came before the planned reboot (METAL_PLANNED_REBOOT=24h+24h): rebooting to pick up the current agent";
-      const reboot = { boundMs: 24 * 3_600_000, jitterMs: 24 * 3_600_000, atMs: now + 30 * 3_600_000, at: new Date(now + 30 * 3_600_000).toISOString(), setting: "METAL_PLANNED_REBOOT=24h+24h", reason };
+      const reboot = {
+        boundMs: 24 * 3_600_000,
+        jitterMs: 24 * 3_600_000,
+        atMs: now + 30 * 3_600_000,
+        at: new Date(now + 30 * 3_600_000).toISOString(),
+        setting: "METAL_PLANNED_REBOOT=24h+24h",
+        reason,
+      };
       expect(bound).toEqual({ boundMs: 24 * 3_600_000 + 6 * 3_600_000, endsBy: "planned_reboot", reboot });
       ops.rebootDue(bound.reboot!, log);
       await ops.beforeReboot("planned reboot", log);
@@ -101,7 +108,12 @@ describe("the operations services through a run", () => {
 
       const st = JSON.parse(readFileSync(statusPath, "utf8"));
       expect(statSync(statusPath).mode & 0o777).toBe(0o644);
-      expect(st).toMatchObject({ stage: "wait", clock: { decision: "step", offsetMs: expect.any(Number) }, watchdog: { state: "closed" }, remoteLog: { state: "shipping", dropped: 0 } });
+      expect(st).toMatchObject({
+        stage: "wait",
+        clock: { decision: "step", offsetMs: expect.any(Number) },
+        watchdog: { state: "closed" },
+        remoteLog: { state: "shipping", dropped: 0 },
+      });
       expect(st.plannedReboot.at).toBe(new Date(now + 30 * 3_600_000).toISOString());
     } finally {
       loki.stop();
@@ -130,11 +142,15 @@ setTimeout(async () => { console.log("stage wait"); await ops.stage("wait", log)
     try {
       let out = "";
       const reader = p.stdout.getReader();
-      await waitFor(async () => {
-        const { value } = await reader.read();
-        if (value) out += new TextDecoder().decode(value);
-        return out.includes("stage wait");
-      }, 20_000, "the child to reach stage wait");
+      await waitFor(
+        async () => {
+          const { value } = await reader.read();
+          if (value) out += new TextDecoder().decode(value);
+          return out.includes("stage wait");
+        },
+        20_000,
+        "the child to reach stage wait",
+      );
       const pingsAtHang = readFileSync(wdFile, "utf8").length;
       expect(pingsAtHang).toBeGreaterThanOrEqual(3);
       // Longer than two ping intervals of the running hold(): no ping arrives, the child is alive and stuck.

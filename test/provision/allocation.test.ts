@@ -27,7 +27,13 @@ describe("allocation in the log", () => {
   });
 
   test("the summary lifts hostname, project, image id and URL, filesystem layout", () => {
-    expect(summarizeAllocation(ALLOC)).toEqual({ hostname: "worker-1", project: "p-1", image: "debian-12.0.20251101", imageUrl: "https://images.example/metal-os/debian/12/img.tar.lz4", filesystemLayout: "default" });
+    expect(summarizeAllocation(ALLOC)).toEqual({
+      hostname: "worker-1",
+      project: "p-1",
+      image: "debian-12.0.20251101",
+      imageUrl: "https://images.example/metal-os/debian/12/img.tar.lz4",
+      filesystemLayout: "default",
+    });
     expect(summarizeAllocation(create(MachineAllocationSchema, {}))).toEqual({ hostname: null, project: null, image: null, imageUrl: null, filesystemLayout: null });
   });
 });

@@ -57,7 +57,10 @@ describe("an LLDP neighbour as the v2 apiserver reads it", () => {
   test("a chassis id that is not a MAC and a Port ID that is not one either: left out, the reason names both", () => {
     const n = recorded("fabric-sonic-chassis-local");
     expect([n.chassisIdSubtype, n.chassisId]).toEqual([7, "leaf01-chassis"]);
-    expect(mapNeighbour(n)).toEqual({ ok: false, reason: "neither its port id (subtype 7) nor its chassis id (subtype 7) is a MAC address, and the apiserver requires a MAC for a neighbour's mac" });
+    expect(mapNeighbour(n)).toEqual({
+      ok: false,
+      reason: "neither its port id (subtype 7) nor its chassis id (subtype 7) is a MAC address, and the apiserver requires a MAC for a neighbour's mac",
+    });
     expect(neighbourNic(n)).toBeUndefined();
   });
 
@@ -70,13 +73,21 @@ describe("an LLDP neighbour as the v2 apiserver reads it", () => {
     const base = recorded("fabric-sonic");
     expect(mapNeighbour({ ...base, portId: "E".repeat(129) })).toEqual({ ok: false, reason: "its port id is 129 characters, the apiserver takes an identifier of at most 128" });
     expect(mapNeighbour({ ...base, portId: "E".repeat(128), portDescription: "" })).toMatchObject({ ok: true, nic: { identifier: "E".repeat(128), name: "E".repeat(128) } });
-    expect(mapNeighbour({ ...base, portId: "1", portDescription: "x" })).toEqual({ ok: false, reason: "neither its port description nor its port id is 2..128 characters, as the apiserver requires for a neighbour's name" });
+    expect(mapNeighbour({ ...base, portId: "1", portDescription: "x" })).toEqual({
+      ok: false,
+      reason: "neither its port description nor its port id is 2..128 characters, as the apiserver requires for a neighbour's name",
+    });
     // A one-character description falls back to the port id.
     expect(neighbourNic({ ...base, portDescription: "x" })?.name).toBe("Eth1/1(Port1)");
   });
 
   test("per interface: mapped neighbours by NIC, the left-out ones with NIC, switch and port", () => {
-    const r = neighbourNics(new Map([["eno1", [recorded("fabric-sonic", "eno1")]], ["eno2", [recorded("fabric-sonic-chassis-local", "eno2"), recorded("fabric-cumulus", "eno2")]]]));
+    const r = neighbourNics(
+      new Map([
+        ["eno1", [recorded("fabric-sonic", "eno1")]],
+        ["eno2", [recorded("fabric-sonic-chassis-local", "eno2"), recorded("fabric-cumulus", "eno2")]],
+      ]),
+    );
     expect(Object.fromEntries([...r.nics].map(([k, v]) => [k, v.map((x) => x.identifier)]))).toEqual({ eno1: ["Eth1/1(Port1)"], eno2: ["02:11:22:33:44:01"] });
     expect(r.omitted).toEqual([{ interface: "eno2", systemName: "leaf01", portId: "Eth1/1(Port1)", reason: expect.stringContaining("neither its port id") }]);
   });

@@ -50,7 +50,12 @@ describe("waitForAllocation", () => {
   });
 
   test("the allocation is also handed back exactly as sent: fields our proto/ lacks are kept, the decoded message drops them", async () => {
-    const sent = { hostname: "m1", vpn: { controlPlaneAddress: "https://vpn.example", flavor: "FLAVOR_WIREGUARD" }, placement_labels: { labels: { rack: "r1" } }, zFuture: [1, "2", null] };
+    const sent = {
+      hostname: "m1",
+      vpn: { controlPlaneAddress: "https://vpn.example", flavor: "FLAVOR_WIREGUARD" },
+      placement_labels: { labels: { rack: "r1" } },
+      zFuture: [1, "2", null],
+    };
     const { api } = fakeApi([{ messages: [{ allocation: sent, alsoUnknown: true }] }]);
     const r = await waitForAllocation(api, "u1", POLICY, logs().log, fakeEnv());
     expect(r.allocationJson).toEqual(sent);
@@ -70,7 +75,10 @@ describe("waitForAllocation", () => {
     expect(r.reconnects).toBe(2);
     expect(env.sleeps).toEqual([500, 1000]);
     const rec = lines.filter((l) => l.event === "provision.wait.reconnect");
-    expect(rec.map((l) => [l.reconnect, l.delayMs, l.level])).toEqual([[1, 500, 40], [2, 1000, 40]]);
+    expect(rec.map((l) => [l.reconnect, l.delayMs, l.level])).toEqual([
+      [1, 500, 40],
+      [2, 1000, 40],
+    ]);
     expect(rec[0]?.msg).toBe("metalstack.infra.v2.BootService/Wait: apiserver Wait (stream): stream truncated; reconnect 1 in 500 ms");
     expect(rec[1]?.reason).toBe("the stream ended without an allocation");
   });
@@ -91,7 +99,9 @@ describe("waitForAllocation", () => {
     expect(err.code).toBe("wait_timeout");
     expect(err.exitCode).toBe(26);
     // Broken to the end: the error names the last break, not "registered but not allocated".
-    expect(err.message).toMatch(/^no allocation for u1 within METAL_WAIT_TIMEOUT=10s \(metalstack\.infra\.v2\.BootService\/Wait, \d+ reconnect\(s\)\); the last stream broke: cannot connect$/);
+    expect(err.message).toMatch(
+      /^no allocation for u1 within METAL_WAIT_TIMEOUT=10s \(metalstack\.infra\.v2\.BootService\/Wait, \d+ reconnect\(s\)\); the last stream broke: cannot connect$/,
+    );
     expect(err.details.lastBreak).toBe("cannot connect");
     expect(lines.at(-1)?.event).toBe("provision.wait.timeout");
   });
@@ -108,7 +118,11 @@ describe("waitForAllocation", () => {
 
   test("a healthy stream to the deadline after an earlier break: wait_timeout says registered but not allocated", async () => {
     // The open stream's lifetime is cut to the time left, so it may be reopened once more before the deadline.
-    const { api } = fakeApi([{ messages: [], end: new AgentError("unreachable", "cannot connect") }, { messages: [], end: "hang" }, { messages: [], end: "hang" }]);
+    const { api } = fakeApi([
+      { messages: [], end: new AgentError("unreachable", "cannot connect") },
+      { messages: [], end: "hang" },
+      { messages: [], end: "hang" },
+    ]);
     const { log } = logs();
     const err = await waitForAllocation(api, "u1", { ...POLICY, timeoutMs: 300, baseMs: 10, minMs: 1, streamMs: 60_000 }, log, fakeEnv()).catch((e) => e);
     expect(err.code).toBe("wait_timeout");

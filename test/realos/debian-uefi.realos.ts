@@ -23,6 +23,8 @@ import { labMissing } from "../../lab/prereqs.ts";
 import { standinServers } from "../../lab/servers.ts";
 import { waitFor } from "../../lab/wait.ts";
 import { parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
+import { qemuMachineArgv } from "../../lab/qemu.ts";
+import { STAGES } from "../../src/config/stages.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const IMAGE = join(REPO, "build/debian/img.tar.lz4");
@@ -84,12 +86,18 @@ describe("the real Debian through the real os-installer on UEFI with RAID 1", ()
     expect(ev(r, "agent.fatal")).toEqual([]);
     expect(run.failed).toBeUndefined();
     expect(run.succeeded).toBe(true);
-    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"]);
+    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual([...STAGES]);
     // raidenabled: the mdadm scan, the initramfs rebuilt with it, one boot entry per disk with PARTLABEL="efi".
     expect(lines.some((l) => l.includes('"command":"update-initramfs -u"'))).toBe(true);
     expect(lines.filter((l) => l.includes('"command":"efibootmgr -c -d /dev/vd')).length).toBe(2);
     const marker = r.lines.map((l) => MARKER.exec(l.text)).find((m) => m !== null);
-    if (!marker) throw new Error(`no marker after the kexec; last console lines:\n${r.lines.slice(-40).map((l) => l.text).join("\n")}`);
+    if (!marker)
+      throw new Error(
+        `no marker after the kexec; last console lines:\n${r.lines
+          .slice(-40)
+          .map((l) => l.text)
+          .join("\n")}`,
+      );
     expect(marker.slice(1)).toEqual(["realos-lab", "/dev/md2", "running", "kexec"]);
     process.stdout.write(`kexec boot marker after ${Math.round((Date.now() - started) / 1000)} s: ${marker[0]}\n`);
   });
@@ -98,14 +106,16 @@ describe("the real Debian through the real os-installer on UEFI with RAID 1", ()
     "a power cycle: OVMF boots the GRUB os-installer installed, into the same system, to the marker",
     async () => {
       const t0 = Date.now();
-      diskBoot = new Proc("disk-boot", ["qemu-system-x86_64", "-M", "q35", "-cpu", "max", "-smp", "1", "-m", "2048", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-serial", "stdio", ...ovmfArgs(dir, "vm"), ...diskArgs()]);
+      diskBoot = new Proc("disk-boot", [...qemuMachineArgv(2048), ...ovmfArgs(dir, "vm"), ...diskArgs()]);
       await waitFor(() => MARKER.test(diskBoot?.text() ?? "") || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed Debian's marker line from a disk boot");
       const text = diskBoot.text();
       const marker = MARKER.exec(text);
       if (!marker) throw new Error(`no marker from the disk boot; last console lines:\n${text.split("\n").slice(-40).join("\n")}`);
       expect(text).toContain("GRUB");
       expect(marker.slice(1)).toEqual(["realos-lab", "/dev/md2", "running", "grub"]);
-      process.stdout.write(`disk boot marker after ${Math.round((Date.now() - t0) / 1000)} s: ${marker[0]}\nfirst boot option: ${/BdsDxe: (?:loading|starting) Boot[0-9A-F]{4} "[^"]*" from \S+/.exec(text)?.[0] ?? "?"}\n`);
+      process.stdout.write(
+        `disk boot marker after ${Math.round((Date.now() - t0) / 1000)} s: ${marker[0]}\nfirst boot option: ${/BdsDxe: (?:loading|starting) Boot[0-9A-F]{4} "[^"]*" from \S+/.exec(text)?.[0] ?? "?"}\n`,
+      );
     },
     DISK_BOOT_BOUND_MS + 30_000,
   );

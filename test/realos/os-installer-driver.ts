@@ -39,9 +39,28 @@ function sh(cmd: string): string {
 // A /dev with no disk of the host in it (this mount namespace only).
 const nodes = [rootDev, espDev].map((d) => ({ path: d, rdev: statSync(d).rdev }));
 // One shell for all of it: a process spawned in between would find no /dev/null (Bun then creates a plain file there).
-const chars = [["null", 1, 3], ["zero", 1, 5], ["full", 1, 7], ["random", 1, 8], ["urandom", 1, 9], ["tty", 5, 0], ["fuse", 10, 229]].map(([n, ma, mi]) => `mknod -m 0666 /dev/${n} c ${ma} ${mi}`);
+const chars = [
+  ["null", 1, 3],
+  ["zero", 1, 5],
+  ["full", 1, 7],
+  ["random", 1, 8],
+  ["urandom", 1, 9],
+  ["tty", 5, 0],
+  ["fuse", 10, 229],
+].map(([n, ma, mi]) => `mknod -m 0666 /dev/${n} c ${ma} ${mi}`);
 const blocks = nodes.map((n) => `mknod -m 0600 ${n.path} b ${Math.floor(n.rdev / 256) & 0xfff} ${(n.rdev & 0xff) | ((n.rdev >> 12) & 0xfff00)}`);
-sh(["mount -t tmpfs -o mode=0755,nosuid devtmp /dev", ...chars, ...blocks, "mkdir -p /dev/pts /dev/shm", "mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts", "ln -s pts/ptmx /dev/ptmx", "mount -t tmpfs shm /dev/shm", "ln -s /proc/self/fd /dev/fd"].join(" && "));
+sh(
+  [
+    "mount -t tmpfs -o mode=0755,nosuid devtmp /dev",
+    ...chars,
+    ...blocks,
+    "mkdir -p /dev/pts /dev/shm",
+    "mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts",
+    "ln -s pts/ptmx /dev/ptmx",
+    "mount -t tmpfs shm /dev/shm",
+    "ln -s /proc/self/fd /dev/fd",
+  ].join(" && "),
+);
 
 const target = join(work, "target");
 mkdirSync(target, { recursive: true });
@@ -97,7 +116,10 @@ const files = {
   espBoot: list("boot/efi/EFI/BOOT"),
   bootInfo: read("etc/metal/boot-info.yaml"),
   buildMeta: read("etc/metal/build-meta.yaml"),
-  metalUser: String(read("etc/passwd") ?? "").split("\n").find((l) => l.startsWith("metal:")) ?? null,
+  metalUser:
+    String(read("etc/passwd") ?? "")
+      .split("\n")
+      .find((l) => l.startsWith("metal:")) ?? null,
   machineId: read("etc/machine-id"),
   lvmlocal: read("etc/lvm/lvmlocal.conf"),
   allocationPersisted: read("etc/metal/machine-allocation.yaml"),

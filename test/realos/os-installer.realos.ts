@@ -49,7 +49,11 @@ describe("the real os-installer against the agent's contract files", () => {
     for (const f of ["img.tar.lz4", "img.tar.lz4.md5"]) must(["ln", "-s", join(IMAGE_DIR, f), join(work, "cache/debian/13", f)]);
     server = await startImageServer(join(work, "cache"));
     // Sparse files: 2 GiB root, 128 MiB ESP.
-    for (const [name, size] of [["root.img", "2G"], ["esp.img", "128M"]] as const) must(["truncate", "-s", size, join(work, name)]);
+    for (const [name, size] of [
+      ["root.img", "2G"],
+      ["esp.img", "128M"],
+    ] as const)
+      must(["truncate", "-s", size, join(work, name)]);
     for (const name of ["root.img", "esp.img"]) loops.push(must(["losetup", "--find", "--show", join(work, name)]));
   });
   afterAll(async () => {
@@ -65,7 +69,17 @@ describe("the real os-installer against the agent's contract files", () => {
     must(["mkfs.vfat", loops[1]!]);
     const rootUuid = must(["blkid", "-s", "UUID", "-o", "value", loops[0]!]);
     const timeoutMs = 300_000;
-    const argv = [process.execPath, join(import.meta.dir, "os-installer-driver.ts"), new URL("/debian/13/img.tar.lz4", server.url).href, loops[0]!, loops[1]!, rootUuid, work, String(timeoutMs), ...(extra ? [JSON.stringify(extra)] : [])];
+    const argv = [
+      process.execPath,
+      join(import.meta.dir, "os-installer-driver.ts"),
+      new URL("/debian/13/img.tar.lz4", server.url).href,
+      loops[0]!,
+      loops[1]!,
+      rootUuid,
+      work,
+      String(timeoutMs),
+      ...(extra ? [JSON.stringify(extra)] : []),
+    ];
     const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", ...argv], { stdout: "pipe", stderr: "pipe" });
     const killer = setTimeout(() => p.kill("SIGKILL"), timeoutMs + 60_000);
     const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
@@ -91,15 +105,36 @@ describe("the real os-installer against the agent's contract files", () => {
     expect(run.succeeded).toBe(true);
     // Every task of os-installer v0.3.1's list (pkg/installer/installer.go), in order: none skipped.
     expect(run.tasks.map((t) => t.name)).toEqual([
-      "persist configuration data from metal-hammer", "check if running in efi mode", "remove .dockerenv if running in virtual environment",
-      "write hostname", "write /etc/hosts", "write /etc/resolv.conf", "write ntp configuration", "create metal user", "configure network",
-      "authorized ssh keys", "fix wrong filesystem permissions", "process userdata", "build kernel cmdline", "write /etc/metal/boot-info.yaml",
-      "write booatloader config", "unset machine id", "deploy systemd services", "write /etc/metal/build-meta.yaml", "execute custom executable",
+      "persist configuration data from metal-hammer",
+      "check if running in efi mode",
+      "remove .dockerenv if running in virtual environment",
+      "write hostname",
+      "write /etc/hosts",
+      "write /etc/resolv.conf",
+      "write ntp configuration",
+      "create metal user",
+      "configure network",
+      "authorized ssh keys",
+      "fix wrong filesystem permissions",
+      "process userdata",
+      "build kernel cmdline",
+      "write /etc/metal/boot-info.yaml",
+      "write booatloader config",
+      "unset machine id",
+      "deploy systemd services",
+      "write /etc/metal/build-meta.yaml",
+      "execute custom executable",
     ]);
     const f = result.files;
     expect(result.binary).toBe("/os-installer");
-    expect(result.bootInfo).toMatchObject({ kernel: expect.stringMatching(/^\/boot\/vmlinuz-6\.\d+/), initrd: expect.stringMatching(/^\/boot\/initrd\.img-6\.\d+/), bootloaderId: "metal-debian" });
-    expect((result.bootInfo as { cmdline: string }).cmdline).toBe(`console=ttyS0,115200n8 root=UUID=${rootUuid} init=/sbin/init net.ifnames=0 biosdevname=0 nvme_core.io_timeout=300`);
+    expect(result.bootInfo).toMatchObject({
+      kernel: expect.stringMatching(/^\/boot\/vmlinuz-6\.\d+/),
+      initrd: expect.stringMatching(/^\/boot\/initrd\.img-6\.\d+/),
+      bootloaderId: "metal-debian",
+    });
+    expect((result.bootInfo as { cmdline: string }).cmdline).toBe(
+      `console=ttyS0,115200n8 root=UUID=${rootUuid} init=/sbin/init net.ifnames=0 biosdevname=0 nvme_core.io_timeout=300`,
+    );
     expect(f.hostname).toBe(REALOS_HOSTNAME);
     expect(f.resolvConf).toContain("nameserver 192.0.2.53");
     // FRR from the allocation's child network (ASN, router id = its first IP), validated by os-installer with vtysh --dryrun.

@@ -67,7 +67,11 @@ describe("shipping log lines to Loki", () => {
     const changes: ShipperChange[] = [];
     const shipper = new LogShipper({ intervalMs: 10, onChange: (c) => changes.push(c) });
     const cap = agentLogger(shipper);
-    startRemoteLog(shipper, LoggingSchema.parse({ endpoint: l.pushUrl.href, basic_auth: { user: "hammer", password: "wrong-password-1" } }), { log: cap.log, secrets: cap.secrets, uuid: UUID });
+    startRemoteLog(shipper, LoggingSchema.parse({ endpoint: l.pushUrl.href, basic_auth: { user: "hammer", password: "wrong-password-1" } }), {
+      log: cap.log,
+      secrets: cap.secrets,
+      uuid: UUID,
+    });
     logEvent(cap.log, "agent.stage", {}, "hello");
     await waitFor(() => shipper.stats.failedPushes > 0, 5000, "a failed push");
     expect(shipper.stats.state).toBe("failing");

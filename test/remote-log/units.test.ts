@@ -32,7 +32,15 @@ describe("the Loki push body", () => {
       { ns: 1_764_550_800_000_000_002n, line: '{"event":"x"}' },
     ]);
     expect(JSON.parse(body)).toEqual({
-      streams: [{ stream: { component: "metal-hammer", machineID: "4c4c4544-0042" }, values: [["1764550800000000001", "a"], ["1764550800000000002", '{"event":"x"}']] }],
+      streams: [
+        {
+          stream: { component: "metal-hammer", machineID: "4c4c4544-0042" },
+          values: [
+            ["1764550800000000001", "a"],
+            ["1764550800000000002", '{"event":"x"}'],
+          ],
+        },
+      ],
     });
   });
 });
@@ -46,7 +54,10 @@ describe("the logging section of the config (pixie's api.go shape)", () => {
   test("no endpoint, or a type other than loki: off, with the reason", () => {
     expect(lokiTarget(LoggingSchema.parse({ level: "info" }))).toEqual({ kind: "off", reason: "no logging.endpoint in the config" });
     expect(lokiTarget(undefined)).toEqual({ kind: "off", reason: "no logging.endpoint in the config" });
-    expect(lokiTarget(LoggingSchema.parse({ endpoint: "https://x.example/", log_type: "elastic" }))).toEqual({ kind: "off", reason: 'unsupported logging.log_type "elastic" (only "loki")' });
+    expect(lokiTarget(LoggingSchema.parse({ endpoint: "https://x.example/", log_type: "elastic" }))).toEqual({
+      kind: "off",
+      reason: 'unsupported logging.log_type "elastic" (only "loki")',
+    });
   });
 
   test("a bad endpoint or certificate names the field", () => {

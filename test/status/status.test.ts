@@ -67,7 +67,9 @@ describe("the status file and `metal-hammer status`", () => {
   test("no status file: exit 2 naming the file and what is expected", async () => {
     const c = captureContext();
     expect(await runCli(["status", "--file", "/run/metal/nope.json"], c.ctx)).toBe(2);
-    expect(c.err()).toBe("metal-hammer: cannot read the status file /run/metal/nope.json (ENOENT): expected the file the running agent writes (it appears once the agent has started; --file PATH for another one)\n");
+    expect(c.err()).toBe(
+      "metal-hammer: cannot read the status file /run/metal/nope.json (ENOENT): expected the file the running agent writes (it appears once the agent has started; --file PATH for another one)\n",
+    );
   });
 
   test("a file that is not a status document: exit 2 naming the field", async () => {

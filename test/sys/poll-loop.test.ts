@@ -36,7 +36,7 @@ function scripted(rounds: Round[], recvs: Record<number, Recv[]>, stop: SharedAr
       let ready = 0;
       fds.forEach((fd, i) => {
         expect(dv.getInt16(i * 8 + 4, true)).toBe(POLLIN);
-        const ev = fd >= 0 ? (round as Record<number, number>)[fd] ?? 0 : 0;
+        const ev = fd >= 0 ? ((round as Record<number, number>)[fd] ?? 0) : 0;
         dv.setInt16(i * 8 + 6, ev, true);
         if (ev) ready++;
       });
@@ -100,7 +100,11 @@ describe("pollLoop", () => {
     expect(next.got).toEqual(["1:c", "0:later"]);
     expect(next.errors).toEqual(["0:100"]);
     const drop = run([{ 3: POLLIN }, {}], { 3: [{ errno: 5 }] }, [3, 7], { recvError: () => "drop" });
-    expect(drop.polled).toEqual([[3, 7], [-1, 7], [-1, 7]]);
+    expect(drop.polled).toEqual([
+      [3, 7],
+      [-1, 7],
+      [-1, 7],
+    ]);
     const end = run([{ 3: POLLIN }], { 3: [{ errno: 5 }, "never"] }, [3], { recvError: () => "end" });
     expect(end.end).toEqual({ kind: "ended" });
     expect(end.got).toEqual([]);
@@ -108,13 +112,21 @@ describe("pollLoop", () => {
 
   test("the events handler decides per fd: read, skip this round, or drop it", () => {
     const seen: string[] = [];
-    const r = run([{ 3: 0x8, 5: 0x20 }, { 3: POLLIN, 5: POLLIN }], { 3: ["a"], 5: ["never"] }, [3, 5], {
-      events: (i, fd, revents) => {
-        seen.push(`${i}/${fd}/${revents}`);
-        if (revents & 0x20) return "drop";
-        return (revents & POLLIN) !== 0;
+    const r = run(
+      [
+        { 3: 0x8, 5: 0x20 },
+        { 3: POLLIN, 5: POLLIN },
+      ],
+      { 3: ["a"], 5: ["never"] },
+      [3, 5],
+      {
+        events: (i, fd, revents) => {
+          seen.push(`${i}/${fd}/${revents}`);
+          if (revents & 0x20) return "drop";
+          return (revents & POLLIN) !== 0;
+        },
       },
-    });
+    );
     // fd 3: POLLERR only (not read), then POLLIN (read); fd 5: POLLNVAL, dropped, never polled again.
     expect(seen).toEqual(["0/3/8", "1/5/32", "0/3/1"]);
     expect(r.got).toEqual(["0:a"]);

@@ -19,7 +19,10 @@ try {
     root: "/",
     bootInfo: { kernel: "/kexec/vmlinuz", initrd: "/kexec/initrd", cmdline, bootloaderId: "" },
     log,
-    sys: { ...linuxKexec, reboot: (cmd) => (cmd === 0x45584543 ? linuxKexec.reboot(cmd) : (process.stdout.write(`KEXEC-SMOKE would reboot instead\n`), linuxKexec.reboot(0x4321fedc))) },
+    sys: {
+      ...linuxKexec,
+      reboot: (cmd) => (cmd === 0x45584543 ? linuxKexec.reboot(cmd) : (process.stdout.write(`KEXEC-SMOKE would reboot instead\n`), linuxKexec.reboot(0x4321fedc))),
+    },
     unmountTarget: async () => void process.stdout.write("KEXEC-SMOKE unmount target (nothing mounted here)\n"),
   });
   process.stdout.write(`KEXEC-SMOKE returned ${JSON.stringify(out)}\n`);

@@ -42,7 +42,17 @@ const noBmc: BmcStages = {
 };
 
 const ctx = createContext(processIo());
-const registrars = (await registrarsFor([])).map((r) => (r === registerRun ? (p: Parameters<typeof r>[0], c: typeof ctx) => registerRun(p, c, { ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}), disks: noDisks, bmc: noBmc, ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}) }) : r));
+const registrars = (await registrarsFor([])).map((r) =>
+  r === registerRun
+    ? (p: Parameters<typeof r>[0], c: typeof ctx) =>
+        registerRun(p, c, {
+          ...(fake ? { selectNics: () => [], startLldp: () => fake } : {}),
+          disks: noDisks,
+          bmc: noBmc,
+          ...(process.env.RESOLV_CONF ? { resolvConf: process.env.RESOLV_CONF } : {}),
+        })
+    : r,
+);
 // As src/main.ts: what is queued for stdout/stderr (the final error line) is written before exit.
 void runCli(process.argv.slice(2), ctx, registrars).then(async (code) => {
   await ctx.io.flush?.();

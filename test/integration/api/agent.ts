@@ -19,7 +19,17 @@ export const transcript: string[] = [];
 
 /** Two switches seen by LLDP on `ifname` (for a Register the strict stand-in accepts). */
 export function twoSwitches(ifname: string): string {
-  const n = (systemName: string, portId: string) => ({ interface: ifname, chassisId: portId, chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
+  const n = (systemName: string, portId: string) => ({
+    interface: ifname,
+    chassisId: portId,
+    chassisIdSubtype: 4,
+    portId,
+    portIdSubtype: 3,
+    portDescription: "swp1",
+    systemName,
+    ttlSeconds: 120,
+    managementAddresses: [],
+  });
   return JSON.stringify([n("leaf01", "0c:00:00:00:01:01"), n("leaf02", "0c:00:00:00:02:01")]);
 }
 
@@ -28,7 +38,11 @@ export function twoSwitches(ifname: string): string {
  * With `lldp` (FAKE_LLDP JSON) it runs through agent-driver.ts, whose LLDP session
  * reports those neighbours; else src/main.ts or `binary`.
  */
-export async function runAgent(ns: string, args: readonly string[], opts: { env?: Record<string, string>; timeoutMs?: number; binary?: string; lldp?: string } = {}): Promise<AgentRun> {
+export async function runAgent(
+  ns: string,
+  args: readonly string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number; binary?: string; lldp?: string } = {},
+): Promise<AgentRun> {
   const entry = opts.binary ? [opts.binary] : [process.execPath, join(REPO, opts.lldp !== undefined ? "test/integration/api/agent-driver.ts" : "src/main.ts")];
   const t0 = performance.now();
   const proc = Bun.spawn(["ip", "netns", "exec", ns, ...disklessArgv([...entry, ...args])], {

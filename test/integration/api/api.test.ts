@@ -72,12 +72,20 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     const run = runDir();
     const next = join(dir, "next-stage.sh");
     const out = join(run, "next.out");
-    writeFileSync(next, `#!/bin/sh\n{ echo "pid=$$"; echo "file=$METAL_HANDOFF_FILE"; stat -c 'mode=%a' "$METAL_HANDOFF_FILE"; } > "$NEXT_OUT"\ncat "$METAL_HANDOFF_FILE" > "$NEXT_OUT.json"\n`);
+    writeFileSync(
+      next,
+      `#!/bin/sh\n{ echo "pid=$$"; echo "file=$METAL_HANDOFF_FILE"; stat -c 'mode=%a' "$METAL_HANDOFF_FILE"; } > "$NEXT_OUT"\ncat "$METAL_HANDOFF_FILE" > "$NEXT_OUT.json"\n`,
+    );
     chmodSync(next, 0o755);
     const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline(`METAL_HANDOFF=exec:${next}`)], { env: { NEXT_OUT: out } });
     expect(r.err).not.toContain("metal-hammer:");
     expect(r.code).toBe(0);
-    const seen = Object.fromEntries(readFileSync(out, "utf8").trim().split("\n").map((l) => l.split("=")));
+    const seen = Object.fromEntries(
+      readFileSync(out, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=")),
+    );
     expect(seen.file).toBe(join(run, "handoff.json"));
     expect(seen.mode).toBe("600");
     // execve, not a child: the next stage runs with the agent's PID.
@@ -85,7 +93,17 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     expect(events(r.logs, "handoff.exec").length).toBe(1);
 
     const doc = JSON.parse(readFileSync(`${out}.json`, "utf8"));
-    expect(doc).toMatchObject({ version: 2, uuid: UUID, uuidSource: "cmdline", partition: "fra-equ01", apiserverUrl: `${st.urls.api}/`, apiserverVersion: "v0.5.0-standin", imageCacheUrl: `${st.urls.images}/`, tokenFile: join(run, "token"), network: null });
+    expect(doc).toMatchObject({
+      version: 2,
+      uuid: UUID,
+      uuidSource: "cmdline",
+      partition: "fra-equ01",
+      apiserverUrl: `${st.urls.api}/`,
+      apiserverVersion: "v0.5.0-standin",
+      imageCacheUrl: `${st.urls.images}/`,
+      tokenFile: join(run, "token"),
+      network: null,
+    });
     expect(doc.apiserverCa).toContain("BEGIN CERTIFICATE");
     expect(Object.keys(doc.timings.stagesMs)).toEqual(["clock", "boot", "api", "image"]);
     expect(statSync(join(run, "token")).mode & 0o777).toBe(0o600);
@@ -145,7 +163,9 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
   test("503 twice, then 200: succeeds after two logged retries", async () => {
     st.faults.api.set({ status: 503, count: 2 });
     // trace level: the token scan at the end covers the most verbose logs too.
-    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")], { lldp: twoSwitches(link.machineIf) });
+    const r = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline("METAL_LOG_LEVEL=trace DEBUG=1")], {
+      lldp: twoSwitches(link.machineIf),
+    });
     expect(r.code).toBe(61); // the flow went on through the hand-off to the layout step
     const retries = events(r.logs, "http.retry");
     expect(retries.map((l) => [l.what, l.attempt, l.reason])).toEqual([
@@ -154,7 +174,12 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     ]);
     for (const l of retries) expect(String(l.msg)).toMatch(/next attempt in \d+ ms$/);
     // Version (after two 503s); the first event is refused (Send is INFRA only) and events stop; Register and Wait.
-    expect(st.log.of("api").filter((e) => e.path.startsWith("/metalstack")).map((e) => `${e.status} ${e.path.split("/")[2]}`)).toEqual(["503 Get", "503 Get", "200 Get", "403 Send", "200 Register", "200 Wait"]);
+    expect(
+      st.log
+        .of("api")
+        .filter((e) => e.path.startsWith("/metalstack"))
+        .map((e) => `${e.status} ${e.path.split("/")[2]}`),
+    ).toEqual(["503 Get", "503 Get", "200 Get", "403 Send", "200 Register", "200 Wait"]);
   });
 
   test("apiserver down: retries with jitter for the METAL_RETRY_WINDOW (docs/bounds.md; 60 s by default, 10 s here), then unreachable (exit 23) naming it", async () => {

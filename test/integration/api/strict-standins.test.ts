@@ -55,12 +55,35 @@ beforeEach(() => {
 
 const api = (token: string | undefined) => new ConnectClient(http, new URL(st.urls.api), token);
 const machineToken = () => st.tokens.issue(UUID);
-const EMPTY_FACTS = { memTotalBytes: 1 << 30, cpuinfo: "", nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } };
-const neigh = (systemName: string, portId: string): LldpNeighbour => ({ interface: "eth0", chassisId: "x", chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription: "swp1", systemName, ttlSeconds: 120, managementAddresses: [] });
+const EMPTY_FACTS = {
+  memTotalBytes: 1 << 30,
+  cpuinfo: "",
+  nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }],
+  blocks: [],
+  pci: [],
+  dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
+};
+const neigh = (systemName: string, portId: string): LldpNeighbour => ({
+  interface: "eth0",
+  chassisId: "x",
+  chassisIdSubtype: 4,
+  portId,
+  portIdSubtype: 3,
+  portDescription: "swp1",
+  systemName,
+  ttlSeconds: 120,
+  managementAddresses: [],
+});
 const req = (ns: LldpNeighbour[], uuid = UUID) => registerRequest(uuid, toInventory(EMPTY_FACTS), new Map([["eth0", ns]]), "fra-equ01", "test");
 const TWO = [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")];
 const post = (path: string, body: unknown, token?: string) =>
-  http.request({ method: "POST", url: new URL(path, st.urls.api), what: "raw", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  http.request({
+    method: "POST",
+    url: new URL(path, st.urls.api),
+    what: "raw",
+    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
 const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b));
 
 describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip})` : ""}`, () => {
@@ -92,7 +115,7 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     expect(json(good.body)).toEqual({ events: "1" });
   });
 
-  test("Register without bios: invalid_argument \"bios is nil\" (machine.go); the agent always sends bios", async () => {
+  test('Register without bios: invalid_argument "bios is nil" (machine.go); the agent always sends bios', async () => {
     const { bios: _b, ...noBios } = req(TWO);
     const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: UUID, partition: "fra-equ01", hardware: { memory: "1" } }, machineToken());
     expect([raw.status, json(raw.body)]).toEqual([400, { code: "invalid_argument", message: "bios is nil" }]);
@@ -110,14 +133,25 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
   });
 
   test("Register with a neighbour port id that is not a MAC: invalid_argument naming the field", async () => {
-    const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: UUID, partition: "fra-equ01", hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: [{ mac: "swp1", name: "swp1", hostname: "leaf01" }] }] }, bios: {} }, machineToken());
+    const raw = await post(
+      "/metalstack.infra.v2.BootService/Register",
+      {
+        uuid: UUID,
+        partition: "fra-equ01",
+        hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: [{ mac: "swp1", name: "swp1", hostname: "leaf01" }] }] },
+        bios: {},
+      },
+      machineToken(),
+    );
     expect(raw.status).toBe(400);
     // protovalidate-go's words (validation.ts), and the violation as a buf.validate.Violations detail.
     expect(json(raw.body).message).toBe("validation error: hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress");
     const details = json(raw.body).details as { type: string; value: string }[];
     expect(details.map((d) => d.type)).toEqual(["buf.validate.Violations"]);
     const violations = fromBinary(ViolationsSchema, new Uint8Array(Buffer.from(details[0]?.value ?? "", "base64"))).violations;
-    expect(violations.map((v) => [v.ruleId, v.message, v.field?.elements.map((e) => e.fieldName).join(".")])).toEqual([["string.macaddress", "this string must be a valid macaddress", "hardware.nics.neighbors.mac"]]);
+    expect(violations.map((v) => [v.ruleId, v.message, v.field?.elements.map((e) => e.fieldName).join(".")])).toEqual([
+      ["string.macaddress", "this string must be a valid macaddress", "hardware.nics.neighbors.mac"],
+    ]);
     // The agent never sends such a neighbour: one with no MAC anywhere (port id and chassis id) is left out,
     // so here leaf01 is missing and the two-switch rule refuses Register instead.
     const e = toAgentError(await register(api(machineToken()), req([neigh("leaf01", "Ethernet1"), neigh("leaf02", "0c:00:00:00:00:02")]), ["leaf01", "leaf02"]).catch((x) => x));
@@ -132,7 +166,12 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
   });
 
   test("a bad name, a short partition, a non-UUID, a one-letter disk name and an over-long CPU or GPU model are refused by validation", async () => {
-    const hardware = { nics: [{ mac: "52:54:00:12:34:56", name: "e" }], disks: [{ name: "a", size: "1" }], cpus: [{ vendor: "v", model: "m".repeat(257) }], gpus: [{ vendor: "v".repeat(257), model: "m" }] };
+    const hardware = {
+      nics: [{ mac: "52:54:00:12:34:56", name: "e" }],
+      disks: [{ name: "a", size: "1" }],
+      cpus: [{ vendor: "v", model: "m".repeat(257) }],
+      gpus: [{ vendor: "v".repeat(257), model: "m" }],
+    };
     const raw = await post("/metalstack.infra.v2.BootService/Register", { uuid: "abc", partition: "x", hardware, bios: {} }, st.tokens.issue("abc"));
     expect(raw.status).toBe(400);
     const m = json(raw.body).message as string;
@@ -151,7 +190,11 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
       uuid: UUID,
       partition: "fra-equ01",
       bios: {},
-      hardware: { nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: TWO.flatMap((n) => neighbourNic(n) ?? []) }], disks: [{ name: "vd", size: 1n }], cpus: [{ vendor: "v", model: "m".repeat(256), cores: 1, threads: 1 }] },
+      hardware: {
+        nics: [{ mac: "52:54:00:12:34:56", name: "eth0", neighbors: TWO.flatMap((n) => neighbourNic(n) ?? []) }],
+        disks: [{ name: "vd", size: 1n }],
+        cpus: [{ vendor: "v", model: "m".repeat(256), cores: 1, threads: 1 }],
+      },
     };
     expect((await register(api(machineToken()), limits)).uuid).toBe(UUID);
   });
@@ -213,7 +256,16 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
       const r = await h.request({ method: "GET", url: new URL(`/config/${OTHER}`, st.urls.boot), what: "config" });
       const c = json(r.body);
       expect(r.status).toBe(200);
-      expect(Object.keys(c).sort()).toEqual(["ca", "debug", "image_cache_url", "metal_apiserver_token_for_hammer", "metal_apiserver_url", "ntp_servers", "partition", "pixie_api_url"]);
+      expect(Object.keys(c).sort()).toEqual([
+        "ca",
+        "debug",
+        "image_cache_url",
+        "metal_apiserver_token_for_hammer",
+        "metal_apiserver_url",
+        "ntp_servers",
+        "partition",
+        "pixie_api_url",
+      ]);
       expect(st.tokens.verify(c.metal_apiserver_token_for_hammer)).toBe(OTHER);
       expect(c.ntp_servers).toEqual(["fd00:123::1"]);
     } finally {

@@ -43,7 +43,11 @@ describe.if(ok)("bmc against ipmi_sim", () => {
     sim = await startBmcSim({ lanAddress: "127.0.0.1", reportedIp: "192.0.2.10", reportedMac: "52:54:00:ab:cd:ef", users: [ADMIN, LIMITED], fru: LAB_FRU, firmware: [3, 0x14] });
     // lan.conf's max privilege does not limit a lanplus session; channel access does, for a
     // session asked at that level (-L USER: ipmi_sim grants Administrator to a session that asks for it).
-    const limit = Bun.spawn([...sim.lanplus(ADMIN.name), "channel", "setaccess", "1", String(LIMITED.id), "privilege=2"], { stdout: "ignore", stderr: "pipe", env: { ...process.env, IPMI_PASSWORD: ADMIN.password } });
+    const limit = Bun.spawn([...sim.lanplus(ADMIN.name), "channel", "setaccess", "1", String(LIMITED.id), "privilege=2"], {
+      stdout: "ignore",
+      stderr: "pipe",
+      env: { ...process.env, IPMI_PASSWORD: ADMIN.password },
+    });
     expect(await limit.exited).toBe(0);
   });
   afterAll(async () => await sim?.stop());

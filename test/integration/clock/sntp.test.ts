@@ -60,19 +60,38 @@ beforeAll(async () => {
     mkdirSync(`/etc/netns/${agentNs}`, { recursive: true });
     writeFileSync(`/etc/netns/${agentNs}/hosts`, `::1 localhost\n${A.year} ${NAME}\n`);
     writeFileSync(`/etc/netns/${agentNs}/resolv.conf`, "");
-    const proc = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(import.meta.dir, "sntp-standin.ts"), "--port", "123", ...(["correct", "year", "kod", "silent"] as const).flatMap((m) => ["--serve", `${A[m]}=${m}`])], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      [
+        "ip",
+        "netns",
+        "exec",
+        link.routerNs,
+        process.execPath,
+        join(import.meta.dir, "sntp-standin.ts"),
+        "--port",
+        "123",
+        ...(["correct", "year", "kod", "silent"] as const).flatMap((m) => ["--serve", `${A[m]}=${m}`]),
+      ],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     standin = proc;
     const reader = proc.stdout.getReader();
     let out = "";
-    await waitFor(async () => {
-      const { value, done } = await reader.read();
-      if (value) out += new TextDecoder().decode(value);
-      if (done && !out.includes("ready")) throw new Error(`stand-in exited: ${await new Response(proc.stderr).text()}`);
-      return out.includes("ready");
-    }, 20_000, "the SNTP stand-in to bind");
+    await waitFor(
+      async () => {
+        const { value, done } = await reader.read();
+        if (value) out += new TextDecoder().decode(value);
+        if (done && !out.includes("ready")) throw new Error(`stand-in exited: ${await new Response(proc.stderr).text()}`);
+        return out.includes("ready");
+      },
+      20_000,
+      "the SNTP stand-in to bind",
+    );
     reader.releaseLock();
     chronyDir = mkdtempSync(join(tmpdir(), "mh-chrony-"));
-    chrony = await startLabNtp(A.chrony, chronyDir, (argv) => Bun.spawn(["ip", "netns", "exec", serverNs, ...argv], { stdout: Bun.file(join(chronyDir, "chronyd.log")), stderr: Bun.file(join(chronyDir, "chronyd.log")) }));
+    chrony = await startLabNtp(A.chrony, chronyDir, (argv) =>
+      Bun.spawn(["ip", "netns", "exec", serverNs, ...argv], { stdout: Bun.file(join(chronyDir, "chronyd.log")), stderr: Bun.file(join(chronyDir, "chronyd.log")) }),
+    );
     // Carrier on both ends.
     await waitFor(() => /state UP/.test(nsx(agentNs, "ip", "link", "show", link.agentIf)), 10_000, "carrier on the veth pair");
   } catch (e) {
@@ -165,21 +184,24 @@ describe.skipIf(reason !== undefined)(`the clock stage against an SNTP stand-in 
   });
 });
 
-describe.skipIf(reason !== undefined || noBinary !== undefined)(`the compiled binary's SNTP client (node:dgram inside bun build --compile)${reason ?? noBinary ? ` (skipped: ${reason ?? noBinary})` : ""}`, () => {
-  const run = (...args: string[]) => Bun.spawnSync(["ip", "netns", "exec", agentNs, BINARY, ...args], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+describe.skipIf(reason !== undefined || noBinary !== undefined)(
+  `the compiled binary's SNTP client (node:dgram inside bun build --compile)${(reason ?? noBinary) ? ` (skipped: ${reason ?? noBinary})` : ""}`,
+  () => {
+    const run = (...args: string[]) => Bun.spawnSync(["ip", "netns", "exec", agentNs, BINARY, ...args], { stdout: "pipe", stderr: "pipe", timeout: 60_000 });
 
-  test("clock --json against the stand-in a year ahead: shows the step without doing it", () => {
-    const r = run("clock", "--servers", A.year, "--json");
-    expect(r.exitCode).toBe(0);
-    const o = JSON.parse(r.stdout.toString());
-    expect(o.decision).toBe("step (not done: no --set)");
-    expect(Math.abs(o.offsetMs - YEAR_MS)).toBeLessThan(1000);
-  });
+    test("clock --json against the stand-in a year ahead: shows the step without doing it", () => {
+      const r = run("clock", "--servers", A.year, "--json");
+      expect(r.exitCode).toBe(0);
+      const o = JSON.parse(r.stdout.toString());
+      expect(o.decision).toBe("step (not done: no --set)");
+      expect(Math.abs(o.offsetMs - YEAR_MS)).toBeLessThan(1000);
+    });
 
-  test("clock against a kiss-o'-death server: exit 23 naming the server and the kiss code", () => {
-    const r = run("clock", "--servers", A.kod);
-    expect(r.exitCode).toBe(23);
-    expect(r.stderr.toString()).toContain(`metal-hammer: no usable time from [${A.kod}]:123`);
-    expect(r.stdout.toString()).toContain(`reasons   ${A.kod}: kiss-o'-death "DENY" (the server refuses this client)\n`);
-  });
-});
+    test("clock against a kiss-o'-death server: exit 23 naming the server and the kiss code", () => {
+      const r = run("clock", "--servers", A.kod);
+      expect(r.exitCode).toBe(23);
+      expect(r.stderr.toString()).toContain(`metal-hammer: no usable time from [${A.kod}]:123`);
+      expect(r.stdout.toString()).toContain(`reasons   ${A.kod}: kiss-o'-death "DENY" (the server refuses this client)\n`);
+    });
+  },
+);

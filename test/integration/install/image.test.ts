@@ -89,7 +89,7 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect(readlinkSync(join(root, "data/abs-link"))).toBe("/etc/os-release");
     expect(readlinkSync(join(root, "data/rel-link"))).toBe("../etc/os-release");
     const xa = spawnSync("getfattr", ["-d", "-m", "-", "-e", "base64", join(root, "data/xattr"), join(root, "data/setuid")], { encoding: "utf8" }).stdout;
-    expect(xa).toContain('user.metal=0saGFtbWVy');
+    expect(xa).toContain("user.metal=0saGFtbWVy");
     expect(xa).toContain("security.capability=0sAQAAAgAgAAAAAAAAAAAAAAAAAAA=");
     expect(readFileSync(join(root, "install.sh"), "utf8")).toContain("boot-info.yaml");
   });
@@ -217,7 +217,7 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
       let aborted = 0;
       const { time, env } = fakeEnv();
       // The call that hangs lets the fake clock run to the unpack bound once the agent awaits it.
-      const hang = <T,>(): Promise<T> => (queueMicrotask(() => time.advance(600)), new Promise<T>(() => {}));
+      const hang = <T>(): Promise<T> => (queueMicrotask(() => time.advance(600)), new Promise<T>(() => {}));
       const hung: ExtractorFactory = () => ({
         write: () => (hangOn === "write" ? hang<void>() : Promise.resolve()),
         end: () => (hangOn === "end" ? hang<undefined>() : Promise.resolve(undefined)),
@@ -239,7 +239,9 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     const root = target();
     server.requests.length = 0;
     server.faults = [{ path, kind: "cut", at: Math.floor(img.bytes / 2), times: 100 }];
-    const e = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait, retry: { attempts: 3, baseMs: 10, capMs: 100, totalMs: 60_000 } }).catch((x: unknown) => x);
+    const e = await installImage({ http, url: url(), root, log: silentLogger(), env: noWait, retry: { attempts: 3, baseMs: 10, capMs: 100, totalMs: 60_000 } }).catch(
+      (x: unknown) => x,
+    );
     server.faults = [];
     expect((e as AgentError).code).toBe("image_download");
     expect((e as AgentError).message).toContain("broke off 3 time(s)");
@@ -311,7 +313,9 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     const { time, env } = fakeEnv();
     const log = capturingLogger();
     // The stall guard does not fire (a byte arrives, and 1 byte per 10 s is the minimum); the deadline does.
-    const run = installImage({ http, url: url(), root: target(), log: log.log, env, stallMs: 10_000, minBytesPerStall: 1, deadlineMs: 1_500, progressMs: 0 }).catch((x: unknown) => x);
+    const run = installImage({ http, url: url(), root: target(), log: log.log, env, stallMs: 10_000, minBytesPerStall: 1, deadlineMs: 1_500, progressMs: 0 }).catch(
+      (x: unknown) => x,
+    );
     await waitFor(() => bytesSeen(log) > at, 10_000, "the first trickled byte", 5);
     time.advance(1_500);
     const e = await run;

@@ -32,7 +32,14 @@ try {
     imageUrl: new URL(imageUrl),
     root,
     machineId: "00000000-0000-0000-0000-00000000c0de",
-    nics: [{ mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }] }],
+    nics: [
+      {
+        mac: "52:54:00:00:00:01",
+        name: "eth0",
+        identifier: "eth0",
+        neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }],
+      },
+    ],
     allocation: fromJson(MachineAllocationSchema, asSent),
     allocationAsSent: asSent,
     console: "ttyS0",
@@ -53,5 +60,7 @@ try {
   }
 }
 await http.close();
-const left = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4]?.startsWith(root + "/"));
+const left = readFileSync("/proc/self/mountinfo", "utf8")
+  .split("\n")
+  .filter((l) => l.split(" ")[4]?.startsWith(root + "/"));
 process.stdout.write(`RESULT ${JSON.stringify({ ...result, mountsLeft: left.length, password })}\n`);

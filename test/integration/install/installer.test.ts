@@ -52,7 +52,12 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
     expect(result.ok).toBe(true);
     expect(result.binary).toBe("/install.sh");
     expect(result.report).toEqual({ uuid: "00000000-0000-0000-0000-00000000c0de" });
-    expect(result.bootInfo).toEqual({ kernel: "/boot/vmlinuz", initrd: "", cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-00000000-0000-0000-0000-00000000c0de", bootloaderId: "testos" });
+    expect(result.bootInfo).toEqual({
+      kernel: "/boot/vmlinuz",
+      initrd: "",
+      cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-00000000-0000-0000-0000-00000000c0de",
+      bootloaderId: "testos",
+    });
     expect(readFileSync(join(root, "installed-marker"), "utf8")).toBe("installed 00000000-0000-0000-0000-00000000c0de\n");
     for (const f of ["machine-details.yaml", "machine-allocation.yaml", "install.yaml"]) expect(statSync(join(root, "etc/metal", f)).mode & 0o777).toBe(0o600);
     const details = JSON.parse(readFileSync(join(root, "etc/metal/machine-details.yaml"), "utf8")) as Record<string, unknown>;

@@ -14,7 +14,11 @@ import { KEXEC_REFUSED } from "../../../src/install/kexec.ts";
 
 /** Whether the running kernel has kexec_file_load: EPERM (1) in a user namespace if so, ENOSYS (38) if not. */
 function runningKernelHasKexecFile(): boolean | undefined {
-  const text = existsSync("/proc/config.gz") ? gunzipSync(readFileSync("/proc/config.gz")).toString() : existsSync(`/boot/config-${release()}`) ? readFileSync(`/boot/config-${release()}`, "utf8") : undefined;
+  const text = existsSync("/proc/config.gz")
+    ? gunzipSync(readFileSync("/proc/config.gz")).toString()
+    : existsSync(`/boot/config-${release()}`)
+      ? readFileSync(`/boot/config-${release()}`, "utf8")
+      : undefined;
   return text === undefined ? undefined : /^CONFIG_KEXEC_FILE=y$/m.test(text);
 }
 

@@ -25,5 +25,7 @@ try {
   const err = e as AgentError;
   result = { ok: false, code: err.code, exitCode: err.exitCode, message: err.message, details: err.details };
 }
-const left = readFileSync("/proc/self/mountinfo", "utf8").split("\n").filter((l) => l.split(" ")[4]?.startsWith(root + "/"));
+const left = readFileSync("/proc/self/mountinfo", "utf8")
+  .split("\n")
+  .filter((l) => l.split(" ")[4]?.startsWith(root + "/"));
 process.stdout.write(`RESULT ${JSON.stringify({ ...result, mountsLeft: left.length })}\n`);

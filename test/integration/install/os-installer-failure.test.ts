@@ -46,7 +46,11 @@ const FAILING = [
   sh(rec("ERROR", "executed command with error", { output: "", duration: "23.141873ms", error: "exit status 10" })),
   sh(rec("ERROR", "running install task failed", { error: "unable to set password for metal user: exit status 10", took: "115.8ms" })),
   sh(rec("ERROR", "running os installer failed", { took: "120.2ms" })),
-  sh(rec("ERROR", "error while running machine installer", undefined, { error: "os installer failed: installation task failed, aborting install: unable to set password for metal user: exit status 10" })),
+  sh(
+    rec("ERROR", "error while running machine installer", undefined, {
+      error: "os installer failed: installation task failed, aborting install: unable to set password for metal user: exit status 10",
+    }),
+  ),
   "exit 1",
 ].join("\n");
 
@@ -77,7 +81,7 @@ describe.skipIf(!ready)("a failing /os-installer in the runner", () => {
   type Result = { ok: boolean; code?: string; exitCode?: number; message: string; details: Record<string, unknown>; mountsLeft: number };
   const drive = (r: string, timeoutMs: number) => runMountNsDriver<Result>([DRIVER, r, String(timeoutMs), password], timeoutMs + 30_000);
 
-  test("passwd fails in \"create metal user\": exit 54 naming the task, its error, exit 1 and the last lines; the password in no line", async () => {
+  test('passwd fails in "create metal user": exit 54 naming the task, its error, exit 1 and the last lines; the password in no line', async () => {
     const { result, out } = await drive(root(FAILING, upTo('"command":"passwd metal"')), 30_000);
     expect(result.ok).toBe(false);
     expect(result.code).toBe("installer");
@@ -97,7 +101,7 @@ describe.skipIf(!ready)("a failing /os-installer in the runner", () => {
     expect(out).not.toContain(password);
   });
 
-  test("hangs inside \"configure network\": killed at its bound, the task it was in named", async () => {
+  test('hangs inside "configure network": killed at its bound, the task it was in named', async () => {
     const t0 = performance.now();
     const { result } = await drive(root(HANGING, upTo('"task-name":"configure network"')), 1_500);
     expect(result.exitCode).toBe(54);

@@ -43,7 +43,9 @@ afterAll(async () => {
 
 /** lldpcli lines as the switch OS configures lldpd on its port `ifname` (sonic-buildimage lldpd.conf.j2:31, lldpmgrd:147-160). */
 const shape = (os: SwitchOs, ifname: string): string[] =>
-  os === "sonic" ? ["configure lldp portidsubtype ifname", `configure ports ${ifname} lldp portidsubtype local ${ALIAS} description Ethernet0`] : [`configure ports ${ifname} lldp portdescription swp1`];
+  os === "sonic"
+    ? ["configure lldp portidsubtype ifname", `configure ports ${ifname} lldp portidsubtype local ${ALIAS} description Ethernet0`]
+    : [`configure ports ${ifname} lldp portdescription swp1`];
 
 /** Two leaves of `os`, the agent's session on both links; resolves with what it heard, by agent interface. */
 async function hear(s: SwitchLab, os: SwitchOs): Promise<{ a: Switch; b: Switch; heard: Map<string, LldpNeighbour[]> }> {
@@ -64,7 +66,16 @@ const inventory = (a: Switch, b: Switch) =>
   toInventory({
     memTotalBytes: 1 << 30,
     cpuinfo: "",
-    nets: [a, b].map((sw, i) => ({ name: sw.link.agentIf, address: `52:54:00:00:0f:0${i + 1}`, type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined })),
+    nets: [a, b].map((sw, i) => ({
+      name: sw.link.agentIf,
+      address: `52:54:00:00:0f:0${i + 1}`,
+      type: "1",
+      speed: undefined,
+      devicePath: undefined,
+      vendorId: undefined,
+      deviceId: undefined,
+      driver: undefined,
+    })),
     blocks: [],
     pci: [],
     dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
@@ -72,7 +83,11 @@ const inventory = (a: Switch, b: Switch) =>
 
 /** The stand-in apiserver's control endpoints: POST with a body, else GET. */
 async function control(path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const r = await fetch(new URL(path, st.urls.api), { method: body === undefined ? "GET" : "POST", body: body === undefined ? null : JSON.stringify(body), tls: { ca: st.apiCa.pem } });
+  const r = await fetch(new URL(path, st.urls.api), {
+    method: body === undefined ? "GET" : "POST",
+    body: body === undefined ? null : JSON.stringify(body),
+    tls: { ca: st.apiCa.pem },
+  });
   return (await r.json()) as Record<string, unknown>;
 }
 
@@ -86,7 +101,12 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
         const { a, b, heard } = await hear(s, os);
         const ports = (sw: Switch) => (os === "sonic" ? [{ name: "Ethernet0", alias: ALIAS }] : [{ name: "swp1", mac: sw.mac }]);
         // The switch table as metal-core would register the leaves, through the stand-in's control endpoint.
-        const set = await control("/_standin/switches", { switches: [{ id: "leaf01", os, ports: ports(a) }, { id: "leaf02", os, ports: ports(b) }] });
+        const set = await control("/_standin/switches", {
+          switches: [
+            { id: "leaf01", os, ports: ports(a) },
+            { id: "leaf02", os, ports: ports(b) },
+          ],
+        });
         expect(set.ok).toBe(true);
         const one = heard.get(a.link.agentIf)?.[0];
         if (os === "sonic") expect([one?.portIdSubtype, one?.portId, one?.portDescription, one?.chassisId]).toEqual([7, ALIAS, "Ethernet0", a.mac]);
@@ -94,8 +114,14 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
         const r = await register(api(), registerRequest(UUID, inventory(a, b), heard, "fra-equ01", "test"), ["leaf01", "leaf02"]);
         expect(r.uuid).toBe(UUID);
         const port = os === "sonic" ? "Ethernet0" : "swp1";
-        expect(st.machines.connections(UUID)).toEqual([{ switch: "leaf01", port }, { switch: "leaf02", port }]);
-        expect(((await control("/_standin/machines")) as { connections: Record<string, unknown> }).connections[UUID]).toEqual([{ switch: "leaf01", port }, { switch: "leaf02", port }]);
+        expect(st.machines.connections(UUID)).toEqual([
+          { switch: "leaf01", port },
+          { switch: "leaf02", port },
+        ]);
+        expect(((await control("/_standin/machines")) as { connections: Record<string, unknown> }).connections[UUID]).toEqual([
+          { switch: "leaf01", port },
+          { switch: "leaf02", port },
+        ]);
         const sent = st.calls.at(-1)?.request as { hardware: { nics: { name: string; neighbors: unknown[] }[] } };
         expect(sent.hardware.nics.find((n) => n.name === a.link.agentIf)?.neighbors).toEqual([
           os === "sonic" ? { mac: a.mac, name: "Ethernet0", identifier: ALIAS, hostname: "leaf01" } : { mac: a.mac, name: "swp1", identifier: a.mac, hostname: "leaf01" },
@@ -104,12 +130,18 @@ describe.skipIf(SKIP !== undefined)("Register with neighbours heard from real ll
         if (os !== "sonic") return;
         // The v1 mapping of the same neighbours (mac = identifier = Port ID) is refused, naming the field.
         resetStandins(st);
-        const nics = [a, b].map((sw, i) => ({ mac: `52:54:00:00:0f:0${i + 1}`, name: sw.link.agentIf, neighbors: (heard.get(sw.link.agentIf) ?? []).map((x) => ({ mac: x.portId, identifier: x.portId, name: x.portDescription, hostname: x.systemName })) }));
+        const nics = [a, b].map((sw, i) => ({
+          mac: `52:54:00:00:0f:0${i + 1}`,
+          name: sw.link.agentIf,
+          neighbors: (heard.get(sw.link.agentIf) ?? []).map((x) => ({ mac: x.portId, identifier: x.portId, name: x.portDescription, hostname: x.systemName })),
+        }));
         const v1: RegisterInit = { uuid: UUID, partition: "fra-equ01", bios: {}, hardware: { memory: 1n, nics } };
         const e = await register(api(), v1, ["leaf01", "leaf02"]).catch((x: Error) => x);
         expect(e).toBeInstanceOf(Error);
         // protovalidate's words for both NICs (the stand-in validates with the upstream rules).
-        expect((e as Error).message).toContain("validation errors:\n - hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress\n - hardware.nics[1].neighbors[0].mac: this string must be a valid macaddress");
+        expect((e as Error).message).toContain(
+          "validation errors:\n - hardware.nics[0].neighbors[0].mac: this string must be a valid macaddress\n - hardware.nics[1].neighbors[0].mac: this string must be a valid macaddress",
+        );
         expect(st.calls.at(-1)?.refused).toBe("invalid_argument");
         expect(st.machines.registered.has(UUID)).toBe(false);
 

@@ -30,7 +30,17 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       expect(r.code).toBe(0);
       const n = r.result?.neighbours ?? {};
       expect(n[a.link.agentIf]).toEqual([
-        { interface: a.link.agentIf, chassisId: a.mac, chassisIdSubtype: 4, portId: a.mac, portIdSubtype: 3, portDescription: a.link.routerIf, systemName: "leaf01", ttlSeconds: 4, managementAddresses: expect.any(Array) },
+        {
+          interface: a.link.agentIf,
+          chassisId: a.mac,
+          chassisIdSubtype: 4,
+          portId: a.mac,
+          portIdSubtype: 3,
+          portDescription: a.link.routerIf,
+          systemName: "leaf01",
+          ttlSeconds: 4,
+          managementAddresses: expect.any(Array),
+        },
       ]);
       expect(n[b.link.agentIf]?.map((x) => [x.chassisId, x.portId, x.portDescription, x.systemName])).toEqual([[b.mac, b.mac, b.link.routerIf, "leaf02"]]);
       expect(d.logs.find((l) => l.event === "lldp.wait.done")).toMatchObject({ complete: true, switches: ["leaf01", "leaf02"], wanted: 2 });
@@ -95,11 +105,15 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       const noChassis = frame(a, PORT, CHASSIS, TTL, END);
       const shortMac = frame(a, tlv(1, [4, 1, 2, 3]), PORT, TTL, END);
       let malformed: Record<string, unknown> | undefined;
-      await waitForCondition(async () => {
-        s.inject(a, overrun, noChassis, shortMac);
-        malformed = d.logs.find((l) => l.event === "lldp.frame.malformed");
-        return malformed !== undefined;
-      }, 10_000, "the malformed-frame log line");
+      await waitForCondition(
+        async () => {
+          s.inject(a, overrun, noChassis, shortMac);
+          malformed = d.logs.find((l) => l.event === "lldp.frame.malformed");
+          return malformed !== undefined;
+        },
+        10_000,
+        "the malformed-frame log line",
+      );
       expect(malformed).toMatchObject({ level: 40, ifname: a.link.agentIf, src: a.mac, reason: "truncated_tlv", offset: 36 });
       expect(malformed?.msg).toContain("System Name TLV at offset 36 claims 300 bytes");
       // Still alive and listening: a real switch is seen afterwards.
@@ -126,10 +140,14 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       // most two) seconds it spans, so the reported counts add up to at least 100.
       const droppedLines = () => d.logs.filter((l) => l.event === "lldp.frame.malformed" && typeof l.dropped === "number");
       const total = () => droppedLines().reduce((n, l) => n + (l.dropped as number), 0);
-      await waitForCondition(() => {
-        s.inject(a, f);
-        return total() >= 100;
-      }, 6000, "dropped-frames log lines counting at least 100 frames");
+      await waitForCondition(
+        () => {
+          s.inject(a, f);
+          return total() >= 100;
+        },
+        6000,
+        "dropped-frames log lines counting at least 100 frames",
+      );
       for (const l of droppedLines()) expect(l).toMatchObject({ level: 40, ifname: a.link.agentIf });
       expect(total()).toBeGreaterThanOrEqual(100);
       expect(d.logs.filter((l) => l.event === "lldp.neighbour")).toHaveLength(1);
@@ -147,10 +165,14 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       const hostile = frame(a, CHASSIS, PORT, TTL, tlv(5, "leaf\u001b[2J\u0007"), tlv(4, 'swp1\n{"level":60,"event":"agent.fatal"}'), END);
       let r: Awaited<typeof d.done> | undefined;
       const done = d.done.then((x) => (r = x));
-      await waitForCondition(() => {
-        s.inject(a, hostile);
-        return r !== undefined;
-      }, 15_000, "the session to see the hostile switch");
+      await waitForCondition(
+        () => {
+          s.inject(a, hostile);
+          return r !== undefined;
+        },
+        15_000,
+        "the session to see the hostile switch",
+      );
       await done;
       expect(r?.code).toBe(0);
       const err = r?.stderr ?? "";
@@ -169,7 +191,9 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       const d = s.driver({ interfaces: [a.link.agentIf, b.link.agentIf], systemName: UUID, switches: 2, timeoutMs: 20_000, holdMs: 30_000 });
       for (const sw of [a, b]) {
         await waitForLldpd(s, sw, 10_000);
-        expect(s.lldpdNeighbours(sw)).toEqual([{ chassisId: sw.link.mac, chassisIdType: "mac", systemName: UUID, portId: sw.link.agentIf, portIdType: "ifname", portDescription: sw.link.agentIf }]);
+        expect(s.lldpdNeighbours(sw)).toEqual([
+          { chassisId: sw.link.mac, chassisIdType: "mac", systemName: UUID, portId: sw.link.agentIf, portIdType: "ifname", portDescription: sw.link.agentIf },
+        ]);
       }
       // Each NIC joined the LLDP group (PACKET_ADD_MEMBERSHIP): a real NIC's filter lets those frames in; closing leaves it.
       const groups = (ifname: string) => nsx(s.agentNs, "ip", "maddr", "show", "dev", ifname);
@@ -210,7 +234,14 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
       await s.waitAnnouncing(a, "Ethernet0");
       const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 1, timeoutMs: 20_000 });
       const r = await d.done;
-      expect(r.result?.neighbours[a.link.agentIf]?.[0]).toMatchObject({ portId: a.link.routerIf, portIdSubtype: 5, portDescription: "Ethernet0", systemName: "leaf01", chassisIdSubtype: 4, chassisId: a.mac });
+      expect(r.result?.neighbours[a.link.agentIf]?.[0]).toMatchObject({
+        portId: a.link.routerIf,
+        portIdSubtype: 5,
+        portDescription: "Ethernet0",
+        systemName: "leaf01",
+        chassisIdSubtype: 4,
+        chassisId: a.mac,
+      });
       expect(d.logs.filter((l) => l.event === "lldp.port_id")).toEqual([]);
     });
   }, 30_000);
@@ -218,7 +249,10 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
   test("a switch with neither a MAC port id nor a MAC chassis id: a warning names the port (Register leaves it out)", async () => {
     await withSwitches(async (s) => {
       const a = s.addSwitch();
-      await s.startLldpd(a, "leaf01", ["configure system chassisid leaf01-chassis", `configure ports ${a.link.routerIf} lldp portidsubtype local Eth1/1(Port1) description Ethernet0`]);
+      await s.startLldpd(a, "leaf01", [
+        "configure system chassisid leaf01-chassis",
+        `configure ports ${a.link.routerIf} lldp portidsubtype local Eth1/1(Port1) description Ethernet0`,
+      ]);
       await s.waitAnnouncing(a, "leaf01-chassis");
       await s.waitAnnouncing(a, "Eth1/1(Port1)");
       const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 1, timeoutMs: 20_000 });
@@ -243,7 +277,11 @@ describe.skipIf(SKIP !== undefined)("metal-hammer lldp", () => {
       // b's link is down: the command brings it up, as the boot flow would.
       const p = run(s, [process.execPath, MAIN, "lldp", "--interfaces", `${a.link.agentIf},${b.link.agentIf}`, "--duration", "20s", "--uuid", UUID, "--json"]);
       expect(p.exitCode).toBe(0);
-      const j = JSON.parse(p.stdout.toString()) as { listenedMs: number; switches: string[]; interfaces: { name: string; carrier: boolean; neighbours: { systemName: string; portIdIsMac: boolean }[] }[] };
+      const j = JSON.parse(p.stdout.toString()) as {
+        listenedMs: number;
+        switches: string[];
+        interfaces: { name: string; carrier: boolean; neighbours: { systemName: string; portIdIsMac: boolean }[] }[];
+      };
       expect(j.switches).toEqual(["leaf01", "leaf02"]);
       expect(j.interfaces.map((i) => [i.name, i.carrier, i.neighbours.map((n) => [n.systemName, n.portIdIsMac])])).toEqual([
         [a.link.agentIf, true, [["leaf01", true]]],
@@ -268,16 +306,20 @@ describe.skipIf(SKIP !== undefined)("metal-hammer lldp", () => {
     });
   }, 30_000);
 
-  test.skipIf(!existsSync(BINARY) && process.env.CI !== "true")("the compiled binary runs it: the reader Worker is inside dist/metal-hammer (skipped without make build)", async () => {
-    await withSwitches(async (s) => {
-      const a = s.addSwitch();
-      await s.startLldpd(a, "leaf01");
-      const p = run(s, [BINARY, "lldp", "--interfaces", a.link.agentIf, "--duration", "20s", "--uuid", UUID, "--json"]);
-      expect(p.stderr.toString()).not.toContain("ModuleNotFound");
-      expect(p.exitCode).toBe(0);
-      expect((JSON.parse(p.stdout.toString()) as { switches: string[] }).switches).toEqual(["leaf01"]);
-    });
-  }, 40_000);
+  test.skipIf(!existsSync(BINARY) && process.env.CI !== "true")(
+    "the compiled binary runs it: the reader Worker is inside dist/metal-hammer (skipped without make build)",
+    async () => {
+      await withSwitches(async (s) => {
+        const a = s.addSwitch();
+        await s.startLldpd(a, "leaf01");
+        const p = run(s, [BINARY, "lldp", "--interfaces", a.link.agentIf, "--duration", "20s", "--uuid", UUID, "--json"]);
+        expect(p.stderr.toString()).not.toContain("ModuleNotFound");
+        expect(p.exitCode).toBe(0);
+        expect((JSON.parse(p.stdout.toString()) as { switches: string[] }).switches).toEqual(["leaf01"]);
+      });
+    },
+    40_000,
+  );
 });
 
 async function waitForLldpd(s: { lldpdNeighbours(sw: Switch): unknown[] }, sw: Switch, ms: number): Promise<void> {

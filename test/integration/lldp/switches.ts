@@ -20,7 +20,10 @@ export const SKIP = !isRoot ? "needs root (network namespaces)" : !hasLldpd ? "n
 if (SKIP) {
   console.warn(`test/integration/lldp skipped: ${SKIP}`);
   // Under CI a skip is a failure, with its reason.
-  if (process.env.CI === "true") test("LLDP namespace tests can run", () => { throw new Error(`cannot run: ${SKIP}`); });
+  if (process.env.CI === "true")
+    test("LLDP namespace tests can run", () => {
+      throw new Error(`cannot run: ${SKIP}`);
+    });
 }
 
 const DRIVER = join(import.meta.dir, "driver.ts");
@@ -75,13 +78,22 @@ export class SwitchLab {
     const conf = join(dir, "lldpd.conf");
     writeFileSync(conf, [`configure system hostname ${hostname}`, "configure lldp tx-interval 1", ...extra].join("\n") + "\n");
     const sock = join(dir, "ctl.sock");
-    const proc = Bun.spawn(["ip", "netns", "exec", sw.link.routerNs, ...withPrivateRun(["lldpd", "-d", "-u", sock, "-O", conf, "-I", sw.link.routerIf])], { stdout: "ignore", stderr: Bun.file(join(dir, "lldpd.log")) });
+    const proc = Bun.spawn(["ip", "netns", "exec", sw.link.routerNs, ...withPrivateRun(["lldpd", "-d", "-u", sock, "-O", conf, "-I", sw.link.routerIf])], {
+      stdout: "ignore",
+      stderr: Bun.file(join(dir, "lldpd.log")),
+    });
     this.procs.push({ pid: proc.pid, exited: proc.exited });
     sw.lldpd = { pid: proc.pid, sock, proc };
-    await waitFor(() => {
-      if (proc.exitCode !== null) throw new Error(`lldpd for ${hostname} exited ${proc.exitCode}`);
-      return Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, "lldpcli", "-u", sock, "show", "configuration"], { stdout: "pipe", stderr: "pipe" }).stdout.toString().includes(hostname);
-    }, 10_000, `lldpd ${hostname} configured`);
+    await waitFor(
+      () => {
+        if (proc.exitCode !== null) throw new Error(`lldpd for ${hostname} exited ${proc.exitCode}`);
+        return Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, "lldpcli", "-u", sock, "show", "configuration"], { stdout: "pipe", stderr: "pipe" })
+          .stdout.toString()
+          .includes(hostname);
+      },
+      10_000,
+      `lldpd ${hostname} configured`,
+    );
   }
 
   /** Waits (bounded) until lldpd shows `text` for its port (`lldpcli show interfaces`): the -O lines are applied one by one, the port's last. */
@@ -101,7 +113,10 @@ export class SwitchLab {
   /** What lldpd on this switch knows about its neighbours (lldpcli -f json0 show neighbors). */
   lldpdNeighbours(sw: Switch): { chassisId: string; chassisIdType: string; systemName: string; portId: string; portIdType: string; portDescription: string }[] {
     if (!sw.lldpd) throw new Error("no lldpd on this switch");
-    const out = Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, "lldpcli", "-u", sw.lldpd.sock, "-f", "json0", "show", "neighbors"], { stdout: "pipe", stderr: "pipe" }).stdout.toString();
+    const out = Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, "lldpcli", "-u", sw.lldpd.sock, "-f", "json0", "show", "neighbors"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    }).stdout.toString();
     type V = { value: string; type?: string }[];
     const j = JSON.parse(out || "{}") as { lldp?: { interface?: { chassis: { id: V; name?: V }[]; port: { id: V; descr?: V }[] }[] }[] };
     return (j.lldp?.[0]?.interface ?? []).map((i) => ({
@@ -116,7 +131,10 @@ export class SwitchLab {
 
   /** Sends raw frames from the switch side. */
   inject(sw: Switch, ...frames: Uint8Array[]): void {
-    const p = Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, process.execPath, INJECT, sw.link.routerIf, ...frames.map((f) => Buffer.from(f).toString("hex"))], { stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawnSync(["ip", "netns", "exec", sw.link.routerNs, process.execPath, INJECT, sw.link.routerIf, ...frames.map((f) => Buffer.from(f).toString("hex"))], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (p.exitCode !== 0) throw new Error(`inject: ${p.stderr.toString()}`);
   }
 
@@ -141,11 +159,15 @@ export class SwitchLab {
       release: () => void p.stdin.end(),
       async waitLog(what, pred, ms) {
         let found: LogRecord | undefined;
-        await waitFor(() => {
-          found = logs.find(pred);
-          if (!found && p.exitCode !== null) throw new Error(`driver exited ${p.exitCode} before ${what}: ${errReader.text().slice(-2000)}`);
-          return found !== undefined;
-        }, ms, what);
+        await waitFor(
+          () => {
+            found = logs.find(pred);
+            if (!found && p.exitCode !== null) throw new Error(`driver exited ${p.exitCode} before ${what}: ${errReader.text().slice(-2000)}`);
+            return found !== undefined;
+          },
+          ms,
+          what,
+        );
         return found as LogRecord;
       },
     };

@@ -22,7 +22,11 @@ export interface AgentRun {
 /** `wrap`: argv put before the agent inside the namespace (e.g. a shell that bind-mounts a file first). */
 export function startAgent(lab: Lab, args: string[], wrap: readonly string[] = []): AgentRun {
   const t0 = performance.now();
-  const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...wrap, process.execPath, MAIN, "net", ...args], { stdout: "pipe", stderr: "pipe", env: { ...process.env, METAL_LOG_FORMAT: "json" } });
+  const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...wrap, process.execPath, MAIN, "net", ...args], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, METAL_LOG_FORMAT: "json" },
+  });
   const logs: Record<string, unknown>[] = [];
   const errReader = readJsonLines(p.stderr, logs);
   const readErr = errReader.done;

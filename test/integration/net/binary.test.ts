@@ -10,7 +10,10 @@ describe.skipIf(SKIP !== undefined || !existsSync(BINARY))("the compiled binary 
     await withLab(async (lab) => {
       const l = lab.addLink();
       await lab.radvd(l, "slaac.conf");
-      const p = Bun.spawnSync(["ip", "netns", "exec", lab.agentNs, BINARY, "net", "up", "--interfaces", l.agentIf, "--fast", "--timeout", "20s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json"], { stdout: "pipe", stderr: "pipe" });
+      const p = Bun.spawnSync(
+        ["ip", "netns", "exec", lab.agentNs, BINARY, "net", "up", "--interfaces", l.agentIf, "--fast", "--timeout", "20s", "--resolv-conf", join(lab.dir, "resolv.conf"), "--json"],
+        { stdout: "pipe", stderr: "pipe" },
+      );
       expect(p.exitCode).toBe(0);
       expect((JSON.parse(p.stdout.toString()) as { ready: string[] }).ready).toEqual([l.agentIf]);
     });

@@ -23,7 +23,11 @@ describe.skipIf(SKIP !== undefined)("net up: resolv.conf as an operator set it u
         const target = join(lab.dir, "resolv.conf");
         writeFileSync(source, "# before\n");
         writeFileSync(target, "# the mount point\n");
-        const r = await runAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", target, "--timeout", "20s", "--log-level", "debug", ...(needDns ? ["--need-dns"] : [])], [...BIND, source, target]);
+        const r = await runAgent(
+          lab,
+          ["up", "--interfaces", link.agentIf, "--resolv-conf", target, "--timeout", "20s", "--log-level", "debug", ...(needDns ? ["--need-dns"] : [])],
+          [...BIND, source, target],
+        );
         expect(r.stderr).not.toContain("exit 99");
         expect(r.code).toBe(0);
         // The bind mount shares the inode: what was written in place is in the source file.
@@ -93,7 +97,10 @@ describe.skipIf(SKIP !== undefined)("an RA flood with a new RDNSS server in ever
       const mac = (JSON.parse(nsx(link.routerNs, "ip", "-j", "link", "show", "dev", link.routerIf)) as { address: string }[])[0]?.address ?? "";
       // The router's own link-local only forms once the agent's side is up: give it a fixed one.
       nsx(link.routerNs, "ip", "-6", "addr", "add", "fe80::1/64", "dev", link.routerIf, "nodad");
-      const flood = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(import.meta.dir, "ra-flood.ts"), link.routerIf, "fe80::1", mac, "8000", "1000"], { stdout: "pipe", stderr: "pipe" });
+      const flood = Bun.spawn(["ip", "netns", "exec", link.routerNs, process.execPath, join(import.meta.dir, "ra-flood.ts"), link.routerIf, "fe80::1", mac, "8000", "1000"], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       try {
         const up = await runAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", join(lab.dir, "up-resolv.conf"), "--need-dns", "--timeout", "20s"]);
         expect(up.code).toBe(0);
@@ -104,7 +111,10 @@ describe.skipIf(SKIP !== undefined)("an RA flood with a new RDNSS server in ever
         expect(r.code).toBe(0);
         // Bun start and the first dump come on top of the 3 s.
         expect(r.ms).toBeLessThan(3000 + 2500);
-        const lines = r.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>);
+        const lines = r.stdout
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
         const raOptions = lines.filter((l) => String(l.message ?? "").startsWith("ra-option"));
         expect(raOptions.length).toBeGreaterThan(500); // it was a flood
         const dns = lines.filter((l) => l.event === "net.dns");

@@ -30,19 +30,30 @@ describe.skipIf(SKIP !== undefined)("net up: SLAAC", () => {
       expect(out.interfaces[0]?.addresses).toEqual([`${want}/64`]);
       expect(out.interfaces[0]?.defaultRouters).toEqual([lab.routerLinkLocal(l)]);
       // What the kernel says, independently of the agent:
-      const addrs = JSON.parse(nsx(lab.agentNs, "ip", "-6", "-j", "addr", "show", "dev", l.agentIf, "scope", "global")) as { addr_info: { local: string; tentative?: boolean; dadfailed?: boolean }[] }[];
+      const addrs = JSON.parse(nsx(lab.agentNs, "ip", "-6", "-j", "addr", "show", "dev", l.agentIf, "scope", "global")) as {
+        addr_info: { local: string; tentative?: boolean; dadfailed?: boolean }[];
+      }[];
       const a = addrs[0]?.addr_info.find((x) => x.local === want);
       expect(a).toBeDefined();
       expect(a?.tentative ?? false).toBe(false);
       expect(nsx(lab.agentNs, "ip", "-6", "route", "show", "default")).toContain(`default via ${lab.routerLinkLocal(l)} dev ${l.agentIf} proto ra`);
       // Every milestone was logged once, in order, with a time.
       const names = r.logs.filter((x) => typeof x.event === "string" && String(x.event).startsWith("net.") && x.event !== "net.dns").map((x) => x.event);
-      for (const e of ["net.link.up", "net.link.carrier", "net.ra.seen", "net.addr.tentative", "net.dad.done", "net.route.default", "net.ready"]) expect(names.filter((n) => n === e)).toHaveLength(1);
+      for (const e of ["net.link.up", "net.link.carrier", "net.ra.seen", "net.addr.tentative", "net.dad.done", "net.route.default", "net.ready"])
+        expect(names.filter((n) => n === e)).toHaveLength(1);
       expect(names.indexOf("net.addr.tentative")).toBeLessThan(names.indexOf("net.dad.done"));
       expect(events(r.logs, "net.dad.done")[0]?.ms).toBeGreaterThan(0);
       // The l3 default (issue 12): no random delay on the selected interface only, DAD as the kernel does it.
       const sysctl = (k: string) => nsx(lab.agentNs, "cat", `/proc/sys/net/ipv6/${k}`).trim();
-      expect([`conf/${l.agentIf}/router_solicitation_delay`, "conf/default/router_solicitation_delay", `conf/${l.agentIf}/dad_transmits`, `conf/${l.agentIf}/optimistic_dad`, `neigh/${l.agentIf}/retrans_time_ms`].map(sysctl)).toEqual(["0", "1", "1", "0", "1000"]);
+      expect(
+        [
+          `conf/${l.agentIf}/router_solicitation_delay`,
+          "conf/default/router_solicitation_delay",
+          `conf/${l.agentIf}/dad_transmits`,
+          `conf/${l.agentIf}/optimistic_dad`,
+          `neigh/${l.agentIf}/retrans_time_ms`,
+        ].map(sysctl),
+      ).toEqual(["0", "1", "1", "0", "1000"]);
     });
     expect(etcResolv()).toBe(before);
   }, 30_000);
@@ -64,7 +75,9 @@ describe.skipIf(SKIP !== undefined)("net up: SLAAC", () => {
         lab.reloadRadvd(l, "rdnss-zero.conf");
         await waitFor(() => w.stdout().includes("rdnss 2001:db8:1::54 lifetime 0s"), 10_000, "an RA withdrawing 2001:db8:1::54");
         await waitFor(() => !readFileSync(resolv, "utf8").includes("2001:db8:1::54"), 2000, "2001:db8:1::54 removed from resolv.conf");
-        expect(readFileSync(resolv, "utf8")).toBe("# written by metal-hammer from router advertisements (RDNSS/DNSSL)\nnameserver 2001:db8:1::53\nsearch lab.example corp.example\n");
+        expect(readFileSync(resolv, "utf8")).toBe(
+          "# written by metal-hammer from router advertisements (RDNSS/DNSSL)\nnameserver 2001:db8:1::53\nsearch lab.example corp.example\n",
+        );
       } finally {
         w.kill();
       }

@@ -16,7 +16,10 @@ describe.skipIf(SKIP !== undefined)("run: the network stage", () => {
       const l = lab.addLink();
       await lab.radvd(l, "no-dns.conf"); // no RA DNS: nothing is written to the real /etc/resolv.conf
       const cmdline = `METAL_BOOT_URL=https://[2001:db8::10]/ METAL_NICS=${l.mac} METAL_NET_TIMEOUT=20s METAL_NET_FAST=1 METAL_UUID=00000000-0000-0000-0000-000000000001`;
-      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...disklessArgv([process.execPath, MAIN, "run", "--run-dir", join(lab.dir, "run"), "--cmdline", cmdline])], { stdout: "ignore", stderr: "pipe" });
+      const p = Bun.spawn(["ip", "netns", "exec", lab.agentNs, ...disklessArgv([process.execPath, MAIN, "run", "--run-dir", join(lab.dir, "run"), "--cmdline", cmdline])], {
+        stdout: "ignore",
+        stderr: "pipe",
+      });
       const logs: Record<string, unknown>[] = [];
       const reader = (async () => {
         let buf = "";

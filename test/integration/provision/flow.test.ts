@@ -42,14 +42,34 @@ beforeAll(async () => {
   state = join(s.lab.dir, "standins");
   // leaf01's end carries the servers' address in the SLAAC prefix (on-link for the agent).
   nsx(leaf01.link.routerNs, "ip", "-6", "addr", "add", `${ADDR}/64`, "dev", leaf01.link.routerIf, "nodad");
-  standins = Bun.spawn(["ip", "netns", "exec", leaf01.link.routerNs, process.execPath, join(REPO, "lab/standins/main.ts"), "--listen", `[${ADDR}]:${PORT}`, "--state-dir", state, "--machine", `${UUID},fra-equ01`], { stdout: "pipe", stderr: "pipe" });
-  await waitFor(() => {
-    try {
-      return JSON.parse(readFileSync(join(state, "standins.json"), "utf8")).ready === true;
-    } catch {
-      return false;
-    }
-  }, 30_000, "the stand-ins' standins.json in leaf01's netns");
+  standins = Bun.spawn(
+    [
+      "ip",
+      "netns",
+      "exec",
+      leaf01.link.routerNs,
+      process.execPath,
+      join(REPO, "lab/standins/main.ts"),
+      "--listen",
+      `[${ADDR}]:${PORT}`,
+      "--state-dir",
+      state,
+      "--machine",
+      `${UUID},fra-equ01`,
+    ],
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  await waitFor(
+    () => {
+      try {
+        return JSON.parse(readFileSync(join(state, "standins.json"), "utf8")).ready === true;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    "the stand-ins' standins.json in leaf01's netns",
+  );
   await s.lab.radvd(leaf01.link, "slaac.conf");
   await s.startLldpd(leaf01, "leaf01");
   await s.startLldpd(leaf02, "leaf02");
@@ -67,20 +87,36 @@ type Log = Record<string, unknown>;
 async function runFlow(extra: string, from: readonly string[] = []) {
   const run = join(s.lab.dir, `run-${Date.now()}`);
   const cmdline = `METAL_BOOT_URL=https://[${ADDR}]:${PORT}/ METAL_CA=${join(state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${leaf01.link.agentIf},${leaf02.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=1s ${extra}`;
-  const proc = Bun.spawn(["ip", "netns", "exec", s.agentNs, ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...from, "--run-dir", run, "--cmdline", cmdline])], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(s.lab.dir, "resolv.conf") },
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: 100_000,
-    killSignal: "SIGKILL",
-  });
+  const proc = Bun.spawn(
+    [
+      "ip",
+      "netns",
+      "exec",
+      s.agentNs,
+      ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...from, "--run-dir", run, "--cmdline", cmdline]),
+    ],
+    {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(s.lab.dir, "resolv.conf") },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 100_000,
+      killSignal: "SIGKILL",
+    },
+  );
   const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  const logs = err.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Log);
+  const logs = err
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Log);
   return { run, err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
 }
 
 /** The stand-ins' request log (answered requests; an open Wait never answers). */
-const requests = () => readFileSync(join(state, "requests.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { path: string; status: number; source: string });
+const requests = () =>
+  readFileSync(join(state, "requests.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { path: string; status: number; source: string });
 
 /** What the apiserver stand-in holds (its control endpoint, asked from leaf01's netns over its TLS). */
 async function machines(): Promise<{ registered: Record<string, unknown> }> {
@@ -128,6 +164,10 @@ describe.skipIf(skip !== undefined)(`the whole flow in namespaces with two lldpd
     expect(Number(done?.ms)).toBeLessThan(10_000);
     expect(r.ev("lldp.neighbours")[0]).toMatchObject({ switches: ["leaf01"], level: 40 });
     // This run's Register (the last one the stand-in answered): refused, 400 (failed_precondition).
-    expect(requests().filter((q) => q.path.endsWith("/Register")).at(-1)?.status).toBe(400);
+    expect(
+      requests()
+        .filter((q) => q.path.endsWith("/Register"))
+        .at(-1)?.status,
+    ).toBe(400);
   }, 120_000);
 });

@@ -57,7 +57,8 @@ beforeEach(() => {
 });
 
 const cmdline = (extra = "") => `console=ttyS0 METAL_BOOT_URL=${st.urls.boot}/ METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} METAL_HANDOFF=builtin ${extra}`.trim();
-const runBuiltin = (extra = "", timeoutMs = 60_000) => runAgent(link.ns, ["run", "--from", "boot", "--run-dir", mkdtempSync(join(dir, "run-")), "--cmdline", cmdline(extra)], { timeoutMs, lldp: twoSwitches(link.machineIf) });
+const runBuiltin = (extra = "", timeoutMs = 60_000) =>
+  runAgent(link.ns, ["run", "--from", "boot", "--run-dir", mkdtempSync(join(dir, "run-")), "--cmdline", cmdline(extra)], { timeoutMs, lldp: twoSwitches(link.machineIf) });
 const events = (logs: Record<string, unknown>[], name: string) => logs.filter((l) => l.event === name);
 const waitCalls = () => st.calls.filter((c) => c.procedure.endsWith("/Wait")).length;
 const waiting = () => waitFor(() => [...st.machines.open].some((w) => w.uuid === UUID), 30_000, `an open Wait stream of ${UUID} at the apiserver stand-in`);
@@ -76,7 +77,13 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     const agent = runBuiltin();
     await waiting();
     // Registered before waiting: the machine's uuid and a plausible hardware.
-    const reg = st.machines.registered.get(UUID) as { uuid: string; partition: string; metalHammerVersion: string; bios: unknown; hardware: { memory: string; nics: { mac: string; name: string; neighbors?: { hostname: string }[] }[]; cpus: { cores: number }[] } };
+    const reg = st.machines.registered.get(UUID) as {
+      uuid: string;
+      partition: string;
+      metalHammerVersion: string;
+      bios: unknown;
+      hardware: { memory: string; nics: { mac: string; name: string; neighbors?: { hostname: string }[] }[]; cpus: { cores: number }[] };
+    };
     expect(reg.bios).toBeDefined();
     expect(reg.hardware.nics.find((n) => n.name === link.machineIf)?.neighbors?.map((x) => x.hostname)).toEqual(["leaf01", "leaf02"]);
     expect(reg).toMatchObject({ uuid: UUID, partition: "fra-equ01" });
@@ -91,7 +98,9 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     expect(r.code).toBe(61);
     expect(r.err).toContain(`metal-hammer: the allocation of ${UUID} has no filesystemLayout: nothing to partition, nothing installed`);
     // The order of the calls: Version (public), one event by its full enum name (refused: Send is INFRA only, so events stop), Register, Wait.
-    const sent = st.calls.map((c) => (c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1]));
+    const sent = st.calls.map((c) =>
+      c.procedure.endsWith("/Send") ? Object.values((c.request as { events: Record<string, { event: string }> }).events)[0]?.event : c.procedure.split("/")[1],
+    );
     expect(sent).toEqual(["Get", "MACHINE_PROVISIONING_EVENT_TYPE_PREPARING", "Register", "Wait"]);
     expect(events(r.logs, "provision.event.off")).toHaveLength(1);
     // The log says what it waits for, then shows the allocation with secrets redacted.
@@ -135,7 +144,9 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     const rec = events(r.logs, "provision.wait.reconnect");
     expect(rec.length).toBe(1);
     expect(rec[0]).toMatchObject({ level: 40, reconnect: 1 });
-    expect(String(rec[0]?.msg)).toMatch(/^metalstack\.infra\.v2\.BootService\/Wait: apiserver metalstack\.infra\.v2\.BootService\/Wait \(stream\) \(https:\/\/\[[0-9a-f:]+\]:\d+\): the connection broke while the answer streamed: .+; reconnect 1 in \d+ ms$/);
+    expect(String(rec[0]?.msg)).toMatch(
+      /^metalstack\.infra\.v2\.BootService\/Wait: apiserver metalstack\.infra\.v2\.BootService\/Wait \(stream\) \(https:\/\/\[[0-9a-f:]+\]:\d+\): the connection broke while the answer streamed: .+; reconnect 1 in \d+ ms$/,
+    );
     expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "after-break", reconnects: 1 });
   });
 
@@ -155,7 +166,9 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     st.machines.keepaliveMs = 200;
     const r = await runBuiltin("METAL_WAIT_TIMEOUT=2s DEBUG=1");
     expect(r.code).toBe(26);
-    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=2s (metalstack.infra.v2.BootService/Wait, 0 reconnect(s)); the machine is registered but not allocated`);
+    expect(r.err).toContain(
+      `metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=2s (metalstack.infra.v2.BootService/Wait, 0 reconnect(s)); the machine is registered but not allocated`,
+    );
     expect(events(r.logs, "provision.wait.keepalive").length).toBeGreaterThanOrEqual(3);
     expect(events(r.logs, "provision.wait.timeout")[0]).toMatchObject({ timeoutMs: 2000, reconnects: 0 });
     // Bounded: the wait took about 2 s, not more.

@@ -26,7 +26,11 @@ beforeAll(async () => {
   writeFileSync(initrd, new Uint8Array(1_000_001).fill(9));
   writeFileSync(join(work, "ok.json"), JSON.stringify(config([part("loop", "::1/128"), part("other", "2001:db8::/64")])));
   server = new Proc("boot-server", [process.execPath, join(import.meta.dir, "../../../lab/ipxe/boot-server.ts"), join(work, "ok.json"), logFile]);
-  const line = await waitFor(() => /boot-server listening on (\S+)/.exec(server.text()) ?? (server.exitCode !== null && Promise.reject(new Error(server.text()))), 10_000, "the boot server to listen");
+  const line = await waitFor(
+    () => /boot-server listening on (\S+)/.exec(server.text()) ?? (server.exitCode !== null && Promise.reject(new Error(server.text()))),
+    10_000,
+    "the boot server to listen",
+  );
   base = (line[1] as string).replace(/\/$/, "");
 });
 
@@ -45,10 +49,14 @@ describe("boot-server.ts", () => {
     expect((await (await fetch(`${base}/p/loop/initrd-v7.img`)).arrayBuffer()).byteLength).toBe(1_000_001);
     expect((await fetch(`${base}/p/loop/initrd-v6.img`)).status).toBe(404);
     expect((await fetch(`${base}/boot.ipxe`, { method: "POST" })).status).toBe(405);
-    const log = await waitFor(() => {
-      const l = parseRequestLog(existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
-      return l.length >= 5 ? l : undefined;
-    }, 5_000, "5 log lines");
+    const log = await waitFor(
+      () => {
+        const l = parseRequestLog(existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
+        return l.length >= 5 ? l : undefined;
+      },
+      5_000,
+      "5 log lines",
+    );
     expect(log.map((e) => `${e.status} ${e.method} ${e.path} ${e.bytes} ${e.partition ?? "-"}`)).toEqual([
       `200 GET /boot.ipxe ${Buffer.byteLength(script)} loop`,
       "200 GET /p/loop/vmlinuz 300000 loop",

@@ -6,8 +6,14 @@ import { cmdlineFor, parseBootServerConfig, partitionFor, type Partition } from 
 import { parseRequestLog } from "../../../lab/ipxe/request-log.ts";
 
 const A: Partition = {
-  name: "lab-a", prefix: "2001:db8:a::/64", kernel: "/k", initrd: "/i1", initrdVersion: "v1",
-  metalBootUrl: "http://[fd00:b007::1]:8080", cmdline: "console=ttyS0,115200n8", extraInitrds: [],
+  name: "lab-a",
+  prefix: "2001:db8:a::/64",
+  kernel: "/k",
+  initrd: "/i1",
+  initrdVersion: "v1",
+  metalBootUrl: "http://[fd00:b007::1]:8080",
+  cmdline: "console=ttyS0,115200n8",
+  extraInitrds: [],
 };
 const B: Partition = { ...A, name: "lab-b", prefix: "2001:db8:b::/64", initrd: "/i2", initrdVersion: "v2", metalBootUrl: "https://metal-boot.example/" };
 const WIDE: Partition = { ...A, name: "wide", prefix: "2001:db8::/48" };
@@ -70,7 +76,13 @@ describe("renderBootScript", () => {
 
 describe("renderBootScript with extra initrds", () => {
   test("each extra initrd follows the main one, in order (the kernel unpacks them over it)", () => {
-    const p = { ...A, extraInitrds: [{ name: "metal-ca.cpio", path: "/x/ca.cpio" }, { name: "more.cpio", path: "/x/m" }] };
+    const p = {
+      ...A,
+      extraInitrds: [
+        { name: "metal-ca.cpio", path: "/x/ca.cpio" },
+        { name: "more.cpio", path: "/x/m" },
+      ],
+    };
     const lines = renderBootScript(p, "http://[fd00:b007::1]:8080", "2001:db8:a::5").split("\n");
     expect(lines.filter((l) => l.startsWith("initrd "))).toEqual([
       "initrd http://[fd00:b007::1]:8080/p/lab-a/initrd-v1.img",
@@ -110,7 +122,11 @@ describe("eui64Address", () => {
     expect(eui64Address("fd00::/64", "00:00:00:00:00:01")).toBe("fd00::200:ff:fe00:1");
   });
 
-  test.each([["2001:db8::/48", "52:54:00:12:34:56"], ["2001:db8::/64", "52:54:00:12:34"], ["2001:db8::/64", "zz:54:00:12:34:56"]])("rejects %p %p", (p, m) => {
+  test.each([
+    ["2001:db8::/48", "52:54:00:12:34:56"],
+    ["2001:db8::/64", "52:54:00:12:34"],
+    ["2001:db8::/64", "zz:54:00:12:34:56"],
+  ])("rejects %p %p", (p, m) => {
     expect(() => eui64Address(p, m)).toThrow();
   });
 });

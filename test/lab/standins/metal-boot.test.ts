@@ -42,7 +42,9 @@ describe.skipIf(openssl !== undefined)("metal-boot stand-in: GET /config/{uuid} 
         return { uuid, status: r.status, token: c.metal_apiserver_token_for_hammer };
       }),
     );
-    const wrong = answers.filter((a) => a.status !== 200 || st.tokens.verify(a.token) !== a.uuid || claims(a.token).sub !== a.uuid || Object.keys(claims(a.token).machine_roles).join() !== a.uuid);
+    const wrong = answers.filter(
+      (a) => a.status !== 200 || st.tokens.verify(a.token) !== a.uuid || claims(a.token).sub !== a.uuid || Object.keys(claims(a.token).machine_roles).join() !== a.uuid,
+    );
     expect(wrong.map((a) => a.uuid)).toEqual([]);
     expect(new Set(answers.map((a) => a.token)).size).toBe(uuids.length);
   });

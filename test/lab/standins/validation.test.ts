@@ -35,7 +35,17 @@ const upstream = registry ? upstreamValidator(registry) : undefined;
 
 const FIX = join(import.meta.dir, "../../fixtures/inventory");
 const siMem = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")) as { total: number };
-const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({ interface: iface, chassisId: "0c:00:00:00:00:aa", chassisIdSubtype: 4, portId, portIdSubtype: 3, portDescription, systemName, ttlSeconds: 120, managementAddresses: [] });
+const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({
+  interface: iface,
+  chassisId: "0c:00:00:00:00:aa",
+  chassisIdSubtype: 4,
+  portId,
+  portIdSubtype: 3,
+  portDescription,
+  systemName,
+  ttlSeconds: 120,
+  managementAddresses: [],
+});
 
 /** The agent's Register request for the fixture server (its sysfs tree) with two switches, as register() sends it. */
 async function agentRegister(): Promise<JsonObject> {
@@ -105,12 +115,25 @@ const NIC = "metalstack.api.v2.MachineNic";
 const BMC_OK = { "bmc.address": "[fd00::1]:623", "bmc.mac": "0c:c4:7a:00:00:01" };
 const CASES: Case[] = [
   { method: R, path: "uuid", rule: "metalstack.infra.v2.BootServiceRegisterRequest.uuid", ...UUID_RULE },
-  { method: R, path: "partition", rule: "metalstack.infra.v2.BootServiceRegisterRequest.partition", bad: "x", message: "must be within 2 and 128 characters", ruleId: "string.is_partition" },
+  {
+    method: R,
+    path: "partition",
+    rule: "metalstack.infra.v2.BootServiceRegisterRequest.partition",
+    bad: "x",
+    message: "must be within 2 and 128 characters",
+    ruleId: "string.is_partition",
+  },
   { method: R, path: "metal_hammer_version", rule: "metalstack.infra.v2.BootServiceRegisterRequest.metal_hammer_version", ...DESCRIPTION },
   { method: R, path: "hardware.disks[0].name", rule: "metalstack.api.v2.MachineBlockDevice.name", ...NAME },
   ...(["vendor", "model"] as const).flatMap((f) => [
     { method: R, path: `hardware.cpus[0].${f}`, rule: `metalstack.api.v2.MetalCPU.${f}`, ...max(256) },
-    { method: R, path: `hardware.gpus[0].${f}`, rule: `metalstack.api.v2.MetalGPU.${f}`, ...max(256), with: { "hardware.gpus[0].vendor": "NVIDIA", "hardware.gpus[0].model": "H100" } },
+    {
+      method: R,
+      path: `hardware.gpus[0].${f}`,
+      rule: `metalstack.api.v2.MetalGPU.${f}`,
+      ...max(256),
+      with: { "hardware.gpus[0].vendor": "NVIDIA", "hardware.gpus[0].model": "H100" },
+    },
   ]),
   { method: R, path: "hardware.nics[0].mac", rule: `${NIC}.mac`, ...MAC },
   { method: R, path: "hardware.nics[0].name", rule: `${NIC}.name`, ...NAME },
@@ -119,16 +142,46 @@ const CASES: Case[] = [
   { method: R, path: "hardware.nics[0].neighbors[0].mac", rule: `${NIC}.mac`, ...MAC },
   { method: R, path: "hardware.nics[0].neighbors[0].name", rule: `${NIC}.name`, ...NAME },
   ...(["version", "vendor", "date"] as const).map((f) => ({ method: R, path: `bios.${f}`, rule: `metalstack.api.v2.MachineBios.${f}`, ...DESCRIPTION })),
-  { method: R, path: "bmc.address", rule: "metalstack.api.v2.MachineBMC.address", bad: "fd00::1", message: "must be a valid host (hostname or IP address) and port pair", ruleId: "string.host_and_port", with: BMC_OK },
+  {
+    method: R,
+    path: "bmc.address",
+    rule: "metalstack.api.v2.MachineBMC.address",
+    bad: "fd00::1",
+    message: "must be a valid host (hostname or IP address) and port pair",
+    ruleId: "string.host_and_port",
+    with: BMC_OK,
+  },
   { method: R, path: "bmc.mac", rule: "metalstack.api.v2.MachineBMC.mac", ...MAC, with: BMC_OK },
-  ...(["user", "password", "interface", "version", "power_state"] as const).map((f) => ({ method: R, path: `bmc.${f}`, rule: `metalstack.api.v2.MachineBMC.${f}`, ...DESCRIPTION, with: BMC_OK })),
-  ...(["chassis_part_number", "chassis_part_serial", "board_mfg", "board_mfg_serial", "board_part_number", "product_manufacturer", "product_part_number", "product_serial"] as const).map((f) => ({ method: R, path: `fru.${f}`, rule: `metalstack.api.v2.MachineFRU.${f}`, ...DESCRIPTION })),
+  ...(["user", "password", "interface", "version", "power_state"] as const).map((f) => ({
+    method: R,
+    path: `bmc.${f}`,
+    rule: `metalstack.api.v2.MachineBMC.${f}`,
+    ...DESCRIPTION,
+    with: BMC_OK,
+  })),
+  ...(
+    ["chassis_part_number", "chassis_part_serial", "board_mfg", "board_mfg_serial", "board_part_number", "product_manufacturer", "product_part_number", "product_serial"] as const
+  ).map((f) => ({ method: R, path: `fru.${f}`, rule: `metalstack.api.v2.MachineFRU.${f}`, ...DESCRIPTION })),
   { method: BootService.method.wait, path: "uuid", rule: "metalstack.infra.v2.BootServiceWaitRequest.uuid", ...UUID_RULE },
   { method: BootService.method.superUserPassword, path: "uuid", rule: "metalstack.infra.v2.BootServiceSuperUserPasswordRequest.uuid", ...UUID_RULE },
   { method: BootService.method.installationSucceeded, path: "uuid", rule: "metalstack.infra.v2.BootServiceInstallationSucceededRequest.uuid", ...UUID_RULE },
-  { method: BootService.method.installationSucceeded, path: "console_password", rule: "metalstack.infra.v2.BootServiceInstallationSucceededRequest.console_password", bad: "x", message: "must be at least 2 characters", ruleId: "string.min_len" },
+  {
+    method: BootService.method.installationSucceeded,
+    path: "console_password",
+    rule: "metalstack.infra.v2.BootServiceInstallationSucceededRequest.console_password",
+    bad: "x",
+    message: "must be at least 2 characters",
+    ruleId: "string.min_len",
+  },
   { method: BootService.method.installationSucceeded, path: "console_password", rule: "metalstack.infra.v2.BootServiceInstallationSucceededRequest.console_password", ...max(128) },
-  { method: EventService.method.send, path: `events["${UUID}"].event`, rule: "metalstack.api.v2.MachineProvisioningEvent.event", bad: 99, message: "value must be one of the defined enum values", ruleId: "enum.defined_only" },
+  {
+    method: EventService.method.send,
+    path: `events["${UUID}"].event`,
+    rule: "metalstack.api.v2.MachineProvisioningEvent.event",
+    bad: 99,
+    message: "value must be one of the defined enum values",
+    ruleId: "enum.defined_only",
+  },
 ];
 
 /** The agent's requests, each as its code builds it. */
@@ -140,7 +193,12 @@ async function agentRequests(): Promise<Map<DescMessage, JsonObject>> {
     // src/flow/installed.ts: the console password the install wrote (os-installer: 16 characters).
     [BootService.method.installationSucceeded.input, json(BootService.method.installationSucceeded.input, { uuid: UUID, consolePassword: "aB3dE5gH7jK9mN1p" })],
     // src/api/events.ts EventReporter.send
-    [EventService.method.send.input, json(EventService.method.send.input, { events: { [UUID]: { time: timestampFromDate(new Date("2026-01-01T00:00:00Z")), event: MachineProvisioningEventType.ALIVE, message: "booted" } } })],
+    [
+      EventService.method.send.input,
+      json(EventService.method.send.input, {
+        events: { [UUID]: { time: timestampFromDate(new Date("2026-01-01T00:00:00Z")), event: MachineProvisioningEventType.ALIVE, message: "booted" } },
+      }),
+    ],
   ]);
 }
 
@@ -171,7 +229,8 @@ describe.skipIf(missing !== undefined)(`upstream rules by protovalidate${missing
   });
 
   test("the agent's own requests pass", async () => {
-    for (const [schema, request] of await agentRequests()) expect([schema.typeName, refusal(upstream!, schema, parse(schema, request))?.message]).toEqual([schema.typeName, undefined]);
+    for (const [schema, request] of await agentRequests())
+      expect([schema.typeName, refusal(upstream!, schema, parse(schema, request))?.message]).toEqual([schema.typeName, undefined]);
   });
 
   test.each(CASES.map((c) => [`${c.method.input.name} ${c.path} [${c.ruleId}]`, c] as const))("%s: refused with the upstream violation", async (_, c) => {
@@ -224,6 +283,11 @@ describe("the upstream protos missing", () => {
 
   test("protovalidate-go's wording: one violation, several", () => {
     expect(validationMessage([{ field: "uuid", message: "must be a valid UUID", ruleId: "string.uuid" }])).toBe("validation error: uuid: must be a valid UUID");
-    expect(validationMessage([{ field: "a", message: "m1", ruleId: "r1" }, { field: "", message: "", ruleId: "r2" }])).toBe("validation errors:\n - a: m1\n - [r2]");
+    expect(
+      validationMessage([
+        { field: "a", message: "m1", ruleId: "r1" },
+        { field: "", message: "", ruleId: "r2" },
+      ]),
+    ).toBe("validation errors:\n - a: m1\n - [r2]");
   });
 });

@@ -25,7 +25,9 @@ describe("fleet report", () => {
   });
 
   test("firstTimes keeps each event's first line and skips lines without time", () => {
-    expect(firstTimes([{ event: "a", time: "2026-01-01T00:00:01.000Z" }, { event: "a", time: "2026-01-01T00:00:02.000Z" }, { event: "b" }, { event: "c", time: "nope" }])).toEqual({ a: Date.parse("2026-01-01T00:00:01.000Z") });
+    expect(firstTimes([{ event: "a", time: "2026-01-01T00:00:01.000Z" }, { event: "a", time: "2026-01-01T00:00:02.000Z" }, { event: "b" }, { event: "c", time: "nope" }])).toEqual({
+      a: Date.parse("2026-01-01T00:00:01.000Z"),
+    });
   });
 
   test("comebacks: each source's first answered request after the servers came back, and the Waits opened then", () => {

@@ -49,12 +49,16 @@ describe("lab plan", () => {
     expect([run.nics, run.lldp]).toEqual([2, true]);
     expect(labNames(run).taps.map((_, i) => switchName(i))).toEqual(["leaf01", "leaf02"]);
     // SONiC (default) as lldpmgrd configures lldpd: global ifname, then the port's alias as a local Port ID and its description.
-    expect(lldpdConf("mhl3t1", "leaf02")).toBe("configure system hostname leaf02\nconfigure lldp portidsubtype ifname\nconfigure ports mhl3t1 lldp portidsubtype local Eth1/1(Port1) description Ethernet0\nconfigure lldp tx-interval 1\n");
+    expect(lldpdConf("mhl3t1", "leaf02")).toBe(
+      "configure system hostname leaf02\nconfigure lldp portidsubtype ifname\nconfigure ports mhl3t1 lldp portidsubtype local Eth1/1(Port1) description Ethernet0\nconfigure lldp tx-interval 1\n",
+    );
     expect(lldpdConf("mhct01", "leaf01", "sonic", 1)).toContain("configure ports mhct01 lldp portidsubtype local Eth1/2(Port2) description Ethernet4\n");
     // Cumulus: lldpd's defaults (Port ID = the port's MAC), the port's name swpN as description.
     expect(lldpdConf("mhl3t1", "leaf02", "cumulus")).toBe("configure system hostname leaf02\nconfigure ports mhl3t1 lldp portdescription swp1\nconfigure lldp tx-interval 1\n");
     // Chassis id from its own tap, its own control socket: never the host's /run/lldpd.socket.
-    expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(withPrivateRun(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]));
+    expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(
+      withPrivateRun(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]),
+    );
     expect(withPrivateRun(["lldpd"]).slice(0, 5)).toEqual(["unshare", "--mount", "--propagation", "private", "sh"]);
   });
 });
