@@ -42,7 +42,7 @@ deps-apt:
 COMPILE = $(BUN) build --compile --minify $(1) --format=esm --compile-executable-path=$(BUN_RUNTIME) --target=$(TARGET) \
 		--define METAL_HAMMER_COMMIT='"$(COMMIT)"' --define METAL_HAMMER_TARGET='"$(TARGET)"' \
 		--no-compile-autoload-dotenv --no-compile-autoload-bunfig \
-		src/main.ts src/netlink/event-worker.ts src/lldp/reader-worker.ts --outfile $@
+		src/main.ts src/network/netlink/event-worker.ts src/network/lldp/reader-worker.ts --outfile $@
 
 dist/metal-hammer: $(SRC) node_modules/.package-lock.json
 	@mkdir -p dist

@@ -7,8 +7,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HttpClient } from "../src/http/client.ts";
-import { silentLogger } from "../src/log/logger.ts";
+import { HttpClient } from "../src/clients/http/client.ts";
+import { silentLogger } from "../src/platform/log/logger.ts";
 import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 
 const N = Number(process.argv[2] ?? 500);

@@ -34,9 +34,9 @@ const { values: v } = parseArgs({
 
 if (v["run-ours"]) {
   // Child mode: one install with the agent's code, into --run-ours DIR.
-  const { HttpClient } = await import("../src/http/client.ts");
+  const { HttpClient } = await import("../src/clients/http/client.ts");
   const { installImage } = await import("../src/install/image.ts");
-  const { silentLogger } = await import("../src/log/logger.ts");
+  const { silentLogger } = await import("../src/platform/log/logger.ts");
   const http = new HttpClient({ caBundle: v.ca ?? "/nonexistent", allowHttp: !v.ca, log: silentLogger() });
   const r = await installImage({ http, url: new URL(v.url!), root: v["run-ours"], log: silentLogger() });
   await http.close();

@@ -1,5 +1,5 @@
 /**
- * The inventory's sources side by side: our /proc and /sys reader (src/inventory/)
+ * The inventory's sources side by side: our /proc and /sys reader (src/machine/inventory/)
  * against the systeminformation calls that would give the same facts (cpu, blockDevices,
  * networkInterfaces, bios, graphics, which run lscpu, lsblk, dmidecode, lspci and
  * `cat` through /bin/sh), each with the tools present and with PATH emptied (as in
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import si from "systeminformation";
-import { collectInventory } from "../src/inventory/collect.ts";
+import { collectInventory } from "../src/machine/inventory/collect.ts";
 
 const N = Number(process.argv[2] ?? 5);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -51,7 +51,7 @@ console.log(`runs: ${N} (median)`);
 console.log(["source", "ms", "result"].join("\t"));
 console.log(
   [
-    "src/inventory (sysfs+/proc, si.mem)",
+    "src/machine/inventory (sysfs+/proc, si.mem)",
     ours.ms.toFixed(1),
     `cpu ${h.cpus.map((c) => `${c.vendor} ${c.model} ${c.cores}c/${c.threads}t`).join(",")} disks ${h.disks.length} nics ${h.nics.length} gpus ${h.gpus.length} memory ${h.memory}`,
   ].join("\t"),

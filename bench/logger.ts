@@ -1,5 +1,5 @@
 /**
- * The logger on pino (src/log/logger.ts) against the hand-written formatter it
+ * The logger on pino (src/platform/log/logger.ts) against the hand-written formatter it
  * replaced (commit 04b5d59, copied below and marked ALTERNATIVE), same run, JSON and
  * text formats: lines per second and resident memory. Each (variant, format) runs in
  * its own child process so its RSS is its own; a child that loads neither logger
@@ -8,19 +8,19 @@
  * the logger's: redaction, escaping, formatting, scrubbing; not the descriptor's).
  * Run: bun bench/logger.ts [lines per child, default 200000] [rounds, default 3]
  */
-import type { EventName } from "../src/log/events.ts";
-import { escapeDeep, escapeUntrusted } from "../src/log/escape.ts";
-import { SecretSet, redactFields } from "../src/log/redact.ts";
+import type { EventName } from "../src/platform/log/events.ts";
+import { escapeDeep, escapeUntrusted } from "../src/platform/log/escape.ts";
+import { SecretSet, redactFields } from "../src/platform/log/redact.ts";
 import { AgentError } from "../src/errors.ts";
-import { formatText, LEVELS, type LogLevel } from "../src/log/text-format.ts";
+import { formatText, LEVELS, type LogLevel } from "../src/platform/log/text-format.ts";
 
 type Variant = "pino" | "hand" | "none";
 type Format = "json" | "text";
 
 // ---------------------------------------------------------------------------
-// ALTERNATIVE: the hand-written logger of commit 04b5d59 (src/log/logger.ts then),
+// ALTERNATIVE: the hand-written logger of commit 04b5d59 (logger.ts of that commit),
 // formatRecord + createLogger, unchanged but for names. Not used by the agent.
-// formatText is src/log/text-format.ts's (that file does not load pino, so this
+// formatText is src/platform/log/text-format.ts's (that file does not load pino, so this
 // variant's RSS does not include it).
 // ---------------------------------------------------------------------------
 interface HandFields {
@@ -108,7 +108,7 @@ async function child(variant: Variant, format: Format, n: number): Promise<void>
   secrets.add("eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.not-in-any-line");
   let log: Parameters<typeof workload>[0] | undefined;
   if (variant === "pino") {
-    const { createLogger } = await import("../src/log/logger.ts");
+    const { createLogger } = await import("../src/platform/log/logger.ts");
     log = createLogger({ level: "debug", format, write, secrets });
   } else if (variant === "hand") {
     log = handCreateLogger({ level: "debug", format, write, secrets });
@@ -133,7 +133,7 @@ type Result = { variant: Variant; format: Format; rate: number; bytesPerLine: nu
 
 /** Both variants must write the same lines (times aside), or the comparison means nothing. */
 async function sameLines(): Promise<void> {
-  const { createLogger } = await import("../src/log/logger.ts");
+  const { createLogger } = await import("../src/platform/log/logger.ts");
   for (const format of ["json", "text"] as const) {
     const out = { pino: "", hand: "" };
     const secrets = new SecretSet();

@@ -11,13 +11,13 @@
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { MIB, type DiskFacts } from "../src/disk/facts.ts";
-import { systemDiskIo } from "../src/disk/io.ts";
-import { DISK_FILES, diskFromFiles } from "../src/disk/sysfs.ts";
-import { promisesZeroes, type WipeMethod } from "../src/disk/wipe-plan.ts";
-import { runMethod } from "../src/disk/wipe-run.ts";
-import { verifyWiped } from "../src/disk/wipe-verify.ts";
-import { silentLogger } from "../src/log/logger.ts";
+import { MIB, type DiskFacts } from "../src/machine/disk/facts.ts";
+import { systemDiskIo } from "../src/machine/disk/io.ts";
+import { DISK_FILES, diskFromFiles } from "../src/machine/disk/sysfs.ts";
+import { promisesZeroes, type WipeMethod } from "../src/machine/disk/wipe-plan.ts";
+import { runMethod } from "../src/machine/disk/wipe-run.ts";
+import { verifyWiped } from "../src/machine/disk/wipe-verify.ts";
+import { silentLogger } from "../src/platform/log/logger.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
 import { bootVm, guestScript, markers, type GuestDisk } from "../test/e2e/disks-seed.ts";
 

@@ -36,13 +36,13 @@ import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from
 import { parseLdd, verifyClosure, type SharedLib } from "./lib/ldd.ts";
 import { parseToolList } from "./lib/tools.ts";
 import { displayAndNetworkDevices, keeps } from "./lib/pci-subset.ts";
-import { parsePciIds, PCI_IDS_PATH, renderPciIds } from "../src/inventory/pci-ids.ts";
-import { parseFragment } from "../src/kconfig/fragment.ts";
-import { parseModulesAlias, renderModulesAlias } from "../src/kmod/alias.ts";
-import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/kmod/dep.ts";
-import { parseModinfoFirmware, renderModulesFirmware } from "../src/kmod/firmware.ts";
-import { parseModuleList, plainModulePath } from "../src/kmod/names.ts";
-import { parseModulesSoftdep, renderModulesSoftdep, resolveSoftdeps } from "../src/kmod/softdep.ts";
+import { parsePciIds, PCI_IDS_PATH, renderPciIds } from "../src/machine/inventory/pci-ids.ts";
+import { parseFragment } from "../src/kernel/kconfig/fragment.ts";
+import { parseModulesAlias, renderModulesAlias } from "../src/kernel/kmod/alias.ts";
+import { parseModulesBuiltin, parseModulesDep, planModuleLoad, renderModulesDep } from "../src/kernel/kmod/dep.ts";
+import { parseModinfoFirmware, renderModulesFirmware } from "../src/kernel/kmod/firmware.ts";
+import { parseModuleList, plainModulePath } from "../src/kernel/kmod/names.ts";
+import { parseModulesSoftdep, renderModulesSoftdep, resolveSoftdeps } from "../src/kernel/kmod/softdep.ts";
 import { AGENT_PATH, imageKernelConfig, initShim, MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME } from "../src/init/paths.ts";
 
 const { values: opt } = parseArgs({

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { waitFor } from "./wait.ts";
 
 export const NTP_PORT = 123;
-/** chrony's stratum for its local clock: any value 1..15 passes the agent's checks (src/clock/sntp-check.ts). */
+/** chrony's stratum for its local clock: any value 1..15 passes the agent's checks (src/ops/clock/sntp-check.ts). */
 export const LAB_NTP_STRATUM = 8;
 
 /** chrony.conf for a server that answers on `addr` only and touches nothing outside `dir`. */

@@ -5,7 +5,7 @@
 .PHONY: test-disk test-disk-e2e bench-wipe
 
 test-disk: deps-npm
-	$(BUN) test test/disk test/cli/disk.test.ts
+	$(BUN) test test/machine/disk test/cli/disk.test.ts
 
 RUNS ?= 1
 # lab-kernel, not $(VMLINUX): mk/lab.mk, which defines it, is read after this file.

@@ -32,7 +32,7 @@ INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
 export INITRAMFS
 # Host binaries to add with their libraries, one absolute path per line (initramfs/tools.list when present).
 TOOLS ?= $(wildcard initramfs/tools.list)
-INITRAMFS_SRC := initramfs/build.ts $(wildcard initramfs/lib/*.ts src/kmod/*.ts) src/kconfig/fragment.ts src/init/paths.ts src/inventory/pci-ids.ts $(wildcard /usr/share/misc/pci.ids) \
+INITRAMFS_SRC := initramfs/build.ts $(wildcard initramfs/lib/*.ts src/kernel/kmod/*.ts) src/kernel/kconfig/fragment.ts src/init/paths.ts src/machine/inventory/pci-ids.ts $(wildcard /usr/share/misc/pci.ids) \
 	kernel-config/metal-hammer.config initramfs/modules/boot.list $(TOOLS) $(wildcard /boot/config-$(KVER))
 # Debian's firmware packages (initramfs/firmware.list), unpacked; the build takes the files its modules name.
 FIRMWARE_DIR := build/firmware

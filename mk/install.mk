@@ -2,7 +2,7 @@
 .PHONY: test-install test-install-integration test-install-e2e bench-install test-image
 
 test-install: deps-npm
-	$(BUN) test test/install test/sys
+	$(BUN) test test/install test/platform/sys
 
 # Root only: loopback image cache stand-in, tar + lz4 onto temp dirs / a small tmpfs,
 # the installer in a private mount namespace. RUNS=3 repeats the suite.

@@ -18,7 +18,7 @@ kconfig-check-initramfs: dist/metal-hammer $(INITRAMFS)
 	dist/metal-hammer kconfig check --config /boot/config-$(KVER) --modules "$$(sed -n 's/^# modules: //p' $(INITRAMFS).manifest | tr ' ' ',')"
 
 test-kconfig: deps-npm
-	$(BUN) test test/kconfig test/kmod test/cli/kconfig.test.ts
+	$(BUN) test test/kernel/kconfig test/kernel/kmod test/cli/kconfig.test.ts
 
 # Merge the fragment into a base config inside a kernel source tree and check the result
 # (kernel-config/README.md, "Merging"). Writes $(KMERGE_OUT)/.config; the tree stays clean.

@@ -1,8 +1,8 @@
-# IPv6 bring-up (src/netlink, src/net): unit tests, namespace tests (root), bench, fixtures.
+# IPv6 bring-up (src/network/netlink, src/network/net): unit tests, namespace tests (root), bench, fixtures.
 .PHONY: test-net test-net-integration bench-bringup record-netlink-fixtures
 
 test-net: deps-npm
-	$(BUN) test test/netlink test/net test/sys
+	$(BUN) test test/network/netlink test/network/net test/platform/sys
 
 test-net-integration: deps
 	$(BUN) test test/integration/net

@@ -1,7 +1,7 @@
 # Operations: clock (SNTP), hardware watchdog, remote logs (Loki), planned reboot, status (docs/operations.md).
 .PHONY: test-ops test-ops-integration
 
-OPS_UNIT_TESTS := test/clock test/watchdog test/remote-log test/reboot test/status test/operations test/config/operations-params.test.ts test/cli/clock-status.test.ts
+OPS_UNIT_TESTS := test/ops/clock test/ops/watchdog test/ops/remote-log test/ops/reboot test/ops/status test/agent/operations test/config/operations-params.test.ts test/cli/clock-status.test.ts
 
 test-ops: deps-npm
 	$(BUN) test $(OPS_UNIT_TESTS)

@@ -1,7 +1,7 @@
 # Built-in provisioning flow: inventory, register, wait (docs/provisioning.md).
 .PHONY: test-provision test-provision-integration bench-inventory
 
-PROVISION_UNIT_TESTS := test/inventory test/provision
+PROVISION_UNIT_TESTS := test/machine/inventory test/agent/provision
 
 test-provision: deps-npm
 	$(BUN) test $(PROVISION_UNIT_TESTS)

@@ -3,8 +3,8 @@
  * the init supervisor (src/init/), which runs `run` and never exits: the kernel
  * passes PID 1 the cmdline words it does not know as arguments, so they are ignored.
  */
-import { createContext, processIo, type Context } from "./io/context.ts";
-import { escapeUntrusted } from "./log/escape.ts";
+import { createContext, processIo, type Context } from "./platform/io/context.ts";
+import { escapeUntrusted } from "./platform/log/escape.ts";
 import { runCli } from "./cli/program.ts";
 
 async function main(ctx: Context): Promise<number> {
@@ -16,7 +16,7 @@ async function main(ctx: Context): Promise<number> {
   return runCli(process.argv.slice(2), ctx);
 }
 
-/** Every byte queued for stdout/stderr is written before exit (bounded: log/output.ts FLUSH_TIMEOUT_MS). */
+/** Every byte queued for stdout/stderr is written before exit (bounded: platform/log/output.ts FLUSH_TIMEOUT_MS). */
 async function exitAfterFlush(ctx: Context, code: number): Promise<never> {
   await ctx.io.flush?.();
   process.exit(code);

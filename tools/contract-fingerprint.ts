@@ -7,9 +7,9 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FINGERPRINT, GENERATED, referenceDir } from "../test/api/contract-files.ts";
-import { shapeOfGenerated, shapeOfText } from "../test/api/contract-shape.ts";
-import { parseProto } from "../test/api/proto-text.ts";
+import { FINGERPRINT, GENERATED, referenceDir } from "../test/clients/api/contract-files.ts";
+import { shapeOfGenerated, shapeOfText } from "../test/clients/api/contract-shape.ts";
+import { parseProto } from "../test/clients/api/proto-text.ts";
 
 /** JSON with one field, enum value or method per line (reviewable diffs). */
 export function formatShape(shape: ReturnType<typeof referenceShape>): string {

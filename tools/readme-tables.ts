@@ -4,7 +4,7 @@
  * --write` updates both; test/docs/readme.test.ts fails when they drift.
  */
 import { PARAMS } from "../src/config/params.ts";
-import { EVENTS } from "../src/log/events.ts";
+import { EVENTS } from "../src/platform/log/events.ts";
 import { EXIT_CODES } from "../src/exit-codes.ts";
 
 export function paramsTable(): string {
@@ -23,7 +23,7 @@ export function eventsDoc(): string {
   return [
     "# Log events",
     "",
-    "Every log line carries one `event` from this vocabulary (`src/log/events.ts`; this page is",
+    "Every log line carries one `event` from this vocabulary (`src/platform/log/events.ts`; this page is",
     "generated from it by `make docs`), so a serial console can be searched with",
     '`grep \'"event":"net.dad.failed"\'`.',
     "",

@@ -1,6 +1,6 @@
 /**
  * The measured alternative (bench/connect-variant.ts builds the agent with this file as
- * src/api/client.ts): the same ConnectClient API, but calls go through connect-es
+ * src/clients/api/client.ts): the same ConnectClient API, but calls go through connect-es
  * (@connectrpc/connect's Connect-protocol transport, `createTransport` from
  * @connectrpc/connect/protocol-connect) over the agent's own HttpClient as the transport's
  * `httpClient` (so connect timeouts, caps, retries and TLS stay the agent's). Requests and
@@ -10,11 +10,11 @@ import { fromJson, toJson, type DescMethod, type JsonValue } from "@bufbuild/pro
 import { ConnectError, type Transport } from "@connectrpc/connect";
 import { codeToString, createTransport } from "@connectrpc/connect/protocol-connect";
 import type { UniversalClientRequest, UniversalClientResponse } from "@connectrpc/connect/protocol";
-import { AgentError } from "../errors.ts";
-import { HealthService } from "../gen/metalstack/api/v2/health_pb.ts";
-import { VersionService } from "../gen/metalstack/api/v2/version_pb.ts";
-import { BootService } from "../gen/metalstack/infra/v2/boot_pb.ts";
-import { EventService } from "../gen/metalstack/infra/v2/event_pb.ts";
+import { AgentError } from "../../errors.ts";
+import { HealthService } from "../../gen/metalstack/api/v2/health_pb.ts";
+import { VersionService } from "../../gen/metalstack/api/v2/version_pb.ts";
+import { BootService } from "../../gen/metalstack/infra/v2/boot_pb.ts";
+import { EventService } from "../../gen/metalstack/infra/v2/event_pb.ts";
 import type { HttpClient } from "../http/client.ts";
 import { connectError, type ConnectCode } from "./connect-error.ts";
 

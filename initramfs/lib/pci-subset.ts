@@ -8,7 +8,7 @@
  * AMD one) keeps all of that vendor's devices: pci.ids does not say a device's class.
  * Pure.
  */
-import type { ModuleAlias } from "../../src/kmod/alias.ts";
+import type { ModuleAlias } from "../../src/kernel/kmod/alias.ts";
 
 export interface PciKeep {
   /** "vvvv:dddd" (lower-case hex) */

@@ -7,7 +7,7 @@
  * createFileRegistry loads it. Where the reference is not there (a clone without
  * ../shared), `findUpstreamProtos` says why and the caller falls back to the project's own
  * rules (fallback-rules.ts); under CI=true that is an error, as the contract drift check
- * (test/api/contract.test.ts) does.
+ * (test/clients/api/contract.test.ts) does.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";

@@ -12,7 +12,7 @@
  * The rules are the upstream ones: the protos compiled with `buf` (upstream-schema.ts) and
  * checked by @bufbuild/protovalidate, the same rule engine with CEL. A request decoded with
  * our proto/ subset is carried over to the upstream message by its binary encoding (same field
- * numbers: test/api/contract.test.ts). Without the upstream protos the project's own rules
+ * numbers: test/clients/api/contract.test.ts). Without the upstream protos the project's own rules
  * (fallback-rules.ts) stand in, with the same message shape.
  */
 import { create, fromBinary, toBinary, type DescMessage, type Message, type MessageInitShape, type Registry } from "@bufbuild/protobuf";

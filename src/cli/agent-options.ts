@@ -4,38 +4,38 @@
  * and the composition root: the flow's services, built once from them.
  */
 import type { Command } from "commander";
-import { normaliseUuid } from "../ids/uuid.ts";
-import { collectInventory } from "../inventory/collect.ts";
-import { bmcDevicePresent } from "../bmc/device.ts";
-import { discoverBmc, writeSuperUser, type BmcDeps } from "../bmc/discover.ts";
-import { inBandIpmitool } from "../bmc/ipmitool.ts";
+import { normaliseUuid } from "../platform/ids/uuid.ts";
+import { collectInventory } from "../machine/inventory/collect.ts";
+import { bmcDevicePresent } from "../machine/bmc/device.ts";
+import { discoverBmc, writeSuperUser, type BmcDeps } from "../machine/bmc/discover.ts";
+import { inBandIpmitool } from "../machine/bmc/ipmitool.ts";
 import type { Config } from "../config/config.ts";
 import { consoleForManufacturer } from "../config/console.ts";
 import { AgentError } from "../errors.ts";
-import { RESOLV_CONF } from "../flow/network.ts";
-import { systemDiskIo } from "../disk/io.ts";
-import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
-import { applyAllocationLayout, wipeMachineDisks } from "../disk/stages.ts";
-import { readDisks } from "../disk/sysfs.ts";
-import { wipeBoundMs } from "../disk/wipe-bound.ts";
-import { parseMounts } from "../fs/mount-table.ts";
-import { READ_CAPS, readBoundedTextSync } from "../fs/read-bounded.ts";
-import type { Services } from "../flow/services.ts";
-import { execNextStage } from "../handoff/exec.ts";
-import { HttpClient } from "../http/client.ts";
-import { DEFAULT_RETRY } from "../http/retry.ts";
+import { RESOLV_CONF } from "../agent/flow/network.ts";
+import { systemDiskIo } from "../machine/disk/io.ts";
+import { unmountLayout, writeFstab } from "../machine/disk/layout-run.ts";
+import { applyAllocationLayout, wipeMachineDisks } from "../machine/disk/stages.ts";
+import { readDisks } from "../machine/disk/sysfs.ts";
+import { wipeBoundMs } from "../machine/disk/wipe-bound.ts";
+import { parseMounts } from "../platform/fs/mount-table.ts";
+import { READ_CAPS, readBoundedTextSync } from "../platform/fs/read-bounded.ts";
+import type { Services } from "../agent/flow/services.ts";
+import { execNextStage } from "../agent/handoff/exec.ts";
+import { HttpClient } from "../clients/http/client.ts";
+import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import { installOs } from "../install/install.ts";
-import { PROC_ROOT } from "../inventory/collect.ts";
-import { startLldp } from "../lldp/session.ts";
-import { logEvent, type Logger } from "../log/logger.ts";
-import { bringUp, linkFacts } from "../net/bringup.ts";
-import { selectInterfaces } from "../net/select.ts";
-import { sysfsHasDevice } from "../net/sysfs.ts";
-import { NetlinkSocket } from "../netlink/socket.ts";
-import { Operations } from "../operations/operations.ts";
-import { linuxKexec } from "../sys/kexec.ts";
+import { PROC_ROOT } from "../machine/inventory/collect.ts";
+import { startLldp } from "../network/lldp/session.ts";
+import { logEvent, type Logger } from "../platform/log/logger.ts";
+import { bringUp, linkFacts } from "../network/net/bringup.ts";
+import { selectInterfaces } from "../network/net/select.ts";
+import { sysfsHasDevice } from "../network/net/sysfs.ts";
+import { NetlinkSocket } from "../network/netlink/socket.ts";
+import { Operations } from "../agent/operations/operations.ts";
+import { linuxKexec } from "../platform/sys/kexec.ts";
 import { versionInfo } from "../version.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
 export interface AgentOptions {
@@ -94,7 +94,7 @@ export function rootFsType(mounts: string): string | undefined {
 const INITRAMFS_ROOT = new Set(["rootfs", "tmpfs", "ramfs"]);
 
 /**
- * The disks stages (src/disk/stages.ts) on this machine's disks. They run only when the
+ * The disks stages (src/machine/disk/stages.ts) on this machine's disks. They run only when the
  * agent runs from its initramfs ("/" is rootfs/tmpfs/ramfs): a `run` started on an
  * installed system or a test host must never wipe the disks it runs from. Elsewhere
  * they refuse (wipe_failed) before touching anything.
@@ -145,7 +145,7 @@ function machineDisks(config: Config, sysRoot: string): Services["disks"] {
 }
 
 /**
- * The BMC in-band (src/bmc) through Debian's ipmitool. Users are written only from the
+ * The BMC in-band (src/machine/bmc) through Debian's ipmitool. Users are written only from the
  * agent's initramfs, like the disks: a `run` on a test host must never change its BMC.
  */
 export function machineBmc(sysRoot: string, secrets: { add(v: string): void }, devRoot = "/dev"): Services["bmc"] {

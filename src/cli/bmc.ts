@@ -4,12 +4,12 @@
  * it only reads (writes no user, prints no password) and talks to no server.
  */
 import type { Command } from "commander";
-import { bmcDevicePresent } from "../bmc/device.ts";
-import { readBmc } from "../bmc/discover.ts";
-import { inBandIpmitool } from "../bmc/ipmitool.ts";
-import { bmcVendor } from "../bmc/vendor.ts";
-import type { Context } from "../io/context.ts";
-import { escapeUntrusted } from "../log/escape.ts";
+import { bmcDevicePresent } from "../machine/bmc/device.ts";
+import { readBmc } from "../machine/bmc/discover.ts";
+import { inBandIpmitool } from "../machine/bmc/ipmitool.ts";
+import { bmcVendor } from "../machine/bmc/vendor.ts";
+import type { Context } from "../platform/io/context.ts";
+import { escapeUntrusted } from "../platform/log/escape.ts";
 import { printRecord } from "./print.ts";
 
 export function registerBmc(program: Command, ctx: Context): void {

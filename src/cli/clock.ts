@@ -7,9 +7,9 @@
 import type { Command } from "commander";
 import { parseCmdline } from "../config/cmdline.ts";
 import { parseNtpServerList } from "../config/ntp-servers.ts";
-import { syncClock } from "../clock/sync.ts";
+import { syncClock } from "../ops/clock/sync.ts";
 import { AgentError } from "../errors.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { printRecord } from "./print.ts";
 import { readCmdlineText } from "./read-cmdline.ts";
 

@@ -5,7 +5,7 @@
  * missing or an unknown command load them all, so commander lists every command.
  */
 import type { Command } from "commander";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 
 /** Adds one command (with its subcommands) to the program. */
 export type Registrar = (program: Command, ctx: Context) => void;

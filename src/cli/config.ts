@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
-import { redactFields } from "../log/redact.ts";
-import type { Context } from "../io/context.ts";
+import { redactFields } from "../platform/log/redact.ts";
+import type { Context } from "../platform/io/context.ts";
 import { loadConfig, PROC_CMDLINE } from "./read-cmdline.ts";
 
 export function registerConfig(program: Command, ctx: Context): void {

@@ -5,17 +5,17 @@
 import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
-import { humanBytes } from "../disk/facts.ts";
-import { parseLayoutFile } from "../disk/layout-file.ts";
-import { planLayout, stepLine } from "../disk/layout-plan.ts";
-import { unmountLayout, writeFstab } from "../disk/layout-run.ts";
-import { systemDiskIo } from "../disk/io.ts";
-import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../disk/stages.ts";
-import { readDisks } from "../disk/sysfs.ts";
+import { humanBytes } from "../machine/disk/facts.ts";
+import { parseLayoutFile } from "../machine/disk/layout-file.ts";
+import { planLayout, stepLine } from "../machine/disk/layout-plan.ts";
+import { unmountLayout, writeFstab } from "../machine/disk/layout-run.ts";
+import { systemDiskIo } from "../machine/disk/io.ts";
+import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../machine/disk/stages.ts";
+import { readDisks } from "../machine/disk/sysfs.ts";
 import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
-import { silentLogger } from "../log/logger.ts";
+import { silentLogger } from "../platform/log/logger.ts";
 import { versionInfo } from "../version.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { printTable } from "./print.ts";
 
 interface Common {
@@ -34,7 +34,7 @@ function needYes(yes: boolean | undefined, what: string): void {
   if (!yes) throw new AgentError("usage", `disk ${what} erases disks: add --yes to go ahead`);
 }
 
-/** A layout file (src/disk/layout-file.ts): FilesystemLayout protojson, or an allocation carrying it as `filesystemLayout`. */
+/** A layout file (src/machine/disk/layout-file.ts): FilesystemLayout protojson, or an allocation carrying it as `filesystemLayout`. */
 async function readLayoutFile(ctx: Context, path: string): Promise<FilesystemLayout> {
   let text: string;
   try {

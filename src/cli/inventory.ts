@@ -4,9 +4,9 @@
  * shell command: it talks to no server.
  */
 import type { Command } from "commander";
-import { collectInventory, PCI_IDS_FILES, PROC_ROOT } from "../inventory/collect.ts";
-import type { Context } from "../io/context.ts";
-import { escapeUntrusted } from "../log/escape.ts";
+import { collectInventory, PCI_IDS_FILES, PROC_ROOT } from "../machine/inventory/collect.ts";
+import type { Context } from "../platform/io/context.ts";
+import { escapeUntrusted } from "../platform/log/escape.ts";
 import { printRecord, printTable } from "./print.ts";
 
 const gib = (bytes: string) => `${(Number(bytes) / 2 ** 30).toFixed(1)} GiB`;

@@ -6,19 +6,19 @@
  * TTL, management addresses, and whether the apiserver would take the port id as a mac.
  */
 import type { Command } from "commander";
-import { machineId } from "../boot/uuid.ts";
-import { isMac } from "../ids/mac.ts";
-import { isUuid } from "../ids/uuid.ts";
+import { machineId } from "../clients/metal-boot/uuid.ts";
+import { isMac } from "../platform/ids/mac.ts";
+import { isUuid } from "../platform/ids/uuid.ts";
 import { AgentError } from "../errors.ts";
-import type { LldpNeighbour } from "../lldp/neighbour.ts";
-import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../lldp/session.ts";
-import { mapNeighbour } from "../provision/neighbours.ts";
-import { distinctSwitches } from "../lldp/table.ts";
-import { logEvent } from "../log/logger.ts";
-import { selectLinks } from "../net/bringup.ts";
-import { IFF_LOWER_UP, IFF_UP } from "../netlink/constants.ts";
-import { NetlinkSocket } from "../netlink/socket.ts";
-import type { Context } from "../io/context.ts";
+import type { LldpNeighbour } from "../network/lldp/neighbour.ts";
+import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../network/lldp/session.ts";
+import { mapNeighbour } from "../agent/provision/neighbours.ts";
+import { distinctSwitches } from "../network/lldp/table.ts";
+import { logEvent } from "../platform/log/logger.ts";
+import { selectLinks } from "../network/net/bringup.ts";
+import { IFF_LOWER_UP, IFF_UP } from "../network/netlink/constants.ts";
+import { NetlinkSocket } from "../network/netlink/socket.ts";
+import type { Context } from "../platform/io/context.ts";
 import { duration, logLevel, selectors } from "./net.ts";
 
 /** metal-hammer's LLDPTxIntervalTimeout: twice the leaves' 15 s tx-interval plus 2 s (cmd/network/lldpclient.go). */

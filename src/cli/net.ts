@@ -7,13 +7,13 @@ import type { Command } from "commander";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
-import { TooLargeError, readBoundedTextSync } from "../fs/read-bounded.ts";
-import { bringUp } from "../net/bringup.ts";
-import { parseResolvConf, renderStatus, statusView } from "../net/status.ts";
-import { watch } from "../net/watch.ts";
-import { NetlinkSocket } from "../netlink/socket.ts";
-import type { LogLevel } from "../log/logger.ts";
-import type { Context } from "../io/context.ts";
+import { TooLargeError, readBoundedTextSync } from "../platform/fs/read-bounded.ts";
+import { bringUp } from "../network/net/bringup.ts";
+import { parseResolvConf, renderStatus, statusView } from "../network/net/status.ts";
+import { watch } from "../network/net/watch.ts";
+import { NetlinkSocket } from "../network/netlink/socket.ts";
+import type { LogLevel } from "../platform/log/logger.ts";
+import type { Context } from "../platform/io/context.ts";
 
 const DEFAULT_RESOLV = "/etc/resolv.conf";
 

@@ -1,5 +1,5 @@
-import { escapeDeep, escapeUntrusted } from "../log/escape.ts";
-import type { Context } from "../io/context.ts";
+import { escapeDeep, escapeUntrusted } from "../platform/log/escape.ts";
+import type { Context } from "../platform/io/context.ts";
 
 /**
  * A record as one JSON line, or as aligned `key  value` lines; output passes the secret

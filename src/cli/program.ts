@@ -6,8 +6,8 @@
 import { Command, CommanderError } from "commander";
 import { AgentError, toAgentError } from "../errors.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
-import { escapeUntrusted } from "../log/escape.ts";
-import type { Context } from "../io/context.ts";
+import { escapeUntrusted } from "../platform/log/escape.ts";
+import type { Context } from "../platform/io/context.ts";
 import { registrarsFor, type Registrar } from "./commands.ts";
 
 export type { Registrar };

@@ -7,16 +7,16 @@
  * address used, latency, detail or error. Exits with the first failure's code.
  */
 import type { Command } from "commander";
-import { ConnectClient } from "../api/client.ts";
-import { apiVersion } from "../api/version.ts";
-import { fetchBootConfig, type BootFetch } from "../boot/client.ts";
-import { machineId } from "../boot/uuid.ts";
+import { ConnectClient } from "../clients/api/client.ts";
+import { apiVersion } from "../clients/api/version.ts";
+import { fetchBootConfig, type BootFetch } from "../clients/metal-boot/client.ts";
+import { machineId } from "../clients/metal-boot/uuid.ts";
 import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
-import { HttpClient } from "../http/client.ts";
-import { cachePath, probeCacheBase } from "../image/cache.ts";
-import { probeOneImage } from "../image/probe.ts";
+import { HttpClient } from "../clients/http/client.ts";
+import { cachePath, probeCacheBase } from "../clients/image-cache/cache.ts";
+import { probeOneImage } from "../clients/image-cache/probe.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { printTable } from "./print.ts";
 
 type Target = "metal-boot" | "apiserver" | "image-cache";

@@ -1,8 +1,8 @@
 import { AgentError } from "../errors.ts";
-import { READ_CAPS } from "../fs/read-bounded.ts";
+import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { configFromCmdline, type Config } from "../config/config.ts";
-import type { Io } from "../io/context.ts";
+import type { Io } from "../platform/io/context.ts";
 
 export interface CmdlineSource {
   cmdline?: string;

@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
-import { runFlow } from "../flow/run-flow.ts";
-import { decideStart, START_STAGES } from "../flow/start.ts";
-import type { Services } from "../flow/services.ts";
-import { logEvent } from "../log/logger.ts";
+import { runFlow } from "../agent/flow/run-flow.ts";
+import { decideStart, START_STAGES } from "../agent/flow/start.ts";
+import type { Services } from "../agent/flow/services.ts";
+import { logEvent } from "../platform/log/logger.ts";
 import { versionInfo } from "../version.ts";
 import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 
 /**
  * `run`'s body, also what PID 1 runs under the init supervisor (src/init/). The

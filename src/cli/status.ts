@@ -5,9 +5,9 @@
  */
 import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
-import { statusLines } from "../status/sections.ts";
-import { STATUS_FILE, StatusSchema } from "../status/status-file.ts";
-import type { Context } from "../io/context.ts";
+import { statusLines } from "../ops/status/sections.ts";
+import { STATUS_FILE, StatusSchema } from "../ops/status/status-file.ts";
+import type { Context } from "../platform/io/context.ts";
 
 export function registerStatus(program: Command, ctx: Context): void {
   program

@@ -4,11 +4,11 @@
  * the token.
  */
 import type { Command } from "commander";
-import { fetchBootConfig } from "../boot/client.ts";
-import { MachineToken } from "../boot/machine-token.ts";
-import { machineId } from "../boot/uuid.ts";
+import { fetchBootConfig } from "../clients/metal-boot/client.ts";
+import { MachineToken } from "../clients/metal-boot/machine-token.ts";
+import { machineId } from "../clients/metal-boot/uuid.ts";
 import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { printRecord } from "./print.ts";
 
 export function registerToken(program: Command, ctx: Context): void {

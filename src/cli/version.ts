@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { versionInfo } from "../version.ts";
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 
 export function registerVersion(program: Command, ctx: Context): void {
   program

@@ -9,11 +9,11 @@
 import type { Command } from "commander";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
-import { hangForever } from "../operations/hang.ts";
-import { WATCHDOG_DEVICE } from "../sys/watchdog.ts";
-import { startWatchdog } from "../watchdog/start.ts";
-import type { WatchdogStatus } from "../watchdog/watchdog.ts";
-import type { Context } from "../io/context.ts";
+import { hangForever } from "../agent/operations/hang.ts";
+import { WATCHDOG_DEVICE } from "../platform/sys/watchdog.ts";
+import { startWatchdog } from "../ops/watchdog/start.ts";
+import type { WatchdogStatus } from "../ops/watchdog/watchdog.ts";
+import type { Context } from "../platform/io/context.ts";
 
 export function registerWatchdog(program: Command, ctx: Context): void {
   const wd = program.command("watchdog").description("hardware watchdog checks for the debug shell");

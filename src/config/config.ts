@@ -51,7 +51,7 @@ export interface Config {
   readonly imageStallMs: number;
   /** METAL_INSTALLER_TIMEOUT: bound for the image's installer. */
   readonly installerTimeoutMs: number;
-  /** METAL_WIPE: what the disk wipe does with disks that support no erase (src/disk/wipe-plan.ts). */
+  /** METAL_WIPE: what the disk wipe does with disks that support no erase (src/machine/disk/wipe-plan.ts). */
   readonly wipe: "fast" | "overwrite";
   /** METAL_LOG_LEVEL, else debug with DEBUG=1. (DEBUG's other effect, the debug shell, and METAL_DONE / METAL_REBOOT_DELAY are PID 1's: src/init/init-options.ts.) */
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error";

@@ -15,8 +15,8 @@
  */
 import { z } from "zod";
 import ipaddr from "ipaddr.js";
-import { normaliseMac } from "../ids/mac.ts";
-import { UUID_EXPECTED, UUID_RE } from "../ids/uuid.ts";
+import { normaliseMac } from "../platform/ids/mac.ts";
+import { UUID_EXPECTED, UUID_RE } from "../platform/ids/uuid.ts";
 import { parseDuration } from "./duration.ts";
 import { parseNtpServerList, type NtpServer } from "./ntp-servers.ts";
 import { planRebootSetting, type PlannedRebootSetting } from "./planned-reboot.ts";

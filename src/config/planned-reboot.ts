@@ -1,6 +1,6 @@
 /**
  * METAL_PLANNED_REBOOT's value: a bound plus a random jitter (`24h+24h`), or off
- * (src/reboot/planned.ts computes the deadline from it). Pure.
+ * (src/ops/reboot/planned.ts computes the deadline from it). Pure.
  */
 import { parseDuration } from "./duration.ts";
 

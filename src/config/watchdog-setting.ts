@@ -1,4 +1,4 @@
-/** METAL_WATCHDOG's value (src/watchdog/ uses it). Pure. */
+/** METAL_WATCHDOG's value (src/ops/watchdog/ uses it). Pure. */
 export interface WatchdogSetting {
   /** METAL_WATCHDOG=0/off turns it off; a duration (or 1/on for the default) sets the timeout. */
   readonly enabled: boolean;

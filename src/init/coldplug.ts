@@ -7,10 +7,10 @@
  * until a round loads nothing. The boot list (modules.load) holds what has no device
  * modalias and is loaded first. Pure.
  */
-import type { AliasMatcher } from "../kmod/alias.ts";
-import type { ModuleInfo } from "../kmod/dep.ts";
-import { planModuleLoad } from "../kmod/dep.ts";
-import type { Softdeps } from "../kmod/softdep.ts";
+import type { AliasMatcher } from "../kernel/kmod/alias.ts";
+import type { ModuleInfo } from "../kernel/kmod/dep.ts";
+import { planModuleLoad } from "../kernel/kmod/dep.ts";
+import type { Softdeps } from "../kernel/kmod/softdep.ts";
 
 export interface DeviceAlias {
   /** The device's sysfs directory, e.g. /sys/bus/pci/devices/0000:00:02.0. */

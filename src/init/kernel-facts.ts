@@ -1,5 +1,5 @@
 /**
- * The shell of the boot-time kernel check (src/kconfig/running.ts decides): reads the
+ * The shell of the boot-time kernel check (src/kernel/kconfig/running.ts decides): reads the
  * running release, the module trees the image carries, the files of the running
  * release's tree, and the kernel's config, /proc/config.gz (gunzipped) when the
  * kernel has one, else the copy the initramfs build put at /boot/config-<release>.
@@ -8,9 +8,9 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { filesBelow } from "../fs/files-below.ts";
-import { formatBytes, READ_CAPS, readBoundedSync, readBoundedTextSync } from "../fs/read-bounded.ts";
-import type { RunningKernelFacts } from "../kconfig/running.ts";
+import { filesBelow } from "../platform/fs/files-below.ts";
+import { formatBytes, READ_CAPS, readBoundedSync, readBoundedTextSync } from "../platform/fs/read-bounded.ts";
+import type { RunningKernelFacts } from "../kernel/kconfig/running.ts";
 import { imageKernelConfig, MODULES_ROOT, PROC_CONFIG } from "./paths.ts";
 
 const isDir = (p: string): boolean => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;

@@ -1,10 +1,10 @@
-/** The real InitSystem: Linux syscalls via src/sys/syscalls.ts, busybox for insmod and the shell. */
+/** The real InitSystem: Linux syscalls via src/platform/sys/syscalls.ts, busybox for insmod and the shell. */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readlinkSync } from "node:fs";
 import type { DeviceAlias } from "./coldplug.ts";
-import { readBoundedTextSync } from "../fs/read-bounded.ts";
-import { errnoOfError } from "../sys/errno.ts";
-import * as libc from "../sys/syscalls.ts";
-import { LINUX_REBOOT_CMD_CAD_OFF, LINUX_REBOOT_CMD_HALT, LINUX_REBOOT_CMD_POWER_OFF, LINUX_REBOOT_CMD_RESTART, reboot } from "../sys/reboot.ts";
+import { readBoundedTextSync } from "../platform/fs/read-bounded.ts";
+import { errnoOfError } from "../platform/sys/errno.ts";
+import * as libc from "../platform/sys/syscalls.ts";
+import { LINUX_REBOOT_CMD_CAD_OFF, LINUX_REBOOT_CMD_HALT, LINUX_REBOOT_CMD_POWER_OFF, LINUX_REBOOT_CMD_RESTART, reboot } from "../platform/sys/reboot.ts";
 import { readKernelFacts } from "./kernel-facts.ts";
 import { BUSYBOX } from "./paths.ts";
 import { debugShellArgv } from "./debug-shell.ts";

@@ -3,7 +3,7 @@
  * given /proc/self/mounts (the /init shim mounts /proc before the agent starts;
  * mounting it again would stack a second instance). Pure.
  */
-import type { MountedFs } from "../fs/mount-table.ts";
+import type { MountedFs } from "../platform/fs/mount-table.ts";
 
 export const MS_NOSUID = 0x2;
 export const MS_NODEV = 0x4;

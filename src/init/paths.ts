@@ -4,9 +4,9 @@ export const MODULES_ROOT = "/lib/modules";
 export const MODULE_LIST_NAME = "modules.load";
 /** modules.alias of exactly the image's modules: PID 1 matches device modaliases against it. */
 export const MODULE_ALIAS_NAME = "modules.alias";
-/** Pre-softdeps of the image's modules, as module names (src/kmod/softdep.ts). */
+/** Pre-softdeps of the image's modules, as module names (src/kernel/kmod/softdep.ts). */
 export const MODULE_SOFTDEP_NAME = "modules.softdep";
-/** Which firmware files each module of the image names (src/kmod/firmware.ts). */
+/** Which firmware files each module of the image names (src/kernel/kmod/firmware.ts). */
 export const MODULE_FIRMWARE_NAME = "modules.firmware";
 /** The running kernel's own config, when it is built with CONFIG_IKCONFIG_PROC (Debian's is not). */
 export const PROC_CONFIG = "/proc/config.gz";

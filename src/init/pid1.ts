@@ -4,11 +4,11 @@
  * process forever if even the power action failed. Uncaught errors go through the
  * same policy as a fatal flow error.
  */
-import type { Context } from "../io/context.ts";
+import type { Context } from "../platform/io/context.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { toAgentError } from "../errors.ts";
-import { readBoundedSync } from "../fs/read-bounded.ts";
-import { logEvent } from "../log/logger.ts";
+import { readBoundedSync } from "../platform/fs/read-bounded.ts";
+import { logEvent } from "../platform/log/logger.ts";
 import { initOptionsFromCmdline } from "./init-options.ts";
 import { linuxSystem } from "./linux-system.ts";
 import { decideAction } from "./policy.ts";

@@ -1,23 +1,23 @@
 /**
  * PID 1: mounts the API filesystems, makes sure a console is attached, checks the
- * running kernel against the image (src/kconfig/running.ts), loads the
+ * running kernel against the image (src/kernel/kconfig/running.ts), loads the
  * kernel modules for the devices present (coldplug.ts), handles signals, reaps orphans, runs
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
  */
 import { AgentError, toAgentError } from "../errors.ts";
-import { logEvent, type Logger } from "../log/logger.ts";
-import { errnoName } from "../sys/errno.ts";
-import { aliasMatcher, parseModulesAlias } from "../kmod/alias.ts";
-import { parseModulesDep } from "../kmod/dep.ts";
-import { parseModulesFirmware } from "../kmod/firmware.ts";
-import { parseModuleList } from "../kmod/names.ts";
-import { parseModulesSoftdep } from "../kmod/softdep.ts";
+import { logEvent, type Logger } from "../platform/log/logger.ts";
+import { errnoName } from "../platform/sys/errno.ts";
+import { aliasMatcher, parseModulesAlias } from "../kernel/kmod/alias.ts";
+import { parseModulesDep } from "../kernel/kmod/dep.ts";
+import { parseModulesFirmware } from "../kernel/kmod/firmware.ts";
+import { parseModuleList } from "../kernel/kmod/names.ts";
+import { parseModulesSoftdep } from "../kernel/kmod/softdep.ts";
 import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
-import { parseMounts } from "../fs/mount-table.ts";
-import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../kconfig/builtin-fragment.ts";
-import { parseFragment } from "../kconfig/fragment.ts";
-import { checkRunningKernel, runningKernelLines } from "../kconfig/running.ts";
+import { parseMounts } from "../platform/fs/mount-table.ts";
+import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../kernel/kconfig/builtin-fragment.ts";
+import { parseFragment } from "../kernel/kconfig/fragment.ts";
+import { checkRunningKernel, runningKernelLines } from "../kernel/kconfig/running.ts";
 import { MOUNT_PLAN, pendingMounts } from "./mounts.ts";
 import { MODULE_ALIAS_NAME, MODULE_FIRMWARE_NAME, MODULE_LIST_NAME, MODULE_SOFTDEP_NAME, MODULES_ROOT } from "./paths.ts";
 import { afterShell, decideAction, SIGNAL_ACTIONS, type FlowOutcome, type InitAction, type InitOptions } from "./policy.ts";

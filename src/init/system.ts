@@ -2,7 +2,7 @@
  * What PID 1 does to the machine, behind one interface: the supervisor (supervisor.ts)
  * only decides, this adapter acts. Tests pass a fake that records calls.
  */
-import type { RunningKernelFacts } from "../kconfig/running.ts";
+import type { RunningKernelFacts } from "../kernel/kconfig/running.ts";
 import type { DeviceAlias } from "./coldplug.ts";
 import type { Mount } from "./mounts.ts";
 import type { PowerAction } from "./policy.ts";

@@ -28,7 +28,7 @@ import { getOption, type DescEnum } from "@bufbuild/protobuf";
 import { enum_string_value } from "../gen/metalstack/api/v2/common_pb.ts";
 import { IPProtocolSchema, MachineAllocationType, type IPProtocol, type FirewallRules, type MachineAllocation, type MachineNetwork } from "../gen/metalstack/api/v2/machine_pb.ts";
 import { NATType, NATTypeSchema, NetworkTypeSchema } from "../gen/metalstack/api/v2/network_pb.ts";
-import { isSecretKey } from "../log/redact.ts";
+import { isSecretKey } from "../platform/log/redact.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "./lvmlocal.ts";
 
 export const MACHINE_DETAILS_PATH = "/etc/metal/machine-details.yaml";

@@ -1,12 +1,12 @@
 /**
  * Streams the OS image onto the mounted target root: one download, hashed inline
- * (the strongest sidecar, src/image/sidecar.ts), decompressed and unpacked inline (extract.ts).
+ * (the strongest sidecar, src/clients/image-cache/sidecar.ts), decompressed and unpacked inline (extract.ts).
  * Nothing is stored in RAM or /tmp: memory is flat whatever the image size
  * (metal-hammer downloads to /tmp first: metal-stack/metal-hammer@ec148e3 cmd/image/image.go:29 Pull).
  *
  * Faults, each bounded:
  * - the body breaks off (reset, short body, stall: no byte for `stallMs`): retried with
- *   exponential backoff and full jitter (src/http/retry.ts backoffDelay) up to
+ *   exponential backoff and full jitter (src/clients/http/retry.ts backoffDelay) up to
  *   `retry.attempts` breaks and `retry.totalMs`; resumed with `Range: bytes=N-` when the
  *   server answers 206 with the matching Content-Range, else fetched from the start
  *   (the target is cleaned first).
@@ -31,17 +31,17 @@
  * counters and one write, nothing copied in JavaScript.
  */
 import { AgentError } from "../errors.ts";
-import { isRetryableStreamFailure, statusRetry } from "../http/classify.ts";
-import type { HttpClient, HttpStream } from "../http/client.ts";
-import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../http/retry.ts";
-import { every, realTimers, type Timers } from "../io/timers.ts";
-import type { Checksum } from "../image/checksum.ts";
-import { logEvent, type Logger } from "../log/logger.ts";
-import { redactUrl } from "../log/redact.ts";
+import { isRetryableStreamFailure, statusRetry } from "../clients/http/classify.ts";
+import type { HttpClient, HttpStream } from "../clients/http/client.ts";
+import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../clients/http/retry.ts";
+import { every, realTimers, type Timers } from "../platform/io/timers.ts";
+import type { Checksum } from "../clients/image-cache/checksum.ts";
+import { logEvent, type Logger } from "../platform/log/logger.ts";
+import { redactUrl } from "../platform/log/redact.ts";
 import { cleanTarget } from "./clean.ts";
 import { checkTools, tarExtractor, type ExtractFailure, type Extractor, type ExtractorFactory } from "./extract.ts";
 import { ProgressMeter, formatProgress } from "./progress.ts";
-import { fetchSidecars } from "../image/sidecar.ts";
+import { fetchSidecars } from "../clients/image-cache/sidecar.ts";
 
 export interface ImageInstallOptions {
   readonly http: HttpClient;

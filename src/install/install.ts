@@ -2,19 +2,19 @@
  * The install stage as one function, for the flow: stream the image onto the mounted
  * target, write the installer contract with a fresh console password, run the
  * installer, on UEFI set the boot order (the installed OS's entry, named by boot-info's
- * bootloader_id, first, then network boot: src/efi; metal-hammer cmd/install.go calls
+ * bootloader_id, first, then network boot: src/install/efi; metal-hammer cmd/install.go calls
  * EnsureBootOrder there too), and hand back what comes next: the boot-info for kexec and the data of
  * the report (BootService/InstallationSucceeded{uuid, console_password}: the call
  * itself belongs to the api layer). Each step is also exported on its own
  * (installImage, writeContract, runInstaller, bootInstalled).
  */
-import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "../efi/ensure-boot-order.ts";
+import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "./efi/ensure-boot-order.ts";
 import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
-import type { HttpClient } from "../http/client.ts";
-import type { RetryPolicy } from "../http/retry.ts";
-import type { Logger } from "../log/logger.ts";
-import type { SecretSet } from "../log/redact.ts";
-import type { MountSys } from "../sys/mount.ts";
+import type { HttpClient } from "../clients/http/client.ts";
+import type { RetryPolicy } from "../clients/http/retry.ts";
+import type { Logger } from "../platform/log/logger.ts";
+import type { SecretSet } from "../platform/log/redact.ts";
+import type { MountSys } from "../platform/sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
 import { allocationSecrets, contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";

@@ -2,11 +2,11 @@
  * Runs the image's installer in a chroot of the target root, as metal-hammer does
  * (metal-stack/metal-hammer@ec148e3 cmd/install.go: chroot, uid/gid 0): `/os-installer`
  * when the image has it (metal-stack/os-installer@7ea1c98), else `/install.sh`. /dev and /sys are
- * bind-mounted in first (recursive binds through mount(2), src/sys/mount.ts), and on a
+ * bind-mounted in first (recursive binds through mount(2), src/platform/sys/mount.ts), and on a
  * UEFI machine (/sys/firmware/efi exists) efivarfs at /sys/firmware/efi/efivars, as
  * metal-hammer's cmd/storage/filesystem.go specialMounts has it, so the installer's
  * grub-install/efibootmgr can write the boot entry; all detached after, whatever happened.
- * Each mount target is resolved inside the root (src/fs/root-file.ts dirInRoot: a link in
+ * Each mount target is resolved inside the root (src/platform/fs/root-file.ts dirInRoot: a link in
  * the image cannot point a bind at the running system) and mounted through its fd.
  *
  * Contained: the installer runs as PID 1 of its own PID namespace with its own /proc
@@ -29,14 +29,14 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync } from "node:fs";
 import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
-import { EFI_DIR } from "../efi/ensure-boot-order.ts";
+import { EFI_DIR } from "./efi/ensure-boot-order.ts";
 import { AgentError } from "../errors.ts";
-import { logEvent, type Logger } from "../log/logger.ts";
-import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, linuxMount, type MountSys } from "../sys/mount.ts";
+import { logEvent, type Logger } from "../platform/log/logger.ts";
+import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, linuxMount, type MountSys } from "../platform/sys/mount.ts";
 import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";
 import { BOOT_INFO_PATH } from "./contract.ts";
-import { READ_CAPS } from "../fs/read-bounded.ts";
-import { dirInRoot, readInRoot } from "../fs/root-file.ts";
+import { READ_CAPS } from "../platform/fs/read-bounded.ts";
+import { dirInRoot, readInRoot } from "../platform/fs/root-file.ts";
 import { escapeLine } from "./escape-line.ts";
 import { installerFailure, type InstallerEnd } from "./installer-failure.ts";
 import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerRun } from "./os-installer-log.ts";

@@ -6,7 +6,7 @@
  * error can carry it.
  */
 import { randomBytes } from "node:crypto";
-import type { SecretSet } from "../log/redact.ts";
+import type { SecretSet } from "../platform/log/redact.ts";
 
 export const CONSOLE_PASSWORD_LENGTH = 16;
 

@@ -1,7 +1,7 @@
 /**
  * Writes the installer contract files (contract.ts) into the target root: each 0600
  * from the first byte, atomically; /etc/metal is created 0755 when the image has none.
- * Every path is resolved inside the target (src/fs/root-file.ts: openat2 RESOLVE_IN_ROOT,
+ * Every path is resolved inside the target (src/platform/fs/root-file.ts: openat2 RESOLVE_IN_ROOT,
  * temp files O_EXCL with a random name, renamed over the name): an `etc` or `etc/metal`
  * link in the image is followed as the installed system would see it, never onto the
  * running system; a link, FIFO or device node at a file's name is replaced, not written
@@ -11,8 +11,8 @@
 import { closeSync } from "node:fs";
 import { dirname } from "node:path";
 import { AgentError } from "../errors.ts";
-import { dirInRoot, writeInRoot } from "../fs/root-file.ts";
-import { logEvent, type Logger } from "../log/logger.ts";
+import { dirInRoot, writeInRoot } from "../platform/fs/root-file.ts";
+import { logEvent, type Logger } from "../platform/log/logger.ts";
 import type { ContractFiles } from "./contract.ts";
 
 export async function writeContract(root: string, contract: ContractFiles, log: Logger): Promise<string[]> {

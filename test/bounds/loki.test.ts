@@ -1,13 +1,13 @@
 /**
- * The Loki push (src/remote-log/transport.ts) against hostile endpoints on loopback:
+ * The Loki push (src/ops/remote-log/transport.ts) against hostile endpoints on loopback:
  * the shipper pushes during the whole flow, as PID 1. Before the bounds an endless
  * answer body grew the agent to 3.5 GiB in 8 s, and a trickling one held the push
  * (and with it all shipping) forever.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { ERROR_BODY_CAP } from "../../src/http/client.ts";
-import { SecretSet } from "../../src/log/redact.ts";
-import { lokiTransport } from "../../src/remote-log/transport.ts";
+import { ERROR_BODY_CAP } from "../../src/clients/http/client.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
+import { lokiTransport } from "../../src/ops/remote-log/transport.ts";
 import { BLOCK_64K, endless, hostile, trickle, type Behaviour, type Hostile } from "./hostile.ts";
 
 const servers: Hostile[] = [];

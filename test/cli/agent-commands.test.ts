@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { agentConfig, agentServices } from "../../src/cli/agent-options.ts";
 import { runCli } from "../../src/cli/program.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { silentLogger } from "../../src/platform/log/logger.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 const CL = "METAL_BOOT_URL=https://[fd00::1]:8443/";

@@ -12,7 +12,7 @@ import { create } from "@bufbuild/protobuf";
 import { configFromCmdline } from "../../src/config/config.ts";
 import { FilesystemLayoutSchema } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { toAgentError } from "../../src/errors.ts";
-import { silentLogger } from "../../src/log/logger.ts";
+import { silentLogger } from "../../src/platform/log/logger.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 describe("disks only from the initramfs", () => {

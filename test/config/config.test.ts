@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
 import { AgentError } from "../../src/errors.ts";
-import { DEFAULT_RETRY } from "../../src/http/retry.ts";
+import { DEFAULT_RETRY } from "../../src/clients/http/retry.ts";
 import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const BOOT = "METAL_BOOT_URL=https://[2001:db8::10]/";

@@ -27,7 +27,7 @@ test("README shows the two commands", () => {
   expect(readme).toContain("make test");
 });
 
-test("docs/events.md lists exactly the event vocabulary of src/log/events.ts", async () => {
+test("docs/events.md lists exactly the event vocabulary of src/platform/log/events.ts", async () => {
   const doc = await Bun.file(new URL("../../docs/events.md", import.meta.url)).text();
   expect(doc).toBe(eventsDoc());
 });

@@ -17,10 +17,10 @@ import { prerequisites } from "../helpers/prerequisites.ts";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
 import { DEFAULT_INITRD, KVER, LAB_KERNEL } from "../../lab/kernel.ts";
 import { loadSteps } from "../../src/init/coldplug.ts";
-import { parseModulesAlias } from "../../src/kmod/alias.ts";
-import { parseModulesDep } from "../../src/kmod/dep.ts";
-import { parseModuleList } from "../../src/kmod/names.ts";
-import { parseModulesSoftdep, resolveSoftdeps } from "../../src/kmod/softdep.ts";
+import { parseModulesAlias } from "../../src/kernel/kmod/alias.ts";
+import { parseModulesDep } from "../../src/kernel/kmod/dep.ts";
+import { parseModuleList } from "../../src/kernel/kmod/names.ts";
+import { parseModulesSoftdep, resolveSoftdeps } from "../../src/kernel/kmod/softdep.ts";
 
 const ready = prerequisites("the drivers e2e", [
   process.getuid?.() !== 0 && "root",

@@ -30,7 +30,7 @@ import { labMissing } from "../../lab/prereqs.ts";
 import { ovmfArgs, ovmfMissing, OVMF_VARS } from "../../lab/ovmf.ts";
 import { Proc } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/wait.ts";
-import { bootName } from "../../src/efi/load-option.ts";
+import { bootName } from "../../src/install/efi/load-option.ts";
 import { qemuMachineArgv } from "../../lab/qemu.ts";
 import { STAGES } from "../../src/config/stages.ts";
 

@@ -1,5 +1,5 @@
 /** An in-memory Io for running CLI commands in-process and reading what they printed. */
-import { createContext, type Context, type Io } from "../../src/io/context.ts";
+import { createContext, type Context, type Io } from "../../src/platform/io/context.ts";
 
 export interface Captured {
   ctx: Context;

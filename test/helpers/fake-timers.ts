@@ -1,9 +1,9 @@
 /**
- * A fake Timers (src/io/timers.ts) for tests: time stands still until the test (or a
+ * A fake Timers (src/platform/io/timers.ts) for tests: time stands still until the test (or a
  * fake it drives) calls advance(ms), which fires every timer that falls due, in time
  * order, with now() set to each one's due time. No real waiting.
  */
-import type { Timers } from "../../src/io/timers.ts";
+import type { Timers } from "../../src/platform/io/timers.ts";
 
 export interface FakeTimers extends Timers {
   /** Moves time on by `ms`, firing what falls due on the way. */

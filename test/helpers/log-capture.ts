@@ -1,6 +1,6 @@
 /** A real logger (redaction included) whose JSON lines are kept for assertions. */
-import { createLogger, type Logger } from "../../src/log/logger.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { createLogger, type Logger } from "../../src/platform/log/logger.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 
 export interface CapturedLog {
   readonly log: Logger;

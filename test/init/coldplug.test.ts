@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { loadSteps, missingFirmware, wantedByDevices } from "../../src/init/coldplug.ts";
-import { aliasMatcher, parseModulesAlias } from "../../src/kmod/alias.ts";
-import { parseModulesDep } from "../../src/kmod/dep.ts";
+import { aliasMatcher, parseModulesAlias } from "../../src/kernel/kmod/alias.ts";
+import { parseModulesDep } from "../../src/kernel/kmod/dep.ts";
 
 const DEP = parseModulesDep(readFileSync(`${import.meta.dir}/../fixtures/modules/modules.dep`, "utf8"));
 const MATCH = aliasMatcher(

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
-import { READ_CAPS } from "../../src/fs/read-bounded.ts";
+import { READ_CAPS } from "../../src/platform/fs/read-bounded.ts";
 import { readKernelFacts } from "../../src/init/kernel-facts.ts";
 
 const K = "6.1.0-57-amd64";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseMounts } from "../../src/fs/mount-table.ts";
+import { parseMounts } from "../../src/platform/fs/mount-table.ts";
 import { MOUNT_PLAN, pendingMounts } from "../../src/init/mounts.ts";
 
 describe("mount plan", () => {

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { AgentError } from "../../src/errors.ts";
-import { createLogger } from "../../src/log/logger.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { createLogger } from "../../src/platform/log/logger.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 import type { Mount } from "../../src/init/mounts.ts";
 import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
 import { superviseInit } from "../../src/init/supervisor.ts";
 import { waitFor } from "../../lab/wait.ts";
 import type { InitSystem } from "../../src/init/system.ts";
-import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../../src/kconfig/builtin-fragment.ts";
-import { parseFragment } from "../../src/kconfig/fragment.ts";
+import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../../src/kernel/kconfig/builtin-fragment.ts";
+import { parseFragment } from "../../src/kernel/kconfig/fragment.ts";
 
 /** A .config that sets every option of the embedded fragment as the fragment does: it meets the fragment. */
 const MEETS_FRAGMENT = parseFragment(BUILTIN_FRAGMENT_TEXT, BUILTIN_FRAGMENT_SOURCE)

@@ -13,9 +13,9 @@ import { decodeCpio } from "../../initramfs/lib/cpio.ts";
 import { readElfDeps } from "../../initramfs/lib/elf.ts";
 import { parseLdd, verifyClosure } from "../../initramfs/lib/ldd.ts";
 import { imageKernelConfig, initShim } from "../../src/init/paths.ts";
-import { parseModulesAlias } from "../../src/kmod/alias.ts";
-import { parseModulesDep } from "../../src/kmod/dep.ts";
-import { parsePciIds, pciNames, PCI_IDS_PATH } from "../../src/inventory/pci-ids.ts";
+import { parseModulesAlias } from "../../src/kernel/kmod/alias.ts";
+import { parseModulesDep } from "../../src/kernel/kmod/dep.ts";
+import { parsePciIds, pciNames, PCI_IDS_PATH } from "../../src/machine/inventory/pci-ids.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
 import { KVER } from "../../lab/kernel.ts";
 

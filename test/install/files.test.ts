@@ -8,8 +8,8 @@ import { cleanTarget } from "../../src/install/clean.ts";
 import { findInstaller } from "../../src/install/installer.ts";
 import { writeContract } from "../../src/install/write-contract.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "../../src/install/lvmlocal.ts";
-import { createLogger, silentLogger } from "../../src/log/logger.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { createLogger, silentLogger } from "../../src/platform/log/logger.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mh-install-files-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

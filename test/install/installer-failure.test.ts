@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { escapeLine } from "../../src/install/escape-line.ts";
 import { installerFailure, TAIL_LINES } from "../../src/install/installer-failure.ts";
 import { parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 
 const recorded = (name: string) =>
   readFileSync(join(import.meta.dir, "../fixtures/os-installer", name), "utf8")

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
 import { bindSystem, runInstaller } from "../../src/install/installer.ts";
-import { silentLogger } from "../../src/log/logger.ts";
-import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, type MountSys } from "../../src/sys/mount.ts";
+import { silentLogger } from "../../src/platform/log/logger.ts";
+import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, type MountSys } from "../../src/platform/sys/mount.ts";
 
 function recorder(failOn?: string) {
   const calls: string[] = [];

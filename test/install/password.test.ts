@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { generateConsolePassword } from "../../src/install/password.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 
 describe("console password", () => {
   test("16 characters of standard base64 from crypto random bytes, new every time, registered as a secret", () => {

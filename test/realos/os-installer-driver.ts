@@ -22,10 +22,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node
 import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
 import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { HttpClient } from "../../src/http/client.ts";
+import { HttpClient } from "../../src/clients/http/client.ts";
 import { installOs } from "../../src/install/install.ts";
-import { createLogger } from "../../src/log/logger.ts";
-import { SecretSet } from "../../src/log/redact.ts";
+import { createLogger } from "../../src/platform/log/logger.ts";
+import { SecretSet } from "../../src/platform/log/redact.ts";
 import { REALOS_ALLOCATION, REALOS_MACHINE_ID, REALOS_NICS } from "./allocation.ts";
 
 const [imageUrl, rootDev, espDev, rootUuid, work, timeout, extra] = process.argv.slice(2) as [string, string, string, string, string, string, string | undefined];

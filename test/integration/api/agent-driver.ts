@@ -3,20 +3,20 @@
  * RESOLV_CONF (a test file, never the host's /etc/resolv.conf). With FAKE_LLDP (a JSON
  * array of LldpNeighbour) the LLDP session is a fake that reports those neighbours at
  * once (tests that need Register accepted without LLDP peers); without it the real
- * receiver (src/lldp/session.ts) runs on the selected NICs, as in the agent, against
+ * receiver (src/network/lldp/session.ts) runs on the selected NICs, as in the agent, against
  * the test's lldpd switches. The disks are never touched: the wipe is a no-op and a
  * layout is refused before anything is written (the host's disks are not the
  * machine's; the real stages would refuse on a host anyway, src/cli/agent-options.ts), and
  * neither is the host's BMC (never read or written).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */
-import { createContext, processIo } from "../../../src/io/context.ts";
+import { createContext, processIo } from "../../../src/platform/io/context.ts";
 import { runCli } from "../../../src/cli/program.ts";
 import { registrarsFor } from "../../../src/cli/commands.ts";
 import { registerRun } from "../../../src/cli/run.ts";
 import { AgentError } from "../../../src/errors.ts";
-import type { BmcStages, DiskStages } from "../../../src/flow/services.ts";
-import type { LldpNeighbour, LldpSession } from "../../../src/lldp/neighbour.ts";
+import type { BmcStages, DiskStages } from "../../../src/agent/flow/services.ts";
+import type { LldpNeighbour, LldpSession } from "../../../src/network/lldp/neighbour.ts";
 
 /** The fake session reporting FAKE_LLDP's neighbours; undefined (the real receiver) without FAKE_LLDP. */
 function fakeLldp(json: string | undefined): LldpSession | undefined {

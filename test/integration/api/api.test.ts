@@ -357,14 +357,14 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
 
 describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the stand-in", () => {
   const client = async () => {
-    const { HttpClient } = await import("../../../src/http/client.ts");
-    const { ConnectClient } = await import("../../../src/api/client.ts");
-    const { silentLogger } = await import("../../../src/log/logger.ts");
+    const { HttpClient } = await import("../../../src/clients/http/client.ts");
+    const { ConnectClient } = await import("../../../src/clients/api/client.ts");
+    const { silentLogger } = await import("../../../src/platform/log/logger.ts");
     const http = new HttpClient({ caBundle: st.apiCa.certFile, allowHttp: false, log: silentLogger(), retry: { attempts: 1, baseMs: 1, capMs: 1, totalMs: 1 } });
     return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };
   };
   const collect = async (fault: Record<string, unknown>) => {
-    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { callStream } = await import("../../../src/clients/api/rpc.ts");
     const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
     st.faults.api.set(fault);
     const { http, api } = await client();

@@ -6,18 +6,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { ConnectClient } from "../../../src/api/client.ts";
-import { EventReporter } from "../../../src/api/events.ts";
-import { apiVersion } from "../../../src/api/version.ts";
+import { ConnectClient } from "../../../src/clients/api/client.ts";
+import { EventReporter } from "../../../src/clients/api/events.ts";
+import { apiVersion } from "../../../src/clients/api/version.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { HttpClient } from "../../../src/http/client.ts";
-import { toInventory } from "../../../src/inventory/map.ts";
-import type { LldpNeighbour } from "../../../src/lldp/neighbour.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
-import { neighbourNic } from "../../../src/provision/neighbours.ts";
-import { register, registerRequest, type RegisterInit } from "../../../src/provision/register.ts";
+import { HttpClient } from "../../../src/clients/http/client.ts";
+import { toInventory } from "../../../src/machine/inventory/map.ts";
+import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
+import { createLogger } from "../../../src/platform/log/logger.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
+import { neighbourNic } from "../../../src/agent/provision/neighbours.ts";
+import { register, registerRequest, type RegisterInit } from "../../../src/agent/provision/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
@@ -200,7 +200,7 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
   });
 
   test("Wait for a machine that never registered: not_found (machine.go Wait reads the machine first); the agent does not retry it", async () => {
-    const { callStream } = await import("../../../src/api/rpc.ts");
+    const { callStream } = await import("../../../src/clients/api/rpc.ts");
     const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
     const stream = callStream(api(machineToken()), BootService.method.wait, { uuid: UUID });
     const e = toAgentError(await stream.next().catch((x) => x));

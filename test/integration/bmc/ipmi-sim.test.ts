@@ -5,10 +5,10 @@
  * log in from outside as metal-bmc would, while a wrong password does not.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { discoverBmc, writeSuperUser, type BmcDeps } from "../../../src/bmc/discover.ts";
-import { systemIpmitool } from "../../../src/bmc/ipmitool.ts";
-import { bmcRegisterFields } from "../../../src/bmc/register-fields.ts";
-import { bmcVendor } from "../../../src/bmc/vendor.ts";
+import { discoverBmc, writeSuperUser, type BmcDeps } from "../../../src/machine/bmc/discover.ts";
+import { systemIpmitool } from "../../../src/machine/bmc/ipmitool.ts";
+import { bmcRegisterFields } from "../../../src/machine/bmc/register-fields.ts";
+import { bmcVendor } from "../../../src/machine/bmc/vendor.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../../../lab/bmc/sim.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 

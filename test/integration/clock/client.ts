@@ -6,7 +6,7 @@
  * the elapsed time and the log lines.
  */
 import { parseNtpServerList } from "../../../src/config/ntp-servers.ts";
-import { syncClock } from "../../../src/clock/sync.ts";
+import { syncClock } from "../../../src/ops/clock/sync.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
 const servers = parseNtpServerList(process.argv[2] ?? "");

@@ -7,7 +7,7 @@
  * prints `ready` once every socket is bound.
  */
 import dgram from "node:dgram";
-import { decodePacket, encodePacket, MODE_SERVER, unixMsToNtp } from "../../../src/clock/ntp-packet.ts";
+import { decodePacket, encodePacket, MODE_SERVER, unixMsToNtp } from "../../../src/ops/clock/ntp-packet.ts";
 
 export type StandinMode = "correct" | "year" | "kod" | "silent";
 export const YEAR_MS = 365 * 86_400_000;

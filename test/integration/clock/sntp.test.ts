@@ -14,7 +14,7 @@ import { waitFor } from "../../../lab/wait.ts";
 import { Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { YEAR_MS } from "./sntp-standin.ts";
 import { startLabNtp } from "../../../lab/ntp.ts";
-import { DEFAULT_SNTP_POLICY, GRACE_AFTER_SAMPLE_MS, sntpBoundMs } from "../../../src/clock/sntp-client.ts";
+import { DEFAULT_SNTP_POLICY, GRACE_AFTER_SAMPLE_MS, sntpBoundMs } from "../../../src/ops/clock/sntp-client.ts";
 
 const reason =
   process.getuid?.() !== 0

@@ -14,13 +14,13 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/client.ts";
 import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage, type ImageEnv } from "../../../src/install/image.ts";
-import { realTimers } from "../../../src/io/timers.ts";
-import { createLogger, silentLogger } from "../../../src/log/logger.ts";
+import { realTimers } from "../../../src/platform/io/timers.ts";
+import { createLogger, silentLogger } from "../../../src/platform/log/logger.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 import { waitFor } from "../../../lab/wait.ts";

@@ -9,12 +9,12 @@
  */
 import { readFileSync } from "node:fs";
 import { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/client.ts";
 import { fromJson } from "@bufbuild/protobuf";
 import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { installOs } from "../../../src/install/install.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
+import { createLogger } from "../../../src/platform/log/logger.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
 
 const [imageUrl, root, hostname, timeout, vpnAuthKey] = process.argv.slice(2) as [string, string, string, string, string];
 const secrets = new SecretSet();

@@ -10,8 +10,8 @@
 import { readFileSync } from "node:fs";
 import { AgentError } from "../../../src/errors.ts";
 import { runInstaller } from "../../../src/install/installer.ts";
-import { createLogger } from "../../../src/log/logger.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
+import { createLogger } from "../../../src/platform/log/logger.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
 
 const [root, timeout, password] = process.argv.slice(2) as [string, string, string];
 const secrets = new SecretSet();

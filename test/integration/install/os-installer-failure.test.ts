@@ -14,7 +14,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateConsolePassword } from "../../../src/install/password.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { runMountNsDriver } from "../../helpers/mount-ns-driver.ts";
 

@@ -8,9 +8,9 @@
  * more, before closing. Logs are JSON lines on stderr.
  */
 import { readFileSync } from "node:fs";
-import { createLogger } from "../../../src/log/logger.ts";
-import { SecretSet } from "../../../src/log/redact.ts";
-import { startLldp } from "../../../src/lldp/session.ts";
+import { createLogger } from "../../../src/platform/log/logger.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
+import { startLldp } from "../../../src/network/lldp/session.ts";
 
 interface DriverOptions {
   readonly interfaces: readonly string[];

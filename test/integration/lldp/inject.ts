@@ -6,9 +6,9 @@
  * on the wire from the "switch" side. Exit 0 when every frame was sent.
  */
 import { readFileSync } from "node:fs";
-import { ETH_P_LLDP } from "../../../src/lldp/lldpdu.ts";
-import { errnoName } from "../../../src/sys/errno.ts";
-import { PacketSocket } from "../../../src/sys/packet-socket.ts";
+import { ETH_P_LLDP } from "../../../src/network/lldp/lldpdu.ts";
+import { errnoName } from "../../../src/platform/sys/errno.ts";
+import { PacketSocket } from "../../../src/platform/sys/packet-socket.ts";
 
 const [ifname, ...frames] = process.argv.slice(2);
 if (!ifname || frames.length === 0) {

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { nsx } from "../../helpers/netns.ts";
-import { CHASSIS, END, PORT, tlv, TTL } from "../../lldp/fixtures.ts";
+import { CHASSIS, END, PORT, tlv, TTL } from "../../network/lldp/fixtures.ts";
 import { SKIP, withSwitches, type Switch } from "./switches.ts";
 
 const UUID = "00000000-6d68-6c00-0000-0000000000aa";

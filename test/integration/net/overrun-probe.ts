@@ -6,8 +6,8 @@
  *          burst is over: the EventSource drops and says "overrun" (a consumer slower
  *          than the event rate costs bounded memory).
  */
-import { EventSource } from "../../../src/netlink/event-source.ts";
-import * as K from "../../../src/netlink/constants.ts";
+import { EventSource } from "../../../src/network/netlink/event-source.ts";
+import * as K from "../../../src/network/netlink/constants.ts";
 
 const mode = process.argv[2] ?? "kernel";
 const QUEUE_CAP = 4096;

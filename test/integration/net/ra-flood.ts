@@ -8,9 +8,9 @@
  */
 import ipaddr from "ipaddr.js";
 import { readFileSync } from "node:fs";
-import { AF_PACKET } from "../../../src/netlink/constants.ts";
-import { icmpv6Checksum } from "../../../src/net/rs-frame.ts";
-import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../../../src/sys/libc.ts";
+import { AF_PACKET } from "../../../src/network/netlink/constants.ts";
+import { icmpv6Checksum } from "../../../src/network/net/rs-frame.ts";
+import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "../../../src/platform/sys/libc.ts";
 
 const [ifname = "", src = "", mac = "", countArg = "1000", rateArg = "1000"] = process.argv.slice(2);
 const ALL_NODES = ipaddr.parse("ff02::1").toByteArray();

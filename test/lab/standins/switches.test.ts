@@ -6,11 +6,11 @@
 import { describe, expect, test } from "bun:test";
 import { create } from "@bufbuild/protobuf";
 import { MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { decodeLldpFrame } from "../../../src/lldp/lldpdu.ts";
-import { toNeighbour } from "../../../src/lldp/table.ts";
-import { neighbourNic, type NeighbourNic } from "../../../src/provision/neighbours.ts";
+import { decodeLldpFrame } from "../../../src/network/lldp/lldpdu.ts";
+import { toNeighbour } from "../../../src/network/lldp/table.ts";
+import { neighbourNic, type NeighbourNic } from "../../../src/agent/provision/neighbours.ts";
 import { connectMachine, machineConnections, parseSwitchSpecs, registeredSwitch, type SwitchTable } from "../../../lab/standins/switches.ts";
-import { fixture } from "../../lldp/fixtures.ts";
+import { fixture } from "../../network/lldp/fixtures.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";
 const mapped = (name: string, hostname: string): NeighbourNic => {

@@ -20,10 +20,10 @@ import { findUpstreamProtos, loadUpstreamRegistry, upstreamDescriptorSet } from 
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { BootService } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
-import { toInventory } from "../../../src/inventory/map.ts";
-import { readFacts } from "../../../src/inventory/read.ts";
-import type { LldpNeighbour } from "../../../src/lldp/neighbour.ts";
-import { registerRequest } from "../../../src/provision/register.ts";
+import { toInventory } from "../../../src/machine/inventory/map.ts";
+import { readFacts } from "../../../src/machine/inventory/read.ts";
+import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
+import { registerRequest } from "../../../src/agent/provision/register.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
@@ -190,9 +190,9 @@ async function agentRequests(): Promise<Map<DescMessage, JsonObject>> {
     [R.input, await agentRegister()],
     [BootService.method.wait.input, json(BootService.method.wait.input, { uuid: UUID })],
     [BootService.method.superUserPassword.input, json(BootService.method.superUserPassword.input, { uuid: UUID })],
-    // src/flow/installed.ts: the console password the install wrote (os-installer: 16 characters).
+    // src/agent/flow/installed.ts: the console password the install wrote (os-installer: 16 characters).
     [BootService.method.installationSucceeded.input, json(BootService.method.installationSucceeded.input, { uuid: UUID, consolePassword: "aB3dE5gH7jK9mN1p" })],
-    // src/api/events.ts EventReporter.send
+    // src/clients/api/events.ts EventReporter.send
     [
       EventService.method.send.input,
       json(EventService.method.send.input, {

@@ -1,0 +1,45 @@
+/**
+ * Stage "api": the apiserver answers over TLS: metalstack.api.v2.VersionService/Get
+ * (public, no token), its version logged. The token is proven by Register. The
+ * client with the token and the best-effort event reporter are built here for the
+ * later stages.
+ */
+import { ConnectClient } from "../../clients/api/client.ts";
+import { EventReporter } from "../../clients/api/events.ts";
+import { apiVersion, VERSION_GET, type ApiVersion } from "../../clients/api/version.ts";
+import type { Boot } from "../../clients/metal-boot/boot.ts";
+import { logEvent } from "../../platform/log/logger.ts";
+import type { Services } from "./services.ts";
+
+export interface Api {
+  readonly client: ConnectClient;
+  readonly events: EventReporter;
+  /** undefined when the flow resumed past the api stage (run --from). */
+  readonly version: ApiVersion | undefined;
+}
+
+/** The token-carrying client and event reporter for `boot` (no call made). */
+export function connectApi(boot: Boot, s: Services, version?: ApiVersion): Api {
+  const client = new ConnectClient(s.http, boot.apiserverUrl, boot.token.reveal());
+  return { client, events: new EventReporter(client, boot.uuid, s.log, s.now), version };
+}
+
+export async function api(boot: Boot, s: Services): Promise<Api> {
+  const v = await apiVersion(new ConnectClient(s.http, boot.apiserverUrl, undefined));
+  logEvent(
+    s.log,
+    "api.version",
+    {
+      procedure: VERSION_GET,
+      version: v.version,
+      revision: v.revision,
+      gitSha1: v.gitSha1,
+      buildDate: v.buildDate,
+      latencyMs: v.latencyMs,
+      address: v.address ?? null,
+      attempts: v.attempts,
+    },
+    `apiserver ${boot.apiserverUrl.href} answers: version ${v.version || "(empty)"}`,
+  );
+  return connectApi(boot, s, v);
+}

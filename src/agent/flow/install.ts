@@ -1,0 +1,55 @@
+/**
+ * Stage "install" (built-in flow): the allocation's image (through the image cache
+ * when METAL_IMAGE_CACHE_URL or metal-boot's image_cache_url is set) streamed onto the
+ * mounted target, the installer contract written with a fresh console password, the
+ * image's installer run (src/install installOs), then the layout's fstab written into
+ * the installed system (TargetRoot.finish). Bounded by METAL_IMAGE_STALL_TIMEOUT
+ * and METAL_INSTALLER_TIMEOUT inside; the watchdog is petted throughout.
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { Boot } from "../../clients/metal-boot/boot.ts";
+import type { Config } from "../../config/config.ts";
+import { AgentError } from "../../errors.ts";
+import type { MachineAllocation } from "../../gen/metalstack/api/v2/machine_pb.ts";
+import { downloadUrl } from "../../clients/image-cache/cache.ts";
+import type { InstallNic } from "../../install/contract.ts";
+import type { InstallOutput } from "../../install/install.ts";
+import type { Services, TargetRoot } from "./services.ts";
+
+/** The watchdog is petted while the install runs, not past this (the image and installer have their own, shorter bounds per step). */
+export const INSTALL_HOLD_MS = 4 * 3600_000;
+
+/** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
+export async function install(
+  config: Config,
+  boot: Boot,
+  allocation: MachineAllocation,
+  allocationJson: JsonObject,
+  target: TargetRoot,
+  nics: readonly InstallNic[],
+  s: Services,
+): Promise<InstallOutput> {
+  const url = allocation.image?.url ?? "";
+  if (url === "")
+    throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
+  const run = s.installOs({
+    http: s.http,
+    log: s.log,
+    secrets: s.secrets,
+    imageUrl: downloadUrl(boot.imageCacheUrl, url),
+    root: target.root,
+    machineId: boot.uuid,
+    nics,
+    allocation,
+    allocationAsSent: allocationJson,
+    console: s.console,
+    raidEnabled: target.raidEnabled,
+    rootUuid: target.rootUuid,
+    stallMs: config.imageStallMs,
+    installerTimeoutMs: config.installerTimeoutMs,
+    now: s.now,
+  });
+  const out = await s.ops.hold(run, INSTALL_HOLD_MS);
+  await target.finish();
+  return out;
+}

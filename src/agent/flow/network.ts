@@ -1,0 +1,25 @@
+/**
+ * Stage "network": IPv6 bring-up with the configuration (METAL_NICS,
+ * METAL_NET_POLICY, METAL_NET_TIMEOUT, METAL_NET_FAST, METAL_NET_RS_DELAY), the same code as `net up`.
+ * DNS is needed for readiness only when the metal-boot URL names a host.
+ */
+import type { Config } from "../../config/config.ts";
+import type { NetworkSummary } from "../../network/net/summary.ts";
+import type { Services } from "./services.ts";
+
+export const RESOLV_CONF = "/etc/resolv.conf";
+
+export async function network(config: Config, s: Services): Promise<NetworkSummary> {
+  const host = config.metalBootUrl.hostname;
+  const r = await s.bringUp({
+    selectors: config.nics,
+    policy: config.policy,
+    timeoutMs: config.netTimeoutMs,
+    fast: config.fast,
+    rsDelay: config.rsDelay,
+    resolvConf: s.resolvConf,
+    dnsNeeded: !(host.startsWith("[") || /^[\d.]+$/.test(host)),
+    log: s.log,
+  });
+  return r.summary;
+}

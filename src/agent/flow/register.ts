@@ -1,0 +1,91 @@
+/**
+ * Stage "register" (built-in flow): waits (bounded by METAL_LLDP_TIMEOUT) for LLDP
+ * neighbours on two distinct switches, collects the hardware inventory, then
+ * BootService/Register with uuid, hardware, bios, neighbours, partition and the
+ * agent's version. Events Preparing/Registering go out best effort.
+ */
+import type { Api } from "./api.ts";
+import type { Boot } from "../../clients/metal-boot/boot.ts";
+import type { Config } from "../../config/config.ts";
+import { formatDuration } from "../../config/duration.ts";
+import { MachineProvisioningEventType as E } from "../../gen/metalstack/api/v2/machine_pb.ts";
+import type { InstallNic } from "../../install/contract.ts";
+import type { Inventory } from "../../machine/inventory/map.ts";
+import type { LldpNeighbour, LldpSession } from "../../network/lldp/neighbour.ts";
+import { logEvent } from "../../platform/log/logger.ts";
+import type { NetworkSummary } from "../../network/net/summary.ts";
+import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
+import { neighbourNics } from "../provision/neighbours.ts";
+import { versionInfo } from "../../version.ts";
+import type { Services } from "./services.ts";
+import { readBmcForRegister, setSuperUser } from "./bmc.ts";
+
+/** What Register sent, kept for the installer: the NICs with their switch neighbours (machine-details.yaml nics). */
+export interface Registered extends Registration {
+  readonly nics: readonly InstallNic[];
+}
+
+/** The inventory's NICs with their LLDP neighbours, mapped as Register sends them (agent/provision/neighbours.ts). Pure. */
+export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>): InstallNic[] {
+  const { nics } = neighbourNics(neighbours);
+  return inv.hardware.nics.map((n) => ({
+    mac: n.mac,
+    name: n.name,
+    identifier: n.identifier,
+    vendor: n.vendor,
+    model: n.model,
+    speed: BigInt(n.speed),
+    neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x, neighbors: [] })),
+  }));
+}
+
+export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registered> {
+  const v = versionInfo();
+  await api.events.send(E.PREPARING, `metal-hammer ${v.version} prepares the machine`);
+  logEvent(
+    s.log,
+    "lldp.wait",
+    { switches: 2, timeoutMs: config.lldpTimeoutMs },
+    `waiting up to ${formatDuration(config.lldpTimeoutMs)} for LLDP neighbours on 2 distinct switches`,
+  );
+  const neighbours = await lldp.waitForSwitches(2, config.lldpTimeoutMs);
+  const seen = switchesSeen(neighbours);
+  logEvent(
+    s.log,
+    "lldp.neighbours",
+    { switches: seen, neighbours: Object.fromEntries([...neighbours].map(([i, ns]) => [i, ns.map((n) => `${n.systemName} ${n.portId} (${n.portDescription})`)])) },
+    `LLDP: ${seen.length} switch(es)${seen.length ? `: ${seen.join(", ")}` : ""}`,
+    seen.length === 2 ? "info" : "warn",
+  );
+  for (const o of neighbourNics(neighbours).omitted) {
+    logEvent(
+      s.log,
+      "lldp.neighbour.omitted",
+      { ...o },
+      `${o.interface}: the neighbour on switch ${JSON.stringify(o.systemName)} port ${JSON.stringify(o.portId)} is left out of Register: ${o.reason}`,
+      "warn",
+    );
+  }
+  const inv = await s.inventory(net);
+  const { outcome: bmc, fields: bmcFields } = await readBmcForRegister(s);
+  const h = inv.hardware;
+  logEvent(s.log, "provision.inventory", {
+    memory: h.memory,
+    cpus: h.cpus.length,
+    disks: h.disks.map((d) => d.name),
+    nics: h.nics.map((n) => `${n.name}=${n.mac}`),
+    gpus: h.gpus.length,
+    bios: inv.bios,
+    notes: inv.notes,
+  });
+  await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
+  const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields), seen);
+  logEvent(
+    s.log,
+    "provision.register",
+    { procedure: REGISTER, uuid: r.uuid, size: r.size, partition: r.partition, latencyMs: r.latencyMs, attempts: r.attempts },
+    `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`,
+  );
+  await setSuperUser(boot, api, bmc, s);
+  return { ...r, nics: installNics(inv, neighbours) };
+}

@@ -1,0 +1,77 @@
+/**
+ * The I/O the stages use, built once by the composition root (cli/run.ts runAgent)
+ * and passed down to every stage. Tests build their own (a sysfs directory, temp
+ * files, an exec that records, a fake LLDP session).
+ */
+import type { LldpInterface, LldpSession } from "../../network/lldp/neighbour.ts";
+import type { HttpClient } from "../../clients/http/client.ts";
+import type { InstallInput, InstallOutput } from "../../install/install.ts";
+import type { Inventory } from "../../machine/inventory/map.ts";
+import type { Logger } from "../../platform/log/logger.ts";
+import type { Operations } from "../operations/operations.ts";
+import type { KexecSys } from "../../platform/sys/kexec.ts";
+import type { SecretSet } from "../../platform/log/redact.ts";
+import type { BmcOutcome } from "../../machine/bmc/discover.ts";
+import type { BmcVendor } from "../../machine/bmc/vendor.ts";
+import type { FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
+import type { BringupOptions, BringupResult } from "../../network/net/bringup.ts";
+import type { NetworkSummary } from "../../network/net/summary.ts";
+
+/** The mounted target root the disks stage built from the allocation's FilesystemLayout. */
+export interface TargetRoot {
+  readonly root: string;
+  /** The filesystem UUID of the root filesystem (machine-details.yaml root_uuid). */
+  readonly rootUuid: string;
+  readonly raidEnabled: boolean;
+  /** After the installer ran: what the installed system needs from the layout (its /etc/fstab, as metal-hammer writes it). */
+  readonly finish: () => Promise<void>;
+  /** Unmounts the target cleanly (before kexec). */
+  readonly unmount: () => Promise<void>;
+}
+
+/** The disks stages (src/machine/disk): wipe every disk before Waiting; build and mount the layout after the allocation. */
+export interface DiskStages {
+  readonly wipe: (log: Logger) => Promise<void>;
+  /** The longest the wipe may take by its own bounds (src/machine/disk/wipe-bound.ts): the watchdog is held that long. */
+  readonly wipeBoundMs: () => Promise<number>;
+  /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
+  readonly layout: (layout: FilesystemLayout, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
+}
+
+/** The BMC in-band (src/machine/bmc): read it and write the metal user; set the superuser's password. Never throw for a failing BMC. */
+export interface BmcStages {
+  readonly discover: () => Promise<BmcOutcome>;
+  readonly superUser: (vendor: BmcVendor, password: string) => Promise<{ readonly ok: boolean; readonly notes: readonly string[] }>;
+}
+
+export interface Services {
+  readonly log: Logger;
+  readonly secrets: SecretSet;
+  readonly http: HttpClient;
+  readonly sysRoot: string;
+  readonly tokenFile: string;
+  readonly handoffFile: string;
+  /** Where RA DNS is written (/etc/resolv.conf in the initramfs). */
+  readonly resolvConf: string;
+  readonly readFile: (path: string) => Promise<Uint8Array>;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
+  readonly exec: (path: string, args: readonly string[], env: readonly string[]) => void;
+  /** The NICs the agent selects (METAL_NICS or the physical ones), for LLDP before bring-up. */
+  readonly selectNics: () => readonly LldpInterface[];
+  /** Starts the LLDP receiver (src/network/lldp/session.ts startLldp). */
+  readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
+  readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
+  readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
+  readonly bmc: BmcStages;
+  readonly now: () => Date;
+  /** console= of the kernel cmdline (Config.console): machine-details.yaml's console. */
+  readonly console: string;
+  /** Watchdog, clock sync, remote log, the planned reboot's lines, status: services only, no fact of the flow (built before the logger: its sink feeds the log shipper). */
+  readonly ops: Operations;
+  readonly disks: DiskStages;
+  /** Streams the image onto the target and runs its installer (src/install installOs). */
+  readonly installOs: (i: InstallInput) => Promise<InstallOutput>;
+  /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec.ts linuxKexec): kexec into the installed OS, the planned reboot. */
+  readonly kexecSys: KexecSys;
+}

@@ -1,0 +1,179 @@
+/**
+ * The BMC stage against fake ipmitools (shell scripts): what it reports, how each fault
+ * ends (a note, never a throw), and that a password never reaches argv. The real
+ * ipmitool against ipmi_sim is test/integration/bmc/ipmi-sim.test.ts.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { discoverBmc, writeSuperUser, type BmcDeps } from "../../../src/machine/bmc/discover.ts";
+import { systemIpmitool } from "../../../src/machine/bmc/ipmitool.ts";
+import { bmcRegisterFields } from "../../../src/machine/bmc/register-fields.ts";
+import { bmcVendor } from "../../../src/machine/bmc/vendor.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mh-bmc-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const fixtures = join(import.meta.dir, "../../fixtures/bmc");
+
+/** A fake ipmitool: logs each argv (one line) and stdin, answers from the recorded fixtures; `body` may override. */
+function fakeIpmitool(name: string, body = ""): { path: string; argvLog: string; stdinLog: string } {
+  const path = join(dir, name);
+  const argvLog = join(dir, `${name}.argv`);
+  const stdinLog = join(dir, `${name}.stdin`);
+  writeFileSync(
+    path,
+    `#!/bin/sh
+echo "$*" >> ${argvLog}
+shift 2
+${body}
+case "$1 $2" in
+  "lan print") cat ${fixtures}/ipmi_sim-lan-print.txt ;;
+  "bmc info") cat ${fixtures}/ipmi_sim-bmc-info.txt ;;
+  "fru "*) cat ${fixtures}/ipmi_sim-fru.txt ;;
+  "exec /proc/self/fd/0") cat >> ${stdinLog}; echo "Set User Password command successful" ;;
+  *) : ;;
+esac
+`,
+  );
+  chmodSync(path, 0o755);
+  return { path, argvLog, stdinLog };
+}
+
+function deps(command: string, timeoutMs = 5_000): BmcDeps & { secrets: string[] } {
+  const secrets: string[] = [];
+  return {
+    tool: systemIpmitool({ command, interfaceArgs: ["-I", "open"], timeoutMs, path: "/usr/bin:/bin", killGraceMs: 500 }),
+    random: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    addSecret: (v) => void secrets.push(v),
+    sleep: async () => {},
+    jitter: () => 0.5,
+    secrets,
+  };
+}
+
+describe("discoverBmc", () => {
+  test("reads the BMC, creates the metal user at the vendor's id and reports both in Register's fields", async () => {
+    const f = fakeIpmitool("ok");
+    const d = deps(f.path);
+    const o = await discoverBmc(d, true, "Supermicro");
+    expect(o.present).toBe(true);
+    if (!o.present) return;
+    expect(o.vendor).toBe("Supermicro");
+    expect(o.user?.id).toBe(10);
+    const fields = bmcRegisterFields(o);
+    expect(fields.bmc).toEqual({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef", user: "metal", password: o.user!.password, interface: "lanplus", version: "1.02" });
+    expect(fields.fru?.productSerial).toBe("PRD-SN-XYZ987");
+    // go-hal's order: name, password (+ enable), channel access, SOL.
+    expect(readFileSync(f.argvLog, "utf8").trim().split("\n")).toEqual([
+      "-I open lan print",
+      "-I open bmc info",
+      "-I open fru",
+      "-I open user set name 10 metal",
+      "-I open exec /proc/self/fd/0",
+      "-I open user enable 10",
+      "-I open channel setaccess 1 10 link=on ipmi=on callin=on privilege=4",
+      "-I open sol payload enable 1 10",
+    ]);
+  });
+
+  test("the password reaches ipmitool only on stdin and is a known secret before that", async () => {
+    const f = fakeIpmitool("secret");
+    const d = deps(f.path);
+    const o = await discoverBmc(d, true, "Dell Inc.");
+    if (!o.present || !o.user) throw new Error("expected a user");
+    const pw = o.user.password;
+    expect(d.secrets).toEqual([pw]);
+    expect(readFileSync(f.argvLog, "utf8")).not.toContain(pw);
+    expect(readFileSync(f.stdinLog, "utf8")).toBe(`user set password 3 ${pw}\n`);
+    expect(JSON.stringify(o.notes)).not.toContain(pw);
+  });
+
+  test("no BMC: nothing is run and Register carries neither bmc nor fru", async () => {
+    const f = fakeIpmitool("absent");
+    const o = await discoverBmc(deps(f.path), false, "Supermicro");
+    expect(o).toEqual({ present: false, notes: ["no BMC: no /dev/ipmi* (ipmi_si found no KCS/SMIC/BT interface)"] });
+    expect(bmcRegisterFields(o)).toEqual({ notes: [] });
+  });
+
+  test("an unknown board vendor: the BMC is read and reported, no user is written", async () => {
+    const f = fakeIpmitool("unknown-vendor");
+    const o = await discoverBmc(deps(f.path), true, "QEMU");
+    if (!o.present) throw new Error("expected present");
+    expect(o.user).toBeUndefined();
+    expect(o.notes.at(-1)).toContain('board vendor "QEMU" is not one whose BMC user ids are known');
+    expect(bmcRegisterFields(o).bmc).toMatchObject({ address: "192.0.2.10:623", user: "", password: "" });
+    expect(readFileSync(f.argvLog, "utf8")).not.toContain("user set");
+  });
+
+  test("ipmitool missing: every step is a note naming it, nothing throws", async () => {
+    const o = await discoverBmc(deps(join(dir, "no-such-ipmitool")), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.notes[0]).toContain("cannot run ipmitool");
+    expect(o.user).toBeUndefined();
+    expect(bmcRegisterFields(o).bmc).toBeUndefined();
+  });
+
+  test("a hanging ipmitool is killed at its bound", async () => {
+    const f = fakeIpmitool("hang", "exec sleep 30");
+    const t0 = performance.now();
+    const o = await discoverBmc(deps(f.path, 200), true, "Supermicro");
+    const ms = performance.now() - t0;
+    if (!o.present) throw new Error("expected present");
+    expect(o.notes[0]).toBe("ipmitool -I open lan print: no answer within its bound (killed)");
+    // 3 reads + the first user step, each at most its 200 ms bound (plus spawn time).
+    expect(ms).toBeLessThan(10_000);
+    expect(o.user).toBeUndefined();
+  });
+
+  test("garbage output: notes say what is missing, Register gets no bmc", async () => {
+    const f = fakeIpmitool("garbage", `head -c 300 /dev/urandom | tr -d ':'; exit 0`);
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.notes).toContain("lan print: no 'IP Address' line");
+    expect(o.notes).toContain("fru: no FRU device printed");
+    expect(bmcRegisterFields(o).bmc).toBeUndefined();
+  });
+
+  test("a BMC that refuses the user change: the reading is still reported, without a user", async () => {
+    const f = fakeIpmitool("refuse", `[ "$1 $2" = "user set" ] && { echo "Set User Name command failed (user 10, name metal): Insufficient privilege level" >&2; exit 1; }`);
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.user).toBeUndefined();
+    expect(o.notes).toEqual(["ipmitool -I open user set name 10 metal: exit 1: Set User Name command failed (user 10, name metal): Insufficient privilege level"]);
+    expect(bmcRegisterFields(o).bmc).toMatchObject({ mac: "52:54:00:ab:cd:ef", user: "" });
+  });
+
+  test("a BMC without SOL: the user is created, the missing SOL access is a note (without ipmitool's missing IANA list)", async () => {
+    const f = fakeIpmitool(
+      "nosol",
+      `[ "$1" = sol ] && { echo "IANA PEN registry open failed: No such file or directory" >&2; echo "Error enabling SOL payload for user 10 on channel 1: Invalid command" >&2; exit 1; }`,
+    );
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.user?.name).toBe("metal");
+    expect(o.notes).toEqual([
+      "ipmitool -I open sol payload enable 1 10: exit 1: Error enabling SOL payload for user 10 on channel 1: Invalid command (the user works without SOL access)",
+    ]);
+  });
+});
+
+describe("writeSuperUser", () => {
+  test("a password too long for the BMC is refused before any ipmitool call, and not quoted", async () => {
+    const f = fakeIpmitool("toolong");
+    const pw = "a-very-long-superuser-password-1";
+    const r = await writeSuperUser(deps(f.path), bmcVendor("Supermicro")!, pw);
+    expect(r.ok).toBe(false);
+    expect(r.notes[0]).toStartWith("the password for BMC user root (id 4) is not set: it is 32 bytes long");
+    expect(r.notes[0]).not.toContain(pw);
+    expect(() => readFileSync(f.argvLog)).toThrow();
+  });
+
+  test("sets the password of the vendor's superuser", async () => {
+    const f = fakeIpmitool("super");
+    const r = await writeSuperUser(deps(f.path), bmcVendor("Giga Computing")!, "Sup3rS3cret");
+    expect(r).toEqual({ ok: true, notes: [] });
+    expect(readFileSync(f.argvLog, "utf8")).toContain("user set name 4 superuser");
+    expect(readFileSync(f.stdinLog, "utf8")).toBe("user set password 4 Sup3rS3cret\n");
+  });
+});

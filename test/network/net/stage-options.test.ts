@@ -1,0 +1,49 @@
+/**
+ * The network stage hands the kernel cmdline's choices to bring-up (issue 12): by default
+ * no RFC delay and our own RS (rsDelay false, solicit left to its default: on), the RFC
+ * delay back with METAL_NET_RS_DELAY=1; DNS needed only for a metal-boot host name.
+ */
+import { describe, expect, test } from "bun:test";
+import { configFromCmdline } from "../../../src/config/config.ts";
+import { network } from "../../../src/agent/flow/network.ts";
+import type { Services } from "../../../src/agent/flow/services.ts";
+import type { BringupOptions } from "../../../src/network/net/bringup.ts";
+import { createLogger } from "../../../src/platform/log/logger.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
+
+async function stageOptions(cmdline: string): Promise<BringupOptions> {
+  const seen: BringupOptions[] = [];
+  const s = {
+    log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
+    resolvConf: "/tmp/resolv.conf",
+    bringUp: async (o: BringupOptions) => {
+      seen.push(o);
+      return {
+        summary: { interfaces: [], dns: { servers: [], search: [] }, timingsMs: {} },
+        linkUpAt: 0,
+        readyAt: 0,
+        ready: [],
+        startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 },
+      };
+    },
+  } as unknown as Services;
+  await network(configFromCmdline(cmdline), s);
+  expect(seen).toHaveLength(1);
+  return seen[0] as BringupOptions;
+}
+
+describe("network stage options from the kernel cmdline", () => {
+  test("default (l3): no RFC delay, our own RS (solicit not turned off), DAD profile stock", async () => {
+    const o = await stageOptions("METAL_BOOT_URL=https://[2001:db8::10]/");
+    expect(o.rsDelay).toBe(false);
+    expect(o.solicit).toBeUndefined(); // bringUp: solicit = !rsDelay
+    expect(o.fast).toBe(false);
+    expect(o.dnsNeeded).toBe(false); // an IPv6 literal needs no DNS
+  });
+
+  test("METAL_NET_RS_DELAY=1 keeps the RFC delay (shared segments); a host name needs DNS", async () => {
+    const o = await stageOptions("METAL_BOOT_URL=https://boot.example/ METAL_NET_RS_DELAY=1");
+    expect(o.rsDelay).toBe(true);
+    expect(o.dnsNeeded).toBe(true);
+  });
+});

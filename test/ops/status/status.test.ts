@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runCli } from "../../../src/cli/program.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
+import { clockSection, remoteLogSection, watchdogSection } from "../../../src/ops/status/sections.ts";
+import { StatusWriter } from "../../../src/ops/status/status-file.ts";
+import { captureContext } from "../../helpers/capture.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mh-status-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const SECRET = "loki-password-that-must-not-leak";
+
+function writeSample(path: string): void {
+  const secrets = new SecretSet();
+  secrets.add(SECRET);
+  let now = Date.parse("2026-12-01T01:00:00Z");
+  const w = new StatusWriter(path, secrets, () => now, 1000);
+  w.update({ stage: "wait" });
+  now += 10;
+  w.update({
+    clock: clockSection({ servers: ["[fd00::123]:123"], decision: "step", offsetMs: 31_536_000_000, server: "[fd00::123]:123", syncedAt: now, rtc: "written" }),
+    watchdog: watchdogSection({ state: "armed", device: "/dev/watchdog", timeoutS: 60, pets: 12, lastPetAt: now }),
+    remoteLog: remoteLogSection({ state: "failing", sent: 120, dropped: 7, failedPushes: 3, queued: 40, lastError: `http://loki: HTTP 401 ${SECRET}` }),
+    plannedReboot: { at: "2026-12-02T13:00:00.000Z" },
+  });
+  w.flush();
+}
+
+describe("the status file and `metal-hammer status`", () => {
+  test("the file is 0644, rewritten atomically, and carries no secret", () => {
+    const path = join(dir, "run/metal/status.json");
+    writeSample(path);
+    expect(statSync(path).mode & 0o777).toBe(0o644);
+    const text = readFileSync(path, "utf8");
+    expect(text).not.toContain(SECRET);
+    expect(JSON.parse(text)).toMatchObject({ version: 1, stage: "wait", remoteLog: { dropped: 7, lastError: "http://loki: HTTP 401 [redacted]" } });
+  });
+
+  test("status prints stage, clock offset and last sync, watchdog, shipping counters, planned reboot", async () => {
+    const path = join(dir, "a.json");
+    writeSample(path);
+    const c = captureContext({ [path]: readFileSync(path) });
+    expect(await runCli(["status", "--file", path], c.ctx)).toBe(0);
+    expect(c.out()).toBe(
+      [
+        "stage           wait",
+        "clock           stepped: was 365 d behind of [fd00::123]:123, last sync 2026-12-01T01:00:00.010Z; RTC written",
+        "watchdog        armed: /dev/watchdog, timeout 60 s, 12 ping(s), last 2026-12-01T01:00:00.010Z",
+        "remote log      failing: 120 sent, 7 dropped, 40 queued, 3 failed push(es), last error: http://loki: HTTP 401 [redacted]",
+        "planned reboot  2026-12-02T13:00:00.000Z",
+        `updated         2026-12-01T01:00:00.010Z (agent pid ${process.pid})`,
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("status --json prints the document", async () => {
+    const path = join(dir, "b.json");
+    writeSample(path);
+    const c = captureContext({ [path]: readFileSync(path) });
+    expect(await runCli(["status", "--json", "--file", path], c.ctx)).toBe(0);
+    expect(JSON.parse(c.out())).toMatchObject({ stage: "wait", clock: { decision: "step", offsetMs: 31_536_000_000 }, watchdog: { state: "armed", pets: 12 } });
+  });
+
+  test("no status file: exit 2 naming the file and what is expected", async () => {
+    const c = captureContext();
+    expect(await runCli(["status", "--file", "/run/metal/nope.json"], c.ctx)).toBe(2);
+    expect(c.err()).toBe(
+      "metal-hammer: cannot read the status file /run/metal/nope.json (ENOENT): expected the file the running agent writes (it appears once the agent has started; --file PATH for another one)\n",
+    );
+  });
+
+  test("a file that is not a status document: exit 2 naming the field", async () => {
+    const c = captureContext({ "/x.json": JSON.stringify({ version: 1 }), "/y.json": "garbage" });
+    expect(await runCli(["status", "--file", "/x.json"], c.ctx)).toBe(2);
+    expect(c.err()).toStartWith("metal-hammer: the status file /x.json is not a metal-hammer status document (updatedAt: ");
+    expect(await runCli(["status", "--file", "/y.json"], c.ctx)).toBe(2);
+    expect(c.err()).toContain("/y.json is not a metal-hammer status document (not JSON)");
+  });
+
+  test("writes are rate-limited but the last change always lands", async () => {
+    const path = join(dir, "c.json");
+    const w = new StatusWriter(path, new SecretSet(), Date.now, 200);
+    w.update({ stage: "network" });
+    w.update({ stage: "boot" });
+    w.update({ stage: "api" });
+    expect(JSON.parse(readFileSync(path, "utf8")).stage).toBe("network");
+    const { waitFor } = await import("../../../lab/wait.ts");
+    await waitFor(() => JSON.parse(readFileSync(path, "utf8")).stage === "api", 3000, "the last stage in the file");
+  });
+});
