@@ -1,7 +1,7 @@
 # The metal-hammer initramfs (docs/initramfs.md).
 #   make initramfs [COMPRESS=xz|zstd|lz4|gzip|none] [COMPRESS_LEVEL=n] [KVER=<version>] [TOOLS=<list file>]
 # The kernel: the one Debian's linux-image-amd64 depends on, else the newest installed.
-# BOOT_DIR: where the kernels are (/boot; test/lab/makefile-kver.test.ts points it elsewhere).
+# BOOT_DIR: where the kernels are (/boot; test/lab/unit/makefile-kver.test.ts points it elsewhere).
 BOOT_DIR ?= /boot
 KVER ?= $(or $(shell dpkg-query -W -f='$${Depends}' linux-image-amd64 2>/dev/null | sed -n 's/^linux-image-\([^ ,]*\).*/\1/p'),$(patsubst $(BOOT_DIR)/vmlinuz-%,%,$(lastword $(sort $(wildcard $(BOOT_DIR)/vmlinuz-*)))))
 KVER := $(KVER)
