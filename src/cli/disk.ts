@@ -12,6 +12,7 @@ import { unmountLayout, writeFstab } from "../machine/disk/layout-run.ts";
 import { systemDiskIo } from "../machine/disk/io.ts";
 import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../machine/disk/stages.ts";
 import { readDisks } from "../machine/disk/sysfs.ts";
+import { WipeFailedError } from "../machine/disk/wipe-run.ts";
 import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import { silentLogger } from "../platform/log/logger.ts";
 import { versionInfo } from "../version.ts";
@@ -82,7 +83,7 @@ export function registerDisk(program: Command, ctx: Context): void {
       needYes(o.yes, "wipe");
       const disks = only(o);
       const report = await wipeMachineDisks({ log: ctx.logger("info"), sysRoot: o.sysfs, mode: o.mode, ...(disks ? { only: disks } : {}) }).catch((e: unknown) => {
-        const r = e instanceof AgentError ? e.details.report : undefined;
+        const r = e instanceof WipeFailedError ? e.report : undefined;
         if (o.json && r) ctx.io.out(JSON.stringify(r) + "\n");
         throw e;
       });

@@ -50,4 +50,12 @@ describe("metal-hammer disk", () => {
     expect(c.err()).toContain("add --yes");
     expect(await runCli(["disk", "wipe", "--mode", "slow", "--yes", "--sysfs", SYS], c.ctx)).toBe(2);
   });
+
+  test("wipe --json of a read-only disk exits 60 and still prints the report (no tool runs: no method can erase it)", async () => {
+    const c = captureContext();
+    expect(await runCli(["disk", "wipe", "--yes", "--json", "--disks", "vdc", "--sysfs", SYS], c.ctx)).toBe(60);
+    const report = JSON.parse(c.out()) as { disks: { disk: string; outcome: string; attempts: unknown[] }[] };
+    expect(report.disks.map((d) => [d.disk, d.outcome, d.attempts.length])).toEqual([["vdc", "failed", 0]]);
+    expect(c.err()).toMatch(/wipe failed: \/dev\/vdc \(no method\): the device is read-only/);
+  });
 });

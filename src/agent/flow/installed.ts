@@ -7,6 +7,7 @@
  * apiserver does not know about.
  */
 import type { Api } from "./api.ts";
+import { ConnectError } from "../../clients/api/connect-error.ts";
 import { callUnary, procedureOf } from "../../clients/api/rpc.ts";
 import { AgentError, toAgentError } from "../../errors.ts";
 import { BootService } from "../../gen/metalstack/infra/v2/boot_pb.ts";
@@ -22,8 +23,7 @@ export async function installed(api: Api, report: InstallationSucceededData, s: 
     r = await callUnary(api.client, BootService.method.installationSucceeded, { uuid: report.uuid, consolePassword: report.consolePassword });
   } catch (e) {
     const err = toAgentError(e);
-    const code = typeof err.details.connectCode === "string" ? err.details.connectCode : undefined;
-    const why = code ? `${code}: ${String(err.details.connectMessage ?? "")}` : err.message;
+    const why = err instanceof ConnectError ? `${err.connectCode}: ${err.connectMessage}` : err.message;
     throw new AgentError(
       err.code,
       `apiserver refused ${INSTALLATION_SUCCEEDED} for ${report.uuid} (${why}): the installed OS is not booted`,

@@ -7,6 +7,7 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectClient } from "../../clients/api/client.ts";
+import { ConnectError, type ConnectCode } from "../../clients/api/connect-error.ts";
 import { callUnary, procedureOf } from "../../clients/api/rpc.ts";
 import { AgentError, toAgentError } from "../../errors.ts";
 import { BootService, type BootServiceRegisterRequestSchema } from "../../gen/metalstack/infra/v2/boot_pb.ts";
@@ -66,7 +67,7 @@ export interface Registration {
 }
 
 /** The refusal in operator words; `seen` are the switch names LLDP reported. */
-export function explainRefusal(connectCode: string, message: string, seen: readonly string[]): string {
+export function explainRefusal(connectCode: ConnectCode, message: string, seen: readonly string[]): string {
   const lldp = `LLDP saw: ${seen.length > 0 ? seen.join(", ") : "no switch"}`;
   if (/not connected to exactly two switches/.test(message)) return `machine is not connected to exactly two switches (${lldp})`;
   if (/bios is nil/.test(message)) return "the request has no bios";
@@ -86,10 +87,9 @@ export async function register(api: Pick<ConnectClient, "unary">, request: Regis
     r = await callUnary(api, BootService.method.register, request);
   } catch (e) {
     const err = toAgentError(e);
-    const code = err.details.connectCode;
-    if (typeof code !== "string") throw err;
-    const upstream = String(err.details.connectMessage ?? "");
-    throw new AgentError(err.code, `apiserver refused Register: ${explainRefusal(code, upstream, seen)}`, { ...err.details, uuid: request.uuid }, { cause: e });
+    if (!(err instanceof ConnectError)) throw err;
+    const why = explainRefusal(err.connectCode, err.connectMessage, seen);
+    throw new ConnectError(`apiserver refused Register: ${why}`, err.connectCode, err.connectMessage, { ...err.details, uuid: request.uuid }, { cause: e });
   }
   if (r.message.uuid !== request.uuid) {
     throw new AgentError("api_error", `apiserver ${REGISTER}: answered uuid ${JSON.stringify(r.message.uuid)}, expected ${request.uuid}`, { uuid: request.uuid });

@@ -17,6 +17,8 @@
  *   goes unnoticed without a timeout that would fire on a healthy wait.
  */
 import type { AgentError } from "../../errors.ts";
+import { ConnectError, type ConnectCode } from "../../clients/api/connect-error.ts";
+import { BadAnswerError } from "../../clients/http/bad-answer.ts";
 import { fullJitter } from "../../clients/http/retry.ts";
 
 export interface WaitPolicy {
@@ -79,17 +81,18 @@ export class WaitTracker {
 }
 
 /** Connect codes after which reopening the stream may help (the server restarted, a proxy cut the stream). */
-const RECONNECT_CODES = new Set(["unavailable", "deadline_exceeded", "internal", "unknown", "aborted", "canceled", "resource_exhausted"]);
+const RECONNECT_CODES: ReadonlySet<ConnectCode> = new Set<ConnectCode>(["unavailable", "deadline_exceeded", "internal", "unknown", "aborted", "canceled", "resource_exhausted"]);
 
 /**
  * Whether a failed Wait is worth reopening: transport failures (unreachable), cut
- * streams (bad_answer without `violation`) and the transient connect codes. A refused token,
- * TLS, and answers such as not_found or invalid_argument end the wait.
+ * streams (a BadAnswerError that is no `violation`) and the transient connect codes. A
+ * refused token, TLS, answers such as not_found or invalid_argument, and a bad_answer
+ * that does not say it was cut end the wait.
  */
 export function isWaitRetryable(e: AgentError): boolean {
   if (e.code === "unreachable") return true;
   // A cut stream may heal on reconnect; an answer that breaks the protocol or the schema does not (exit 24, naming it).
-  if (e.code === "bad_answer") return e.details.violation !== true;
-  if (e.code === "api_error") return RECONNECT_CODES.has(String(e.details.connectCode ?? ""));
+  if (e instanceof BadAnswerError) return !e.violation;
+  if (e instanceof ConnectError) return e.code === "api_error" && RECONNECT_CODES.has(e.connectCode);
   return false;
 }

@@ -5,6 +5,7 @@
  * answers go through the caller's `decode` (rpc.ts: protojson of the method's output).
  */
 import { AgentError } from "../../errors.ts";
+import { BadAnswerError } from "../http/bad-answer.ts";
 import type { HttpClient, HttpRequest } from "../http/client.ts";
 import { connectError, parseConnectError } from "./connect-error.ts";
 import { EnvelopeError, EnvelopeReader, FLAG_END_STREAM, encodeEnvelope } from "./envelope.ts";
@@ -16,7 +17,7 @@ export interface UnaryResult<T> {
   readonly attempts: number;
 }
 
-/** Turns a parsed JSON answer into the method's message; throws AgentError("bad_answer") naming `what`. */
+/** Turns a parsed JSON answer into the method's message; throws a BadAnswerError naming `what`. */
 export type Decode<T> = (raw: unknown, what: string) => T;
 
 export interface CallOptions {
@@ -114,7 +115,7 @@ export class ConnectClient {
       reader.finish();
     } catch (e) {
       if (e instanceof AgentError) throw e;
-      if (e instanceof EnvelopeError) throw new AgentError("bad_answer", `${what}: ${e.message}`, { violation: e.violation });
+      if (e instanceof EnvelopeError) throw new BadAnswerError(`${what}: ${e.message}`, e.violation);
       throw this.#http.bodyError(e, req);
     }
   }
@@ -124,6 +125,6 @@ function decodeJson(data: Uint8Array, what: string, holder = "the answer is not"
   try {
     return JSON.parse(new TextDecoder().decode(data));
   } catch {
-    throw new AgentError("bad_answer", `${what}: ${holder} valid JSON (${data.byteLength} bytes)`, { violation: true });
+    throw new BadAnswerError(`${what}: ${holder} valid JSON (${data.byteLength} bytes)`, true);
   }
 }

@@ -2,10 +2,12 @@
  * Connect error codes (connectrpc.com/docs/protocol, "Error codes") -> the agent's
  * error codes. Pure. unauthenticated/permission_denied are `auth` (exit 21);
  * unavailable is retryable and, when retries run out, `unreachable`; the rest are
- * `api_error` with the connect code in the message and details.
+ * `api_error`. The thrown error is a ConnectError: the connect code and the server's
+ * message are typed fields callers branch on (and in the message and the log line's
+ * details, from the same values).
  */
 import { z } from "zod";
-import { AgentError, type ErrorCode } from "../../errors.ts";
+import { AgentError, type AgentErrorOptions, type ErrorCode } from "../../errors.ts";
 
 export const CONNECT_CODES = [
   "canceled",
@@ -83,12 +85,22 @@ export function parseConnectError(status: number, body: Uint8Array | unknown): {
   return { code: codeFromHttpStatus(status), message: `HTTP ${status}` };
 }
 
-export function connectError(what: string, code: ConnectCode, message: string, extra: Record<string, unknown> = {}): AgentError {
+/** An error answer of the apiserver: the agent's code and `retryable` follow from the connect code. */
+export class ConnectError extends AgentError {
+  readonly connectCode: ConnectCode;
+  /** The server's message ("" when it gave none). */
+  readonly connectMessage: string;
+
+  constructor(message: string, connectCode: ConnectCode, connectMessage: string, details: Record<string, unknown> = {}, options: Pick<AgentErrorOptions, "cause"> = {}) {
+    const retryable = isRetryableConnectCode(connectCode);
+    super(agentCodeFor(connectCode), message, { ...details, connectCode, connectMessage, retryable }, { ...options, retryable });
+    this.connectCode = connectCode;
+    this.connectMessage = connectMessage;
+  }
+}
+
+/** The ConnectError for `what` ("apiserver <procedure>"), the code and message in its text. */
+export function connectError(what: string, code: ConnectCode, message: string, extra: Record<string, unknown> = {}): ConnectError {
   const hint = code === "unauthenticated" || code === "permission_denied" ? " (the machine token was refused)" : "";
-  return new AgentError(agentCodeFor(code), `${what}: ${code}${message ? `: ${message}` : ""}${hint}`, {
-    connectCode: code,
-    connectMessage: message,
-    retryable: isRetryableConnectCode(code),
-    ...extra,
-  });
+  return new ConnectError(`${what}: ${code}${message ? `: ${message}` : ""}${hint}`, code, message, extra);
 }

@@ -13,6 +13,7 @@ import { EventService } from "../../gen/metalstack/infra/v2/event_pb.ts";
 import { MachineProvisioningEventTypeSchema, type MachineProvisioningEventType } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import type { ConnectClient } from "./client.ts";
+import { ConnectError } from "./connect-error.ts";
 import { callUnary, procedureOf } from "./rpc.ts";
 
 export const EVENT_SEND = procedureOf(EventService.method.send);
@@ -57,7 +58,7 @@ export class EventReporter {
       return failed ? "failed" : "sent";
     } catch (e) {
       const err = toAgentError(e);
-      const code = String(err.details.connectCode ?? "");
+      const code = err instanceof ConnectError ? err.connectCode : undefined;
       if (code === "permission_denied" || code === "unimplemented") {
         this.#off = true;
         logEvent(

@@ -19,7 +19,7 @@ import {
   type MessageInitShape,
   type MessageShape,
 } from "@bufbuild/protobuf";
-import { AgentError } from "../../errors.ts";
+import { BadAnswerError } from "../http/bad-answer.ts";
 import type { CallOptions, ConnectClient, Decode, UnaryResult } from "./client.ts";
 
 /** "metalstack.infra.v2.BootService/Register" */
@@ -34,7 +34,7 @@ export function decoder<D extends DescMessage>(schema: D): Decode<MessageShape<D
     try {
       return fromJson(schema, raw as JsonValue, { ignoreUnknownFields: true });
     } catch (e) {
-      throw new AgentError("bad_answer", `${what}: not a ${schema.typeName}: ${(e as Error).message}`, { message: schema.typeName, violation: true }, { cause: e });
+      throw new BadAnswerError(`${what}: not a ${schema.typeName}: ${(e as Error).message}`, true, { message: schema.typeName }, { cause: e });
     }
   };
 }

@@ -4,7 +4,7 @@
  * once). The body text itself never goes into an error: it may hold a secret.
  */
 import type { z } from "zod";
-import { AgentError } from "../../errors.ts";
+import { BadAnswerError } from "./bad-answer.ts";
 
 export function fieldPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(whole answer)";
@@ -17,9 +17,8 @@ export function validateAnswer<S extends z.ZodType>(raw: unknown, schema: S, wha
   const issue = r.error.issues[0];
   const field = fieldPath(issue?.path ?? []);
   const problem = issue?.message ?? "invalid";
-  throw new AgentError("bad_answer", `${what}: field ${field}: ${problem}`, {
+  throw new BadAnswerError(`${what}: field ${field}: ${problem}`, true, {
     field,
-    violation: true,
     issues: r.error.issues.map((i) => ({ field: fieldPath(i.path), message: i.message })),
   });
 }
@@ -30,7 +29,7 @@ export function parseAnswer<S extends z.ZodType>(body: Uint8Array, schema: S, wh
     raw = JSON.parse(new TextDecoder().decode(body));
   } catch (e) {
     // The parser message can quote the body, which may hold a secret: only the size is shown.
-    throw new AgentError("bad_answer", `${what}: not valid JSON (${body.byteLength} bytes)`, { violation: true }, { cause: e });
+    throw new BadAnswerError(`${what}: not valid JSON (${body.byteLength} bytes)`, true, {}, { cause: e });
   }
   onRaw?.(raw);
   return validateAnswer(raw, schema, what);

@@ -6,6 +6,8 @@
  * CA, and a storm of handshakes helps nobody), unknown host names, header/body timeouts.
  */
 import { AgentError } from "../../errors.ts";
+import { BadAnswerError } from "./bad-answer.ts";
+import { TransportError } from "./transport-error.ts";
 
 const CONNECT_CODES = new Set([
   "ECONNREFUSED",
@@ -80,9 +82,9 @@ export function failureKind(e: unknown): FailureKind {
   return "other";
 }
 
-/** Retries fix only connect-level failures (and retryable statuses, handled by the caller). */
+/** Retries fix only connect-level failures (and retryable statuses, handled by the caller); an AgentError's producer says it. */
 export function isRetryableFailure(e: unknown): boolean {
-  if (e instanceof AgentError) return e.details.retryable === true;
+  if (e instanceof AgentError) return e.retryable;
   return failureKind(e) === "connect";
 }
 
@@ -91,29 +93,35 @@ export function transportError(e: unknown, what: string, url: URL, extra: { atte
   if (e instanceof AgentError) return e;
   const code = errorCode(e) ?? "unknown";
   const target = `${what} (${url.origin})`;
-  const details = { url: url.href, errorCode: code, attempts: extra.attempts };
+  const details = { url: url.href, attempts: extra.attempts };
   switch (failureKind(e)) {
     case "tls":
-      return new AgentError("tls", `${target}: TLS verification failed: ${deepMessage(e)} [${code}]; trusted CAs: ${extra.trust ?? "system"}`, details, { cause: e });
+      return new TransportError("tls", `${target}: TLS verification failed: ${deepMessage(e)} [${code}]; trusted CAs: ${extra.trust ?? "system"}`, code, details, { cause: e });
     case "dns":
-      return new AgentError("unreachable", `${target}: cannot resolve host ${url.hostname} [${code}] (DNS servers from /etc/resolv.conf)`, details, { cause: e });
+      return new TransportError("unreachable", `${target}: cannot resolve host ${url.hostname} [${code}] (DNS servers from /etc/resolv.conf)`, code, details, { cause: e });
     case "malformed":
       // Not retried: a server that speaks broken HTTP does not heal in a second.
-      return new AgentError(
-        "bad_answer",
+      return new BadAnswerError(
         `${target}: the answer is not valid HTTP/1.1: ${deepMessage(e)} [${code === "unknown" ? "HTTPParserError" : code}]`,
-        { ...details, violation: true },
+        true,
+        { ...details, errorCode: code },
         { cause: e },
       );
     case "timeout":
-      return new AgentError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}] (bounds: docs/bounds.md)`, details, { cause: e });
+      return new TransportError("unreachable", `${target}: no answer in time: ${deepMessage(e)} [${code}] (bounds: docs/bounds.md)`, code, details, { cause: e });
     case "connect":
       // A reset or close while the answer streams is not a failure to connect.
       if (extra.phase === "body")
-        return new AgentError("unreachable", `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`, { ...details, phase: "body" }, { cause: e });
-      return new AgentError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, details, { cause: e });
+        return new TransportError(
+          "unreachable",
+          `${target}: the connection broke while the answer streamed: ${deepMessage(e)} [${code}]`,
+          code,
+          { ...details, phase: "body" },
+          { cause: e },
+        );
+      return new TransportError("unreachable", `${target}: cannot connect after ${extra.attempts} attempt(s): ${deepMessage(e)} [${code}]`, code, details, { cause: e });
     default:
-      return new AgentError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, details, { cause: e });
+      return new TransportError("unreachable", `${target}: request failed: ${deepMessage(e)} [${code}]`, code, details, { cause: e });
   }
 }
 

@@ -25,6 +25,7 @@ import { AgentError } from "../../errors.ts";
 import { readBoundedTextSync } from "../../platform/fs/read-bounded.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
+import { BadAnswerError } from "./bad-answer.ts";
 import { isRetryableFailure, statusRetry, transportError } from "./classify.ts";
 import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
 
@@ -270,10 +271,9 @@ export class HttpClient {
         max,
         !ok,
         () =>
-          new AgentError("bad_answer", `${req.what}: answer larger than the cap of ${max} bytes from ${redactUrl(req.url)} (see docs/bounds.md)`, {
+          new BadAnswerError(`${req.what}: answer larger than the cap of ${max} bytes from ${redactUrl(req.url)} (see docs/bounds.md)`, true, {
             url: redactUrl(req.url),
             cap: max,
-            violation: true,
           }),
       );
     } catch (e) {

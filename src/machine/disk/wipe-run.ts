@@ -2,7 +2,7 @@
  * Wipes every disk in parallel: for each, the planner's methods in order (wipe-plan.ts),
  * each bounded and verified (wipe-verify.ts); a method that fails or does not verify
  * hands over to the next, with a log line saying why. A disk that no method erased
- * (or that is read-only) stops the whole wipe with one AgentError("wipe_failed")
+ * (or that is read-only) stops the whole wipe with one WipeFailedError ("wipe_failed")
  * naming every such disk and the method that failed last, after all disks finished.
  */
 import { AgentError } from "../../errors.ts";
@@ -57,6 +57,17 @@ export interface WipeReport {
   readonly mode: WipeMode;
   readonly disks: readonly DiskWipeResult[];
   readonly durationMs: number;
+}
+
+/** wipe_failed, with the whole report typed (`disk wipe --json` prints it); the log line's details carry it too. */
+export class WipeFailedError extends AgentError {
+  readonly report: WipeReport;
+
+  constructor(message: string, report: WipeReport) {
+    const failed = report.disks.filter((r) => r.outcome === "failed").map((r) => r.path);
+    super("wipe_failed", message, { disks: failed, report });
+    this.report = report;
+  }
 }
 
 async function nvmeCapsOf(d: DiskFacts, o: WipeOptions, notes: string[]): Promise<NvmeCaps | undefined> {
@@ -283,7 +294,7 @@ async function release(disks: readonly DiskFacts[], o: WipeOptions): Promise<voi
   }
 }
 
-/** Wipes all disks in parallel; throws AgentError("wipe_failed") naming each disk that failed, with the report in details. */
+/** Wipes all disks in parallel; throws a WipeFailedError naming each disk that failed, with the report. */
 export async function wipeDisks(disks: readonly DiskFacts[], o: WipeOptions): Promise<WipeReport> {
   const t0 = o.io.now();
   await release(disks, o);
@@ -304,7 +315,7 @@ export async function wipeDisks(disks: readonly DiskFacts[], o: WipeOptions): Pr
   const failed = results.filter((r) => r.outcome === "failed");
   if (failed.length > 0) {
     const what = failed.map((r) => `${r.path} (${r.method ?? "no method"}): ${r.reason}`).join("; ");
-    throw new AgentError("wipe_failed", `wipe failed: ${what}`, { disks: failed.map((r) => r.path), report });
+    throw new WipeFailedError(`wipe failed: ${what}`, report);
   }
   return report;
 }

@@ -5,19 +5,20 @@
  * (when servers were given) why they did not help. Pure: the error, the clock reading
  * and the clock stage's result in, an error out. Other errors pass unchanged.
  */
+import { TransportError } from "../../clients/http/transport-error.ts";
 import { AgentError } from "../../errors.ts";
 import type { ClockState } from "./sync.ts";
 
 const NOT_YET_VALID = /CERT_NOT_YET_VALID|not yet valid/i;
 const EXPIRED = /CERT_HAS_EXPIRED|certificate has expired|CERT_EXPIRED/i;
 
-/** The error codes and messages along the cause chain (depth-bounded). */
+/** The error codes and messages along the cause chain (depth-bounded), a TransportError's typed code too. */
 function texts(e: unknown): string[] {
   const out: string[] = [];
   let cur: unknown = e;
   for (let i = 0; i < 8 && cur && typeof cur === "object"; i++) {
-    const o = cur as { code?: unknown; message?: unknown; details?: { errorCode?: unknown }; cause?: unknown };
-    for (const v of [o.code, o.message, o.details?.errorCode]) if (typeof v === "string") out.push(v);
+    const o = cur as { code?: unknown; message?: unknown; cause?: unknown };
+    for (const v of [o.code, o.message, cur instanceof TransportError ? cur.errorCode : undefined]) if (typeof v === "string") out.push(v);
     cur = o.cause;
   }
   return out;

@@ -6,7 +6,9 @@ import { BootServiceRegisterRequestSchema } from "../../../src/gen/metalstack/in
 import { toInventory } from "../../../src/machine/inventory/map.ts";
 import { readFacts } from "../../../src/machine/inventory/read.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
-import { explainRefusal, registerRequest, switchesSeen } from "../../../src/agent/provision/register.ts";
+import { explainRefusal, register, registerRequest, switchesSeen } from "../../../src/agent/provision/register.ts";
+import { ConnectError, connectError } from "../../../src/clients/api/connect-error.ts";
+import { AgentError } from "../../../src/errors.ts";
 
 const FIX = join(import.meta.dir, "../../fixtures/inventory");
 const EMPTY = { memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } };
@@ -71,6 +73,23 @@ describe("a refused Register in operator words", () => {
     expect(explainRefusal("invalid_argument", "validation error:\n - hardware.nics[0].name: must be within 2 and 128 characters [string.is_name]", [])).toBe(
       "invalid_argument: validation error:\n - hardware.nics[0].name: must be within 2 and 128 characters [string.is_name]",
     );
+  });
+
+  test("register() rethrows a refusal as a ConnectError in operator words, the connect code typed and the uuid in the details", async () => {
+    const refusing = (e: Error) => ({ unary: async () => Promise.reject(e) });
+    const refusal = connectError("apiserver metalstack.infra.v2.BootService/Register", "failed_precondition", "machine u1 is not connected to exactly two switches", {
+      status: 400,
+    });
+    const e = await register(refusing(refusal), { uuid: "u1" }, ["leaf01"]).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ConnectError);
+    const c = e as ConnectError;
+    expect([c.code, c.exitCode, c.connectCode, c.connectMessage]).toEqual(["api_error", 25, "failed_precondition", "machine u1 is not connected to exactly two switches"]);
+    expect(c.message).toBe("apiserver refused Register: machine is not connected to exactly two switches (LLDP saw: leaf01)");
+    expect(c.details).toMatchObject({ status: 400, uuid: "u1", connectCode: "failed_precondition" });
+    expect(c.cause).toBe(refusal);
+    // Anything else (here an error whose details merely look like a refusal) goes on as it came.
+    const other = new AgentError("unreachable", "apiserver down", { connectCode: "failed_precondition", connectMessage: "x" });
+    expect(await register(refusing(other), { uuid: "u1" }).catch((x: unknown) => x)).toBe(other);
   });
 
   test("switches are counted by distinct system name over all interfaces", () => {

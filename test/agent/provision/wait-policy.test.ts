@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { connectError, type ConnectCode } from "../../../src/clients/api/connect-error.ts";
+import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
 import { AgentError } from "../../../src/errors.ts";
 import { isWaitRetryable, WaitTracker } from "../../../src/agent/provision/wait-policy.ts";
 
@@ -50,15 +52,24 @@ describe("WaitTracker (fake clock)", () => {
 });
 
 describe("isWaitRetryable", () => {
-  const api = (connectCode: string) => new AgentError("api_error", "x", { connectCode });
+  const api = (code: ConnectCode) => connectError("apiserver Wait (stream)", code, "x");
   test("transport failures, cut streams and transient connect codes reconnect", () => {
     expect(isWaitRetryable(new AgentError("unreachable", "x"))).toBe(true);
-    expect(isWaitRetryable(new AgentError("bad_answer", "stream truncated"))).toBe(true);
-    for (const c of ["unavailable", "deadline_exceeded", "internal", "unknown", "aborted"]) expect(isWaitRetryable(api(c))).toBe(true);
+    expect(isWaitRetryable(new BadAnswerError("stream truncated", false))).toBe(true);
+    for (const c of ["unavailable", "deadline_exceeded", "internal", "unknown", "aborted", "canceled", "resource_exhausted"] as const)
+      expect([c, isWaitRetryable(api(c))]).toEqual([c, true]);
   });
-  test("a refused token, TLS and definite answers end the wait", () => {
+  test("a refused token, TLS, protocol violations and definite answers end the wait", () => {
     expect(isWaitRetryable(new AgentError("auth", "x"))).toBe(false);
+    expect(isWaitRetryable(api("unauthenticated"))).toBe(false);
     expect(isWaitRetryable(new AgentError("tls", "x"))).toBe(false);
-    for (const c of ["not_found", "invalid_argument", "failed_precondition", "unimplemented"]) expect(isWaitRetryable(api(c))).toBe(false);
+    expect(isWaitRetryable(new BadAnswerError("invalid JSON", true))).toBe(false);
+    for (const c of ["not_found", "invalid_argument", "failed_precondition", "unimplemented", "permission_denied"] as const)
+      expect([c, isWaitRetryable(api(c))]).toEqual([c, false]);
+  });
+  test("the decision reads the typed facts, never the log details", () => {
+    // A bad_answer that does not say it was cut is not reopened; connect words in details decide nothing.
+    expect(isWaitRetryable(new AgentError("bad_answer", "x", { violation: false }))).toBe(false);
+    expect(isWaitRetryable(new AgentError("api_error", "x", { connectCode: "unavailable" }))).toBe(false);
   });
 });

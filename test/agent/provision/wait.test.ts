@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ConnectClient } from "../../../src/clients/api/client.ts";
+import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
 import { AgentError } from "../../../src/errors.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
@@ -64,7 +65,7 @@ describe("waitForAllocation", () => {
 
   test("a stream that breaks or ends is reopened after a jittered delay, one warn line each", async () => {
     const { api, opened } = fakeApi([
-      { messages: [], end: new AgentError("bad_answer", "apiserver Wait (stream): stream truncated") },
+      { messages: [], end: new BadAnswerError("apiserver Wait (stream): stream truncated", false) },
       { messages: [{}] },
       { messages: [{ allocation: { hostname: "m1" } }] },
     ]);

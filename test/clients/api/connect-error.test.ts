@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { codeFromHttpStatus, connectError, parseConnectError } from "../../../src/clients/api/connect-error.ts";
+import { codeFromHttpStatus, ConnectError, connectError, parseConnectError } from "../../../src/clients/api/connect-error.ts";
+import { AgentError } from "../../../src/errors.ts";
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
@@ -16,6 +17,7 @@ describe("connect errors", () => {
   test("unavailable is retryable and, finally, unreachable", () => {
     const e = connectError("x", "unavailable", "");
     expect(e.code).toBe("unreachable");
+    expect(e.retryable).toBe(true);
     expect(e.details.retryable).toBe(true);
   });
 
@@ -24,9 +26,21 @@ describe("connect errors", () => {
       const e = connectError("x", code, "m");
       expect(e.code).toBe("api_error");
       expect(e.exitCode).toBe(25);
+      expect([e.connectCode, e.connectMessage, e.retryable]).toEqual([code, "m", false]);
       expect(e.details.connectCode).toBe(code);
       expect(e.details.retryable).toBe(false);
     }
+  });
+
+  test("a ConnectError is an AgentError whose typed facts and log details agree", () => {
+    const e = connectError("apiserver X/Register", "failed_precondition", "not connected to exactly two switches", { status: 400, attempts: 1 });
+    expect(e).toBeInstanceOf(ConnectError);
+    expect(e).toBeInstanceOf(AgentError);
+    expect(e.details).toEqual({ status: 400, attempts: 1, connectCode: "failed_precondition", connectMessage: "not connected to exactly two switches", retryable: false });
+    // Details given by a caller cannot contradict the typed facts in the log line.
+    const w = new ConnectError("wrapped", "unavailable", "", { connectCode: "not_found", retryable: false, uuid: "u" });
+    expect(w.details).toEqual({ connectCode: "unavailable", connectMessage: "", retryable: true, uuid: "u" });
+    expect([w.code, w.retryable]).toEqual(["unreachable", true]);
   });
 
   test("a connect error body is read; a non-connect body falls back to the HTTP status", () => {

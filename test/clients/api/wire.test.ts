@@ -1,6 +1,7 @@
 /** protojson through the generated code: what the agent puts on the wire and how it reads answers. */
 import { describe, expect, test } from "bun:test";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { connectError } from "../../../src/clients/api/connect-error.ts";
 import { EventReporter, eventTypeName } from "../../../src/clients/api/events.ts";
 import { decoder, encodeRequest } from "../../../src/clients/api/rpc.ts";
 import { AgentError } from "../../../src/errors.ts";
@@ -65,11 +66,20 @@ describe("events, best effort", () => {
   };
 
   test("unimplemented turns events off with one info line; no more calls", async () => {
-    const { r, lines, calls } = setup(() => new AgentError("api_error", "x", { connectCode: "unimplemented" }));
+    const { r, lines, calls } = setup(() => connectError("apiserver EventService/Send", "unimplemented", "x"));
     expect(await r.send(MachineProvisioningEventType.ALIVE, "a")).toBe("disabled");
     expect(await r.send(MachineProvisioningEventType.WAITING, "b")).toBe("off");
     expect(calls()).toBe(1);
     expect(lines.map((l) => [l.event, l.level])).toEqual([["provision.event.off", 30]]);
+  });
+
+  test("permission_denied (upstream Send is INFRA_ROLE only) turns events off; the code comes from the ConnectError, not the details", async () => {
+    const denied = setup(() => connectError("apiserver EventService/Send", "permission_denied", "not allowed"));
+    expect(await denied.r.send(MachineProvisioningEventType.ALIVE, "a")).toBe("disabled");
+    expect(denied.lines.map((l) => [l.event, l.connectCode])).toEqual([["provision.event.off", "permission_denied"]]);
+    const lookalike = setup((n) => (n === 0 ? new AgentError("api_error", "x", { connectCode: "permission_denied" }) : undefined));
+    expect(await lookalike.r.send(MachineProvisioningEventType.ALIVE, "a")).toBe("failed");
+    expect(await lookalike.r.send(MachineProvisioningEventType.WAITING, "b")).toBe("sent");
   });
 
   test("any other failure is a warn line and the next event is tried; never a throw", async () => {

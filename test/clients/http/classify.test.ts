@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { failureKind, isRetryableFailure, isRetryableStreamFailure, statusRetry, transportError } from "../../../src/clients/http/classify.ts";
+import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
+import { TransportError } from "../../../src/clients/http/transport-error.ts";
 import { AgentError } from "../../../src/errors.ts";
 
 const err = (code: string, message = code, cause?: unknown) => Object.assign(new Error(message), { code }, cause ? { cause } : {});
@@ -30,6 +32,9 @@ describe("classify", () => {
     });
     expect(e.code).toBe("tls");
     expect(e.exitCode).toBe(22);
+    // The code it was classified by is typed, and in the log line's details as well.
+    expect(e instanceof TransportError && e.errorCode).toBe("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
+    expect(e.details).toEqual({ url: url.href, attempts: 1, errorCode: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" });
     expect(e.message).toBe(
       "metal-boot config (https://[fd00::1]:8443): TLS verification failed: unable to verify the first certificate [UNABLE_TO_VERIFY_LEAF_SIGNATURE]; trusted CAs: /ca.pem (METAL_CA)",
     );
@@ -51,6 +56,18 @@ describe("classify", () => {
   test("an AgentError passes through unchanged", () => {
     const a = new AgentError("auth", "no");
     expect(transportError(a, "x", url, { attempts: 1 })).toBe(a);
+  });
+
+  test("an answer that is not HTTP is a BadAnswerError with violation, typed and in the details", () => {
+    const e = transportError(Object.assign(new Error("Response does not match the HTTP/1.1 protocol"), { name: "HTTPParserError" }), "metal-boot config", url, { attempts: 1 });
+    expect(e instanceof BadAnswerError && e.violation).toBe(true);
+    expect([e.code, e.details.violation, e.details.errorCode]).toEqual(["bad_answer", true, "unknown"]);
+  });
+
+  test("an AgentError is retried when its producer says so (the retryable field), never by its details", () => {
+    expect(isRetryableFailure(new AgentError("unreachable", "x", {}, { retryable: true }))).toBe(true);
+    expect(isRetryableFailure(new AgentError("unreachable", "x", { retryable: true }))).toBe(false);
+    expect(isRetryableFailure(new AgentError("unreachable", "x"))).toBe(false);
   });
 
   test("statuses: 408, 429 and the gateway family are retried, 500 within a budget, other statuses never", () => {

@@ -1,7 +1,9 @@
 /** The transport against hostile servers on loopback, in-process with a fake retry clock: codes, messages and bounds. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
 import { HttpClient, ERROR_BODY_CAP } from "../../../src/clients/http/client.ts";
 import type { RetryEnv } from "../../../src/clients/http/retry.ts";
+import { AgentError } from "../../../src/errors.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
 import { ConnectClient } from "../../../src/clients/api/client.ts";
 import { decoder } from "../../../src/clients/api/rpc.ts";
@@ -129,7 +131,8 @@ describe("Connect streams", () => {
       for await (const m of api(h).serverStream("metalstack.infra.v2.BootService/Wait", { uuid: "u" }, decoder(BootServiceWaitResponseSchema), { retry: false })) got.push(m);
       return { got, error: undefined };
     } catch (e) {
-      return { got, error: e as { code: string; message: string; details: Record<string, unknown> } };
+      if (!(e instanceof AgentError)) throw e;
+      return { got, error: e };
     }
   };
   const STREAM = "HTTP/1.1 200 OK\r\nContent-Type: application/connect+json\r\nTransfer-Encoding: chunked\r\n\r\n";
@@ -146,18 +149,18 @@ describe("Connect streams", () => {
   test("an envelope claiming 0x7fffffff bytes is a protocol violation at once", async () => {
     const h = await serve((s) => void s.write(Buffer.concat([Buffer.from(STREAM), chunk(envelope(0, "{}", 0x7fffffff))])));
     const { error } = await collect(h);
-    expect([error?.code, error?.details.violation]).toEqual(["bad_answer", true]);
+    expect([error?.code, error instanceof BadAnswerError && error.violation, error?.details.violation]).toEqual(["bad_answer", true, true]);
     expect(error?.message).toBe("apiserver metalstack.infra.v2.BootService/Wait (stream): envelope at byte 0: length 2147483647 exceeds the limit of 4194304 bytes");
   });
 
   test("invalid JSON and a wrong schema are violations naming what was wrong", async () => {
     const bad = await serve((s) => void s.write(Buffer.concat([Buffer.from(STREAM), chunk(envelope(0, "{nope"))])));
     const r1 = await collect(bad);
-    expect([r1.error?.code, r1.error?.details.violation]).toEqual(["bad_answer", true]);
+    expect([r1.error?.code, r1.error instanceof BadAnswerError && r1.error.violation, r1.error?.details.violation]).toEqual(["bad_answer", true, true]);
     expect(r1.error?.message).toContain("an envelope does not hold valid JSON (5 bytes)");
     const wrong = await serve((s) => void s.write(Buffer.concat([Buffer.from(STREAM), chunk(envelope(0, '{"allocation":5}'))])));
     const r2 = await collect(wrong);
-    expect([r2.error?.code, r2.error?.details.violation]).toEqual(["bad_answer", true]);
+    expect([r2.error?.code, r2.error instanceof BadAnswerError && r2.error.violation, r2.error?.details.violation]).toEqual(["bad_answer", true, true]);
     expect(r2.error?.message).toContain("not a metalstack.infra.v2.BootServiceWaitResponse: cannot decode message metalstack.api.v2.MachineAllocation from JSON: 5");
   });
 
@@ -165,7 +168,8 @@ describe("Connect streams", () => {
     const h = await serve((s) => void s.end(Buffer.concat([Buffer.from(STREAM), chunk(envelope(0, "{}")), Buffer.from("0\r\n\r\n")])));
     const { got, error } = await collect(h);
     expect(got).toEqual([{ $typeName: "metalstack.infra.v2.BootServiceWaitResponse" }]);
-    expect([error?.code, error?.details.violation]).toEqual(["bad_answer", false]);
+    // Typed (the Wait loop reopens it) and in the log line's details, from the same value.
+    expect([error?.code, error instanceof BadAnswerError ? error.violation : "not a BadAnswerError", error?.details.violation]).toEqual(["bad_answer", false, false]);
     expect(error?.message).toContain("stream ended without the end-of-stream envelope");
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:tes
 import { fromBinary } from "@bufbuild/protobuf";
 import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { ConnectClient } from "../../../src/clients/api/client.ts";
+import { ConnectError } from "../../../src/clients/api/connect-error.ts";
 import { EventReporter } from "../../../src/clients/api/events.ts";
 import { apiVersion } from "../../../src/clients/api/version.ts";
 import { toAgentError } from "../../../src/errors.ts";
@@ -17,6 +18,7 @@ import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { neighbourNic } from "../../../src/agent/provision/neighbours.ts";
+import { isWaitRetryable } from "../../../src/agent/provision/wait-policy.ts";
 import { register, registerRequest, type RegisterInit } from "../../../src/agent/provision/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
@@ -204,7 +206,9 @@ describe.skipIf(skip !== undefined)(`strict stand-ins${skip ? ` (skipped: ${skip
     const { BootService } = await import("../../../src/gen/metalstack/infra/v2/boot_pb.ts");
     const stream = callStream(api(machineToken()), BootService.method.wait, { uuid: UUID });
     const e = toAgentError(await stream.next().catch((x) => x));
-    expect([e.code, e.details.connectCode, e.details.retryable]).toEqual(["api_error", "not_found", false]);
+    // Typed (what the Wait loop decides by) and in the log line's details, the same values.
+    expect(e instanceof ConnectError ? [e.code, e.connectCode, e.retryable, isWaitRetryable(e)] : e.message).toEqual(["api_error", "not_found", false, false]);
+    expect([e.details.connectCode, e.details.retryable]).toEqual(["not_found", false]);
     expect(e.message).toContain(`not_found: machine with id "${UUID}" not found`);
     expect(st.calls.map((c) => [c.procedure, c.refused])).toEqual([["metalstack.infra.v2.BootService/Wait", "not_found"]]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { isAgentError } from "../../../src/errors.ts";
 import { MIB } from "../../../src/machine/disk/facts.ts";
-import { wipeDisks } from "../../../src/machine/disk/wipe-run.ts";
+import { WipeFailedError, wipeDisks } from "../../../src/machine/disk/wipe-run.ts";
 import { captureLogger } from "./log.ts";
 import { disk, fakeMachine, type FakeDev } from "./helpers.ts";
 
@@ -68,6 +68,14 @@ describe("wipeDisks", () => {
     expect(err.message).toContain("/dev/vdc");
     expect(err.message).toMatch(/read-only/);
     expect(err.message).not.toContain("/dev/vda");
+    // The whole report is typed (`disk wipe --json` prints it) and in the log line's details, the same object.
+    expect(err).toBeInstanceOf(WipeFailedError);
+    const report = (err as WipeFailedError).report;
+    expect(report.disks.map((d) => [d.path, d.outcome])).toEqual([
+      ["/dev/vda", "wiped"],
+      ["/dev/vdc", "failed"],
+    ]);
+    expect(err.details).toEqual({ disks: ["/dev/vdc"], report });
     expect(devs["/dev/vda"].signatures).toEqual([]);
     expect(lines.some((l) => l.event === "disk.wipe.failed" && l.disk === "vdc")).toBe(true);
   });

@@ -6,6 +6,7 @@ import { clockTlsKind, explainClockTls } from "../../../src/ops/clock/tls-hint.t
 import type { ClockState } from "../../../src/ops/clock/sync.ts";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/clients/http/client.ts";
+import { TransportError } from "../../../src/clients/http/transport-error.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-tlsclock-"));
@@ -99,11 +100,19 @@ describe("a TLS validity error names the machine's clock", () => {
   });
 
   test("other TLS errors and other codes pass unchanged", () => {
-    const wrongCa = new AgentError("tls", "x: TLS verification failed: unable to get local issuer certificate [UNABLE_TO_GET_ISSUER_CERT_LOCALLY]", {
-      errorCode: "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-    });
+    const wrongCa = new TransportError(
+      "tls",
+      "x: TLS verification failed: unable to get local issuer certificate [UNABLE_TO_GET_ISSUER_CERT_LOCALLY]",
+      "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+    );
     expect(explainClockTls(wrongCa, NOW, noServers)).toBe(wrongCa);
     const other = new AgentError("unreachable", "certificate has expired but this is not tls", {});
     expect(explainClockTls(other, NOW, noServers)).toBe(other);
+  });
+
+  test("the validity error is known by the TransportError's typed code, never by the log details", () => {
+    expect(clockTlsKind(new TransportError("tls", "x: TLS verification failed", "CERT_HAS_EXPIRED"))).toBe("expired");
+    expect(clockTlsKind(new TransportError("tls", "x: TLS verification failed", "CERT_NOT_YET_VALID"))).toBe("not_yet_valid");
+    expect(clockTlsKind(new AgentError("tls", "x: TLS verification failed", { errorCode: "CERT_HAS_EXPIRED" }))).toBeUndefined();
   });
 });
