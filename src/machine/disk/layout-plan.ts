@@ -20,7 +20,20 @@
 import { AgentError } from "../../errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
 import { createOptionsRule, devicePathRule, lvmTagRule, lvNameRule, mountOptionRule, mountPathRule, unsafeText, vgNameRule, type OptionTool } from "./layout-rules.ts";
-import { FormatSchema, GPTType, GPTTypeSchema, LVMTypeSchema, RaidLevelSchema, type Filesystem, type FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
+import {
+  FormatSchema,
+  GPTType,
+  GPTTypeSchema,
+  LVMTypeSchema,
+  RaidLevelSchema,
+  type Disk,
+  type DiskPartition,
+  type Filesystem,
+  type FilesystemLayout,
+  type LogicalVolume,
+  type Raid,
+  type VolumeGroup,
+} from "../../gen/metalstack/api/v2/filesystem_pb.ts";
 import { enumName, expectedNames, formatOf, gptTypeCode, lvmKindOf, raidLevelOf, type FsFormat, type LvmKind } from "./layout-enums.ts";
 
 export type StepStage = "partition" | "raid" | "lvm" | "mkfs" | "mount";
@@ -181,7 +194,7 @@ function planPartitions(s: PlanState): void {
   }
 }
 
-function planDisk(s: PlanState, i: number, disk: FilesystemLayout["disks"][number], facts: DiskFacts): void {
+function planDisk(s: PlanState, i: number, disk: Disk, facts: DiskFacts): void {
   const dev = disk.device;
   s.partitioned.add(dev);
   if (facts.readOnly) s.problems.push(`disk ${dev} is read-only`);
@@ -190,25 +203,8 @@ function planDisk(s: PlanState, i: number, disk: FilesystemLayout["disks"][numbe
   const fixed = parts.reduce((sum, p) => sum + mib(p.size), 0);
   const numbers = new Set<number>();
   const args: string[] = ["sgdisk", "--clear"];
-  for (const [j, p] of parts.entries()) {
-    const n = p.number;
-    if (n < 1 || n > 128) s.problems.push(`disk ${dev} partition ${j}: number ${n}: expected 1..128`);
-    if (numbers.has(n)) s.problems.push(`disk ${dev}: partition number ${n} twice`);
-    numbers.add(n);
-    const size = mib(p.size);
-    if (size === 0 && j !== parts.length - 1) s.problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
-    args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
-    if (p.label)
-      bad(s, `disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
-    if (p.label) args.push(`--change-name=${n}:${p.label}`);
-    if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
-      const code = gptTypeCode(p.gptType);
-      if (code === undefined) s.problems.push(`disks[${i}].partitions[${j}].gptType ${p.gptType}: expected one of ${expectedNames(GPTTypeSchema)}`);
-      else args.push(`--typecode=${n}:${code}`);
-    }
-    bad(s, `disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
-    s.devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : Math.max(usable - fixed, 0), what: `partition ${n} of ${dev}` });
-  }
+  const at = { i, dev, last: parts.length - 1, restMiB: Math.max(usable - fixed, 0) };
+  for (const [j, p] of parts.entries()) args.push(...planPartition(s, at, j, p, numbers));
   const need = fixed + (parts.some((p) => mib(p.size) === 0) ? 1 : 0);
   if (need > usable) s.problems.push(`disk ${dev}: the partitions need ${need} MiB but the disk has ${usable} MiB usable (${facts.sizeBytes} bytes)`);
   args.push(dev);
@@ -219,6 +215,38 @@ function planDisk(s: PlanState, i: number, disk: FilesystemLayout["disks"][numbe
     const path = partitionPath(dev, p.number);
     s.steps.push({ kind: "wait", stage: "partition", what: `partition ${path} appears`, path, timeoutMs: 10 * SEC });
   }
+}
+
+/** Where a partition sits: its disk's index and device, the last partition's index, the MiB a size-0 partition gets. */
+interface PartitionAt {
+  readonly i: number;
+  readonly dev: string;
+  readonly last: number;
+  readonly restMiB: number;
+}
+
+/** One partition checked and recorded as a device; its sgdisk arguments. */
+function planPartition(s: PlanState, at: PartitionAt, j: number, p: DiskPartition, numbers: Set<number>): string[] {
+  const { i, dev } = at;
+  const n = p.number;
+  const args: string[] = [];
+  if (n < 1 || n > 128) s.problems.push(`disk ${dev} partition ${j}: number ${n}: expected 1..128`);
+  if (numbers.has(n)) s.problems.push(`disk ${dev}: partition number ${n} twice`);
+  numbers.add(n);
+  const size = mib(p.size);
+  if (size === 0 && j !== at.last) s.problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
+  args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
+  if (p.label)
+    bad(s, `disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
+  if (p.label) args.push(`--change-name=${n}:${p.label}`);
+  if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
+    const code = gptTypeCode(p.gptType);
+    if (code === undefined) s.problems.push(`disks[${i}].partitions[${j}].gptType ${p.gptType}: expected one of ${expectedNames(GPTTypeSchema)}`);
+    else args.push(`--typecode=${n}:${code}`);
+  }
+  bad(s, `disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
+  s.devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : at.restMiB, what: `partition ${n} of ${dev}` });
+  return args;
 }
 
 /** MiB a GPT disk of this size holds for partitions: 1 MiB of alignment in front, the backup GPT (and alignment) at the end. */
@@ -237,7 +265,7 @@ function planArrays(s: PlanState): void {
   for (const [i, r] of s.layout.raid.entries()) planArray(s, i, r, names);
 }
 
-function planArray(s: PlanState, i: number, r: FilesystemLayout["raid"][number], names: Set<string>): void {
+function planArray(s: PlanState, i: number, r: Raid, names: Set<string>): void {
   const name = r.arrayName;
   const by = `raid ${name || `[${i}]`}`;
   if (!/^\/dev\/md(\d+|\/[A-Za-z0-9_.-]+)$/.test(name)) s.problems.push(`${by}: array name ${JSON.stringify(name)}: expected /dev/mdN or /dev/md/<name>`);
@@ -301,7 +329,7 @@ function planVolumeGroups(s: PlanState): void {
   for (const [i, vg] of s.layout.volumeGroups.entries()) planVolumeGroup(s, i, vg, diskNames);
 }
 
-function planVolumeGroup(s: PlanState, i: number, vg: FilesystemLayout["volumeGroups"][number], diskNames: ReadonlySet<string>): void {
+function planVolumeGroup(s: PlanState, i: number, vg: VolumeGroup, diskNames: ReadonlySet<string>): void {
   const name = vg.name;
   const by = `volume group ${name || `[${i}]`}`;
   if (bad(s, `${by}: volumeGroups[${i}].name`, name, vgNameRule(name, diskNames))) return;
@@ -331,7 +359,7 @@ function planLogicalVolumes(s: PlanState): void {
   for (const [i, lv] of s.layout.logicalVolumes.entries()) planLogicalVolume(s, i, lv);
 }
 
-function planLogicalVolume(s: PlanState, i: number, lv: FilesystemLayout["logicalVolumes"][number]): void {
+function planLogicalVolume(s: PlanState, i: number, lv: LogicalVolume): void {
   const name = lv.name;
   const vgName = lv.volumeGroup;
   const by = `logical volume ${vgName}/${name || `[${i}]`}`;
@@ -355,11 +383,7 @@ function planLogicalVolume(s: PlanState, i: number, lv: FilesystemLayout["logica
     type = "linear";
   }
   const size = mib(lv.size);
-  const argv = ["lvm", "lvcreate", "--verbose", "--yes", "--name", name, "--wipesignatures", "y"];
-  argv.push(...(size > 0 ? ["--size", `${size}m`] : ["--extents", "100%FREE"]));
-  if (type === "striped") argv.push("--type", "striped", "--stripes", String(vg.pvs));
-  if (type === "raid1") argv.push("--type", "raid1", "--mirrors", "1", "--nosync");
-  argv.push(vgName);
+  const argv = lvcreateArgv(vgName, name, size, type, vg.pvs);
   vg.requested += lvCostMiB(type, size);
   if (size === 0) vg.restLv = by;
   if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB)
@@ -369,6 +393,16 @@ function planLogicalVolume(s: PlanState, i: number, lv: FilesystemLayout["logica
   s.steps.push({ kind: "exec", stage: "lvm", what: `create logical volume ${vgName}/${name}`, argv, timeoutMs: 120 * SEC });
   s.steps.push({ kind: "wait", stage: "lvm", what: `volume ${path} appears`, path, timeoutMs: 10 * SEC });
   s.devices.set(path, { sizeMiB: size > 0 ? size : undefined, what: `logical volume ${vgName}/${name}` });
+}
+
+/** `lvm lvcreate`: a size in MiB or the rest of the group (size 0), striped over every PV or raid1 with one mirror. */
+function lvcreateArgv(vgName: string, name: string, sizeMiB: number, type: LvmKind, pvs: number): string[] {
+  const argv = ["lvm", "lvcreate", "--verbose", "--yes", "--name", name, "--wipesignatures", "y"];
+  argv.push(...(sizeMiB > 0 ? ["--size", `${sizeMiB}m`] : ["--extents", "100%FREE"]));
+  if (type === "striped") argv.push("--type", "striped", "--stripes", String(pvs));
+  if (type === "raid1") argv.push("--type", "raid1", "--mirrors", "1", "--nosync");
+  argv.push(vgName);
+  return argv;
 }
 
 /**
