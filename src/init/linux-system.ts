@@ -99,19 +99,7 @@ export function linuxSystem(): InitSystem {
       }
     },
     attachConsole: () => libc.attachStdio("/dev/console"),
-    finitModule: (path) => {
-      let fd: number;
-      try {
-        fd = openSync(path, "r");
-      } catch (e) {
-        return errnoOfError(e);
-      }
-      try {
-        return libc.finitModule(fd);
-      } finally {
-        closeSync(fd);
-      }
-    },
+    finitModule: (path) => finitModuleFile(path),
     insmod: (path) => spawnTracked([BUSYBOX, "insmod", path], { inherit: false }),
     power: (action) => {
       libc.drainConsole();
@@ -121,27 +109,51 @@ export function linuxSystem(): InitSystem {
     disableCad: () => void reboot(LINUX_REBOOT_CMD_CAD_OFF),
     shell: () => spawnTracked(debugShellArgv(BUSYBOX), { inherit: true }),
     onSignal: (name, handler) => void process.on(name as NodeJS.Signals, handler),
-    startReaper: (onReap) => {
-      let earlier = new Set<number>();
-      const sweep = (): void => {
-        const procs: ProcStat[] = [];
-        for (const d of readdirSync("/proc")) {
-          if (!/^\d+$/.test(d)) continue;
-          try {
-            const s = parseProcStat(readBoundedTextSync(`/proc/${d}/stat`, "sysfs"));
-            if (s) procs.push(s);
-          } catch {
-            // gone between readdir and read
-          }
-        }
-        for (const pid of zombiesToReap(procs, process.pid, tracked, earlier)) if (libc.waitpidNoHang(pid) === pid) onReap(pid);
-        earlier = zombiesOf(procs, process.pid);
-      };
-      // A periodic sweep (not a wait): it also keeps PID 1's event loop alive.
-      const timer = setInterval(sweep, 1000);
-      return () => clearInterval(timer);
-    },
+    startReaper: (onReap) => startReaper(tracked, onReap),
     sleep: (ms) => Bun.sleep(ms),
     now: () => performance.now(),
   };
+}
+
+/** finit_module(2) on the module file at `path`: 0, or the errno of the open or of the load. */
+function finitModuleFile(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    return errnoOfError(e);
+  }
+  try {
+    return libc.finitModule(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every process's /proc/<pid>/stat that could be read and parsed. */
+function readProcStats(): ProcStat[] {
+  const procs: ProcStat[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const s = parseProcStat(readBoundedTextSync(`/proc/${d}/stat`, "sysfs"));
+      if (s) procs.push(s);
+    } catch {
+      // gone between readdir and read
+    }
+  }
+  return procs;
+}
+
+/** Reaps, once a second, the zombies of PID 1 seen in two sweeps that Bun does not wait for itself (`tracked`); returns the stop. */
+function startReaper(tracked: ReadonlySet<number>, onReap: (pid: number) => void): () => void {
+  let earlier = new Set<number>();
+  const sweep = (): void => {
+    const procs = readProcStats();
+    for (const pid of zombiesToReap(procs, process.pid, tracked, earlier)) if (libc.waitpidNoHang(pid) === pid) onReap(pid);
+    earlier = zombiesOf(procs, process.pid);
+  };
+  // A periodic sweep (not a wait): it also keeps PID 1's event loop alive.
+  const timer = setInterval(sweep, 1000);
+  return () => clearInterval(timer);
 }

@@ -8,11 +8,11 @@
 import { AgentError, toAgentError } from "../errors.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
 import { errnoName } from "../platform/sys/errno.ts";
-import { aliasMatcher, parseModulesAlias } from "../kernel/kmod/alias.ts";
+import { aliasMatcher, parseModulesAlias, type AliasMatcher } from "../kernel/kmod/alias.ts";
 import { parseModulesDep } from "../kernel/kmod/dep.ts";
-import { parseModulesFirmware } from "../kernel/kmod/firmware.ts";
+import { parseModulesFirmware, type FirmwareMap } from "../kernel/kmod/firmware.ts";
 import { parseModuleList } from "../kernel/kmod/names.ts";
-import { parseModulesSoftdep } from "../kernel/kmod/softdep.ts";
+import { parseModulesSoftdep, type Softdeps } from "../kernel/kmod/softdep.ts";
 import { loadSteps, missingFirmware, wantedByDevices, type LoadReason, type LoadStep } from "./coldplug.ts";
 import { parseMounts } from "../platform/fs/mount-table.ts";
 import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../kernel/kconfig/builtin-fragment.ts";
@@ -81,10 +81,56 @@ export interface ModuleLoadResult {
  */
 export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleLoadResult> {
   const kver = (await sys.readText("/proc/sys/kernel/osrelease"))?.trim();
-  const loaded: string[] = [];
-  const failed: string[] = [];
-  const absent: string[] = [];
   const dir = `${MODULES_ROOT}/${kver}`;
+  const tables = await readModuleTables(sys, log, kver, dir);
+  if (!tables) return { loaded: [], failed: [], absent: [] };
+  const m: ModuleLoad = { sys, log, dir, tables, handled: new Set(), loaded: [], failed: [], absent: [] };
+  await runSteps(
+    m,
+    planWanted(
+      m,
+      tables.boot.map((module) => ({ module, reason: { kind: "boot" } })),
+    ),
+  );
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    const wanted = wantedByDevices(tables.matcher, await sys.modaliases(), m.handled);
+    if (wanted.length === 0) break;
+    await runSteps(
+      m,
+      planWanted(
+        m,
+        wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } })),
+      ),
+    );
+  }
+  await logDevices(m);
+  return { loaded: m.loaded, failed: m.failed, absent: m.absent };
+}
+
+/** The image's module tables for this kernel. */
+interface ModuleTables {
+  readonly dep: ReturnType<typeof parseModulesDep>;
+  readonly boot: readonly string[];
+  readonly matcher: AliasMatcher;
+  readonly firmware: FirmwareMap;
+  readonly softdeps: Softdeps;
+}
+
+/** One loadModules run: its tables, the modules handled so far and their outcomes. */
+interface ModuleLoad {
+  readonly sys: InitSystem;
+  readonly log: Logger;
+  readonly dir: string;
+  readonly tables: ModuleTables;
+  /** Loaded, failed, absent or skipped: never planned again. */
+  readonly handled: Set<string>;
+  readonly loaded: string[];
+  readonly failed: string[];
+  readonly absent: string[];
+}
+
+/** The tables, or undefined (logged) when the image has none for this kernel or they do not parse. */
+async function readModuleTables(sys: InitSystem, log: Logger, kver: string | undefined, dir: string): Promise<ModuleTables | undefined> {
   const [depText, listText, aliasText, fwText, softText] = [
     await sys.readText(`${dir}/modules.dep`),
     await sys.readText(`${dir}/${MODULE_LIST_NAME}`),
@@ -95,64 +141,65 @@ export async function loadModules(sys: InitSystem, log: Logger): Promise<ModuleL
   // modules.load marks a tree the initramfs build wrote: on a system that is not our image (a test host) PID 1 loads nothing.
   if (!kver || depText === undefined || listText === undefined) {
     logEvent(log, "init.module", { kernel: kver ?? null, dir }, `no modules for kernel ${kver ?? "?"} in the image: loading none (built-in drivers only)`, "warn");
-    return { loaded, failed, absent };
+    return undefined;
   }
-  let dep, boot: string[], matcher, firmware: Map<string, string[]>, softdeps: Map<string, string[]>;
   try {
-    dep = parseModulesDep(depText);
-    boot = parseModuleList(listText, `${dir}/${MODULE_LIST_NAME}`);
-    matcher = aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`));
-    firmware = parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`);
-    softdeps = parseModulesSoftdep(softText ?? "", `${dir}/${MODULE_SOFTDEP_NAME}`);
+    return {
+      dep: parseModulesDep(depText),
+      boot: parseModuleList(listText, `${dir}/${MODULE_LIST_NAME}`),
+      matcher: aliasMatcher(parseModulesAlias(aliasText ?? "", `${dir}/${MODULE_ALIAS_NAME}`)),
+      firmware: parseModulesFirmware(fwText ?? "", `${dir}/${MODULE_FIRMWARE_NAME}`),
+      softdeps: parseModulesSoftdep(softText ?? "", `${dir}/${MODULE_SOFTDEP_NAME}`),
+    };
   } catch (e) {
     logEvent(log, "init.module", { dir, error: (e as Error).message }, "module tables unusable: loading none", "error");
-    return { loaded, failed, absent };
+    return undefined;
   }
-  const handled = new Set<string>();
-  const run = async (steps: readonly LoadStep[]): Promise<void> => {
-    for (const s of steps) {
-      handled.add(s.module.name);
-      const r = await loadOne(sys, log, dir, s);
-      if (r === "absent") absent.push(s.module.name);
-      else if (r === "loaded") {
-        loaded.push(s.module.name);
-        for (const f of missingFirmware(firmware.get(s.module.name) ?? [], (p) => sys.exists(p))) {
-          logEvent(log, "init.firmware", { module: s.module.name, firmware: f }, `module ${s.module.name} names firmware ${f}, which the image does not carry`, "warn");
-        }
-      } else failed.push(s.module.name);
+}
+
+/** Planned one wanted module at a time, so an inconsistent table entry costs only that module. */
+function planWanted(m: ModuleLoad, wanted: readonly { module: string; reason: LoadReason }[]): LoadStep[] {
+  const steps: LoadStep[] = [];
+  for (const w of wanted) {
+    try {
+      steps.push(...loadSteps(m.tables.dep, [w], new Set([...m.handled, ...steps.map((s) => s.module.name)]), m.tables.softdeps));
+    } catch (e) {
+      logEvent(m.log, "init.module", { module: w.module, error: (e as Error).message }, `module tables inconsistent for ${w.module}: skipping it`, "warn");
+      m.handled.add(w.module);
+      m.failed.push(w.module);
     }
-  };
-  // Planned one wanted module at a time, so an inconsistent table entry costs only that module.
-  const plan = (wanted: { module: string; reason: LoadReason }[]): LoadStep[] => {
-    const steps: LoadStep[] = [];
-    for (const w of wanted) {
-      try {
-        steps.push(...loadSteps(dep, [w], new Set([...handled, ...steps.map((s) => s.module.name)]), softdeps));
-      } catch (e) {
-        logEvent(log, "init.module", { module: w.module, error: (e as Error).message }, `module tables inconsistent for ${w.module}: skipping it`, "warn");
-        handled.add(w.module);
-        failed.push(w.module);
+  }
+  return steps;
+}
+
+/** Each step loaded in order; a loaded module's firmware that the image lacks is a warning. */
+async function runSteps(m: ModuleLoad, steps: readonly LoadStep[]): Promise<void> {
+  for (const s of steps) {
+    m.handled.add(s.module.name);
+    const r = await loadOne(m.sys, m.log, m.dir, s);
+    if (r === "absent") m.absent.push(s.module.name);
+    else if (r === "loaded") {
+      m.loaded.push(s.module.name);
+      for (const f of missingFirmware(m.tables.firmware.get(s.module.name) ?? [], (p) => m.sys.exists(p))) {
+        logEvent(m.log, "init.firmware", { module: s.module.name, firmware: f }, `module ${s.module.name} names firmware ${f}, which the image does not carry`, "warn");
       }
-    }
-    return steps;
-  };
-  await run(plan(boot.map((module) => ({ module, reason: { kind: "boot" } }))));
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const wanted = wantedByDevices(matcher, await sys.modaliases(), handled);
-    if (wanted.length === 0) break;
-    await run(plan(wanted.map((w) => ({ module: w.module, reason: { kind: "device", device: w.device.device, modalias: w.device.modalias } }))));
+    } else m.failed.push(s.module.name);
   }
-  const all = await sys.pciDevices();
+}
+
+/** The one init.devices line: the modules' outcomes, storage and network controllers and every driven PCI device. */
+async function logDevices(m: ModuleLoad): Promise<void> {
+  const { loaded, failed, absent } = m;
+  const all = await m.sys.pciDevices();
   // Storage (class 01) and network (02) controllers, and whatever has a driver: a server has a hundred bridges and functions nobody drives.
   const pci = all.filter((d) => d.driver !== null || d.class.startsWith("01") || d.class.startsWith("02"));
   const undriven = pci.filter((d) => d.driver === null);
   logEvent(
-    log,
+    m.log,
     "init.devices",
     { loaded, failed, absent, pci, pciTotal: all.length },
     `${loaded.length} modules loaded${failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : ""}${absent.length ? `, ${absent.length} without hardware (${absent.join(", ")})` : ""}; ${pci.length - undriven.length} of ${all.length} PCI devices have a driver${undriven.length ? `; storage/network without one: ${undriven.map((d) => `${d.slot} ${d.id}`).join(", ")}` : ""}`,
   );
-  return { loaded, failed, absent };
 }
 
 function reasonFields(r: LoadReason): Record<string, string> {

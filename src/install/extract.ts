@@ -13,6 +13,7 @@
  * have them; a native lz4 addon is not embeddable in `bun build --compile`).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 
 export interface ExtractFailure {
   /** tar's exit code (or null when killed by a signal). */
@@ -63,19 +64,9 @@ function startTar(root: string, opts: TarOptions): Extractor {
     stdio: ["pipe", "ignore", "pipe"],
     env: { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", LC_ALL: "C" },
   });
-  const stderr: string[] = [];
-  let partial = "";
-  let diskFull = false;
+  const tail = new StderrTail();
   child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (t: string) => {
-    const lines = (partial + t).split("\n");
-    partial = lines.pop() ?? "";
-    for (const l of lines) {
-      if (ENOSPC.test(l)) diskFull = true;
-      stderr.push(l);
-      if (stderr.length > KEEP_LINES) stderr.shift();
-    }
-  });
+  child.stderr!.on("data", (t: string) => tail.push(t));
   let failed: ExtractFailure | undefined;
   let spawnError: Error | undefined;
   const exited = new Promise<ExtractFailure | undefined>((resolve) => {
@@ -83,12 +74,9 @@ function startTar(root: string, opts: TarOptions): Extractor {
       spawnError = e;
     });
     child.on("close", (code) => {
-      if (partial !== "") {
-        if (ENOSPC.test(partial)) diskFull = true;
-        stderr.push(partial);
-      }
-      if (spawnError) stderr.push(`cannot run ${opts.tar ?? "tar"}: ${spawnError.message}`);
-      failed = code === 0 && !spawnError ? undefined : { exitCode: code, stderr: stderr.slice(-KEEP_LINES), diskFull };
+      tail.end();
+      if (spawnError) tail.lines.push(`cannot run ${opts.tar ?? "tar"}: ${spawnError.message}`);
+      failed = code === 0 && !spawnError ? undefined : { exitCode: code, stderr: tail.lines.slice(-KEEP_LINES), diskFull: tail.diskFull };
       resolve(failed);
     });
   });
@@ -99,23 +87,10 @@ function startTar(root: string, opts: TarOptions): Extractor {
 
   return {
     failure: () => failed,
-    diskFull: () => diskFull,
+    diskFull: () => tail.diskFull,
     async write(chunk) {
       if (failed || child.exitCode !== null || ended) throw new Error("tar is not running");
-      if (stdin.write(chunk)) return;
-      await new Promise<void>((resolve, reject) => {
-        const done = () => {
-          stdin.off("drain", done);
-          child.off("close", gone);
-          resolve();
-        };
-        const gone = () => {
-          stdin.off("drain", done);
-          reject(new Error("tar exited"));
-        };
-        stdin.on("drain", done);
-        child.once("close", gone);
-      });
+      if (!stdin.write(chunk)) await drained(stdin, child);
     },
     async end() {
       if (!ended) {
@@ -134,6 +109,50 @@ function startTar(root: string, opts: TarOptions): Extractor {
       clearTimeout(timer);
     },
   };
+}
+
+/** Resolves when tar's stdin pipe takes data again, rejects when tar exits first. */
+function drained(stdin: Writable, child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      stdin.off("drain", done);
+      child.off("close", gone);
+      resolve();
+    };
+    const gone = () => {
+      stdin.off("drain", done);
+      reject(new Error("tar exited"));
+    };
+    stdin.on("drain", done);
+    child.once("close", gone);
+  });
+}
+
+/**
+ * tar's (and lz4's) stderr as lines: the last KEEP_LINES kept while it runs, ENOSPC
+ * noticed on any line; `end()` adds a last line without a newline. Pure.
+ */
+export class StderrTail {
+  readonly lines: string[] = [];
+  diskFull = false;
+  #partial = "";
+
+  push(text: string): void {
+    const lines = (this.#partial + text).split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const l of lines) {
+      if (ENOSPC.test(l)) this.diskFull = true;
+      this.lines.push(l);
+      if (this.lines.length > KEEP_LINES) this.lines.shift();
+    }
+  }
+
+  end(): void {
+    if (this.#partial === "") return;
+    if (ENOSPC.test(this.#partial)) this.diskFull = true;
+    this.lines.push(this.#partial);
+    this.#partial = "";
+  }
 }
 
 /**

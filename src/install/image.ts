@@ -241,140 +241,251 @@ function newHasher(checksum: Checksum): Bun.CryptoHasher {
   return new Bun.CryptoHasher(checksum.algo);
 }
 
+/** What every attempt of a pass reads: the options with their defaults, and the pass's parts. */
+interface PassConfig {
+  readonly o: ImageInstallOptions;
+  readonly env: ImageEnv;
+  readonly policy: RetryPolicy;
+  readonly stallMs: number;
+  readonly minBytesPerStall: number;
+  readonly unpackMs: number;
+  readonly deadlineMs: number;
+  readonly tailCap: number;
+  readonly checksum: Checksum;
+  readonly extractor: ExtractorFactory;
+  readonly clean: (root: string) => Promise<void>;
+  readonly deadline: AbortSignal;
+}
+
+/** One pass over the image: the one state its attempts (resumes, restarts) carry on. */
+interface PassState {
+  readonly c: PassConfig;
+  hash: Bun.CryptoHasher;
+  ext: Extractor;
+  /** tar's failure, once it ended before the body did (the body is still hashed to its end). */
+  unpack: ExtractFailure | undefined;
+  offset: number;
+  total: number | undefined;
+  resumes: number;
+  restarts: number;
+  breaks: number;
+  readonly started: number;
+  readonly meter: ProgressMeter;
+}
+
 async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<Pass> {
-  const env = o.env ?? realImageEnv;
-  const policy = o.retry ?? DEFAULT_IMAGE_RETRY;
-  const stallMs = o.stallMs ?? DEFAULT_STALL_MS;
-  const unpackMs = o.unpackStallMs ?? DEFAULT_UNPACK_STALL_MS;
-  const what = "image download";
-  const deadlineMs = o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS;
-  const tailCap = o.tailCapBytes ?? DEFAULT_TAIL_CAP_BYTES;
-  let hash = newHasher(checksum);
-  let ext: Extractor = extractor(o.root);
-  let unpack: ExtractFailure | undefined;
-  let offset = 0;
-  let total: number | undefined;
-  let resumes = 0;
-  let restarts = 0;
-  let breaks = 0;
-  const started = env.now();
-  const meter = new ProgressMeter(env.now(), o.progressMs ?? 5_000);
-
-  const restart = async (why: string) => {
-    logEvent(o.log, "install.image.resume", { url: redactUrl(o.url), offset, mode: "restart", reason: why }, `image: ${why}: starting again from byte 0 (target cleaned)`, "warn");
-    await ext.abort();
-    await clean(o.root);
-    hash = newHasher(checksum);
-    ext = extractor(o.root);
-    unpack = undefined;
-    offset = 0;
-    restarts++;
-    meter.reset(env.now());
-  };
-
+  const s = newPass(passConfig(o, checksum, extractor, clean, deadline));
   try {
-    for (;;) {
-      if (deadline.aborted) throw deadlineError(o, deadlineMs, offset, total);
-      const stall = new StallGuard(env, stallMs, o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL);
-      let res: HttpStream | undefined;
-      /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
-      let tail = 0;
-      try {
-        const headers: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
-        res = await o.http.streamNative({ method: "GET", url: o.url, what, headers, signal: AbortSignal.any([stall.controller.signal, deadline]), headersTimeoutMs: stallMs });
-        if (offset > 0 && res.status === 206) {
-          const cr = parseContentRange(res.headers["content-range"]);
-          if (!cr || cr.start !== offset) {
-            await drop(res);
-            await restart(`the server answered Range bytes=${offset}- with Content-Range ${JSON.stringify(res.headers["content-range"] ?? null)}`);
-            continue;
-          }
-          total = cr.total ?? total;
-          resumes++;
-        } else if (res.status === 200) {
-          if (offset > 0) {
-            await drop(res);
-            await restart("the server does not resume (answered 200 to a Range request)");
-            continue;
-          }
-          const len = res.headers["content-length"];
-          total = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
-        } else if (statusRetry(res.status) !== "final") {
-          // 500 too: the image download's own attempt bound (retry.attempts) is the budget.
-          await drop(res);
-          throw new Break(`status ${res.status}`);
-        } else {
-          await drop(res);
-          throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} answered ${res.status}`, { url: redactUrl(o.url), status: res.status });
-        }
-        for await (const chunk of res.body) {
-          stall.touch(chunk.byteLength);
-          hash.update(chunk);
-          offset += chunk.byteLength;
-          if (unpack === undefined) {
-            stall.hold();
-            try {
-              await within(env, ext.write(chunk), unpackMs, () => unpackHung(o.url, o.root, "took no data", unpackMs, offset));
-            } catch (e) {
-              if (e instanceof AgentError) throw e;
-              unpack = (await ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
-            }
-            stall.touch();
-            if (ext.diskFull() || unpack?.diskFull) {
-              await ext.abort();
-              throw diskFullError(o.url, o.root, ext.failure());
-            }
-          } else if (total === undefined && (tail += chunk.byteLength) > tailCap) {
-            throw new AgentError(
-              "image_unpack",
-              `image ${redactUrl(o.url)}: tar/lz4 ended (exit ${unpack.exitCode}: ${unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${offset}); not read further, not retried`,
-              { url: redactUrl(o.url), offset, tailCapBytes: tailCap, tar: unpack.stderr.slice(-5) },
-            );
-          }
-          const line = meter.update(offset, total, env.now());
-          if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
-        }
-        if (total !== undefined && offset < total) throw new Break(`the body ended after ${offset} of ${total} bytes`);
-        if (total !== undefined && offset > total)
-          throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${offset} bytes, more than its announced ${total}`, { url: redactUrl(o.url) });
-        break;
-      } catch (e) {
-        if (deadline.aborted && !(e instanceof AgentError && e.code !== "image_download")) throw deadlineError(o, deadlineMs, offset, total, e);
-        const err = stall.fired !== undefined ? new Break(stall.fired) : e;
-        if (!isBreak(err)) throw err;
-        breaks++;
-        const why = err instanceof Error ? err.message : String(err);
-        const delayMs = backoffDelay(policy, breaks - 1, env.random());
-        if (env.now() + delayMs - started > deadlineMs) throw deadlineError(o, deadlineMs, offset, total, err);
-        if (breaks >= policy.attempts || env.now() + delayMs - started > policy.totalMs) {
-          throw new AgentError(
-            "image_download",
-            `image: GET ${redactUrl(o.url)} broke off ${breaks} time(s), last at byte ${offset}${total !== undefined ? ` of ${total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`,
-            { url: redactUrl(o.url), offset, breaks },
-            { cause: err },
-          );
-        }
-        logEvent(
-          o.log,
-          "install.image.resume",
-          { url: redactUrl(o.url), offset, total: total ?? null, attempt: breaks, attempts: policy.attempts, delayMs, reason: why },
-          `image: download broke at byte ${offset} (${why}); attempt ${breaks + 1}/${policy.attempts} in ${delayMs} ms`,
-          "warn",
-        );
-        await env.sleep(delayMs);
-      } finally {
-        stall.stop();
-      }
+    while (!(await attempt(s))) {
+      // the next attempt: resumed, restarted or after a backoff
     }
-    const line = meter.update(offset, total, env.now(), true);
-    if (line) logEvent(o.log, "install.image.progress", { ...line }, formatProgress(line));
-    if (unpack === undefined) unpack = await within(env, ext.end(), unpackMs, () => unpackHung(o.url, o.root, "did not finish", unpackMs, offset));
-    if (unpack?.diskFull) throw diskFullError(o.url, o.root, unpack);
-    return { bytes: offset, digest: hash.digest("hex"), unpack, resumes, restarts };
+    return await finishPass(s);
   } catch (e) {
-    await ext.abort();
+    await s.ext.abort();
     throw e;
   }
+}
+
+function passConfig(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): PassConfig {
+  return {
+    o,
+    env: o.env ?? realImageEnv,
+    policy: o.retry ?? DEFAULT_IMAGE_RETRY,
+    stallMs: o.stallMs ?? DEFAULT_STALL_MS,
+    minBytesPerStall: o.minBytesPerStall ?? DEFAULT_MIN_BYTES_PER_STALL,
+    unpackMs: o.unpackStallMs ?? DEFAULT_UNPACK_STALL_MS,
+    deadlineMs: o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS,
+    tailCap: o.tailCapBytes ?? DEFAULT_TAIL_CAP_BYTES,
+    checksum,
+    extractor,
+    clean,
+    deadline,
+  };
+}
+
+function newPass(c: PassConfig): PassState {
+  const hash = newHasher(c.checksum);
+  const ext = c.extractor(c.o.root);
+  const started = c.env.now();
+  const meter = new ProgressMeter(c.env.now(), c.o.progressMs ?? 5_000);
+  return { c, hash, ext, unpack: undefined, offset: 0, total: undefined, resumes: 0, restarts: 0, breaks: 0, started, meter };
+}
+
+/** One GET (resumed from the offset when there is one): true when the body was read to its end, false to go again. */
+async function attempt(s: PassState): Promise<boolean> {
+  const { o, env, stallMs, deadline } = s.c;
+  if (deadline.aborted) throw deadlineError(o, s.c.deadlineMs, s.offset, s.total);
+  const stall = new StallGuard(env, stallMs, s.c.minBytesPerStall);
+  try {
+    const headers: Record<string, string> = s.offset > 0 ? { range: `bytes=${s.offset}-` } : {};
+    const res = await o.http.streamNative({
+      method: "GET",
+      url: o.url,
+      what: "image download",
+      headers,
+      signal: AbortSignal.any([stall.controller.signal, deadline]),
+      headersTimeoutMs: stallMs,
+    });
+    if (!(await takeAnswer(s, res))) return false;
+    await readBody(s, res, stall);
+    checkLength(s);
+    return true;
+  } catch (e) {
+    await onBreak(s, stall, e);
+    return false;
+  } finally {
+    stall.stop();
+  }
+}
+
+/**
+ * The answer's status: 206 with the matching Content-Range resumes, 200 starts (its
+ * Content-Length the total); a server that does not resume restarts from byte 0 (false);
+ * a retryable status is a break, any other fatal.
+ */
+async function takeAnswer(s: PassState, res: HttpStream): Promise<boolean> {
+  const { o } = s.c;
+  if (s.offset > 0 && res.status === 206) {
+    const cr = parseContentRange(res.headers["content-range"]);
+    if (!cr || cr.start !== s.offset) {
+      await drop(res);
+      await restart(s, `the server answered Range bytes=${s.offset}- with Content-Range ${JSON.stringify(res.headers["content-range"] ?? null)}`);
+      return false;
+    }
+    s.total = cr.total ?? s.total;
+    s.resumes++;
+    return true;
+  }
+  if (res.status === 200) {
+    if (s.offset > 0) {
+      await drop(res);
+      await restart(s, "the server does not resume (answered 200 to a Range request)");
+      return false;
+    }
+    const len = res.headers["content-length"];
+    s.total = len !== undefined && /^\d+$/.test(len) ? Number(len) : undefined;
+    return true;
+  }
+  await drop(res);
+  // 500 too: the image download's own attempt bound (retry.attempts) is the budget.
+  if (statusRetry(res.status) !== "final") throw new Break(`status ${res.status}`);
+  throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} answered ${res.status}`, { url: redactUrl(o.url), status: res.status });
+}
+
+/** From byte 0 again: the target cleaned, a new hasher and tar, the progress meter reset. */
+async function restart(s: PassState, why: string): Promise<void> {
+  const { o, env } = s.c;
+  logEvent(
+    o.log,
+    "install.image.resume",
+    { url: redactUrl(o.url), offset: s.offset, mode: "restart", reason: why },
+    `image: ${why}: starting again from byte 0 (target cleaned)`,
+    "warn",
+  );
+  await s.ext.abort();
+  await s.c.clean(o.root);
+  s.hash = newHasher(s.c.checksum);
+  s.ext = s.c.extractor(o.root);
+  s.unpack = undefined;
+  s.offset = 0;
+  s.restarts++;
+  s.meter.reset(env.now());
+}
+
+/** Every chunk hashed, then to tar while it runs; after tar ended, a body without a Content-Length only up to tailCap. */
+async function readBody(s: PassState, res: HttpStream, stall: StallGuard): Promise<void> {
+  const { o, tailCap } = s.c;
+  /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
+  let tail = 0;
+  for await (const chunk of res.body) {
+    stall.touch(chunk.byteLength);
+    s.hash.update(chunk);
+    s.offset += chunk.byteLength;
+    if (s.unpack === undefined) await feedTar(s, chunk, stall);
+    else if (s.total === undefined && (tail += chunk.byteLength) > tailCap) {
+      throw new AgentError(
+        "image_unpack",
+        `image ${redactUrl(o.url)}: tar/lz4 ended (exit ${s.unpack.exitCode}: ${s.unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${s.offset}); not read further, not retried`,
+        { url: redactUrl(o.url), offset: s.offset, tailCapBytes: tailCap, tar: s.unpack.stderr.slice(-5) },
+      );
+    }
+    logProgress(s, false);
+  }
+}
+
+/**
+ * One chunk to tar, the stall guard held while tar's pipe is full (a slow disk is not a
+ * network stall); tar that stops reading has ended (its failure kept), tar that takes
+ * nothing for unpackMs or hits ENOSPC is fatal.
+ */
+async function feedTar(s: PassState, chunk: Uint8Array, stall: StallGuard): Promise<void> {
+  const { o, env, unpackMs } = s.c;
+  stall.hold();
+  try {
+    await within(env, s.ext.write(chunk), unpackMs, () => unpackHung(o.url, o.root, "took no data", unpackMs, s.offset));
+  } catch (e) {
+    if (e instanceof AgentError) throw e;
+    s.unpack = (await s.ext.end()) ?? { exitCode: null, stderr: ["tar stopped reading"], diskFull: false };
+  }
+  stall.touch();
+  if (s.ext.diskFull() || s.unpack?.diskFull) {
+    await s.ext.abort();
+    throw diskFullError(o.url, o.root, s.ext.failure());
+  }
+}
+
+function logProgress(s: PassState, force: boolean): void {
+  const line = s.meter.update(s.offset, s.total, s.c.env.now(), force);
+  if (line) logEvent(s.c.o.log, "install.image.progress", { ...line }, formatProgress(line));
+}
+
+/** A body shorter than its total is a break; a longer one is fatal. */
+function checkLength(s: PassState): void {
+  const { o } = s.c;
+  if (s.total !== undefined && s.offset < s.total) throw new Break(`the body ended after ${s.offset} of ${s.total} bytes`);
+  if (s.total !== undefined && s.offset > s.total)
+    throw new AgentError("image_download", `image: ${redactUrl(o.url)} sent ${s.offset} bytes, more than its announced ${s.total}`, { url: redactUrl(o.url) });
+}
+
+/**
+ * What an attempt threw: past the deadline, the deadline's error; a break (the stall
+ * guard's own, or a retryable failure) waits its backoff within the attempt, time and
+ * deadline bounds; anything else is thrown on.
+ */
+async function onBreak(s: PassState, stall: StallGuard, e: unknown): Promise<void> {
+  const { o, env, policy, deadlineMs, deadline } = s.c;
+  if (deadline.aborted && !(e instanceof AgentError && e.code !== "image_download")) throw deadlineError(o, deadlineMs, s.offset, s.total, e);
+  const err = stall.fired !== undefined ? new Break(stall.fired) : e;
+  if (!isBreak(err)) throw err;
+  s.breaks++;
+  const why = err instanceof Error ? err.message : String(err);
+  const delayMs = backoffDelay(policy, s.breaks - 1, env.random());
+  if (env.now() + delayMs - s.started > deadlineMs) throw deadlineError(o, deadlineMs, s.offset, s.total, err);
+  if (s.breaks >= policy.attempts || env.now() + delayMs - s.started > policy.totalMs) {
+    throw new AgentError(
+      "image_download",
+      `image: GET ${redactUrl(o.url)} broke off ${s.breaks} time(s), last at byte ${s.offset}${s.total !== undefined ? ` of ${s.total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`,
+      { url: redactUrl(o.url), offset: s.offset, breaks: s.breaks },
+      { cause: err },
+    );
+  }
+  logEvent(
+    o.log,
+    "install.image.resume",
+    { url: redactUrl(o.url), offset: s.offset, total: s.total ?? null, attempt: s.breaks, attempts: policy.attempts, delayMs, reason: why },
+    `image: download broke at byte ${s.offset} (${why}); attempt ${s.breaks + 1}/${policy.attempts} in ${delayMs} ms`,
+    "warn",
+  );
+  await env.sleep(delayMs);
+}
+
+/** The last progress line, tar's exit (bounded by unpackMs), the digest. */
+async function finishPass(s: PassState): Promise<Pass> {
+  const { o, env, unpackMs } = s.c;
+  logProgress(s, true);
+  if (s.unpack === undefined) s.unpack = await within(env, s.ext.end(), unpackMs, () => unpackHung(o.url, o.root, "did not finish", unpackMs, s.offset));
+  if (s.unpack?.diskFull) throw diskFullError(o.url, o.root, s.unpack);
+  return { bytes: s.offset, digest: s.hash.digest("hex"), unpack: s.unpack, resumes: s.resumes, restarts: s.restarts };
 }
 
 async function drop(res: HttpStream): Promise<void> {

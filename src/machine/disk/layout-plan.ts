@@ -20,8 +20,21 @@
 import { AgentError } from "../../errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
 import { createOptionsRule, devicePathRule, lvmTagRule, lvNameRule, mountOptionRule, mountPathRule, unsafeText, vgNameRule, type OptionTool } from "./layout-rules.ts";
-import { FormatSchema, GPTType, GPTTypeSchema, LVMTypeSchema, RaidLevelSchema, type Filesystem, type FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
-import { enumName, expectedNames, formatOf, gptTypeCode, lvmKindOf, raidLevelOf, type FsFormat } from "./layout-enums.ts";
+import {
+  FormatSchema,
+  GPTType,
+  GPTTypeSchema,
+  LVMTypeSchema,
+  RaidLevelSchema,
+  type Disk,
+  type DiskPartition,
+  type Filesystem,
+  type FilesystemLayout,
+  type LogicalVolume,
+  type Raid,
+  type VolumeGroup,
+} from "../../gen/metalstack/api/v2/filesystem_pb.ts";
+import { enumName, expectedNames, formatOf, gptTypeCode, lvmKindOf, raidLevelOf, type FsFormat, type LvmKind } from "./layout-enums.ts";
 
 export type StepStage = "partition" | "raid" | "lvm" | "mkfs" | "mount";
 
@@ -94,251 +107,382 @@ interface Dev {
   readonly what: string;
 }
 
+/** A volume group as the logical volumes after it see it. */
+interface PlannedVg {
+  readonly pvs: number;
+  readonly capacityMiB: number | undefined;
+  /** MiB its logical volumes take so far. */
+  requested: number;
+  /** The volume that takes the rest of the group, once one does. */
+  restLv: string | undefined;
+  readonly lvs: Set<string>;
+}
+
+/** The one state the planning steps below add to, in layout order. */
+interface PlanState {
+  readonly layout: FilesystemLayout;
+  readonly disks: readonly DiskFacts[];
+  readonly opts: PlanOptions;
+  /** Everything that refuses the layout; thrown together once every part is checked. */
+  readonly problems: string[];
+  readonly notes: string[];
+  readonly steps: LayoutStep[];
+  /** Every device a later part can build on: partitions, whole disks, arrays, volumes. */
+  readonly devices: Map<string, Dev>;
+  /** Device -> the part of the layout that uses it. */
+  readonly used: Map<string, string>;
+  /** Disks the layout partitions. */
+  readonly partitioned: Set<string>;
+  readonly vgs: Map<string, PlannedVg>;
+  /** In layout order. */
+  readonly planned: PlannedFilesystem[];
+}
+
 export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[], opts: PlanOptions): LayoutPlan {
-  const problems: string[] = [];
-  const notes: string[] = [];
-  const steps: LayoutStep[] = [];
-  const devices = new Map<string, Dev>();
-  const used = new Map<string, string>();
-  const use = (dev: string, by: string): void => {
-    const prev = used.get(dev);
-    if (prev) problems.push(`${dev} is used twice: by ${prev} and by ${by}`);
-    else used.set(dev, by);
-  };
-  const inventory = new Map(disks.map((d) => [d.path, d]));
-  const partitioned = new Set<string>();
-  /** A field's value broke a rule: "<field> <value>: <rule>". */
-  const bad = (field: string, value: unknown, rule: string | undefined): boolean => {
-    if (rule === undefined) return false;
-    problems.push(`${field} ${JSON.stringify(value)}: ${rule}`);
-    return true;
-  };
-  const options = (field: string, tool: OptionTool, opts: readonly string[]): void => {
-    const r = createOptionsRule(tool, opts);
-    if (r) bad(`${field}[${r.index}]`, opts[r.index], r.rule);
-  };
+  const s = newPlanState(layout, disks, opts);
+  planPartitions(s);
+  addWholeDisks(s);
+  planArrays(s);
+  planVolumeGroups(s);
+  planLogicalVolumes(s);
+  planFilesystems(s);
+  requireRoot(s);
+  refuseIfProblems(s);
+  const mounted = mountOrder(s.planned);
+  planMounts(s, mounted);
+  return { targetRoot: opts.targetRoot, steps: s.steps, filesystems: [...mounted, ...s.planned.filter((f) => f.path === undefined)], notes: s.notes };
+}
 
-  // 1. Partitions.
-  for (const [i, disk] of layout.disks.entries()) {
-    const dev = disk.device;
-    const facts = inventory.get(dev);
-    if (dev === "") {
-      problems.push(`disks[${i}]: no device`);
-      continue;
-    }
-    if (!facts) {
-      problems.push(`disk ${dev}: no such disk on this machine (found: ${disks.map((d) => d.path).join(", ") || "none"})`);
-      continue;
-    }
-    if (partitioned.has(dev)) {
-      problems.push(`disk ${dev} is listed twice`);
-      continue;
-    }
-    partitioned.add(dev);
-    if (facts.readOnly) problems.push(`disk ${dev} is read-only`);
-    const parts = disk.partitions;
-    // 1 MiB alignment in front, the backup GPT (and alignment) at the end.
-    const usable = Math.floor(facts.sizeBytes / MIB) - 2;
-    const fixed = parts.reduce((s, p) => s + mib(p.size), 0);
-    const restIdx = parts.findIndex((p) => mib(p.size) === 0);
-    const numbers = new Set<number>();
-    const args: string[] = ["sgdisk", "--clear"];
-    for (const [j, p] of parts.entries()) {
-      const n = p.number;
-      if (n < 1 || n > 128) problems.push(`disk ${dev} partition ${j}: number ${n}: expected 1..128`);
-      if (numbers.has(n)) problems.push(`disk ${dev}: partition number ${n} twice`);
-      numbers.add(n);
-      const size = mib(p.size);
-      if (size === 0 && j !== parts.length - 1) problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
-      args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
-      if (p.label)
-        bad(`disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
-      if (p.label) args.push(`--change-name=${n}:${p.label}`);
-      if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
-        const code = gptTypeCode(p.gptType);
-        if (code === undefined) problems.push(`disks[${i}].partitions[${j}].gptType ${p.gptType}: expected one of ${expectedNames(GPTTypeSchema)}`);
-        else args.push(`--typecode=${n}:${code}`);
-      }
-      bad(`disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
-      devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : Math.max(usable - fixed, 0), what: `partition ${n} of ${dev}` });
-    }
-    const need = fixed + (restIdx >= 0 ? 1 : 0);
-    if (need > usable) problems.push(`disk ${dev}: the partitions need ${need} MiB but the disk has ${usable} MiB usable (${facts.sizeBytes} bytes)`);
-    args.push(dev);
-    steps.push({ kind: "exec", stage: "partition", what: `wipe signatures on ${dev}`, argv: ["wipefs", "--all", "--force", dev], timeoutMs: 60 * SEC });
-    steps.push({ kind: "exec", stage: "partition", what: `partition ${dev}`, argv: args, timeoutMs: 60 * SEC });
-    steps.push({ kind: "exec", stage: "partition", what: `re-read the partition table of ${dev}`, argv: ["blockdev", "--rereadpt", dev], timeoutMs: 60 * SEC });
-    for (const p of parts) {
-      const path = partitionPath(dev, p.number);
-      steps.push({ kind: "wait", stage: "partition", what: `partition ${path} appears`, path, timeoutMs: 10 * SEC });
-    }
-  }
-  // Whole disks not partitioned by the layout can carry an array member, a PV or a filesystem directly.
-  for (const d of disks) if (!partitioned.has(d.path)) devices.set(d.path, { sizeMiB: Math.floor(d.sizeBytes / MIB), what: `disk ${d.path}` });
-  const known = (dev: string, by: string): Dev | undefined => {
-    const d = devices.get(dev);
-    if (!d) problems.push(`${by}: device ${dev} is neither a disk of this machine nor made by the layout`);
-    else use(dev, by);
-    return d;
-  };
-  const fss = layout.filesystems;
+function newPlanState(layout: FilesystemLayout, disks: readonly DiskFacts[], opts: PlanOptions): PlanState {
+  return { layout, disks, opts, problems: [], notes: [], steps: [], devices: new Map(), used: new Map(), partitioned: new Set(), vgs: new Map(), planned: [] };
+}
 
-  // 2. RAID arrays.
-  const arrays = new Set<string>();
-  for (const [i, r] of layout.raid.entries()) {
-    const name = r.arrayName;
-    const by = `raid ${name || `[${i}]`}`;
-    if (!/^\/dev\/md(\d+|\/[A-Za-z0-9_.-]+)$/.test(name)) problems.push(`${by}: array name ${JSON.stringify(name)}: expected /dev/mdN or /dev/md/<name>`);
-    else bad(`raid[${i}].arrayName`, name, devicePathRule(name));
-    if (arrays.has(name)) problems.push(`${by}: raid[${i}].arrayName ${JSON.stringify(name)}: listed twice`);
-    arrays.add(name);
-    options(`raid[${i}].createOptions`, "mdadm", r.createOptions);
-    const level = raidLevelOf(r.level);
-    if (level === undefined) {
-      problems.push(`${by}: ${r.level === 0 ? "no RAID level" : `raid[${i}].level ${r.level} is not a RaidLevel`} (expected ${expectedNames(RaidLevelSchema)})`);
-      continue;
-    }
-    const members = r.devices;
-    // int32 upstream: protojson takes a negative number.
-    if (r.spares < 0) problems.push(`${by}: raid[${i}].spares ${r.spares}: expected 0 or more`);
-    const spares = Math.max(r.spares, 0);
-    if (level === "0" && spares > 0) problems.push(`${by}: RAID 0 has no spares (asked for ${spares})`);
-    if (members.length - spares < 2) problems.push(`${by}: RAID ${level} needs at least 2 active devices (has ${members.length} devices, ${spares} spares)`);
-    const sizes = members.map((m) => known(m, by)?.sizeMiB);
-    const known2 = sizes.filter((s): s is number => s !== undefined);
-    const active = members.length - spares;
-    const size = known2.length === sizes.length && known2.length > 0 ? (level === "1" ? Math.min(...known2) : Math.min(...known2) * active) : undefined;
-    const createOptions = [...r.createOptions];
-    const carriesEsp = fss.some((f) => f.device === name && formatOf(f.format) === "vfat") || members.some((m) => isBootPartition(layout, m));
-    if (carriesEsp) {
-      const meta = metadataOption(createOptions);
-      if (meta === undefined) {
-        createOptions.push("--metadata=1.0");
-        notes.push(`${by}: mirrored EFI system partition: --metadata=1.0 added (the superblock at the end, so firmware reads each member as plain FAT)`);
-      } else if (meta !== "1.0" && meta !== "1")
-        problems.push(`${by}: carries the EFI system partition but asks for --metadata=${meta}; firmware needs 1.0 (superblock at the end)`);
-      if (level !== "1") problems.push(`${by}: an EFI system partition can only be mirrored (RAID 1), not RAID ${level}`);
-    }
-    const argv = ["mdadm", "--create", name, "--force", "--run", "--homehost", "any", "--level", level, "--raid-devices", String(active), "--assume-clean"];
-    if (spares > 0) argv.push("--spare-devices", String(spares));
-    argv.push(...createOptions, ...members);
-    steps.push({ kind: "exec", stage: "raid", what: `create RAID ${level} ${name}`, argv, timeoutMs: 120 * SEC });
-    steps.push({ kind: "wait", stage: "raid", what: `array ${name} appears`, path: name, timeoutMs: 10 * SEC });
-    // md superblock (1.x) and bitmap take a little room at one end.
-    devices.set(name, { sizeMiB: size === undefined ? undefined : Math.max(size - 1, 0), what: `array ${name}` });
-  }
+/** A field's value broke a rule: "<field> <value>: <rule>". */
+function bad(s: PlanState, field: string, value: unknown, rule: string | undefined): boolean {
+  if (rule === undefined) return false;
+  s.problems.push(`${field} ${JSON.stringify(value)}: ${rule}`);
+  return true;
+}
 
-  // 3. LVM.
-  const vgs = new Map<string, { pvs: number; capacityMiB: number | undefined; requested: number; restLv: string | undefined; lvs: Set<string> }>();
-  const diskNames = new Set(disks.map((d) => d.path.replace(/^\/dev\//, "")));
-  for (const [i, vg] of layout.volumeGroups.entries()) {
-    const name = vg.name;
-    const by = `volume group ${name || `[${i}]`}`;
-    if (bad(`${by}: volumeGroups[${i}].name`, name, vgNameRule(name, diskNames))) continue;
-    if (vgs.has(name)) problems.push(`${by} is listed twice`);
-    for (const [k, t] of vg.tags.entries()) bad(`volumeGroups[${i}].tags[${k}]`, t, lvmTagRule(t));
-    const pvs = vg.devices;
-    if (pvs.length === 0) problems.push(`${by}: no devices`);
-    const sizes = pvs.map((d) => known(d, by)?.sizeMiB);
-    // Per PV: 1 MiB of metadata in front, then 4 MiB extents.
-    const capacityMiB = sizes.every((s) => s !== undefined) ? sizes.reduce((a: number, s) => a + Math.floor(((s as number) - 1) / 4) * 4, 0) : undefined;
-    vgs.set(name, { pvs: pvs.length, capacityMiB, requested: 0, restLv: undefined, lvs: new Set() });
-    const argv = ["lvm", "vgcreate", "--verbose", "--yes", name];
-    for (const t of vg.tags) argv.push("--addtag", t);
-    argv.push(...pvs);
-    steps.push({ kind: "exec", stage: "lvm", what: `create volume group ${name}`, argv, timeoutMs: 120 * SEC });
-  }
-  for (const [i, lv] of layout.logicalVolumes.entries()) {
-    const name = lv.name;
-    const vgName = lv.volumeGroup;
-    const by = `logical volume ${vgName}/${name || `[${i}]`}`;
-    const vg = vgs.get(vgName);
-    if (!vg) {
-      problems.push(`${by}: volume group ${JSON.stringify(vgName)} is not in the layout`);
-      continue;
-    }
-    if (bad(`${by}: logicalVolumes[${i}].name`, name, lvNameRule(name))) continue;
-    if (vg.lvs.has(name)) problems.push(`${by}: logicalVolumes[${i}].name ${JSON.stringify(name)}: listed twice in ${vgName}`);
-    vg.lvs.add(name);
-    if (vg.restLv) problems.push(`${by}: comes after ${vg.restLv}, which already takes the rest of ${vgName}`);
-    const kind = lvmKindOf(lv.lvmType);
-    if (kind === undefined) {
-      problems.push(`${by}: logicalVolumes[${i}].lvmType ${lv.lvmType} is not an LVMType (expected ${expectedNames(LVMTypeSchema)})`);
-      continue;
-    }
-    let type = kind;
-    if (type !== "linear" && vg.pvs < 2) {
-      notes.push(`${by}: ${type} needs 2 or more physical volumes; ${vgName} has ${vg.pvs}: created linear (as metal-hammer does)`);
-      type = "linear";
-    }
-    const size = mib(lv.size);
-    const argv = ["lvm", "lvcreate", "--verbose", "--yes", "--name", name, "--wipesignatures", "y"];
-    argv.push(...(size > 0 ? ["--size", `${size}m`] : ["--extents", "100%FREE"]));
-    if (type === "striped") argv.push("--type", "striped", "--stripes", String(vg.pvs));
-    if (type === "raid1") argv.push("--type", "raid1", "--mirrors", "1", "--nosync");
-    argv.push(vgName);
-    // raid1 keeps two copies plus a metadata extent per leg.
-    const cost = size > 0 ? (type === "raid1" ? 2 * Math.ceil(size / 4) * 4 + 8 : Math.ceil(size / 4) * 4) : type === "raid1" ? 16 : 4;
-    vg.requested += cost;
-    if (size === 0) vg.restLv = by;
-    if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB)
-      problems.push(`${by}: volume group ${vgName} has ${vg.capacityMiB} MiB; its volumes need ${vg.requested} MiB so far`);
-    const path = `/dev/${vgName}/${name}`;
-    if (bad(`logicalVolumes[${i}] device`, path, devicePathRule(path))) continue;
-    steps.push({ kind: "exec", stage: "lvm", what: `create logical volume ${vgName}/${name}`, argv, timeoutMs: 120 * SEC });
-    steps.push({ kind: "wait", stage: "lvm", what: `volume ${path} appears`, path, timeoutMs: 10 * SEC });
-    devices.set(path, { sizeMiB: size > 0 ? size : undefined, what: `logical volume ${vgName}/${name}` });
-  }
+function checkCreateOptions(s: PlanState, field: string, tool: OptionTool, opts: readonly string[]): void {
+  const r = createOptionsRule(tool, opts);
+  if (r) bad(s, `${field}[${r.index}]`, opts[r.index], r.rule);
+}
 
-  // 4. Filesystems.
-  const planned: PlannedFilesystem[] = [];
+/** The device `by` builds on, if the machine or the layout has it; a second user is a problem. */
+function known(s: PlanState, dev: string, by: string): Dev | undefined {
+  const d = s.devices.get(dev);
+  if (!d) {
+    s.problems.push(`${by}: device ${dev} is neither a disk of this machine nor made by the layout`);
+    return undefined;
+  }
+  const prev = s.used.get(dev);
+  if (prev) s.problems.push(`${dev} is used twice: by ${prev} and by ${by}`);
+  else s.used.set(dev, by);
+  return d;
+}
+
+// 1. Partitions.
+function planPartitions(s: PlanState): void {
+  const inventory = new Map(s.disks.map((d) => [d.path, d]));
+  for (const [i, disk] of s.layout.disks.entries()) {
+    const facts = inventory.get(disk.device);
+    if (disk.device === "") s.problems.push(`disks[${i}]: no device`);
+    else if (!facts) s.problems.push(`disk ${disk.device}: no such disk on this machine (found: ${s.disks.map((d) => d.path).join(", ") || "none"})`);
+    else if (s.partitioned.has(disk.device)) s.problems.push(`disk ${disk.device} is listed twice`);
+    else planDisk(s, i, disk, facts);
+  }
+}
+
+function planDisk(s: PlanState, i: number, disk: Disk, facts: DiskFacts): void {
+  const dev = disk.device;
+  s.partitioned.add(dev);
+  if (facts.readOnly) s.problems.push(`disk ${dev} is read-only`);
+  const parts = disk.partitions;
+  const usable = usableDiskMiB(facts.sizeBytes);
+  const fixed = parts.reduce((sum, p) => sum + mib(p.size), 0);
+  const numbers = new Set<number>();
+  const args: string[] = ["sgdisk", "--clear"];
+  const at = { i, dev, last: parts.length - 1, restMiB: Math.max(usable - fixed, 0) };
+  for (const [j, p] of parts.entries()) args.push(...planPartition(s, at, j, p, numbers));
+  const need = fixed + (parts.some((p) => mib(p.size) === 0) ? 1 : 0);
+  if (need > usable) s.problems.push(`disk ${dev}: the partitions need ${need} MiB but the disk has ${usable} MiB usable (${facts.sizeBytes} bytes)`);
+  args.push(dev);
+  s.steps.push({ kind: "exec", stage: "partition", what: `wipe signatures on ${dev}`, argv: ["wipefs", "--all", "--force", dev], timeoutMs: 60 * SEC });
+  s.steps.push({ kind: "exec", stage: "partition", what: `partition ${dev}`, argv: args, timeoutMs: 60 * SEC });
+  s.steps.push({ kind: "exec", stage: "partition", what: `re-read the partition table of ${dev}`, argv: ["blockdev", "--rereadpt", dev], timeoutMs: 60 * SEC });
+  for (const p of parts) {
+    const path = partitionPath(dev, p.number);
+    s.steps.push({ kind: "wait", stage: "partition", what: `partition ${path} appears`, path, timeoutMs: 10 * SEC });
+  }
+}
+
+/** Where a partition sits: its disk's index and device, the last partition's index, the MiB a size-0 partition gets. */
+interface PartitionAt {
+  readonly i: number;
+  readonly dev: string;
+  readonly last: number;
+  readonly restMiB: number;
+}
+
+/** One partition checked and recorded as a device; its sgdisk arguments. */
+function planPartition(s: PlanState, at: PartitionAt, j: number, p: DiskPartition, numbers: Set<number>): string[] {
+  const { i, dev } = at;
+  const n = p.number;
+  const args: string[] = [];
+  if (n < 1 || n > 128) s.problems.push(`disk ${dev} partition ${j}: number ${n}: expected 1..128`);
+  if (numbers.has(n)) s.problems.push(`disk ${dev}: partition number ${n} twice`);
+  numbers.add(n);
+  const size = mib(p.size);
+  if (size === 0 && j !== at.last) s.problems.push(`disk ${dev} partition ${n}: size 0 (the rest of the disk) must be the last partition`);
+  args.push(size > 0 ? `--new=${n}:0:+${size}M` : `--new=${n}:0:0`);
+  if (p.label)
+    bad(s, `disks[${i}].partitions[${j}].label`, p.label, unsafeText(p.label) ?? (Buffer.byteLength(p.label) > 72 ? "longer than a GPT name (36 UTF-16 units)" : undefined));
+  if (p.label) args.push(`--change-name=${n}:${p.label}`);
+  if (p.gptType !== undefined && p.gptType !== GPTType.GPT_TYPE_UNSPECIFIED) {
+    const code = gptTypeCode(p.gptType);
+    if (code === undefined) s.problems.push(`disks[${i}].partitions[${j}].gptType ${p.gptType}: expected one of ${expectedNames(GPTTypeSchema)}`);
+    else args.push(`--typecode=${n}:${code}`);
+  }
+  bad(s, `disks[${i}].partitions[${j}] device`, partitionPath(dev, n), devicePathRule(partitionPath(dev, n)));
+  s.devices.set(partitionPath(dev, n), { sizeMiB: size > 0 ? size : at.restMiB, what: `partition ${n} of ${dev}` });
+  return args;
+}
+
+/** MiB a GPT disk of this size holds for partitions: 1 MiB of alignment in front, the backup GPT (and alignment) at the end. */
+export function usableDiskMiB(sizeBytes: number): number {
+  return Math.floor(sizeBytes / MIB) - 2;
+}
+
+/** Whole disks not partitioned by the layout can carry an array member, a PV or a filesystem directly. */
+function addWholeDisks(s: PlanState): void {
+  for (const d of s.disks) if (!s.partitioned.has(d.path)) s.devices.set(d.path, { sizeMiB: Math.floor(d.sizeBytes / MIB), what: `disk ${d.path}` });
+}
+
+// 2. RAID arrays.
+function planArrays(s: PlanState): void {
+  const names = new Set<string>();
+  for (const [i, r] of s.layout.raid.entries()) planArray(s, i, r, names);
+}
+
+function planArray(s: PlanState, i: number, r: Raid, names: Set<string>): void {
+  const name = r.arrayName;
+  const by = `raid ${name || `[${i}]`}`;
+  if (!/^\/dev\/md(\d+|\/[A-Za-z0-9_.-]+)$/.test(name)) s.problems.push(`${by}: array name ${JSON.stringify(name)}: expected /dev/mdN or /dev/md/<name>`);
+  else bad(s, `raid[${i}].arrayName`, name, devicePathRule(name));
+  if (names.has(name)) s.problems.push(`${by}: raid[${i}].arrayName ${JSON.stringify(name)}: listed twice`);
+  names.add(name);
+  checkCreateOptions(s, `raid[${i}].createOptions`, "mdadm", r.createOptions);
+  const level = raidLevelOf(r.level);
+  if (level === undefined) {
+    s.problems.push(`${by}: ${r.level === 0 ? "no RAID level" : `raid[${i}].level ${r.level} is not a RaidLevel`} (expected ${expectedNames(RaidLevelSchema)})`);
+    return;
+  }
+  const members = r.devices;
+  // int32 upstream: protojson takes a negative number.
+  if (r.spares < 0) s.problems.push(`${by}: raid[${i}].spares ${r.spares}: expected 0 or more`);
+  const spares = Math.max(r.spares, 0);
+  if (level === "0" && spares > 0) s.problems.push(`${by}: RAID 0 has no spares (asked for ${spares})`);
+  if (members.length - spares < 2) s.problems.push(`${by}: RAID ${level} needs at least 2 active devices (has ${members.length} devices, ${spares} spares)`);
+  const sizes = members.map((m) => known(s, m, by)?.sizeMiB);
+  const active = members.length - spares;
+  const createOptions = [...r.createOptions];
+  if (carriesEsp(s.layout, name, members)) espMetadata(s, by, level, createOptions);
+  const argv = ["mdadm", "--create", name, "--force", "--run", "--homehost", "any", "--level", level, "--raid-devices", String(active), "--assume-clean"];
+  if (spares > 0) argv.push("--spare-devices", String(spares));
+  argv.push(...createOptions, ...members);
+  s.steps.push({ kind: "exec", stage: "raid", what: `create RAID ${level} ${name}`, argv, timeoutMs: 120 * SEC });
+  s.steps.push({ kind: "wait", stage: "raid", what: `array ${name} appears`, path: name, timeoutMs: 10 * SEC });
+  s.devices.set(name, { sizeMiB: arraySizeMiB(level, sizes, active), what: `array ${name}` });
+}
+
+/**
+ * MiB an array offers: RAID 1 its smallest member, else the smallest member times the
+ * active devices; less 1 MiB for the md superblock (1.x) and bitmap. Undefined when a
+ * member's size is unknown.
+ */
+export function arraySizeMiB(level: string, memberMiB: readonly (number | undefined)[], active: number): number | undefined {
+  const sizes = memberMiB.filter((m): m is number => m !== undefined);
+  if (sizes.length !== memberMiB.length || sizes.length === 0) return undefined;
+  const size = level === "1" ? Math.min(...sizes) : Math.min(...sizes) * active;
+  return Math.max(size - 1, 0);
+}
+
+/** An array carries the ESP when a vfat filesystem is made on it or a member is an ef00 partition. */
+function carriesEsp(layout: FilesystemLayout, name: string, members: readonly string[]): boolean {
+  return layout.filesystems.some((f) => f.device === name && formatOf(f.format) === "vfat") || members.some((m) => isBootPartition(layout, m));
+}
+
+/** A mirrored ESP: superblock at the end (--metadata=1.0, added when not asked for), RAID 1 only. */
+function espMetadata(s: PlanState, by: string, level: string, createOptions: string[]): void {
+  const meta = metadataOption(createOptions);
+  if (meta === undefined) {
+    createOptions.push("--metadata=1.0");
+    s.notes.push(`${by}: mirrored EFI system partition: --metadata=1.0 added (the superblock at the end, so firmware reads each member as plain FAT)`);
+  } else if (meta !== "1.0" && meta !== "1") s.problems.push(`${by}: carries the EFI system partition but asks for --metadata=${meta}; firmware needs 1.0 (superblock at the end)`);
+  if (level !== "1") s.problems.push(`${by}: an EFI system partition can only be mirrored (RAID 1), not RAID ${level}`);
+}
+
+// 3. LVM: volume groups, then their logical volumes.
+function planVolumeGroups(s: PlanState): void {
+  const diskNames = new Set(s.disks.map((d) => d.path.replace(/^\/dev\//, "")));
+  for (const [i, vg] of s.layout.volumeGroups.entries()) planVolumeGroup(s, i, vg, diskNames);
+}
+
+function planVolumeGroup(s: PlanState, i: number, vg: VolumeGroup, diskNames: ReadonlySet<string>): void {
+  const name = vg.name;
+  const by = `volume group ${name || `[${i}]`}`;
+  if (bad(s, `${by}: volumeGroups[${i}].name`, name, vgNameRule(name, diskNames))) return;
+  if (s.vgs.has(name)) s.problems.push(`${by} is listed twice`);
+  for (const [k, t] of vg.tags.entries()) bad(s, `volumeGroups[${i}].tags[${k}]`, t, lvmTagRule(t));
+  const pvs = vg.devices;
+  if (pvs.length === 0) s.problems.push(`${by}: no devices`);
+  const sizes = pvs.map((d) => known(s, d, by)?.sizeMiB);
+  s.vgs.set(name, { pvs: pvs.length, capacityMiB: vgCapacityMiB(sizes), requested: 0, restLv: undefined, lvs: new Set() });
+  const argv = ["lvm", "vgcreate", "--verbose", "--yes", name];
+  for (const t of vg.tags) argv.push("--addtag", t);
+  argv.push(...pvs);
+  s.steps.push({ kind: "exec", stage: "lvm", what: `create volume group ${name}`, argv, timeoutMs: 120 * SEC });
+}
+
+/** MiB a volume group holds: per PV 1 MiB of metadata in front, then whole 4 MiB extents. Undefined when a PV's size is unknown. */
+export function vgCapacityMiB(pvMiB: readonly (number | undefined)[]): number | undefined {
+  let sum = 0;
+  for (const p of pvMiB) {
+    if (p === undefined) return undefined;
+    sum += Math.floor((p - 1) / 4) * 4;
+  }
+  return sum;
+}
+
+function planLogicalVolumes(s: PlanState): void {
+  for (const [i, lv] of s.layout.logicalVolumes.entries()) planLogicalVolume(s, i, lv);
+}
+
+function planLogicalVolume(s: PlanState, i: number, lv: LogicalVolume): void {
+  const name = lv.name;
+  const vgName = lv.volumeGroup;
+  const by = `logical volume ${vgName}/${name || `[${i}]`}`;
+  const vg = s.vgs.get(vgName);
+  if (!vg) {
+    s.problems.push(`${by}: volume group ${JSON.stringify(vgName)} is not in the layout`);
+    return;
+  }
+  if (bad(s, `${by}: logicalVolumes[${i}].name`, name, lvNameRule(name))) return;
+  if (vg.lvs.has(name)) s.problems.push(`${by}: logicalVolumes[${i}].name ${JSON.stringify(name)}: listed twice in ${vgName}`);
+  vg.lvs.add(name);
+  if (vg.restLv) s.problems.push(`${by}: comes after ${vg.restLv}, which already takes the rest of ${vgName}`);
+  const kind = lvmKindOf(lv.lvmType);
+  if (kind === undefined) {
+    s.problems.push(`${by}: logicalVolumes[${i}].lvmType ${lv.lvmType} is not an LVMType (expected ${expectedNames(LVMTypeSchema)})`);
+    return;
+  }
+  let type = kind;
+  if (type !== "linear" && vg.pvs < 2) {
+    s.notes.push(`${by}: ${type} needs 2 or more physical volumes; ${vgName} has ${vg.pvs}: created linear (as metal-hammer does)`);
+    type = "linear";
+  }
+  const size = mib(lv.size);
+  const argv = lvcreateArgv(vgName, name, size, type, vg.pvs);
+  vg.requested += lvCostMiB(type, size);
+  if (size === 0) vg.restLv = by;
+  if (vg.capacityMiB !== undefined && vg.requested > vg.capacityMiB)
+    s.problems.push(`${by}: volume group ${vgName} has ${vg.capacityMiB} MiB; its volumes need ${vg.requested} MiB so far`);
+  const path = `/dev/${vgName}/${name}`;
+  if (bad(s, `logicalVolumes[${i}] device`, path, devicePathRule(path))) return;
+  s.steps.push({ kind: "exec", stage: "lvm", what: `create logical volume ${vgName}/${name}`, argv, timeoutMs: 120 * SEC });
+  s.steps.push({ kind: "wait", stage: "lvm", what: `volume ${path} appears`, path, timeoutMs: 10 * SEC });
+  s.devices.set(path, { sizeMiB: size > 0 ? size : undefined, what: `logical volume ${vgName}/${name}` });
+}
+
+/** `lvm lvcreate`: a size in MiB or the rest of the group (size 0), striped over every PV or raid1 with one mirror. */
+function lvcreateArgv(vgName: string, name: string, sizeMiB: number, type: LvmKind, pvs: number): string[] {
+  const argv = ["lvm", "lvcreate", "--verbose", "--yes", "--name", name, "--wipesignatures", "y"];
+  argv.push(...(sizeMiB > 0 ? ["--size", `${sizeMiB}m`] : ["--extents", "100%FREE"]));
+  if (type === "striped") argv.push("--type", "striped", "--stripes", String(pvs));
+  if (type === "raid1") argv.push("--type", "raid1", "--mirrors", "1", "--nosync");
+  argv.push(vgName);
+  return argv;
+}
+
+/**
+ * MiB of its group a logical volume takes: its size in whole 4 MiB extents, twice plus
+ * a metadata extent per leg for raid1; a "rest" volume (size 0) at least one extent
+ * (raid1: two plus metadata).
+ */
+export function lvCostMiB(type: LvmKind, sizeMiB: number): number {
+  if (sizeMiB === 0) return type === "raid1" ? 16 : 4;
+  const extents = Math.ceil(sizeMiB / 4) * 4;
+  return type === "raid1" ? 2 * extents + 8 : extents;
+}
+
+// 4. Filesystems.
+function planFilesystems(s: PlanState): void {
   const paths = new Set<string>();
-  for (const [i, f] of fss.entries()) {
-    const by = `filesystem ${f.path ?? (f.device || `[${i}]`)}`;
-    const field = `filesystems[${i}]`;
-    const format = formatOf(f.format);
-    if (format === undefined) {
-      problems.push(`${by}: ${f.format === 0 ? "no format" : `${field}.format ${enumName(FormatSchema, f.format)} is not a Format`} (expected ${expectedNames(FormatSchema)})`);
-      continue;
-    }
-    const device = f.device;
-    if (format !== "tmpfs") {
-      if (device === "") problems.push(`${by}: no device`);
-      else known(device, by);
-    }
-    const label = f.label ?? "";
-    const max = LABEL_MAX[format];
-    if (max !== undefined && Buffer.byteLength(label) > max) problems.push(`${by}: label ${JSON.stringify(label)} is longer than ${format} allows (${max} bytes)`);
-    if (label !== "") bad(`${field}.label`, label, unsafeText(label));
-    if (f.path !== undefined) {
-      if (bad(`${by}: ${field}.path`, f.path, mountPathRule(f.path))) continue;
-      if (paths.has(f.path)) problems.push(`${by}: path ${f.path} is mounted twice`);
-      paths.add(f.path);
-      if (format === "none") bad(`${field}.path`, f.path, "FORMAT_NONE makes no filesystem: nothing can be mounted there (no path)");
-    }
-    for (const [k, o] of f.mountOptions.entries()) bad(`${field}.mountOptions[${k}]`, o, mountOptionRule(o));
-    const tool: OptionTool | undefined = format === "ext3" || format === "ext4" ? "mke2fs" : format === "swap" ? "mkswap" : format === "vfat" ? "mkfs.fat" : undefined;
-    if (tool) options(`${field}.createOptions`, tool, f.createOptions);
-    else if (f.createOptions.length > 0) bad(`${field}.createOptions`, f.createOptions, `${format} is not created by the agent: no create options`);
-    const mounted = f.path !== undefined && format !== "swap" && format !== "tmpfs" && format !== "none";
-    planned.push({ device, format, path: f.path, label, mountOptions: f.mountOptions, target: mounted ? joinRoot(opts.targetRoot, f.path as string) : undefined });
-    const mk = mkfsArgv(f, format, device);
-    if (mk) steps.push({ kind: "exec", stage: "mkfs", what: `${format} on ${device}`, argv: mk, timeoutMs: 600 * SEC });
-  }
+  for (const [i, f] of s.layout.filesystems.entries()) planFilesystem(s, i, f, paths);
+}
 
-  if (!planned.some((f) => f.path === "/" && f.target !== undefined)) problems.push("no filesystem is mounted at / (the installer needs the root filesystem)");
-  if (problems.length > 0) {
-    const id = layout.id || layout.name;
-    throw new AgentError("layout_refused", `filesystem layout${id ? ` ${id}` : ""} refused: ${problems.join("; ")}`, { problems });
+function planFilesystem(s: PlanState, i: number, f: Filesystem, paths: Set<string>): void {
+  const by = `filesystem ${f.path ?? (f.device || `[${i}]`)}`;
+  const field = `filesystems[${i}]`;
+  const format = formatOf(f.format);
+  if (format === undefined) {
+    s.problems.push(`${by}: ${f.format === 0 ? "no format" : `${field}.format ${enumName(FormatSchema, f.format)} is not a Format`} (expected ${expectedNames(FormatSchema)})`);
+    return;
   }
+  const device = f.device;
+  if (format !== "tmpfs") {
+    if (device === "") s.problems.push(`${by}: no device`);
+    else known(s, device, by);
+  }
+  const label = f.label ?? "";
+  const max = LABEL_MAX[format];
+  if (max !== undefined && Buffer.byteLength(label) > max) s.problems.push(`${by}: label ${JSON.stringify(label)} is longer than ${format} allows (${max} bytes)`);
+  if (label !== "") bad(s, `${field}.label`, label, unsafeText(label));
+  if (f.path !== undefined) {
+    if (bad(s, `${by}: ${field}.path`, f.path, mountPathRule(f.path))) return;
+    if (paths.has(f.path)) s.problems.push(`${by}: path ${f.path} is mounted twice`);
+    paths.add(f.path);
+    if (format === "none") bad(s, `${field}.path`, f.path, "FORMAT_NONE makes no filesystem: nothing can be mounted there (no path)");
+  }
+  for (const [k, o] of f.mountOptions.entries()) bad(s, `${field}.mountOptions[${k}]`, o, mountOptionRule(o));
+  const tool = createTool(format);
+  if (tool) checkCreateOptions(s, `${field}.createOptions`, tool, f.createOptions);
+  else if (f.createOptions.length > 0) bad(s, `${field}.createOptions`, f.createOptions, `${format} is not created by the agent: no create options`);
+  const mounted = f.path !== undefined && format !== "swap" && format !== "tmpfs" && format !== "none";
+  s.planned.push({ device, format, path: f.path, label, mountOptions: f.mountOptions, target: mounted ? joinRoot(s.opts.targetRoot, f.path as string) : undefined });
+  const mk = mkfsArgv(f, format, device);
+  if (mk) s.steps.push({ kind: "exec", stage: "mkfs", what: `${format} on ${device}`, argv: mk, timeoutMs: 600 * SEC });
+}
 
-  // 5. Mounts, shallowest path first (a stable sort keeps layout order within a depth).
-  const withPath = planned.filter((f) => f.path !== undefined).sort((a, b) => pathDepth(a.path as string) - pathDepth(b.path as string));
-  for (const f of withPath) {
+/** The tool whose create options a format takes (tmpfs and none are not made by the agent). */
+function createTool(format: FsFormat): OptionTool | undefined {
+  return format === "ext3" || format === "ext4" ? "mke2fs" : format === "swap" ? "mkswap" : format === "vfat" ? "mkfs.fat" : undefined;
+}
+
+function requireRoot(s: PlanState): void {
+  if (!s.planned.some((f) => f.path === "/" && f.target !== undefined)) s.problems.push("no filesystem is mounted at / (the installer needs the root filesystem)");
+}
+
+/** Every problem at once, before anything is written. */
+function refuseIfProblems(s: PlanState): void {
+  if (s.problems.length === 0) return;
+  const id = s.layout.id || s.layout.name;
+  throw new AgentError("layout_refused", `filesystem layout${id ? ` ${id}` : ""} refused: ${s.problems.join("; ")}`, { problems: s.problems });
+}
+
+/** Filesystems with a path, shallowest first (a stable sort keeps layout order within a depth). */
+function mountOrder(planned: readonly PlannedFilesystem[]): PlannedFilesystem[] {
+  return planned.filter((f) => f.path !== undefined).sort((a, b) => pathDepth(a.path as string) - pathDepth(b.path as string));
+}
+
+// 5. Mounts, in mount order.
+function planMounts(s: PlanState, mounted: readonly PlannedFilesystem[]): void {
+  for (const f of mounted) {
     if (!f.target) continue;
-    steps.push({ kind: "mkdir", stage: "mount", what: `mount point ${f.target}`, path: f.target });
+    s.steps.push({ kind: "mkdir", stage: "mount", what: `mount point ${f.target}`, path: f.target });
     const o = mountOptionArg(f.mountOptions);
-    steps.push({
+    s.steps.push({
       kind: "exec",
       stage: "mount",
       what: `mount ${f.device} on ${f.path}`,
@@ -346,7 +490,6 @@ export function planLayout(layout: FilesystemLayout, disks: readonly DiskFacts[]
       timeoutMs: 60 * SEC,
     });
   }
-  return { targetRoot: opts.targetRoot, steps, filesystems: [...withPath, ...planned.filter((f) => f.path === undefined)], notes };
 }
 
 function mkfsArgv(f: Filesystem, format: FsFormat, device: string): string[] | undefined {

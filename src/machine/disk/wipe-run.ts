@@ -206,26 +206,7 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   const caps = await nvmeCapsOf(d, o, notes);
   const plan: WipePlan = planWipe(d, caps, o.mode);
   const base = { disk: d.name, path: d.path, sizeBytes: d.sizeBytes };
-  if (plan.action !== "wipe") {
-    const r: DiskWipeResult = {
-      ...base,
-      outcome: plan.action === "skip" ? "skipped" : "failed",
-      method: undefined,
-      reason: plan.reason,
-      zeroesChecked: false,
-      attempts: [],
-      notes,
-      durationMs: 0,
-    };
-    logEvent(
-      o.log,
-      plan.action === "skip" ? "disk.wipe.plan" : "disk.wipe.failed",
-      { disk: d.name, action: plan.action, reason: plan.reason },
-      `${d.path}: ${plan.action === "skip" ? "skipped" : "cannot wipe"}: ${plan.reason}`,
-      plan.action === "skip" ? "info" : "error",
-    );
-    return r;
-  }
+  if (plan.action !== "wipe") return notWiped(d, o, plan, base, notes);
   notes.push(...plan.notes);
   logEvent(
     o.log,
@@ -236,38 +217,64 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   const attempts: WipeAttempt[] = [];
   const minRate = o.minRateBytesPerSec ?? DEFAULT_MIN_RATE;
   for (const m of plan.methods) {
-    const name = methodName(m);
-    const timeoutMs = methodTimeoutMs(m, d, minRate);
-    const s = o.io.now();
-    logEvent(o.log, "disk.wipe.method", { disk: d.name, method: name, timeoutMs }, `${d.path}: ${name} (bound ${Math.round(timeoutMs / 1000)} s)`);
-    let error: string | undefined;
-    try {
-      await runMethod(o, d, m, timeoutMs);
-      // The kernel must forget the old partitions; NVMe format rescans by itself, the rest needs BLKRRPART.
-      await o.io.run(["blockdev", "--rereadpt", d.path], { timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
-      const zeroes = promisesZeroes(m, d, caps);
-      const problems = await verifyWiped(o.io, d, { zeroes, partitions: () => o.partitions(d.name), timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
-      if (problems.length > 0) error = `verify: ${problems.join("; ")}`;
-      else {
-        const durationMs = Math.round(o.io.now() - s);
-        attempts.push({ method: name, ok: true, durationMs });
-        logEvent(
-          o.log,
-          "disk.wipe.done",
-          { disk: d.name, method: name, durationMs, zeroesChecked: zeroes },
-          `${d.path}: wiped by ${name} in ${(durationMs / 1000).toFixed(1)} s, verified`,
-        );
-        return { ...base, outcome: "wiped", method: name, reason: undefined, zeroesChecked: zeroes, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
-      }
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-    }
-    attempts.push({ method: name, ok: false, error, durationMs: Math.round(o.io.now() - s) });
-    logEvent(o.log, "disk.wipe.fallback", { disk: d.name, method: name, error }, `${d.path}: ${name} did not erase: ${error}`, "warn");
+    const tried = await tryMethod(d, o, m, caps, minRate);
+    attempts.push(tried.attempt);
+    if (tried.attempt.ok)
+      return { ...base, outcome: "wiped", method: tried.attempt.method, reason: undefined, zeroesChecked: tried.zeroes, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
   }
   const last = attempts.at(-1);
   logEvent(o.log, "disk.wipe.failed", { disk: d.name, method: last?.method, error: last?.error }, `${d.path}: no method erased it`, "error");
   return { ...base, outcome: "failed", method: last?.method, reason: last?.error, zeroesChecked: false, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
+}
+
+/** A disk the plan skips (or cannot wipe): logged, no method run. */
+function notWiped(
+  d: DiskFacts,
+  o: WipeOptions,
+  plan: Exclude<WipePlan, { action: "wipe" }>,
+  base: Pick<DiskWipeResult, "disk" | "path" | "sizeBytes">,
+  notes: string[],
+): DiskWipeResult {
+  logEvent(
+    o.log,
+    plan.action === "skip" ? "disk.wipe.plan" : "disk.wipe.failed",
+    { disk: d.name, action: plan.action, reason: plan.reason },
+    `${d.path}: ${plan.action === "skip" ? "skipped" : "cannot wipe"}: ${plan.reason}`,
+    plan.action === "skip" ? "info" : "error",
+  );
+  return { ...base, outcome: plan.action === "skip" ? "skipped" : "failed", method: undefined, reason: plan.reason, zeroesChecked: false, attempts: [], notes, durationMs: 0 };
+}
+
+/** One method, bounded, then the partition table re-read and the result verified; a failure is the fallback's warning. */
+async function tryMethod(d: DiskFacts, o: WipeOptions, m: WipeMethod, caps: NvmeCaps | undefined, minRate: number): Promise<{ attempt: WipeAttempt; zeroes: boolean }> {
+  const name = methodName(m);
+  const timeoutMs = methodTimeoutMs(m, d, minRate);
+  const s = o.io.now();
+  logEvent(o.log, "disk.wipe.method", { disk: d.name, method: name, timeoutMs }, `${d.path}: ${name} (bound ${Math.round(timeoutMs / 1000)} s)`);
+  let error: string | undefined;
+  try {
+    await runMethod(o, d, m, timeoutMs);
+    // The kernel must forget the old partitions; NVMe format rescans by itself, the rest needs BLKRRPART.
+    await o.io.run(["blockdev", "--rereadpt", d.path], { timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
+    const zeroes = promisesZeroes(m, d, caps);
+    const problems = await verifyWiped(o.io, d, { zeroes, partitions: () => o.partitions(d.name), timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS });
+    if (problems.length > 0) error = `verify: ${problems.join("; ")}`;
+    else {
+      const durationMs = Math.round(o.io.now() - s);
+      logEvent(
+        o.log,
+        "disk.wipe.done",
+        { disk: d.name, method: name, durationMs, zeroesChecked: zeroes },
+        `${d.path}: wiped by ${name} in ${(durationMs / 1000).toFixed(1)} s, verified`,
+      );
+      return { attempt: { method: name, ok: true, durationMs }, zeroes };
+    }
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const attempt: WipeAttempt = { method: name, ok: false, error, durationMs: Math.round(o.io.now() - s) };
+  logEvent(o.log, "disk.wipe.fallback", { disk: d.name, method: name, error }, `${d.path}: ${name} did not erase: ${error}`, "warn");
+  return { attempt, zeroes: false };
 }
 
 /**

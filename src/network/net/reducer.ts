@@ -24,7 +24,7 @@ import type { ErrorCode } from "../../errors.ts";
 import type { EventName } from "../../platform/log/events.ts";
 import type { Body } from "../netlink/message.ts";
 import { InterfaceMachine, type Emit } from "./machine.ts";
-import { deadReason, evaluate, type Policy } from "./readiness.ts";
+import { deadReason, evaluate, type Policy, type ReadinessInput } from "./readiness.ts";
 import { collectDns, renderResolvConf } from "./resolv.ts";
 import type { WriteOutcome } from "./resolv-file.ts";
 import type { LinkFacts } from "./select.ts";
@@ -126,169 +126,233 @@ export function initialState(links: readonly LinkFacts[], t0: number): CoreState
 const ms = (s: CoreState, t: number) => Math.round((t - s.t0) * 10) / 10;
 const REPEATED: ReadonlySet<EventName> = new Set<EventName>(["net.dns", "net.overrun", "net.dns.write"]);
 
-export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
-  const logs: LogRecord[] = [];
-  const effects: Effect[] = [];
-  const relevant: Body[] = [];
-  const t = input.t;
-  // Settled, except for the outcome of the resolv.conf write that the deciding input caused.
-  if (s.settled && !(input.kind === "dns-written" && s.settled.kind === "ready")) return { logs, effects, relevant, verdict: s.settled, wakeAt: Infinity };
-
-  /** Rate-limits repeated lines per event and interface; the rest pass through. */
-  const log = (r: LogRecord) => {
-    if (!REPEATED.has(r.event)) return void logs.push(r);
-    const key = `${r.event}/${String(r.fields.ifname ?? "")}`;
-    const h = s.repeats.get(key) ?? { lastAt: -Infinity, held: undefined, count: 0 };
-    s.repeats.set(key, h);
-    if (t - h.lastAt >= LOG_REPEAT_MS) {
-      h.lastAt = t;
-      h.held = undefined;
-      h.count = 0;
-      logs.push(r);
-    } else {
-      h.held = r;
-      h.count++;
-    }
-  };
-  const emit = (es: readonly Emit[]) => {
-    for (const e of es) log({ event: e.event, level: e.level, fields: { ...e.fields, ms: ms(s, e.t) } });
-  };
-
-  const apply = (b: Body, tb: number) => {
-    if (b.kind === "link" && b.op === "new" && b.name) {
-      const i = s.machines.findIndex((m) => m.name === b.name && m.ifindex !== b.ifindex);
-      const old = i >= 0 ? s.machines[i] : undefined;
-      if (old && (old.gone || !s.machines.some((m) => m.ifindex === b.ifindex))) {
-        if (!old.gone) emit(old.onGone(tb));
-        const m = new InterfaceMachine(b.ifindex, old.name, b.mac ?? old.mac, old.startedAt);
-        s.machines[i] = m;
-        s.givenUp.delete(old.ifindex);
-        log({ event: "net.link.recreated", level: "warn", fields: { ifname: m.name, ifindex: m.ifindex, was: old.ifindex, ms: ms(s, tb) } });
-        if (o.mode === "up") effects.push({ kind: "prepare", ifindex: m.ifindex, name: m.name });
-      }
-    }
-    const idx = b.kind === "route" ? b.oif : "ifindex" in b ? b.ifindex : undefined;
-    if (idx !== undefined && s.machines.some((m) => m.ifindex === idx)) relevant.push(b);
-    for (const m of s.machines) {
-      const wasOper = m.operUp;
-      emit(m.apply(b, tb));
-      if (o.mode === "up" && o.solicit && m.operUp && !wasOper && !m.raSeen && !s.solicited.has(m.ifindex)) {
-        s.solicited.set(m.ifindex, tb + (o.rsRetryMs ?? RS_RETRY_MS));
-        effects.push({ kind: "solicit", ifindex: m.ifindex, name: m.name, attempt: 1 });
-      }
-    }
-  };
-
-  switch (input.kind) {
-    case "events":
-      for (const b of input.bodies) apply(b, t);
-      break;
-    case "dump":
-      if (input.what === "all") {
-        for (const m of s.machines) m.resetForResync();
-        const present = new Set(input.bodies.flatMap((b) => (b.kind === "link" ? [b.ifindex] : [])));
-        for (const b of input.bodies) apply(b, t);
-        for (const m of s.machines) if (!present.has(m.ifindex)) emit(m.onGone(t));
-        if (!s.started) {
-          s.started = true;
-          if (o.mode === "up") {
-            for (const m of s.machines) if (!m.adminUp && !m.gone) effects.push({ kind: "link-up", ifindex: m.ifindex, name: m.name });
-            log({
-              event: "net.wait",
-              level: "info",
-              fields: { interfaces: s.machines.map((m) => m.name), policy: o.policy, deadlineMs: ms(s, o.deadline), solicit: o.solicit, dnsNeeded: o.dnsNeeded },
-              msg: "waiting for a usable global address, a default route and DNS (router advertisement)",
-            });
-          }
-        }
-      } else for (const b of input.bodies) apply(b, t);
-      break;
-    case "overrun":
-      log({ event: "net.overrun", level: "warn", fields: {}, msg: "netlink event buffer overrun (ENOBUFS): re-dumping links, addresses and routes" });
-      effects.push({ kind: "dump", what: "all" });
-      break;
-    case "tick":
-      for (const m of s.machines) emit(m.tick(t));
-      for (const [ifindex, due] of s.solicited) {
-        if (due === undefined || due > t) continue;
-        s.solicited.set(ifindex, undefined);
-        const m = s.machines.find((x) => x.ifindex === ifindex);
-        if (m && !m.raSeen && !m.gone) effects.push({ kind: "solicit", ifindex, name: m.name, attempt: 2 });
-      }
-      break;
-    case "dns-written": {
-      const r = input.outcome;
-      if (r.ok) {
-        if (r.how !== "unchanged") logs.push({ event: "net.dns.write", level: "debug", fields: { path: input.path, how: r.how } });
-      } else {
-        log({ event: "net.dns.write", level: o.dnsNeeded ? "error" : "warn", fields: { path: input.path, error: r.reason }, msg: `RA DNS not written: ${r.reason}` });
-        if (o.mode === "up" && o.dnsNeeded) {
-          const message = `DNS is required (--need-dns) but resolv.conf was not written: ${r.reason}`;
-          s.settled = { kind: "fail", code: "dns_write", message, reasons: [message] };
-        }
-      }
-      if (s.settled) return { logs, effects, relevant, verdict: s.settled, wakeAt: Infinity };
-      {
-      }
-      break;
-    }
-  }
-
-  // Addresses: the kernel does not announce a tentative SLAAC address; ask once per RA that needs it.
-  if (s.machines.some((m) => m.wantAddrDump)) {
-    for (const m of s.machines) m.wantAddrDump = false;
-    effects.push({ kind: "dump", what: "addrs" });
-  }
-
-  // resolv.conf: only RA DNS, only once some RA carried it (never an empty file at start).
-  let wakeAt = Math.min(t + TICK_MS, o.deadline);
-  if (o.resolvConf && s.machines.some((m) => m.milestones.has("net.dns"))) {
-    const text = renderResolvConf(collectDns(s.machines));
-    if (text !== s.dnsText) {
-      if (t - s.dnsPublishedAt >= DNS_MIN_INTERVAL_MS) {
-        s.dnsText = text;
-        s.dnsPublishedAt = t;
-        effects.push({ kind: "write-dns", path: o.resolvConf, text });
-      } else wakeAt = Math.min(wakeAt, s.dnsPublishedAt + DNS_MIN_INTERVAL_MS);
-    }
-  }
-  // Lines held back by the rate limit: the last one goes out when its window ends.
-  for (const h of s.repeats.values()) {
-    if (!h.held) continue;
-    if (t - h.lastAt >= LOG_REPEAT_MS) {
-      logs.push({ ...h.held, fields: { ...h.held.fields, repeated: h.count } });
-      h.lastAt = t;
-      h.held = undefined;
-      h.count = 0;
-    } else wakeAt = Math.min(wakeAt, h.lastAt + LOG_REPEAT_MS);
-  }
-  for (const due of s.solicited.values()) if (due !== undefined) wakeAt = Math.min(wakeAt, due);
-
-  const verdict = s.settled ?? decide(s, o, t, log);
-  if (verdict.kind !== "wait") s.settled = verdict;
-  // Never in the past: the loop would spin instead of reading events.
-  return { logs, effects, relevant, verdict, wakeAt: verdict.kind === "wait" ? Math.max(wakeAt, t + 1) : Infinity };
+/** One call of reduce: its input's time and what it returns, filled by the steps below. */
+interface Round {
+  readonly s: CoreState;
+  readonly o: CoreOptions;
+  readonly t: number;
+  readonly logs: LogRecord[];
+  readonly effects: Effect[];
+  readonly relevant: Body[];
+  /** The earliest time a step wants a tick. */
+  wakeAt: number;
 }
 
-function decide(s: CoreState, o: CoreOptions, t: number, log: (r: LogRecord) => void): Verdict {
+export function reduce(s: CoreState, o: CoreOptions, input: Input): Output {
+  const r: Round = { s, o, t: input.t, logs: [], effects: [], relevant: [], wakeAt: Math.min(input.t + TICK_MS, o.deadline) };
+  // Settled, except for the outcome of the resolv.conf write that the deciding input caused.
+  if (s.settled && !(input.kind === "dns-written" && s.settled.kind === "ready")) return settledOutput(r, s.settled);
+  switch (input.kind) {
+    case "events":
+      applyAll(r, input.bodies);
+      break;
+    case "dump":
+      if (input.what === "all") resync(r, input.bodies);
+      else applyAll(r, input.bodies);
+      break;
+    case "overrun":
+      onOverrun(r);
+      break;
+    case "tick":
+      onTick(r);
+      break;
+    case "dns-written":
+      onDnsWritten(r, input.path, input.outcome);
+      if (s.settled) return settledOutput(r, s.settled);
+      break;
+  }
+  requestAddrDump(r);
+  publishDns(r);
+  flushHeld(r);
+  wakeForSolicits(r);
+  const verdict = s.settled ?? decide(r);
+  if (verdict.kind !== "wait") s.settled = verdict;
+  // Never in the past: the loop would spin instead of reading events.
+  return { logs: r.logs, effects: r.effects, relevant: r.relevant, verdict, wakeAt: verdict.kind === "wait" ? Math.max(r.wakeAt, r.t + 1) : Infinity };
+}
+
+function settledOutput(r: Round, verdict: Verdict): Output {
+  return { logs: r.logs, effects: r.effects, relevant: r.relevant, verdict, wakeAt: Infinity };
+}
+
+/** Rate-limits repeated lines per event and interface; the rest pass through. */
+function log(r: Round, rec: LogRecord): void {
+  if (!REPEATED.has(rec.event)) return void r.logs.push(rec);
+  const key = `${rec.event}/${String(rec.fields.ifname ?? "")}`;
+  const h = r.s.repeats.get(key) ?? { lastAt: -Infinity, held: undefined, count: 0 };
+  r.s.repeats.set(key, h);
+  if (r.t - h.lastAt >= LOG_REPEAT_MS) {
+    h.lastAt = r.t;
+    h.held = undefined;
+    h.count = 0;
+    r.logs.push(rec);
+  } else {
+    h.held = rec;
+    h.count++;
+  }
+}
+
+function emit(r: Round, es: readonly Emit[]): void {
+  for (const e of es) log(r, { event: e.event, level: e.level, fields: { ...e.fields, ms: ms(r.s, e.t) } });
+}
+
+function applyAll(r: Round, bodies: readonly Body[]): void {
+  for (const b of bodies) apply(r, b);
+}
+
+/** One rtnetlink body: follow a re-created interface, note it when it concerns us, feed every machine. */
+function apply(r: Round, b: Body): void {
+  followRecreated(r, b);
+  const idx = b.kind === "route" ? b.oif : "ifindex" in b ? b.ifindex : undefined;
+  if (idx !== undefined && r.s.machines.some((m) => m.ifindex === idx)) r.relevant.push(b);
+  for (const m of r.s.machines) {
+    const wasOper = m.operUp;
+    emit(r, m.apply(b, r.t));
+    if (!wasOper) solicitFirst(r, m);
+  }
+}
+
+/** A selected name that shows up under a new ifindex (its old one gone, or not taken): a new machine under that name. */
+function followRecreated(r: Round, b: Body): void {
+  if (b.kind !== "link" || b.op !== "new" || !b.name) return;
+  const { s } = r;
+  const i = s.machines.findIndex((m) => m.name === b.name && m.ifindex !== b.ifindex);
+  const old = i >= 0 ? s.machines[i] : undefined;
+  if (!old || !(old.gone || !s.machines.some((m) => m.ifindex === b.ifindex))) return;
+  if (!old.gone) emit(r, old.onGone(r.t));
+  const m = new InterfaceMachine(b.ifindex, old.name, b.mac ?? old.mac, old.startedAt);
+  s.machines[i] = m;
+  s.givenUp.delete(old.ifindex);
+  log(r, { event: "net.link.recreated", level: "warn", fields: { ifname: m.name, ifindex: m.ifindex, was: old.ifindex, ms: ms(s, r.t) } });
+  if (r.o.mode === "up") r.effects.push({ kind: "prepare", ifindex: m.ifindex, name: m.name });
+}
+
+/** Our own RS when a link has just reached operstate UP before any RA; the retry is due rsRetryMs later. */
+function solicitFirst(r: Round, m: InterfaceMachine): void {
+  const { s, o } = r;
+  if (o.mode !== "up" || !o.solicit || !m.operUp || m.raSeen || s.solicited.has(m.ifindex)) return;
+  s.solicited.set(m.ifindex, r.t + (o.rsRetryMs ?? RS_RETRY_MS));
+  r.effects.push({ kind: "solicit", ifindex: m.ifindex, name: m.name, attempt: 1 });
+}
+
+/** A full dump: every machine resynced from it, those it lacks gone; the first one starts bring-up. */
+function resync(r: Round, bodies: readonly Body[]): void {
+  for (const m of r.s.machines) m.resetForResync();
+  const present = new Set(bodies.flatMap((b) => (b.kind === "link" ? [b.ifindex] : [])));
+  applyAll(r, bodies);
+  for (const m of r.s.machines) if (!present.has(m.ifindex)) emit(r, m.onGone(r.t));
+  if (!r.s.started) start(r);
+}
+
+/** After the first full dump (mode up): every selected link that is down set up, and the wait announced. */
+function start(r: Round): void {
+  const { s, o } = r;
+  s.started = true;
+  if (o.mode !== "up") return;
+  for (const m of s.machines) if (!m.adminUp && !m.gone) r.effects.push({ kind: "link-up", ifindex: m.ifindex, name: m.name });
+  log(r, {
+    event: "net.wait",
+    level: "info",
+    fields: { interfaces: s.machines.map((m) => m.name), policy: o.policy, deadlineMs: ms(s, o.deadline), solicit: o.solicit, dnsNeeded: o.dnsNeeded },
+    msg: "waiting for a usable global address, a default route and DNS (router advertisement)",
+  });
+}
+
+function onOverrun(r: Round): void {
+  log(r, { event: "net.overrun", level: "warn", fields: {}, msg: "netlink event buffer overrun (ENOBUFS): re-dumping links, addresses and routes" });
+  r.effects.push({ kind: "dump", what: "all" });
+}
+
+/** Time passes for every machine; the RS retries that are due and still wanted go out. */
+function onTick(r: Round): void {
+  const { s, t } = r;
+  for (const m of s.machines) emit(r, m.tick(t));
+  for (const [ifindex, due] of s.solicited) {
+    if (due === undefined || due > t) continue;
+    s.solicited.set(ifindex, undefined);
+    const m = s.machines.find((x) => x.ifindex === ifindex);
+    if (m && !m.raSeen && !m.gone) r.effects.push({ kind: "solicit", ifindex, name: m.name, attempt: 2 });
+  }
+}
+
+/** A failed write is a warning, or the end (dns_write) when DNS is required in mode up. */
+function onDnsWritten(r: Round, path: string, outcome: WriteOutcome): void {
+  const { o } = r;
+  if (outcome.ok) {
+    if (outcome.how !== "unchanged") r.logs.push({ event: "net.dns.write", level: "debug", fields: { path, how: outcome.how } });
+    return;
+  }
+  log(r, { event: "net.dns.write", level: o.dnsNeeded ? "error" : "warn", fields: { path, error: outcome.reason }, msg: `RA DNS not written: ${outcome.reason}` });
+  if (o.mode === "up" && o.dnsNeeded) {
+    const message = `DNS is required (--need-dns) but resolv.conf was not written: ${outcome.reason}`;
+    r.s.settled = { kind: "fail", code: "dns_write", message, reasons: [message] };
+  }
+}
+
+/** The kernel does not announce a tentative SLAAC address: one address dump per round that an RA needs it in. */
+function requestAddrDump(r: Round): void {
+  if (!r.s.machines.some((m) => m.wantAddrDump)) return;
+  for (const m of r.s.machines) m.wantAddrDump = false;
+  r.effects.push({ kind: "dump", what: "addrs" });
+}
+
+/** resolv.conf: only RA DNS, only once some RA carried it (never an empty file at start), at most once per DNS_MIN_INTERVAL_MS. */
+function publishDns(r: Round): void {
+  const { s, o, t } = r;
+  if (!o.resolvConf || !s.machines.some((m) => m.milestones.has("net.dns"))) return;
+  const text = renderResolvConf(collectDns(s.machines));
+  if (text === s.dnsText) return;
+  if (t - s.dnsPublishedAt >= DNS_MIN_INTERVAL_MS) {
+    s.dnsText = text;
+    s.dnsPublishedAt = t;
+    r.effects.push({ kind: "write-dns", path: o.resolvConf, text });
+  } else r.wakeAt = Math.min(r.wakeAt, s.dnsPublishedAt + DNS_MIN_INTERVAL_MS);
+}
+
+/** Lines held back by the rate limit: the last one goes out, with its count, when its window ends. */
+function flushHeld(r: Round): void {
+  for (const h of r.s.repeats.values()) {
+    if (!h.held) continue;
+    if (r.t - h.lastAt >= LOG_REPEAT_MS) {
+      r.logs.push({ ...h.held, fields: { ...h.held.fields, repeated: h.count } });
+      h.lastAt = r.t;
+      h.held = undefined;
+      h.count = 0;
+    } else r.wakeAt = Math.min(r.wakeAt, h.lastAt + LOG_REPEAT_MS);
+  }
+}
+
+function wakeForSolicits(r: Round): void {
+  for (const due of r.s.solicited.values()) if (due !== undefined) r.wakeAt = Math.min(r.wakeAt, due);
+}
+
+/** The verdict from the machines' current facts (readiness.ts); mode watch only ends at its deadline. */
+function decide(r: Round): Verdict {
+  const { s, o, t } = r;
   if (o.mode === "watch") return t >= o.deadline ? { kind: "end" } : { kind: "wait" };
   if (!s.started) return { kind: "wait" };
   const input = { policy: o.policy, dnsNeeded: o.dnsNeeded, now: t, deadline: o.deadline, carrierGraceMs: o.carrierGraceMs };
-  for (const m of s.machines) {
-    const dead = deadReason(m, input);
-    const givenUp = dead === "carrier" || dead === "gone";
-    if (givenUp && !s.givenUp.has(m.ifindex))
-      log({ event: "net.link.nocarrier", level: "warn", fields: { ifname: m.name, ms: ms(s, t), gone: dead === "gone" }, msg: m.explain(o.dnsNeeded, t) });
-    if (givenUp) s.givenUp.add(m.ifindex);
-    else s.givenUp.delete(m.ifindex);
-  }
+  noteGivenUp(r, input);
   const v = evaluate(s.machines, input);
   if (v.kind === "wait") return v;
   if (v.kind === "ready") {
     const ready = v.ready.map((m) => m.name);
-    log({ event: "net.ready", level: "info", fields: { interfaces: ready, policy: o.policy, ms: ms(s, t) } });
+    log(r, { event: "net.ready", level: "info", fields: { interfaces: ready, policy: o.policy, ms: ms(s, t) } });
     return { kind: "ready", t, ready };
   }
-  log({ event: "net.timeout", level: "error", fields: { code: v.code, reasons: v.reasons }, msg: v.message });
+  log(r, { event: "net.timeout", level: "error", fields: { code: v.code, reasons: v.reasons }, msg: v.message });
   return { kind: "fail", code: v.code, message: v.message, reasons: v.reasons };
+}
+
+/** Interfaces given up (no carrier past the grace, or gone): one line when one is, again only after it came back. */
+function noteGivenUp(r: Round, input: ReadinessInput): void {
+  const { s, o, t } = r;
+  for (const m of s.machines) {
+    const dead = deadReason(m, input);
+    const givenUp = dead === "carrier" || dead === "gone";
+    if (givenUp && !s.givenUp.has(m.ifindex))
+      log(r, { event: "net.link.nocarrier", level: "warn", fields: { ifname: m.name, ms: ms(s, t), gone: dead === "gone" }, msg: m.explain(o.dnsNeeded, t) });
+    if (givenUp) s.givenUp.add(m.ifindex);
+    else s.givenUp.delete(m.ifindex);
+  }
 }

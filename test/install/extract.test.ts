@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { StderrTail } from "../../src/install/extract.ts";
+
+describe("tar's stderr tail", () => {
+  test("lines split across chunks are joined; a last line without a newline counts only at the end", () => {
+    const t = new StderrTail();
+    t.push("tar: a: Cannot ");
+    t.push("open\ntar: b");
+    expect(t.lines).toEqual(["tar: a: Cannot open"]);
+    t.end();
+    expect(t.lines).toEqual(["tar: a: Cannot open", "tar: b"]);
+    t.end();
+    expect(t.lines).toEqual(["tar: a: Cannot open", "tar: b"]);
+  });
+
+  test("only the last 20 complete lines are kept while tar runs", () => {
+    const t = new StderrTail();
+    t.push(`${Array.from({ length: 25 }, (_, i) => `line ${i}`).join("\n")}\n`);
+    expect(t.lines.length).toBe(20);
+    expect(t.lines[0]).toBe("line 5");
+    expect(t.lines.at(-1)).toBe("line 24");
+  });
+
+  test("ENOSPC on any line, complete or the unfinished last one, marks the disk full", () => {
+    const early = new StderrTail();
+    early.push("tar: ./usr/lib/x: Cannot write: No space left on device\n");
+    early.push(`${Array.from({ length: 30 }, () => "tar: later").join("\n")}\n`);
+    expect(early.diskFull).toBe(true);
+    expect(early.lines.some((l) => l.includes("No space"))).toBe(false);
+
+    const last = new StderrTail();
+    last.push("tar: x: Cannot write: no space left on device");
+    expect(last.diskFull).toBe(false);
+    last.end();
+    expect(last.diskFull).toBe(true);
+  });
+
+  test("other failures do not mark the disk full", () => {
+    const t = new StderrTail();
+    t.push("lz4: error: corrupted block\ntar: Unexpected EOF in archive\n");
+    t.end();
+    expect(t.diskFull).toBe(false);
+  });
+});
