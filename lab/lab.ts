@@ -330,6 +330,11 @@ function collect(s: LabState, served: Served, b: Booted): LabResult {
   return result;
 }
 
+/** Step 6 (on any exit): everything the rig holds, last started first (QEMU, servers, chronyd, lldpd, radvd by PID; the initrd copy), then the namespace. */
+async function cleanUp(s: LabState): Promise<void> {
+  await s.rig?.cleanup();
+}
+
 /**
  * Interrupted (Ctrl-C, CI timeout): with QEMU running, stop it and let the run unwind
  * (runLab's finally cleans up); before that, clean up here. Either way exit 130/143.
@@ -342,7 +347,7 @@ function onInterrupt(s: LabState): () => void {
     s.say(`${sig}: stopping`);
     if (s.qemuPid !== undefined) return void stopPid(s.qemuPid, 1000);
     void (async () => {
-      await s.rig?.cleanup();
+      await cleanUp(s);
       process.exit(sig === "SIGINT" ? 130 : 143);
     })();
   };
@@ -378,7 +383,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     const booted = await boot(s, rig, served);
     return collect(s, served, booted);
   } finally {
-    await s.rig?.cleanup();
+    await cleanUp(s);
     removeSignalHandlers();
   }
 }

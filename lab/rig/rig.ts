@@ -28,7 +28,8 @@ function sh(argv: readonly string[]): string {
   return r.stdout.toString();
 }
 
-const alive = (pid: number): boolean => {
+/** Whether a process with this PID exists (signal 0). */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
