@@ -20,7 +20,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../lab/ipxe/chain-lab.ts";
+import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../lab/chain/chain-lab.ts";
 import { run } from "../lab/ipxe/lab-process.ts";
 import { waitFor } from "../lab/wait.ts";
 import { cmdlineFor, type Partition } from "../lab/ipxe/partitions.ts";

@@ -16,8 +16,8 @@ import { parseArgs } from "node:util";
 import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
 import {
   labNames,
+  labRadvdPorts,
   qemuArgv,
-  radvdConf,
   segmentPrefix,
   switchName,
   SERVICE_ADDR,
@@ -34,6 +34,7 @@ import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldp
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
 import { waitFor } from "./wait.ts";
+import { NetnsRig, stopPid } from "./rig/rig.ts";
 import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
 import { installMedia } from "./install-media.ts";
 import { standinServers } from "./servers.ts";
@@ -109,280 +110,280 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
   };
 }
 
-function sh(argv: readonly string[]): string {
-  const r = Bun.spawnSync([...argv], { stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`lab: ${argv.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().trim()}`);
-  return r.stdout.toString();
+/** What a run has built so far: the one state the steps below read and extend. */
+interface LabState {
+  readonly run: LabRun;
+  readonly names: LabNames;
+  /** Absolute: servers run with other working directories (the stand-ins' openssl runs in its PKI folder). */
+  readonly dir: string;
+  readonly consolePath: string;
+  readonly say: (s: string) => void;
+  /** When the run started (performance.now()). */
+  readonly t0: number;
+  /** The namespace and everything started in it; undefined until createRig. */
+  rig?: NetnsRig;
+  /** QEMU's PID once it runs (an interrupt then stops QEMU and lets the run unwind). */
+  qemuPid?: number;
+  interrupted?: NodeJS.Signals;
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+/** What startServers gives the boot: the servers (for their logs) and what they hand the guest. */
+interface Served {
+  readonly servers: readonly LabServer[];
+  readonly guestFiles: readonly GuestFile[];
+  readonly serverCmdline: readonly string[];
+  /** The apiserver stand-in's switch table (a leaf pair only). */
+  readonly switchTable?: string;
+}
 
-/** SIGTERM, then SIGKILL if it is still there after `graceMs`. Only our own PIDs come here. */
-async function stop(pid: number, graceMs = 2000): Promise<void> {
-  if (!alive(pid)) return;
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    return;
+/** How QEMU ended. */
+interface Booted {
+  readonly lines: readonly ConsoleLine[];
+  readonly qemuExit: number | null;
+  readonly qemuEndMs: number;
+  readonly timedOut: boolean;
+  readonly stderr: string;
+}
+
+/** Step 1: the namespace (the boot VRF), its service addresses, a tap and a /64 per NIC, radvd unless --no-ra. */
+async function createRig(s: LabState): Promise<NetnsRig> {
+  const { names, run, dir, say } = s;
+  const rig = NetnsRig.create(names.netns, dir);
+  s.rig = rig;
+  for (const a of [SERVICE_ADDR, DNS_ADDR, NTP_ADDR]) rig.addLoopback(a);
+  names.taps.forEach((tap, i) => rig.addTap(tap, `${segmentPrefix(i)}1`));
+  say(`netns ${names.netns}, taps ${names.taps.join(" ")}, services on [${SERVICE_ADDR}], dir ${dir}`);
+  if (run.ra) await rig.startRadvd(labRadvdPorts(names.taps), say);
+  else say("no radvd: no router advertisements on the segment");
+  return rig;
+}
+
+/** Step 2: the switches (lldpd on each tap) and, for a leaf pair, the apiserver stand-in's switch table. */
+async function startLeaves(s: LabState, rig: NetnsRig): Promise<string | undefined> {
+  const { names, run, dir, say } = s;
+  if (!run.lldp) {
+    say("no switches: no LLDP on the segments");
+    return undefined;
   }
-  try {
-    await waitFor(() => !alive(pid), graceMs, `PID ${pid} to exit`);
-  } catch {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
+  // Configs and control sockets in a temp dir lldpd's own user can reach.
+  const swDir = switchesDir();
+  rig.onCleanup("switches dir", () => rmSync(swDir, { recursive: true, force: true }));
+  const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
+  say(`waiting up to 10 s for the switches (lldpd): ${switches.map((w) => `${w.hostname} on ${w.tap}`).join(", ")}`);
+  const tSwitches = performance.now();
+  const inNs = (argv: readonly string[]): string[] => rig.exec(argv);
+  await startSwitches(switches, swDir, (argv, name) => rig.spawn(name, argv, { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) }), inNs);
+  say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
+  // As metal-core would register these leaves (a leaf pair: with another count the stand-in drops the two-switch rule and connects nothing).
+  if (switches.length !== 2) return undefined;
+  const switchTable = `${dir}/switches.json`;
+  writeFileSync(switchTable, JSON.stringify(switchSpecs(switches, inNs), null, 1) + "\n");
+  return switchTable;
+}
+
+/** Step 3: chronyd (the NTP server metal-boot names), then each lab server, each waited for until it listens. */
+async function startServers(s: LabState, rig: NetnsRig, switchTable: string | undefined): Promise<Served> {
+  const { names, run, dir, say } = s;
+  say(`waiting up to 10 s for chronyd to serve NTP on [${NTP_ADDR}]:123`);
+  const ntp = await startLabNtp(NTP_ADDR, dir, (argv) => rig.spawn("chronyd", argv, { stdout: Bun.file(`${dir}/chronyd.log`), stderr: Bun.file(`${dir}/chronyd.log`) }));
+  say(`chronyd (PID ${ntp.pid}) serves NTP on [${NTP_ADDR}]:123`);
+  const servers = run.servers({
+    addr: SERVICE_ADDR,
+    dir,
+    allocate: run.allocate,
+    switches: run.lldp ? names.taps.length : 0,
+    ntp: NTP_ADDR,
+    ...(switchTable ? { switchTable } : {}),
+  });
+  const guestFiles: GuestFile[] = [];
+  const serverCmdline: string[] = [];
+  for (const srv of servers) {
+    const p = rig.spawn(srv.name, srv.argv, { stdout: Bun.file(`${dir}/servers/${srv.name}.log`), stderr: "inherit" });
+    say(`waiting up to 20 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
+    await waitFor(
+      () => {
+        if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
+        try {
+          return listeningPorts(readFileSync(`/proc/${p.pid}/net/tcp6`, "utf8")).has(srv.port);
+        } catch {
+          return false;
+        }
+      },
+      20_000,
+      `${srv.name} listening on ${srv.port}`,
+    );
+    const g = srv.guest?.();
+    if (g) {
+      guestFiles.push(...g.files);
+      serverCmdline.push(...g.cmdline);
     }
   }
+  return { servers, guestFiles, serverCmdline, ...(switchTable ? { switchTable } : {}) };
 }
 
+/** The initramfs QEMU boots: the run's own, or with the servers' files (the lab CA) in a small archive in front. */
+function guestInitrd(s: LabState, rig: NetnsRig, guestFiles: readonly GuestFile[]): string {
+  if (guestFiles.length === 0) return s.run.initrd;
+  const combined = `${s.dir}/initrd`;
+  // A copy of the whole initramfs: removed after the run (the logs stay).
+  rig.onCleanup("combined initrd", () => rmSync(combined, { force: true }));
+  writeFileSync(combined, overlayCpio([...guestFiles]));
+  appendFileSync(combined, readFileSync(s.run.initrd));
+  return combined;
+}
+
+/** Step 4: QEMU in the namespace, its console stamped into console.log (and live), until it exits or the bound passes. */
+async function boot(s: LabState, rig: NetnsRig, served: Served): Promise<Booted> {
+  const { run, names, dir, say, consolePath } = s;
+  const argv = qemuArgv({ ...run, initrd: guestInitrd(s, rig, served.guestFiles), serverCmdline: served.serverCmdline }, names);
+  writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
+  const qStart = performance.now();
+  // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
+  const qemu = rig.spawn("qemu", argv, { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
+  let typed = false;
+  // A person at the debug shell needs the prompt as it comes, not at the next newline:
+  // the terminal gets QEMU's output raw; the file still gets stamped lines.
+  const interactive = run.live && run.debug && !run.consoleInput;
+  s.qemuPid = qemu.pid;
+  say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
+  const lines: ConsoleLine[] = [];
+  const addLine = (text: string): void => {
+    const ms = Math.round(performance.now() - qStart);
+    lines.push({ ms, text });
+    const out = `${stamp(ms)} ${text}\n`;
+    appendFileSync(consolePath, out);
+    if (run.live && !interactive) process.stdout.write(out);
+    if (run.consoleInput && !typed && run.consoleInput.after.test(text) && qemu.stdin && typeof qemu.stdin !== "number") {
+      typed = true;
+      qemu.stdin.write(run.consoleInput.text);
+      void qemu.stdin.flush();
+    }
+  };
+  const pump = (async () => {
+    const dec = new TextDecoder();
+    let rest = "";
+    for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
+      if (interactive) process.stdout.write(chunk);
+      const r = splitLines(rest, dec.decode(chunk, { stream: true }));
+      rest = r.rest;
+      r.lines.forEach(addLine);
+    }
+    if (rest !== "") addLine(rest);
+  })();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopPid(qemu.pid, 1000);
+  }, run.timeoutMs);
+  const qemuExit = await qemu.exited;
+  const qemuEndMs = Math.round(performance.now() - qStart);
+  clearTimeout(timer);
+  await pump;
+  if (s.interrupted) throw new LabInterrupted(s.interrupted);
+  const stderr = await new Response(qemu.stderr as ReadableStream<Uint8Array>).text();
+  if (stderr.trim() !== "") writeFileSync(`${dir}/qemu.stderr`, stderr);
+  return { lines, qemuExit, qemuEndMs, timedOut, stderr };
+}
+
+/** Step 5: the outcome, the servers' logs, the switch connections; result.json and the summary lines. */
+function collect(s: LabState, served: Served, b: Booted): LabResult {
+  const { run, names, dir, say } = s;
+  const outcome = classifyEnd(b.lines, b.timedOut);
+  const durationMs = Math.round(performance.now() - s.t0);
+  const serverLogs: Record<string, string> = {};
+  for (const srv of served.servers) {
+    serverLogs[srv.name] = srv.logs
+      .map((f) => {
+        try {
+          return readFileSync(f, "utf8");
+        } catch {
+          return "";
+        }
+      })
+      .join("");
+  }
+  const connectionsFile = `${dir}/standins/connections.json`;
+  const connections = served.switchTable ? connectionsLine(existsSync(connectionsFile) ? readFileSync(connectionsFile, "utf8") : undefined, LAB_UUID) : undefined;
+  if (served.switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
+  const result: LabResult = {
+    outcome,
+    exitCode: labExitCode(outcome, run.expect),
+    names,
+    dir,
+    lines: b.lines,
+    records: records(b.lines),
+    serverLogs,
+    qemuExit: b.qemuExit,
+    qemuEndMs: b.qemuEndMs,
+    durationMs,
+    ...(connections ? { connections } : {}),
+  };
+  writeFileSync(
+    `${dir}/result.json`,
+    JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit: b.qemuExit, durationMs, netns: names.netns, taps: names.taps }, null, 1) + "\n",
+  );
+  for (const l of clockSummary(result.records)) say(l);
+  const stderr = b.stderr.trim();
+  say(
+    `ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${s.consolePath}${stderr ? `; QEMU stderr: ${stderr.split("\n")[0]}` : ""}`,
+  );
+  return result;
+}
+
+/** Step 6 (on any exit): everything the rig holds, last started first (QEMU, servers, chronyd, lldpd, radvd by PID; the initrd copy), then the namespace. */
+async function cleanUp(s: LabState): Promise<void> {
+  await s.rig?.cleanup();
+}
+
+/**
+ * Interrupted (Ctrl-C, CI timeout): with QEMU running, stop it and let the run unwind
+ * (runLab's finally cleans up); before that, clean up here. Either way exit 130/143.
+ * Returns the function that removes the handlers.
+ */
+function onInterrupt(s: LabState): () => void {
+  const onSignal = (sig: NodeJS.Signals): void => {
+    if (s.interrupted) return;
+    s.interrupted = sig;
+    s.say(`${sig}: stopping`);
+    if (s.qemuPid !== undefined) return void stopPid(s.qemuPid, 1000);
+    void (async () => {
+      await cleanUp(s);
+      process.exit(sig === "SIGINT" ? 130 : 143);
+    })();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+}
+
+/** One lab run: create the rig, start the leaves and servers, boot, collect; everything it made is removed on any exit. */
 export async function runLab(run: LabRun): Promise<LabResult> {
-  const names = labNames(run);
-  const { netns } = names;
-  // Absolute: servers run with other working directories (the stand-ins' openssl runs in its PKI folder).
   const dir = resolve(run.dir);
   mkdirSync(`${dir}/servers`, { recursive: true });
   const consolePath = `${dir}/console.log`;
   writeFileSync(consolePath, "");
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const say = (s: string): void => {
-    if (run.live) process.stdout.write(`lab: ${s}\n`);
+  const s: LabState = {
+    run,
+    names: labNames(run),
+    dir,
+    consolePath,
+    say: (line) => {
+      if (run.live) process.stdout.write(`lab: ${line}\n`);
+    },
+    t0: performance.now(),
   };
-  const t0 = performance.now();
-  let removeSignalHandlers = (): void => {};
-  let interrupted: NodeJS.Signals | undefined;
-  let qemuPid: number | undefined;
+  const removeSignalHandlers = onInterrupt(s);
   try {
-    // Interrupted (Ctrl-C, CI timeout): with QEMU running, stop it and let the run unwind
-    // (the finally below cleans up); before that, clean up here. Either way exit 130/143.
-    const onSignal = (sig: NodeJS.Signals): void => {
-      if (interrupted) return;
-      interrupted = sig;
-      say(`${sig}: stopping`);
-      if (qemuPid !== undefined) return void stop(qemuPid, 1000);
-      void (async () => {
-        for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});
-        process.exit(sig === "SIGINT" ? 130 : 143);
-      })();
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    removeSignalHandlers = () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    };
-
-    sh(["ip", "netns", "add", netns]);
-    cleanups.push(() => void Bun.spawnSync(["ip", "netns", "del", netns]));
-    const inNs = (argv: readonly string[]): string[] => ["ip", "netns", "exec", netns, ...argv];
-    sh(["ip", "-n", netns, "link", "set", "lo", "up"]);
-    sh(inNs(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]));
-    for (const a of [SERVICE_ADDR, DNS_ADDR, NTP_ADDR]) sh(["ip", "-n", netns, "-6", "addr", "add", `${a}/128`, "dev", "lo"]);
-    names.taps.forEach((tap, i) => {
-      sh(["ip", "-n", netns, "tuntap", "add", "dev", tap, "mode", "tap"]);
-      sh(["ip", "-n", netns, "-6", "addr", "add", `${segmentPrefix(i)}1/64`, "dev", tap, "nodad"]);
-      sh(["ip", "-n", netns, "link", "set", tap, "up"]);
-    });
-    say(`netns ${netns}, taps ${names.taps.join(" ")}, services on [${SERVICE_ADDR}], dir ${dir}`);
-
-    if (run.ra) {
-      writeFileSync(`${dir}/radvd.conf`, radvdConf(names.taps), { mode: 0o644 });
-      const radvd = Bun.spawn(inNs(["radvd", "-n", "-C", `${dir}/radvd.conf`, "-p", `${dir}/radvd.pid`, "-m", "stderr"]), {
-        stdout: Bun.file(`${dir}/radvd.log`),
-        stderr: Bun.file(`${dir}/radvd.log`),
-      });
-      cleanups.push(() => stop(radvd.pid));
-      say(`waiting up to 5 s for radvd (PID ${radvd.pid}) to write its pid file`);
-      await waitFor(
-        () => {
-          if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}: ${readFileSync(`${dir}/radvd.log`, "utf8").trim()}`);
-          try {
-            return readFileSync(`${dir}/radvd.pid`, "utf8").trim() !== "";
-          } catch {
-            return false;
-          }
-        },
-        5000,
-        "radvd's pid file",
-      );
-    } else say("no radvd: no router advertisements on the segment");
-
-    let switchTable: string | undefined;
-    if (run.lldp) {
-      // The switches: lldpd on each tap, configs and control sockets in a temp dir lldpd's own user can reach.
-      const swDir = switchesDir();
-      cleanups.push(() => rmSync(swDir, { recursive: true, force: true }));
-      const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
-      say(`waiting up to 10 s for the switches (lldpd): ${switches.map((s) => `${s.hostname} on ${s.tap}`).join(", ")}`);
-      const tSwitches = performance.now();
-      await startSwitches(
-        switches,
-        swDir,
-        (argv, name) => {
-          const p = Bun.spawn(inNs(argv), { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) });
-          cleanups.push(() => stop(p.pid));
-          return p;
-        },
-        inNs,
-      );
-      say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
-      // The apiserver stand-in's switch table, as metal-core would register these leaves (a leaf pair:
-      // with another count the stand-in drops the two-switch rule and connects nothing).
-      if (switches.length === 2) {
-        switchTable = `${dir}/switches.json`;
-        writeFileSync(switchTable, JSON.stringify(switchSpecs(switches, inNs), null, 1) + "\n");
-      }
-    } else say("no switches: no LLDP on the segments");
-
-    // The NTP server metal-boot names (ntp_servers): chronyd, ended by its PID like the others.
-    say(`waiting up to 10 s for chronyd to serve NTP on [${NTP_ADDR}]:123`);
-    const ntp = await startLabNtp(NTP_ADDR, dir, (argv) => {
-      const p = Bun.spawn(inNs(argv), { stdout: Bun.file(`${dir}/chronyd.log`), stderr: Bun.file(`${dir}/chronyd.log`) });
-      cleanups.push(() => stop(p.pid));
-      return p;
-    });
-    say(`chronyd (PID ${ntp.pid}) serves NTP on [${NTP_ADDR}]:123`);
-    const servers = run.servers({
-      addr: SERVICE_ADDR,
-      dir,
-      allocate: run.allocate,
-      switches: run.lldp ? names.taps.length : 0,
-      ntp: NTP_ADDR,
-      ...(switchTable ? { switchTable } : {}),
-    });
-    const guestFiles: GuestFile[] = [];
-    const serverCmdline: string[] = [];
-    for (const srv of servers) {
-      const log = `${dir}/servers/${srv.name}.log`;
-      const p = Bun.spawn(inNs(srv.argv), { stdout: Bun.file(log), stderr: "inherit" });
-      cleanups.push(() => stop(p.pid));
-      say(`waiting up to 20 s for ${srv.name} (PID ${p.pid}) to listen on port ${srv.port}`);
-      await waitFor(
-        () => {
-          if (p.exitCode !== null) throw new Error(`${srv.name} exited ${p.exitCode} before listening`);
-          try {
-            return listeningPorts(readFileSync(`/proc/${p.pid}/net/tcp6`, "utf8")).has(srv.port);
-          } catch {
-            return false;
-          }
-        },
-        20_000,
-        `${srv.name} listening on ${srv.port}`,
-      );
-      const g = srv.guest?.();
-      if (g) {
-        guestFiles.push(...g.files);
-        serverCmdline.push(...g.cmdline);
-      }
-    }
-
-    // Files the servers give the guest (the lab CA) go in a small archive in front of the initramfs.
-    let initrd = run.initrd;
-    if (guestFiles.length > 0) {
-      const combined = `${dir}/initrd`;
-      initrd = combined;
-      // A copy of the whole initramfs: removed after the run (the logs stay).
-      cleanups.push(() => rmSync(combined, { force: true }));
-      writeFileSync(combined, overlayCpio(guestFiles));
-      appendFileSync(combined, readFileSync(run.initrd));
-    }
-    const argv = qemuArgv({ ...run, initrd, serverCmdline }, names);
-    writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
-    const qStart = performance.now();
-    // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
-    const qemu = Bun.spawn(inNs(argv), { stdin: run.consoleInput ? "pipe" : run.debug ? "inherit" : "ignore", stdout: "pipe", stderr: "pipe" });
-    let typed = false;
-    // A person at the debug shell needs the prompt as it comes, not at the next newline:
-    // the terminal gets QEMU's output raw; the file still gets stamped lines.
-    const interactive = run.live && run.debug && !run.consoleInput;
-    qemuPid = qemu.pid;
-    cleanups.push(() => stop(qemu.pid));
-    say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
-    const lines: ConsoleLine[] = [];
-    const addLine = (text: string): void => {
-      const ms = Math.round(performance.now() - qStart);
-      lines.push({ ms, text });
-      const out = `${stamp(ms)} ${text}\n`;
-      appendFileSync(consolePath, out);
-      if (run.live && !interactive) process.stdout.write(out);
-      if (run.consoleInput && !typed && run.consoleInput.after.test(text) && qemu.stdin && typeof qemu.stdin !== "number") {
-        typed = true;
-        qemu.stdin.write(run.consoleInput.text);
-        void qemu.stdin.flush();
-      }
-    };
-    const pump = (async () => {
-      const dec = new TextDecoder();
-      let rest = "";
-      for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
-        if (interactive) process.stdout.write(chunk);
-        const r = splitLines(rest, dec.decode(chunk, { stream: true }));
-        rest = r.rest;
-        r.lines.forEach(addLine);
-      }
-      if (rest !== "") addLine(rest);
-    })();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      void stop(qemu.pid, 1000);
-    }, run.timeoutMs);
-    const qemuExit = await qemu.exited;
-    const qemuEndMs = Math.round(performance.now() - qStart);
-    clearTimeout(timer);
-    await pump;
-    if (interrupted) throw new LabInterrupted(interrupted);
-    const stderr = await new Response(qemu.stderr).text();
-    if (stderr.trim() !== "") writeFileSync(`${dir}/qemu.stderr`, stderr);
-    const outcome = classifyEnd(lines, timedOut);
-    const durationMs = Math.round(performance.now() - t0);
-    const serverLogs: Record<string, string> = {};
-    for (const srv of servers) {
-      serverLogs[srv.name] = srv.logs
-        .map((f) => {
-          try {
-            return readFileSync(f, "utf8");
-          } catch {
-            return "";
-          }
-        })
-        .join("");
-    }
-    const connections = switchTable
-      ? connectionsLine(existsSync(`${dir}/standins/connections.json`) ? readFileSync(`${dir}/standins/connections.json`, "utf8") : undefined, LAB_UUID)
-      : undefined;
-    if (switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
-    const result: LabResult = {
-      outcome,
-      exitCode: labExitCode(outcome, run.expect),
-      names,
-      dir,
-      lines,
-      records: records(lines),
-      serverLogs,
-      qemuExit,
-      qemuEndMs,
-      durationMs,
-      ...(connections ? { connections } : {}),
-    };
-    writeFileSync(
-      `${dir}/result.json`,
-      JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit, durationMs, netns, taps: names.taps }, null, 1) + "\n",
-    );
-    for (const l of clockSummary(result.records)) say(l);
-    say(
-      `ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${consolePath}${stderr.trim() ? `; QEMU stderr: ${stderr.trim().split("\n")[0]}` : ""}`,
-    );
-    return result;
+    const rig = await createRig(s);
+    const switchTable = await startLeaves(s, rig);
+    const served = await startServers(s, rig, switchTable);
+    const booted = await boot(s, rig, served);
+    return collect(s, served, booted);
   } finally {
-    for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});
+    await cleanUp(s);
     removeSignalHandlers();
   }
 }

@@ -1,9 +1,10 @@
 /**
- * The lab as data: names, addresses, radvd's config, the guest's cmdline and QEMU's
+ * The lab as data: names, addresses, what radvd advertises, the guest's cmdline and QEMU's
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
 import { qemuMachineArgv } from "./qemu.ts";
+import type { RadvdPort } from "./rig/radvd-conf.ts";
 export type NicModel = "virtio" | "e1000";
 
 export interface LabOptions {
@@ -61,26 +62,9 @@ export function labNames(o: Pick<LabOptions, "id" | "nics">): LabNames {
 
 export const guestMac = (nic: number): string => `52:54:00:6d:68:${(nic + 1).toString(16).padStart(2, "0")}`;
 
-export function radvdConf(taps: readonly string[]): string {
-  return taps
-    .map(
-      (tap, i) => `interface ${tap} {
-  AdvSendAdvert on;
-  MinRtrAdvInterval 3;
-  MaxRtrAdvInterval 10;
-  AdvDefaultLifetime 600;
-  prefix ${segmentPrefix(i)}/64 {
-    AdvOnLink on;
-    AdvAutonomous on;
-  };
-  RDNSS ${DNS_ADDR} {
-  };
-  DNSSL ${DNS_SEARCH} {
-  };
-};
-`,
-    )
-    .join("");
+/** What radvd advertises on each tap (lab/rig/radvd-conf.ts renders it): the tap's /64, RDNSS and DNSSL on the services. */
+export function labRadvdPorts(taps: readonly string[]): RadvdPort[] {
+  return taps.map((ifname, i) => ({ ifname, prefix: `${segmentPrefix(i)}/64`, rdnss: [DNS_ADDR], dnssl: [DNS_SEARCH] }));
 }
 
 export function guestCmdline(o: LabOptions): string {

@@ -67,7 +67,7 @@ chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v
 
 lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
 	LAB_FIRMWARE=$(if $(filter seabios,$(FIRMWARE)),bios,$(FIRMWARE)) $(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
-	$(BUN) lab/ipxe/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
+	$(BUN) lab/chain/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps
 	$(BUN) test --timeout 300000 test/e2e/chain.test.ts

@@ -19,6 +19,8 @@ import { run } from "../ipxe/lab-process.ts";
 import { standinControl } from "../standins/control-client.ts";
 import { withPrivateRun } from "../plan.ts";
 import { waitFor } from "../wait.ts";
+import { radvdConf as renderRadvdConf } from "../rig/radvd-conf.ts";
+import { startRadvd } from "../rig/radvd.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const DRIVER = join(REPO, "test/integration/api/agent-driver.ts");
@@ -113,15 +115,12 @@ export class Fleet {
     }
     // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
     const radvdConf = join(this.dir, "radvd.conf");
-    writeFileSync(
-      radvdConf,
-      `interface br0 {\n  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600; AdvSourceLLAddress on;\n  prefix ${FLEET_PREFIX}/64 { AdvOnLink on; AdvAutonomous on; };\n  RDNSS ${FLEET_PREFIX}53 { };\n};\n`,
+    writeFileSync(radvdConf, renderRadvdConf([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]));
+    this.daemons.push(
+      await startRadvd({ exec: (argv) => this.nsExec(this.leaves[0], argv), conf: radvdConf, pidFile: join(this.dir, "radvd.pid"), log: join(this.dir, "radvd.log") }),
     );
-    const radvd = this.spawn(this.nsExec(this.leaves[0], ["radvd", "-n", "-C", radvdConf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]));
     await this.startLldpd();
     await this.startStandins();
-    await waitFor(() => existsSync(join(this.dir, "radvd.pid")) || radvd.exitCode !== null, 10_000, "radvd started");
-    if (radvd.exitCode !== null) throw new Error(`radvd exited ${radvd.exitCode}`);
   }
 
   private spawn(argv: readonly string[], stdout: "ignore" | "pipe" = "ignore"): ReturnType<typeof Bun.spawn> {

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
-import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, LAB_BMC_NET, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/ipxe/chain-lab.ts";
+import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, LAB_BMC_NET, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/chain/chain-lab.ts";
 import { LAB_FRU } from "../../lab/bmc/sim.ts";
 import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/kernel.ts";

@@ -1,7 +1,8 @@
 /**
  * The one network-namespace harness of the root tests and benches:
  *   - Lab: unique names under the `mhn` prefix, veth pairs with fixed MACs, radvd in
- *     the router namespace with a config from test/fixtures/radvd/ (bring-up tests);
+ *     the router namespace with a config from test/fixtures/radvd/, started as every lab
+ *     rig starts it (lab/rig/radvd.ts) (bring-up tests);
  *   - createHostLink: one veth between the test's own namespace (stand-ins) and a
  *     fresh namespace for the agent, static addresses (api and provision suites).
  * Both clean up everything even after a failure (deleting a namespace deletes its
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import ipaddr from "ipaddr.js";
 export { eui64 } from "../../lab/ipxe/eui64.ts";
 import { waitFor } from "../../lab/wait.ts";
+import { startRadvd } from "../../lab/rig/radvd.ts";
 
 export const isRoot = process.getuid?.() === 0;
 export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
@@ -123,21 +125,15 @@ export class Lab {
   async radvd(link: Link, fixture: string): Promise<number> {
     const conf = this.radvdConf(link, fixture);
     // A fresh pid file per start: a radvd being stopped may still hold (and then remove) the old one.
-    const pidfile = join(this.dir, `${link.routerIf}.${this.pids.length}.pid`);
-    const p = Bun.spawn(["ip", "netns", "exec", link.routerNs, "radvd", "-C", conf, "-p", pidfile, "-n", "-m", "stderr"], { stdout: "ignore", stderr: "pipe" });
+    const run = `${link.routerIf}.${this.pids.length}`;
+    const p = await startRadvd({
+      exec: (argv) => ["ip", "netns", "exec", link.routerNs, ...argv],
+      conf,
+      pidFile: join(this.dir, `${run}.pid`),
+      log: join(this.dir, `${run}.log`),
+      timeoutMs: 5000,
+    });
     this.pids.push(p.pid);
-    await waitFor(
-      () => {
-        try {
-          return readFileSync(pidfile, "utf8").trim() !== "";
-        } catch {
-          return p.exitCode !== null;
-        }
-      },
-      5000,
-      `radvd pidfile ${pidfile}`,
-    );
-    if (p.exitCode !== null) throw new Error(`radvd exited ${p.exitCode}: ${await new Response(p.stderr).text()}`);
     this.radvdPids.set(link.routerIf, { pid: p.pid, conf });
     return p.pid;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, lldpdArgv, lldpdConf, qemuArgv, radvdConf, switchName, withPrivateRun } from "../../../lab/plan.ts";
+import { guestCmdline, guestMac, labNames, labRadvdPorts, lldpdArgv, lldpdConf, qemuArgv, switchName, withPrivateRun } from "../../../lab/plan.ts";
+import { radvdConf } from "../../../lab/rig/radvd-conf.ts";
 import { defaultRun } from "../../../lab/lab.ts";
 
 describe("lab plan", () => {
@@ -11,8 +12,8 @@ describe("lab plan", () => {
   });
 
   test("radvd advertises one /64 per tap with RDNSS and DNSSL", () => {
-    expect(radvdConf(["t0", "t1"])).toContain("interface t1 {");
-    expect(radvdConf(["t0"])).toBe(`interface t0 {
+    expect(labRadvdPorts(["t0", "t1"])[1]).toEqual({ ifname: "t1", prefix: "fd6d:686c:0:2::/64", rdnss: ["fd6d:686c:0:ffff::53"], dnssl: ["lab.metal"] });
+    expect(radvdConf(labRadvdPorts(["t0"]))).toBe(`interface t0 {
   AdvSendAdvert on;
   MinRtrAdvInterval 3;
   MaxRtrAdvInterval 10;

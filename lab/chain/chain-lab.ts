@@ -9,23 +9,26 @@
  *                                                                                 +-- (stand-ins) NTP [fd00:b007::123]:123
  *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
  *
- * Everything is named mhc-<random> / mhct<random><n>, and stop() removes it all
- * (processes by PID, then the namespace, which takes the taps with it).
+ * Namespace, taps and radvd are the lab rig's (lab/rig/). Everything is named
+ * mhc-<random> / mhct<random><n>, and tearDown() removes it all (processes by PID,
+ * then the namespace, which takes the taps with it).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PartitionInput } from "./partitions.ts";
-import { routerAddress } from "./eui64.ts";
+import type { PartitionInput } from "../ipxe/partitions.ts";
+import { routerAddress } from "../ipxe/eui64.ts";
 import { waitFor } from "../wait.ts";
-import { Proc, run } from "./lab-process.ts";
+import { Proc, run } from "../ipxe/lab-process.ts";
 import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
 import { switchName, type LabSwitchOs } from "../plan.ts";
-import { parseRequestLog, type RequestLogEntry } from "./request-log.ts";
+import { parseRequestLog, type RequestLogEntry } from "../ipxe/request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../ntp.ts";
+import type { RadvdPort } from "../rig/radvd-conf.ts";
+import { NetnsRig } from "../rig/rig.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -137,7 +140,13 @@ export class ChainLab {
   readonly requestLog = join(this.dir, "requests.jsonl");
   readonly machines: RunningMachine[] = [];
   private readonly procs: Proc[] = [];
-  private nsCreated = false;
+  /** The namespace, its taps and radvd (lab/rig/); set by setUp. */
+  private rig: NetnsRig | undefined;
+
+  private get up(): NetnsRig {
+    if (!this.rig) throw new Error(`chain lab ${this.ns}: not set up (call setUp() first)`);
+    return this.rig;
+  }
   /** The machines' BMCs, by machine index (opts.bmc). */
   readonly bmcs: BmcSim[] = [];
 
@@ -160,12 +169,10 @@ export class ChainLab {
 
   /** Brings up namespace, taps, radvd, tcpdump and (unless omitted) the boot server; does not start QEMU. */
   async setUp(): Promise<void> {
-    await run(["ip", "netns", "add", this.ns]);
-    this.nsCreated = true;
-    await run(["ip", "-n", this.ns, "link", "set", "lo", "up"]);
-    await run(this.nsExec(["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
-    await run(["ip", "-n", this.ns, "addr", "add", `${BOOT_SERVER_ADDR}/128`, "dev", "lo"]);
-    const radvdConf: string[] = [];
+    const rig = NetnsRig.create(this.ns, this.dir);
+    this.rig = rig;
+    rig.addLoopback(BOOT_SERVER_ADDR);
+    const radvdPorts: RadvdPort[] = [];
     const taps: string[] = [];
     const switches: LabSwitch[] = [];
     for (const [i, m] of this.opts.machines.entries()) {
@@ -173,35 +180,18 @@ export class ChainLab {
       taps.push(tap);
       const ports = [{ tap, prefix: m.prefix }, ...(m.moreNics ?? []).map((n, k) => ({ tap: this.moreTap(i, k), prefix: n.prefix }))];
       for (const [k, port] of ports.entries()) {
-        await run(["ip", "-n", this.ns, "tuntap", "add", "dev", port.tap, "mode", "tap"]);
-        await run(["ip", "-n", this.ns, "link", "set", port.tap, "up"]);
-        await run(["ip", "-n", this.ns, "addr", "add", `${routerAddress(port.prefix)}/64`, "dev", port.tap, "nodad"]);
+        rig.addTap(port.tap, routerAddress(port.prefix));
         if (this.opts.switches) switches.push({ tap: port.tap, hostname: switchName(k), os: this.opts.switchOs ?? "sonic", port: i });
         // RDNSS/DNSSL as a boot VRF's router would send them (the agent's readiness includes DNS).
-        if (m.ra !== false) {
-          radvdConf.push(
-            `interface ${port.tap} {`,
-            "  AdvSendAdvert on; MinRtrAdvInterval 3; MaxRtrAdvInterval 10; AdvDefaultLifetime 600;",
-            `  prefix ${port.prefix} { AdvOnLink on; AdvAutonomous on; };`,
-            `  RDNSS ${LAB_DNS} { };`,
-            `  DNSSL ${LAB_DNS_SEARCH} { };`,
-            "};",
-          );
-        }
+        if (m.ra !== false) radvdPorts.push({ ifname: port.tap, prefix: port.prefix, rdnss: [LAB_DNS], dnssl: [LAB_DNS_SEARCH] });
       }
     }
-    const conf = join(this.dir, "radvd.conf");
-    writeFileSync(conf, radvdConf.join("\n") + "\n");
-    const radvd = radvdConf.length > 0 ? this.spawn("radvd", ["radvd", "-n", "-C", conf, "-p", join(this.dir, "radvd.pid"), "-m", "stderr"]) : undefined;
     for (const [i, tap] of taps.entries()) {
       const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
       await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
       this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
-    if (radvd) {
-      await waitFor(() => /started/.test(radvd.text()) || radvd.exitCode !== null, 10_000, "radvd started");
-      if (radvd.exitCode !== null) throw new Error(`radvd exited: ${radvd.text()}`);
-    }
+    if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
       await run(["mkdir", "-m", "0755", dir]);
@@ -233,7 +223,7 @@ export class ChainLab {
     for (const i of this.opts.machines.keys()) {
       const ip = `${LAB_BMC_NET}.${10 + i}`;
       // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
-      await run(["ip", "-n", this.ns, "addr", "add", `${ip}/32`, "dev", "lo"]);
+      this.up.addLoopback(`${ip}/32`);
       this.bmcs.push(
         await startBmcSim({
           wrap: ["ip", "netns", "exec", this.ns],
@@ -272,10 +262,10 @@ export class ChainLab {
   private async startStandins(): Promise<void> {
     const s = this.opts.standins;
     if (!s) return;
-    await run(["ip", "-n", this.ns, "addr", "add", `${STANDINS_ADDR}/128`, "dev", "lo"]);
+    this.up.addLoopback(STANDINS_ADDR);
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
-    await run(["ip", "-n", this.ns, "addr", "add", `${LAB_NTP_ADDR}/128`, "dev", "lo"]);
+    this.up.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
@@ -367,7 +357,7 @@ export class ChainLab {
     };
     const path = join(this.dir, "boot-server.json");
     writeFileSync(path, JSON.stringify(config, null, 2));
-    const s = this.spawn("boot-server", [BUN, join(HERE, "boot-server.ts"), path, this.requestLog]);
+    const s = this.spawn("boot-server", [BUN, join(HERE, "../ipxe/boot-server.ts"), path, this.requestLog]);
     await waitFor(() => /boot-server listening/.test(s.text()) || s.exitCode !== null, 15_000, "the boot server to listen");
     if (s.exitCode !== null) throw new Error(`boot server exited: ${s.text()}`);
   }
@@ -448,10 +438,9 @@ export class ChainLab {
   async tearDown(keepDir = false): Promise<void> {
     for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
     for (const b of this.bmcs.splice(0)) await b.stop().catch(() => undefined);
-    if (this.nsCreated) {
-      await run(["ip", "netns", "del", this.ns]).catch(() => undefined);
-      this.nsCreated = false;
-    }
+    // radvd by its PID, then the namespace (which takes the taps with it).
+    await this.rig?.cleanup();
+    this.rig = undefined;
     if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@
  * Exits with QEMU's exit code when the machine powers off (or 124 after LAB_TIMEOUT s);
  * Ctrl-C tears everything down.
  *
- *   bun lab/ipxe/run-chain.ts <iso> <kernel> <initrd> [initrd-version]
+ *   bun lab/chain/run-chain.ts <iso> <kernel> <initrd> [initrd-version]
  * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
  *      LAB_TIMEOUT (seconds, 300), LAB_KEEP=1 keeps the work dir, LAB_NIC=virtio|e1000,
  *      LAB_STANDINS=1 runs the https stand-ins and points the agent at them, with

@@ -1,0 +1,150 @@
+/**
+ * The lab rig: one network namespace standing in for a boot VRF, with a tap per switch
+ * port (`<prefix>::1/64`, nodad), radvd advertising one /64 per port (radvd-conf.ts),
+ * service addresses on its loopback, and everything started in it undone on cleanup
+ * (processes ended by PID, last started first, then the namespace with its taps).
+ * The direct lab (lab/lab.ts) and the chain lab (lab/chain/) build on it; the bring-up
+ * tests' veth rigs (test/helpers/netns.ts) and the fleet share its radvd start.
+ *
+ *   const rig = NetnsRig.create("mhl-d69e44", dir);
+ *   rig.addTap("mhld69e44t0", "fd6d:686c:0:1::1");
+ *   await rig.startRadvd([{ ifname: "mhld69e44t0", prefix: "fd6d:686c:0:1::/64" }]);
+ *   ...
+ *   await rig.cleanup(); // processes by PID (last started first), then the namespace and its taps
+ */
+import { writeFileSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { join } from "node:path";
+import { waitFor } from "../wait.ts";
+import { radvdConf, type RadvdPort } from "./radvd-conf.ts";
+import { startRadvd } from "./radvd.ts";
+
+/** Network namespace names the rigs may create: a lab prefix and a random suffix, at most 32 characters. */
+const NS_NAME = /^mh[a-z]{1,2}-[0-9a-z-]{1,24}$/;
+
+function sh(argv: readonly string[]): string {
+  const r = Bun.spawnSync([...argv], { stdout: "pipe", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`lab: ${argv.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().trim()}`);
+  return r.stdout.toString();
+}
+
+/** Whether a process with this PID exists (signal 0). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** SIGTERM, then SIGKILL if it is still there after `graceMs`. Only PIDs the caller started come here. */
+export async function stopPid(pid: number, graceMs = 2000): Promise<void> {
+  if (!alive(pid)) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  try {
+    await waitFor(() => !alive(pid), graceMs, `PID ${pid} to exit`);
+  } catch {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+interface Undo {
+  readonly what: string;
+  readonly undo: () => Promise<void> | void;
+}
+
+export class NetnsRig {
+  private readonly undos: Undo[] = [];
+  private removed = false;
+
+  private constructor(
+    readonly ns: string,
+    /** Where the rig writes radvd's config, pid file and log. */
+    readonly dir: string,
+  ) {}
+
+  /** Creates the namespace (loopback up, IPv6 forwarding on: it routes between its ports and its services). */
+  static create(ns: string, dir: string): NetnsRig {
+    if (!NS_NAME.test(ns)) throw new Error(`lab rig: namespace ${JSON.stringify(ns)}: expected mh<x>-<suffix> (a lab prefix and a unique suffix, at most 32 characters)`);
+    sh(["ip", "netns", "add", ns]);
+    const rig = new NetnsRig(ns, dir);
+    try {
+      sh(["ip", "-n", ns, "link", "set", "lo", "up"]);
+      sh(rig.exec(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]));
+    } catch (e) {
+      Bun.spawnSync(["ip", "netns", "del", ns]);
+      throw e;
+    }
+    return rig;
+  }
+
+  /** `argv` run inside the namespace. */
+  exec(argv: readonly string[]): string[] {
+    return ["ip", "netns", "exec", this.ns, ...argv];
+  }
+
+  /** `ip -n <ns> args...`, throwing with its stderr. */
+  ip(...args: string[]): string {
+    return sh(["ip", "-n", this.ns, ...args]);
+  }
+
+  /** A service address on the namespace's loopback (`addr/128` unless a prefix length is given). */
+  addLoopback(addr: string): void {
+    this.ip("addr", "add", addr.includes("/") ? addr : `${addr}/128`, "dev", "lo");
+  }
+
+  /** A tap (one switch port): up, with the router's address `routerAddr/64` (nodad: usable at once). */
+  addTap(tap: string, routerAddr: string): void {
+    this.ip("tuntap", "add", "dev", tap, "mode", "tap");
+    this.ip("-6", "addr", "add", `${routerAddr}/64`, "dev", tap, "nodad");
+    this.ip("link", "set", tap, "up");
+  }
+
+  /** What cleanup() must undo besides the namespace (a process to stop by its PID, a file to remove), last added first. */
+  onCleanup(what: string, undo: () => Promise<void> | void): void {
+    this.undos.push({ what, undo });
+  }
+
+  /** Bun.spawn of `argv` inside the namespace, stopped by PID in cleanup(). */
+  spawn<const In extends Bun.SpawnOptions.Writable = "ignore", const Out extends Bun.SpawnOptions.Readable = "pipe", const Err extends Bun.SpawnOptions.Readable = "inherit">(
+    name: string,
+    argv: readonly string[],
+    options: Bun.SpawnOptions.SpawnOptions<In, Out, Err>,
+  ): Subprocess<In, Out, Err> {
+    const p = Bun.spawn(this.exec(argv), options);
+    this.onCleanup(name, () => stopPid(p.pid));
+    return p;
+  }
+
+  /**
+   * radvd serving `ports` (one /64 each): config `<dir>/radvd.conf`, log `<dir>/radvd.log`;
+   * resolves once it wrote its pid file (bounded), with its PID.
+   */
+  async startRadvd(ports: readonly RadvdPort[], say?: (line: string) => void): Promise<number> {
+    const conf = join(this.dir, "radvd.conf");
+    writeFileSync(conf, radvdConf(ports), { mode: 0o644 });
+    const p = await startRadvd({ exec: (argv) => this.exec(argv), conf, pidFile: join(this.dir, "radvd.pid"), log: join(this.dir, "radvd.log"), ...(say ? { say } : {}) });
+    this.onCleanup("radvd", () => stopPid(p.pid));
+    return p.pid;
+  }
+
+  /** Undoes everything added with onCleanup (last first: processes by PID), then deletes the namespace (and its taps). Never throws; a second call does nothing. */
+  async cleanup(): Promise<void> {
+    for (const u of this.undos.splice(0).reverse())
+      await Promise.resolve()
+        .then(u.undo)
+        .catch(() => undefined);
+    if (this.removed) return;
+    this.removed = true;
+    Bun.spawnSync(["ip", "netns", "del", this.ns], { stdout: "ignore", stderr: "ignore" });
+  }
+}
