@@ -8,6 +8,7 @@
  * itself belongs to the api layer). Each step is also exported on its own
  * (installImage, writeContract, runInstaller, bootInstalled).
  */
+import { existsSync } from "node:fs";
 import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "./efi/ensure-boot-order.ts";
 import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { HttpClient } from "../clients/http/client.ts";
@@ -44,6 +45,8 @@ export interface InstallInput {
   readonly installerTimeoutMs?: number;
   readonly mounts?: MountSys;
   readonly now?: () => Date;
+  /** Where the kernel shows UEFI (default /sys/firmware/efi): present, the installer gets efivarfs and the boot order is set; absent, both are skipped. */
+  readonly efiDir?: string;
   /** The UEFI boot order step (default: ensureBootOrder on this machine's efivarfs). */
   readonly bootOrder?: (b: BootOrderInput) => Promise<BootOrderOutcome>;
 }
@@ -91,7 +94,13 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     scrub: (t) => i.secrets.scrub(t),
     ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}),
     ...(i.mounts ? { mounts: i.mounts } : {}),
+    ...(i.efiDir !== undefined ? { uefi: existsSync(i.efiDir) } : {}),
   });
-  await (i.bootOrder ?? ensureBootOrder)({ log: i.log, bootloaderId: installer.bootInfo.bootloaderId, ...(i.mounts ? { mounts: i.mounts } : {}) });
+  await (i.bootOrder ?? ensureBootOrder)({
+    log: i.log,
+    bootloaderId: installer.bootInfo.bootloaderId,
+    ...(i.mounts ? { mounts: i.mounts } : {}),
+    ...(i.efiDir !== undefined ? { efiDir: i.efiDir } : {}),
+  });
   return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
 }

@@ -48,6 +48,8 @@ export async function install(
     stallMs: config.imageStallMs,
     installerTimeoutMs: config.installerTimeoutMs,
     now: s.now,
+    // UEFI as the sysfs root shows it (--sysfs): firmware/efi there, efivarfs for the installer and the boot order.
+    efiDir: `${s.sysRoot}/firmware/efi`,
   });
   const out = await s.ops.hold(run, INSTALL_HOLD_MS);
   await target.finish();

@@ -296,6 +296,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
       rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d",
       raidEnabled: false,
       allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } },
+      // UEFI as the stages' sysfs root shows it (--sysfs), not the host's /sys.
+      efiDir: join(dir, "no-sysfs", "firmware/efi"),
     });
     expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
     // machine-allocation.yaml gets the allocation as the stand-in's Wait sent it (its JSON, not a re-encoding).
