@@ -10,14 +10,14 @@
  */
 import { existsSync } from "node:fs";
 import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "./efi/ensure-boot-order.ts";
-import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
+import type { MachineAllocation, MachineNic } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { HttpClient } from "../clients/http/client.ts";
 import type { RetryPolicy } from "../clients/http/retry.ts";
 import type { Logger } from "../platform/log/logger.ts";
 import type { SecretSet } from "../platform/log/redact.ts";
 import type { MountSys } from "../platform/sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
-import { allocationSecrets, contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
+import { allocationSecrets, contractFiles, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
 import { generateConsolePassword } from "./password.ts";
@@ -32,7 +32,8 @@ export interface InstallInput {
   /** The mounted target root (from the disks stage). */
   readonly root: string;
   readonly machineId: string;
-  readonly nics: readonly InstallNic[];
+  /** The NICs as Register sent them (with their switch neighbours). */
+  readonly nics: readonly MachineNic[];
   /** The allocation as Wait decoded it (the generated message). */
   readonly allocation: MachineAllocation;
   /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml. */
