@@ -35,7 +35,7 @@ export interface Services {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
   readonly exec: (path: string, args: readonly string[], env: readonly string[]) => void;
-  /** The NICs the agent selects (METAL_NICS or the physical ones), for LLDP before bring-up. */
+  /** The NICs the agent selects (METAL_NICS or the physical ones: network/net/select-links.ts, as bring-up does), for LLDP before bring-up. */
   readonly selectNics: () => readonly LldpInterface[];
   /** Starts the LLDP receiver (src/network/lldp/session.ts startLldp). */
   readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
