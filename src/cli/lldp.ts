@@ -15,7 +15,7 @@ import { PORT_ID_SUBTYPE_NAMES, portIdIsMac, startLldp } from "../network/lldp/s
 import { mapNeighbour } from "../agent/provision/neighbours.ts";
 import { distinctSwitches } from "../network/lldp/table.ts";
 import { logEvent } from "../platform/log/logger.ts";
-import { selectLinks } from "../network/net/bringup.ts";
+import { selectLinks } from "../network/net/select-links.ts";
 import { IFF_LOWER_UP, IFF_UP } from "../network/netlink/constants.ts";
 import { NetlinkSocket } from "../network/netlink/socket.ts";
 import type { Context } from "../platform/io/context.ts";

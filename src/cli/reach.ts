@@ -15,7 +15,8 @@ import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
 import { HttpClient } from "../clients/http/client.ts";
 import { cachePath, probeCacheBase } from "../clients/image-cache/cache.ts";
 import { probeOneImage } from "../clients/image-cache/probe.ts";
-import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
+import { compose } from "../agent/compose.ts";
+import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
 import { printTable } from "./print.ts";
 
@@ -85,7 +86,7 @@ export function registerReach(program: Command, ctx: Context): void {
       const config = await agentConfig(ctx, opts);
       const log = ctx.logger(config.logLevel, config.logFormat);
       const http = new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: REACH_RETRY });
-      const s = agentServices(ctx, opts, config, log, { http });
+      const s = compose(ctx, agentPaths(opts), config, log, { http });
       const rows: ReachRow[] = [];
       try {
         let got: BootFetch | undefined;

@@ -1,29 +1,32 @@
 import type { Command } from "commander";
-import { configToJson } from "../config/config.ts";
+import { compose, composeOps } from "../agent/compose.ts";
 import { runFlow } from "../agent/flow/run-flow.ts";
 import { decideStart, START_STAGES } from "../agent/flow/start.ts";
 import type { Services } from "../agent/flow/services.ts";
+import { configToJson } from "../config/config.ts";
 import { logEvent } from "../platform/log/logger.ts";
 import { versionInfo } from "../version.ts";
-import { addAgentOptions, agentConfig, agentOps, agentServices, type AgentOptions } from "./agent-options.ts";
+import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
 
 /**
- * `run`'s body, also what PID 1 runs under the init supervisor (src/init/). The
- * composition root: configuration, logger and services are built here once and
- * passed down the flow. `over` replaces services (test drivers). Throws AgentError.
+ * `run`'s body, also what PID 1 runs under the init supervisor (src/init/): parses the
+ * options and the configuration once, starts the logger and the watchdog, has the
+ * composition root (src/agent/compose.ts) build the services and runs the flow.
+ * `over` replaces services (test drivers). Throws AgentError.
  */
 export async function runAgent(ctx: Context, opts: AgentOptions & { from?: string }, over: Partial<Services> = {}): Promise<void> {
   const config = await agentConfig(ctx, opts);
   const start = decideStart(opts.from);
+  const paths = agentPaths(opts);
   // Before the logger: every line it writes also goes to the log shipper (remote logging, once metal-boot's config names an endpoint).
-  const ops = over.ops ?? agentOps(ctx, opts);
+  const ops = over.ops ?? composeOps(ctx, paths);
   const log = ctx.logger(config.logLevel, config.logFormat, ops.sink);
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
   ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
-  const services = agentServices(ctx, opts, config, log, { ...over, ops });
+  const services = compose(ctx, paths, config, log, { ...over, ops });
   try {
     await runFlow(config, services, start);
   } finally {

@@ -7,7 +7,8 @@ import type { Command } from "commander";
 import { fetchBootConfig } from "../clients/metal-boot/client.ts";
 import { MachineToken } from "../clients/metal-boot/machine-token.ts";
 import { machineId } from "../clients/metal-boot/uuid.ts";
-import { addAgentOptions, agentConfig, agentServices, type AgentOptions } from "./agent-options.ts";
+import { compose } from "../agent/compose.ts";
+import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
 import { printRecord } from "./print.ts";
 
@@ -16,7 +17,7 @@ export function registerToken(program: Command, ctx: Context): void {
     .option("--json", "print JSON")
     .action(async (opts: AgentOptions & { json?: boolean }) => {
       const config = await agentConfig(ctx, opts);
-      const s = agentServices(ctx, opts, config, ctx.logger(config.logLevel, config.logFormat));
+      const s = compose(ctx, agentPaths(opts), config, ctx.logger(config.logLevel, config.logFormat));
       try {
         const id = await machineId(config.uuid, s.readFile, s.sysRoot);
         const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, ctx.secrets);

@@ -12,3 +12,8 @@ export const CONSOLE_TTYS0_MANUFACTURERS = ["Dell Inc.", "Giga Computing", "QEMU
 export function consoleForManufacturer(manufacturer: string | undefined): "ttyS0" | "ttyS1" {
   return (CONSOLE_TTYS0_MANUFACTURERS as readonly string[]).includes((manufacturer ?? "").trim()) ? "ttyS0" : "ttyS1";
 }
+
+/** The installed OS's console: console= of the cmdline (Config.console), else by the manufacturer (read only then). */
+export function installedConsole(cmdline: string | undefined, manufacturer: () => string | undefined): string {
+  return cmdline ?? consoleForManufacturer(manufacturer());
+}

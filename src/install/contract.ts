@@ -26,7 +26,15 @@
 
 import { getOption, type DescEnum } from "@bufbuild/protobuf";
 import { enum_string_value } from "../gen/metalstack/api/v2/common_pb.ts";
-import { IPProtocolSchema, MachineAllocationType, type IPProtocol, type FirewallRules, type MachineAllocation, type MachineNetwork } from "../gen/metalstack/api/v2/machine_pb.ts";
+import {
+  IPProtocolSchema,
+  MachineAllocationType,
+  type IPProtocol,
+  type FirewallRules,
+  type MachineAllocation,
+  type MachineNetwork,
+  type MachineNic,
+} from "../gen/metalstack/api/v2/machine_pb.ts";
 import { NATType, NATTypeSchema, NetworkTypeSchema } from "../gen/metalstack/api/v2/network_pb.ts";
 import { isSecretKey } from "../platform/log/redact.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "./lvmlocal.ts";
@@ -37,25 +45,14 @@ export const LEGACY_INSTALL_PATH = "/etc/metal/install.yaml";
 export const BOOT_INFO_PATH = "/etc/metal/boot-info.yaml";
 export const USERDATA_PATH = "/etc/metal/userdata";
 
-/** A NIC as Register reported it (MachineNic, protobuf-es shaped: speed is a uint64), neighbours included. */
-export interface InstallNic {
-  readonly mac: string;
-  readonly name: string;
-  readonly identifier: string;
-  readonly vendor?: string;
-  readonly model?: string;
-  readonly speed?: number | bigint;
-  readonly hostname?: string;
-  readonly neighbors: readonly InstallNic[];
-}
-
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [k: string]: JsonValue };
 export type JsonObject = { readonly [k: string]: JsonValue };
 
 export interface ContractInput {
   /** The machine UUID. */
   readonly machineId: string;
-  readonly nics: readonly InstallNic[];
+  /** The NICs as Register sent them (the generated MachineNic, neighbours included). */
+  readonly nics: readonly MachineNic[];
   /** The console password of the metal user (a secret). */
   readonly password: string;
   /** console= from the kernel cmdline, e.g. "ttyS0,115200n8" (Config.console). */
@@ -85,24 +82,25 @@ export interface ContractFiles {
   readonly files: readonly ContractFile[];
 }
 
-function hasNeighbours(nic: InstallNic): boolean {
+function hasNeighbours(nic: MachineNic): boolean {
   return nic.neighbors.length > 0 && nic.neighbors.every((n) => n.mac !== "");
 }
 
-function nicYaml(nic: InstallNic): JsonObject {
+/** A MachineNic under go-yaml's names for apiv2.MachineNic (no yaml tags: the lower-cased Go field names), every field written as Go writes its zero value. */
+function nicYaml(nic: MachineNic): JsonObject {
   return {
     mac: nic.mac,
     name: nic.name,
     identifier: nic.identifier,
-    vendor: nic.vendor ?? "",
-    model: nic.model ?? "",
-    speed: Number(nic.speed ?? 0),
+    vendor: nic.vendor,
+    model: nic.model,
+    speed: Number(nic.speed),
     neighbors: nic.neighbors.map(nicYaml),
-    hostname: nic.hostname ?? "",
+    hostname: nic.hostname,
   };
 }
 
-function legacyNic(nic: InstallNic): JsonObject {
+function legacyNic(nic: MachineNic): JsonObject {
   return { identifier: nic.identifier, mac: nic.mac, name: nic.name, neighbors: nic.neighbors.map(legacyNic) };
 }
 

@@ -8,15 +8,16 @@
  * itself belongs to the api layer). Each step is also exported on its own
  * (installImage, writeContract, runInstaller, bootInstalled).
  */
+import { existsSync } from "node:fs";
 import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "./efi/ensure-boot-order.ts";
-import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
+import type { MachineAllocation, MachineNic } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { HttpClient } from "../clients/http/client.ts";
 import type { RetryPolicy } from "../clients/http/retry.ts";
 import type { Logger } from "../platform/log/logger.ts";
 import type { SecretSet } from "../platform/log/redact.ts";
 import type { MountSys } from "../platform/sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
-import { allocationSecrets, contractFiles, type InstallNic, type JsonObject } from "./contract.ts";
+import { allocationSecrets, contractFiles, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
 import { generateConsolePassword } from "./password.ts";
@@ -31,7 +32,8 @@ export interface InstallInput {
   /** The mounted target root (from the disks stage). */
   readonly root: string;
   readonly machineId: string;
-  readonly nics: readonly InstallNic[];
+  /** The NICs as Register sent them (with their switch neighbours). */
+  readonly nics: readonly MachineNic[];
   /** The allocation as Wait decoded it (the generated message). */
   readonly allocation: MachineAllocation;
   /** The allocation as the apiserver sent it (unknown fields kept): machine-allocation.yaml. */
@@ -44,6 +46,8 @@ export interface InstallInput {
   readonly installerTimeoutMs?: number;
   readonly mounts?: MountSys;
   readonly now?: () => Date;
+  /** Where the kernel shows UEFI (default /sys/firmware/efi): present, the installer gets efivarfs and the boot order is set; absent, both are skipped. */
+  readonly efiDir?: string;
   /** The UEFI boot order step (default: ensureBootOrder on this machine's efivarfs). */
   readonly bootOrder?: (b: BootOrderInput) => Promise<BootOrderOutcome>;
 }
@@ -91,7 +95,13 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     scrub: (t) => i.secrets.scrub(t),
     ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}),
     ...(i.mounts ? { mounts: i.mounts } : {}),
+    ...(i.efiDir !== undefined ? { uefi: existsSync(i.efiDir) } : {}),
   });
-  await (i.bootOrder ?? ensureBootOrder)({ log: i.log, bootloaderId: installer.bootInfo.bootloaderId, ...(i.mounts ? { mounts: i.mounts } : {}) });
+  await (i.bootOrder ?? ensureBootOrder)({
+    log: i.log,
+    bootloaderId: installer.bootInfo.bootloaderId,
+    ...(i.mounts ? { mounts: i.mounts } : {}),
+    ...(i.efiDir !== undefined ? { efiDir: i.efiDir } : {}),
+  });
   return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
 }

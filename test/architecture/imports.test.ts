@@ -49,9 +49,10 @@ export const LAYERS: Readonly<Record<string, number>> = {
   install: 6,
   "agent/operations": 6,
   "agent/flow": 7,
-  init: 8,
-  cli: 9,
-  "main.ts": 10,
+  agent: 8,
+  init: 9,
+  cli: 10,
+  "main.ts": 11,
 };
 
 function sources(dir: string): string[] {

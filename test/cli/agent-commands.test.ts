@@ -1,10 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { agentConfig, agentServices } from "../../src/cli/agent-options.ts";
 import { runCli } from "../../src/cli/program.ts";
-import { silentLogger } from "../../src/platform/log/logger.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 const CL = "METAL_BOOT_URL=https://[fd00::1]:8443/";
@@ -37,41 +32,5 @@ describe("token, reach and run options", () => {
     expect(await runCli(["token", "--cmdline", CL, "--sysfs", "/nonexistent-sysfs"], c.ctx)).toBe(20);
     expect(c.err()).toContain("/nonexistent-sysfs/class/dmi/id/product_uuid");
     expect(c.err()).toContain("METAL_UUID=");
-  });
-});
-
-describe("the composition root", () => {
-  test("the installer's console is the cmdline's last console=, from the one parsed configuration", async () => {
-    const c = captureContext({ "/tmp/mh-cl": `console=tty0 ${CL} console="ttyS1,115200n8" METAL_WATCHDOG=0` });
-    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
-    const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-root-")) }, config, silentLogger());
-    try {
-      expect(s.console).toBe("ttyS1,115200n8");
-    } finally {
-      await s.http.close();
-    }
-  });
-  test("without console= on the cmdline, the installer's console follows the manufacturer (sys_vendor) as pixie's boot script does", async () => {
-    const c = captureContext({ "/tmp/mh-cl": `${CL} METAL_WATCHDOG=0` });
-    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
-    for (const [vendor, want] of [
-      ["QEMU\n", "ttyS0"],
-      ["Dell Inc.\n", "ttyS0"],
-      ["Supermicro\n", "ttyS1"],
-      [undefined, "ttyS1"],
-    ] as const) {
-      const sys = mkdtempSync(join(tmpdir(), "mh-sys-"));
-      if (vendor !== undefined) {
-        mkdirSync(join(sys, "class/dmi/id"), { recursive: true });
-        writeFileSync(join(sys, "class/dmi/id/sys_vendor"), vendor);
-      }
-      const s = agentServices(c.ctx, { runDir: mkdtempSync(join(tmpdir(), "mh-root-")), sysfs: sys }, config, silentLogger());
-      try {
-        expect([vendor, s.console]).toEqual([vendor, want]);
-      } finally {
-        await s.http.close();
-        rmSync(sys, { recursive: true, force: true });
-      }
-    }
   });
 });

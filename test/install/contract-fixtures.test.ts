@@ -9,8 +9,8 @@ import { describe, expect, test } from "bun:test";
 import { fromJson, toJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { contractFiles, legacyInstallConfig, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
+import { MachineAllocationSchema, MachineNicSchema, type MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { contractFiles, legacyInstallConfig, type ContractInput } from "../../src/install/contract.ts";
 import { allocationMember } from "../../src/agent/provision/wait.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/metal-images");
@@ -42,16 +42,8 @@ function shapeDiff(ours: unknown, theirs: unknown, at = "$"): string[] {
   ];
 }
 
-const nic = (n: JsonObject): InstallNic => ({
-  mac: String(n.mac),
-  name: String(n.name),
-  identifier: String(n.identifier),
-  vendor: String(n.vendor),
-  model: String(n.model),
-  speed: Number(n.speed),
-  hostname: String(n.hostname),
-  neighbors: (n.neighbors as JsonObject[]).map(nic),
-});
+/** A fixture NIC as the MachineNic Register sent (go-yaml's lower-cased Go names are the protojson names of these fields). */
+const nic = (n: JsonObject): MachineNic => fromJson(MachineNicSchema, n);
 
 /** The apiserver's Wait message for this allocation (connect-go encodes it with protojson, as toJson does). */
 const waitMessage: JsonValue = { allocation: toJson(MachineAllocationSchema, fromJson(MachineAllocationSchema, allocation)) };

@@ -1,15 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { create } from "@bufbuild/protobuf";
-import { MachineAllocationSchema, MachineAllocationType, MachineVPNSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { MachineAllocationSchema, MachineAllocationType, MachineNicSchema, MachineVPNSchema, type MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { NATType, NetworkType } from "../../src/gen/metalstack/api/v2/network_pb.ts";
-import { allocationSecrets, contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput, type InstallNic } from "../../src/install/contract.ts";
+import { allocationSecrets, contractFiles, userdataFile, legacyInstallConfig, machineDetails, type ContractInput } from "../../src/install/contract.ts";
 
-const sw = (host: string, port: string): InstallNic => ({ mac: "aa:bb:cc:00:00:0" + port.slice(-1), name: `swp${port}`, identifier: `swp${port}`, hostname: host, neighbors: [] });
+const sw = (host: string, port: string): MachineNic =>
+  create(MachineNicSchema, { mac: "aa:bb:cc:00:00:0" + port.slice(-1), name: `swp${port}`, identifier: `swp${port}`, hostname: host });
 const input: ContractInput = {
   machineId: "00000000-0000-0000-0000-000000000001",
   nics: [
-    { mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [sw("leaf01", "1")] },
-    { mac: "52:54:00:00:00:02", name: "eth1", identifier: "eth1", neighbors: [] },
+    create(MachineNicSchema, { mac: "52:54:00:00:00:01", name: "eth0", identifier: "eth0", neighbors: [sw("leaf01", "1")] }),
+    create(MachineNicSchema, { mac: "52:54:00:00:00:02", name: "eth1", identifier: "eth1" }),
   ],
   password: "s3cretPassw0rd!!",
   console: "ttyS0,115200n8",

@@ -4,8 +4,8 @@
  * apiserver sends it (protojson: vrf as a string, enums by name), with DNS and NTP
  * servers and cloud-config user data, and two NICs with SONiC-style neighbours.
  */
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { InstallNic } from "../../src/install/contract.ts";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { MachineNicSchema, type MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 
 export const REALOS_MACHINE_ID = "00000000-0000-0000-0000-0000000a11c0";
 export const REALOS_HOSTNAME = "realos-1";
@@ -35,8 +35,8 @@ export const REALOS_ALLOCATION: JsonObject = {
   ntpServers: [{ address: "192.0.2.123" }],
 };
 
-const sonic = (port: string, mac: string): InstallNic => ({ mac: port, name: `Ethernet${mac.slice(-1)}`, identifier: "", hostname: "", neighbors: [] });
-export const REALOS_NICS: readonly InstallNic[] = [
-  { mac: "52:54:00:a1:1c:00", name: "eth0", identifier: "", neighbors: [sonic("Eth1/1(Port1)", "0")] },
-  { mac: "52:54:00:a1:1c:01", name: "eth1", identifier: "", neighbors: [sonic("Eth1/1(Port1)", "1")] },
+const sonic = (port: string, mac: string) => ({ mac: port, name: `Ethernet${mac.slice(-1)}` });
+export const REALOS_NICS: readonly MachineNic[] = [
+  create(MachineNicSchema, { mac: "52:54:00:a1:1c:00", name: "eth0", neighbors: [sonic("Eth1/1(Port1)", "0")] }),
+  create(MachineNicSchema, { mac: "52:54:00:a1:1c:01", name: "eth1", neighbors: [sonic("Eth1/1(Port1)", "1")] }),
 ];

@@ -10,9 +10,8 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { Config } from "../../config/config.ts";
 import { AgentError } from "../../errors.ts";
-import type { MachineAllocation } from "../../gen/metalstack/api/v2/machine_pb.ts";
+import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
-import type { InstallNic } from "../../install/contract.ts";
 import type { InstallOutput } from "../../install/install.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
@@ -26,7 +25,7 @@ export async function install(
   allocation: MachineAllocation,
   allocationJson: JsonObject,
   target: TargetRoot,
-  nics: readonly InstallNic[],
+  nics: readonly MachineNic[],
   s: Services,
 ): Promise<InstallOutput> {
   const url = allocation.image?.url ?? "";
@@ -48,6 +47,8 @@ export async function install(
     stallMs: config.imageStallMs,
     installerTimeoutMs: config.installerTimeoutMs,
     now: s.now,
+    // UEFI as the sysfs root shows it (--sysfs): firmware/efi there, efivarfs for the installer and the boot order.
+    efiDir: `${s.sysRoot}/firmware/efi`,
   });
   const out = await s.ops.hold(run, INSTALL_HOLD_MS);
   await target.finish();

@@ -18,6 +18,7 @@ export async function network(config: Config, s: Services): Promise<NetworkSumma
     fast: config.fast,
     rsDelay: config.rsDelay,
     resolvConf: s.resolvConf,
+    sysfsRoot: s.sysRoot,
     dnsNeeded: !(host.startsWith("[") || /^[\d.]+$/.test(host)),
     log: s.log,
   });

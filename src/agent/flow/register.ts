@@ -9,9 +9,8 @@ import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { Config } from "../../config/config.ts";
 import { formatDuration } from "../../config/duration.ts";
 import { MachineProvisioningEventType as E } from "../../gen/metalstack/api/v2/machine_pb.ts";
-import type { InstallNic } from "../../install/contract.ts";
-import type { Inventory } from "../../machine/inventory/map.ts";
-import type { LldpNeighbour, LldpSession } from "../../network/lldp/neighbour.ts";
+import type { MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
+import type { LldpSession } from "../../network/lldp/neighbour.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
@@ -20,23 +19,9 @@ import { versionInfo } from "../../version.ts";
 import type { Services } from "./services.ts";
 import { readBmcForRegister, setSuperUser } from "./bmc.ts";
 
-/** What Register sent, kept for the installer: the NICs with their switch neighbours (machine-details.yaml nics). */
+/** What Register sent, kept for the installer: the NICs with their switch neighbours, the generated messages as sent (machine-details.yaml nics). */
 export interface Registered extends Registration {
-  readonly nics: readonly InstallNic[];
-}
-
-/** The inventory's NICs with their LLDP neighbours, mapped as Register sends them (agent/provision/neighbours.ts). Pure. */
-export function installNics(inv: Inventory, neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>): InstallNic[] {
-  const { nics } = neighbourNics(neighbours);
-  return inv.hardware.nics.map((n) => ({
-    mac: n.mac,
-    name: n.name,
-    identifier: n.identifier,
-    vendor: n.vendor,
-    model: n.model,
-    speed: BigInt(n.speed),
-    neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x, neighbors: [] })),
-  }));
+  readonly nics: readonly MachineNic[];
 }
 
 export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registered> {
@@ -79,7 +64,8 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     notes: inv.notes,
   });
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
-  const r = await registerCall(api.client, registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields), seen);
+  const request = registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields);
+  const r = await registerCall(api.client, request, seen);
   logEvent(
     s.log,
     "provision.register",
@@ -87,5 +73,5 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     `registered ${r.uuid}: size ${r.size || "(none yet)"}, partition ${r.partition}`,
   );
   await setSuperUser(boot, api, bmc, s);
-  return { ...r, nics: installNics(inv, neighbours) };
+  return { ...r, nics: request.hardware?.nics ?? [] };
 }

@@ -21,6 +21,7 @@ import { bootInstalled } from "../../install/kexec.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import { api as apiStage, connectApi, type Api } from "./api.ts";
 import { afterBoot, type BootFacts } from "./boot-facts.ts";
+import { machineNics } from "../provision/register.ts";
 import { clock as clockStage } from "./clock.ts";
 import { handoff } from "./handoff.ts";
 import { image } from "./image.ts";
@@ -31,7 +32,7 @@ import { lldp } from "./lldp.ts";
 import { metalBoot } from "./metal-boot.ts";
 import { network } from "./network.ts";
 import { plannedReboot } from "./reboot.ts";
-import { installNics, register } from "./register.ts";
+import { register } from "./register.ts";
 import { resume } from "./resume.ts";
 import type { Services } from "./services.ts";
 import { FRESH, type Start } from "./start.ts";
@@ -127,7 +128,7 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
     const allocation = w.allocation;
     const target = await stage("layout", "build the allocation's filesystem layout and mount the target", () => layout(allocation, after), DISK_HOLD_MS);
     // The NICs with their switch neighbours as Register sent them; resumed at wait, the inventory's without neighbours.
-    const nics = registered ? registered.nics : installNics(await s.inventory(net), new Map());
+    const nics = registered ? registered.nics : machineNics((await s.inventory(net)).hardware.nics, new Map());
     const os = await stage("install", "stream the image onto the target and run its installer", () => install(config, boot, allocation, w.allocationJson, target, nics, after));
     await stage("installed", "report the installation (BootService/InstallationSucceeded)", () => installed(a, os.report, after));
     // The watchdog is closed only right before reboot(2), after kexec_file_load (bootInstalled's beforeReboot).

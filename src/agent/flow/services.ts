@@ -1,5 +1,5 @@
 /**
- * The I/O the stages use, built once by the composition root (cli/run.ts runAgent)
+ * The I/O the stages use, built once by the composition root (src/agent/compose.ts)
  * and passed down to every stage. Tests build their own (a sysfs directory, temp
  * files, an exec that records, a fake LLDP session).
  */
@@ -11,43 +11,21 @@ import type { Logger } from "../../platform/log/logger.ts";
 import type { Operations } from "../operations/operations.ts";
 import type { KexecSys } from "../../platform/sys/kexec.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";
-import type { BmcOutcome } from "../../machine/bmc/discover.ts";
-import type { BmcVendor } from "../../machine/bmc/vendor.ts";
-import type { FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
+import type { BmcStages } from "../../machine/bmc/in-band.ts";
+import type { DiskStages, MountedTarget } from "../../machine/disk/machine-disks.ts";
 import type { BringupOptions, BringupResult } from "../../network/net/bringup.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 
 /** The mounted target root the disks stage built from the allocation's FilesystemLayout. */
-export interface TargetRoot {
-  readonly root: string;
-  /** The filesystem UUID of the root filesystem (machine-details.yaml root_uuid). */
-  readonly rootUuid: string;
+export interface TargetRoot extends MountedTarget {
   readonly raidEnabled: boolean;
-  /** After the installer ran: what the installed system needs from the layout (its /etc/fstab, as metal-hammer writes it). */
-  readonly finish: () => Promise<void>;
-  /** Unmounts the target cleanly (before kexec). */
-  readonly unmount: () => Promise<void>;
-}
-
-/** The disks stages (src/machine/disk): wipe every disk before Waiting; build and mount the layout after the allocation. */
-export interface DiskStages {
-  readonly wipe: (log: Logger) => Promise<void>;
-  /** The longest the wipe may take by its own bounds (src/machine/disk/wipe-bound.ts): the watchdog is held that long. */
-  readonly wipeBoundMs: () => Promise<number>;
-  /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
-  readonly layout: (layout: FilesystemLayout, log: Logger) => Promise<Omit<TargetRoot, "raidEnabled">>;
-}
-
-/** The BMC in-band (src/machine/bmc): read it and write the metal user; set the superuser's password. Never throw for a failing BMC. */
-export interface BmcStages {
-  readonly discover: () => Promise<BmcOutcome>;
-  readonly superUser: (vendor: BmcVendor, password: string) => Promise<{ readonly ok: boolean; readonly notes: readonly string[] }>;
 }
 
 export interface Services {
   readonly log: Logger;
   readonly secrets: SecretSet;
   readonly http: HttpClient;
+  /** The sysfs root every stage reads (--sysfs; /sys on a machine). */
   readonly sysRoot: string;
   readonly tokenFile: string;
   readonly handoffFile: string;
@@ -57,7 +35,7 @@ export interface Services {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
   readonly exec: (path: string, args: readonly string[], env: readonly string[]) => void;
-  /** The NICs the agent selects (METAL_NICS or the physical ones), for LLDP before bring-up. */
+  /** The NICs the agent selects (METAL_NICS or the physical ones: network/net/select-links.ts, as bring-up does), for LLDP before bring-up. */
   readonly selectNics: () => readonly LldpInterface[];
   /** Starts the LLDP receiver (src/network/lldp/session.ts startLldp). */
   readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
@@ -75,3 +53,5 @@ export interface Services {
   /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec.ts linuxKexec): kexec into the installed OS, the planned reboot. */
   readonly kexecSys: KexecSys;
 }
+
+export type { BmcStages, DiskStages };

@@ -5,13 +5,14 @@
  * (metal-apiserver pkg/repository/machine.go Register, switch.go
  * ConnectMachineWithSwitches, predefined_rules.proto) and what this machine sent.
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import type { ConnectClient } from "../../clients/api/client.ts";
 import { ConnectError, type ConnectCode } from "../../clients/api/connect-error.ts";
 import { callUnary, procedureOf } from "../../clients/api/rpc.ts";
 import { AgentError, toAgentError } from "../../errors.ts";
-import { BootService, type BootServiceRegisterRequestSchema } from "../../gen/metalstack/infra/v2/boot_pb.ts";
-import type { Inventory } from "../../machine/inventory/map.ts";
+import { MachineNicSchema, type MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
+import { BootService, BootServiceRegisterRequestSchema, type BootServiceRegisterRequest } from "../../gen/metalstack/infra/v2/boot_pb.ts";
+import type { Inventory, Nic } from "../../machine/inventory/map.ts";
 import type { LldpNeighbour } from "../../network/lldp/neighbour.ts";
 import { neighbourNics, switchesSeen } from "./neighbours.ts";
 import type { BmcRegisterFields } from "../../machine/bmc/register-fields.ts";
@@ -20,7 +21,28 @@ export const REGISTER = procedureOf(BootService.method.register);
 
 export type RegisterInit = MessageInitShape<typeof BootServiceRegisterRequestSchema>;
 
-/** `bmc`: Register's bmc and fru (src/machine/bmc/register-fields.ts); none when there is no BMC. */
+/**
+ * The inventory's NICs as Register sends them (the generated MachineNic), each with its
+ * LLDP neighbours as MachineNics (neighbours.ts; a neighbour that cannot pass validation
+ * is left out, the flow logs it: lldp.neighbour.omitted). The installer contract reads
+ * these same messages (machine-details.yaml nics). Pure.
+ */
+export function machineNics(nics: readonly Nic[], neighbours: ReadonlyMap<string, readonly LldpNeighbour[]>): MachineNic[] {
+  const mapped = neighbourNics(neighbours).nics;
+  return nics.map((n) =>
+    create(MachineNicSchema, {
+      mac: n.mac,
+      name: n.name,
+      identifier: n.identifier,
+      vendor: n.vendor,
+      model: n.model,
+      speed: BigInt(n.speed),
+      neighbors: (mapped.get(n.name) ?? []).map((x) => ({ ...x })),
+    }),
+  );
+}
+
+/** The request as a message: what the flow keeps of it (its NICs) is what was sent. `bmc`: Register's bmc and fru (src/machine/bmc/register-fields.ts); none when there is no BMC. */
 export function registerRequest(
   uuid: string,
   inventory: Inventory,
@@ -28,26 +50,16 @@ export function registerRequest(
   partition: string,
   metalHammerVersion: string,
   bmc: Pick<BmcRegisterFields, "bmc" | "fru"> = {},
-): RegisterInit {
+): BootServiceRegisterRequest {
   const h = inventory.hardware;
-  // Neighbours that cannot pass validation are left out (the flow logs them: lldp.neighbour.omitted).
-  const { nics } = neighbourNics(neighbours);
-  return {
+  return create(BootServiceRegisterRequestSchema, {
     uuid,
     hardware: {
       memory: BigInt(h.memory),
       disks: h.disks.map((d) => ({ name: d.name, size: BigInt(d.size) })),
       cpus: h.cpus.map((c) => ({ ...c })),
       gpus: h.gpus.map((g) => ({ ...g })),
-      nics: h.nics.map((n) => ({
-        mac: n.mac,
-        name: n.name,
-        identifier: n.identifier,
-        vendor: n.vendor,
-        model: n.model,
-        speed: BigInt(n.speed),
-        neighbors: (nics.get(n.name) ?? []).map((x) => ({ ...x })),
-      })),
+      nics: machineNics(h.nics, neighbours),
     },
     bios: { ...inventory.bios },
     ...(bmc.bmc ? { bmc: bmc.bmc } : {}),
@@ -55,7 +67,7 @@ export function registerRequest(
     tags: [],
     metalHammerVersion,
     partition,
-  };
+  });
 }
 
 export interface Registration {

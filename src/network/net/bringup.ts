@@ -10,7 +10,6 @@ import { AgentError } from "../../errors.ts";
 import type { NetworkSummary } from "./summary.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { EventSource } from "../netlink/event-source.ts";
-import type { Body } from "../netlink/message.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import { clock, runLoop } from "./loop.ts";
 import type { InterfaceMachine } from "./machine.ts";
@@ -18,9 +17,8 @@ import type { Policy } from "./readiness.ts";
 import { initialState, RS_RETRY_MS, type CoreOptions, type Input } from "./reducer.ts";
 import { encodeLine } from "./record.ts";
 import { collectDns } from "./resolv.ts";
-import { selectInterfaces, unmatchedSelectors, type LinkFacts } from "./select.ts";
+import { selectLinks } from "./select-links.ts";
 import { applyInterfaceSysctls, type SysctlProfile } from "./sysctl.ts";
-import { sysfsHasDevice } from "./sysfs.ts";
 
 export interface BringupOptions {
   readonly selectors: readonly NicSelector[];
@@ -41,6 +39,7 @@ export interface BringupOptions {
   readonly carrierGraceMs?: number;
   /** Append every reducer input to this file as JSON lines (record.ts), for replay in tests. */
   readonly record?: string;
+  /** The sysfs root NIC selection reads (select-links.ts; default /sys). */
   readonly sysfsRoot?: string;
   readonly procSysRoot?: string;
   readonly log: Logger;
@@ -54,10 +53,6 @@ export interface BringupResult {
   readonly ready: readonly string[];
   /** Epoch ms of the steps before link-up: bring-up entered, events subscribed, links selected, sysctls written. */
   readonly startup: { readonly entered: number; readonly subscribed: number; readonly selected: number; readonly sysctls: number };
-}
-
-export function linkFacts(bodies: readonly Body[]): LinkFacts[] {
-  return bodies.flatMap((b) => (b.kind === "link" && b.name ? [{ ifindex: b.ifindex, name: b.name, mac: b.mac ?? "", flags: b.flags, kind: b.linkKind }] : []));
 }
 
 export function summarize(machines: readonly InterfaceMachine[], dnsNeeded: boolean, t0: number): NetworkSummary {
@@ -75,20 +70,6 @@ export function summarize(machines: readonly InterfaceMachine[], dnsNeeded: bool
     dns: { servers: [...dns.servers], search: [...dns.search] },
     timingsMs,
   };
-}
-
-/** Selects the interfaces (logged as net.select); shared by `net up`, `net watch` and the stage. */
-export function selectLinks(rq: NetlinkSocket, opts: Pick<BringupOptions, "selectors" | "sysfsRoot" | "log">): readonly LinkFacts[] {
-  const links = linkFacts(rq.dumpLinks());
-  const { selected, skipped } = selectInterfaces(links, opts.selectors, sysfsHasDevice(opts.sysfsRoot));
-  const missing = unmatchedSelectors(links, opts.selectors).map((s) => (s.kind === "name" ? s.name : s.mac));
-  logEvent(opts.log, "net.select", { selected: selected.map((l) => l.name), skipped, missing });
-  if (selected.length === 0) {
-    const seen = links.map((l) => l.name).join(", ");
-    const want = opts.selectors.length > 0 ? `METAL_NICS ${opts.selectors.map((s) => (s.kind === "name" ? s.name : s.mac)).join(",")}` : "a physical NIC (device link in sysfs)";
-    throw new AgentError("no_interface", `no network interface matches ${want}; present: ${seen || "none"}`, { present: links.map((l) => l.name) });
-  }
-  return selected;
 }
 
 /** The sysctls of one interface (or "default"), logged at debug. */

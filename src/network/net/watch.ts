@@ -14,7 +14,7 @@ import { EventSource } from "../netlink/event-source.ts";
 import type { Body } from "../netlink/message.ts";
 import { isDnssl, isRdnss } from "../netlink/ndopt.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
-import { selectLinks } from "./bringup.ts";
+import { selectLinks } from "./select-links.ts";
 import { clock, runLoop } from "./loop.ts";
 import { initialState, type LogRecord } from "./reducer.ts";
 import { flagNames } from "./status.ts";

@@ -16,3 +16,8 @@ export function parseMounts(text: string): MountedFs[] {
     .filter((f) => f.length >= 3)
     .map((f) => ({ target: unescape(f[1] as string), fstype: f[2] as string }));
 }
+
+/** The type of the filesystem mounted at "/" in a /proc/self/mounts text (the last one wins: overmounts). Pure. */
+export function rootFsType(mounts: string): string | undefined {
+  return parseMounts(mounts).findLast((m) => m.target === "/")?.fstype;
+}

@@ -27,7 +27,7 @@ export const EVENTS = {
   "bmc.read": "the BMC as read in-band before Register (address, MAC, firmware, FRU, vendor; what failed as warnings), or that there is none",
   "bmc.user": "the metal BMC user was created with a fresh password (id, vendor), or why not (a warning; provisioning goes on)",
   "bmc.superuser": "the superuser's BMC password from BootService/SuperUserPassword was set, is disabled, or could not be set (a warning; provisioning goes on)",
-  "net.select": "interfaces selected for bring-up",
+  "net.select": "interfaces selected (the one NIC selection: bring-up, the flow's LLDP start, net watch, lldp)",
   "net.wait": "bring-up waits for a usable global address, a default route and DNS (with the bound)",
   "net.rs.sent": "a router solicitation was sent from ::",
   "net.overrun": "the netlink event buffer overran (ENOBUFS): state is dumped again",

@@ -6,13 +6,14 @@
  * the earlier ones; `from` starts later stages from what the earlier ones wrote.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { fromJson } from "@bufbuild/protobuf";
+import { fromJson, toJson, type JsonValue } from "@bufbuild/protobuf";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { configFromCmdline, type Config } from "../../../src/config/config.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import type { StageName } from "../../../src/config/stages.ts";
 import { FilesystemLayoutSchema, type FilesystemLayout } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";
+import { MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { runFlow } from "../../../src/agent/flow/run-flow.ts";
 import { decideStart, type StartStage } from "../../../src/agent/flow/start.ts";
 import type { Services } from "../../../src/agent/flow/services.ts";
@@ -296,8 +297,12 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
       rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d",
       raidEnabled: false,
       allocation: { uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } },
+      // UEFI as the stages' sysfs root shows it (--sysfs), not the host's /sys.
+      efiDir: join(dir, "no-sysfs", "firmware/efi"),
     });
     expect(i.nics.map((n) => [n.name, n.neighbors.map((x) => x.hostname)])).toEqual([["eth0", ["leaf01", "leaf02"]]]);
+    // They are the MachineNic messages Register sent, field for field (as the apiserver received them).
+    expect(i.nics.map((n) => toJson(MachineNicSchema, n))).toEqual((st.machines.registered.get(UUID) as { hardware: { nics: JsonValue[] } }).hardware.nics);
     // machine-allocation.yaml gets the allocation as the stand-in's Wait sent it (its JSON, not a re-encoding).
     expect(i.allocationAsSent).toMatchObject({ uuid: UUID, hostname: "w1", filesystemLayout: { id: "c1-large-x86" } });
     // InstallationSucceeded reached the strict apiserver with the installer's password (its machine token, its uuid); the password is in no log line.

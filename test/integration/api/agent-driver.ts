@@ -6,7 +6,7 @@
  * receiver (src/network/lldp/session.ts) runs on the selected NICs, as in the agent, against
  * the test's lldpd switches. The disks are never touched: the wipe is a no-op and a
  * layout is refused before anything is written (the host's disks are not the
- * machine's; the real stages would refuse on a host anyway, src/cli/agent-options.ts), and
+ * machine's; the real stages would refuse on a host anyway, src/machine/disk/guard.ts), and
  * neither is the host's BMC (never read or written).
  *   ip netns exec NS bun test/integration/api/agent-driver.ts run ...
  */

@@ -10,8 +10,8 @@
 import { readFileSync } from "node:fs";
 import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/clients/http/client.ts";
-import { fromJson } from "@bufbuild/protobuf";
-import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { MachineAllocationSchema, MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { installOs } from "../../../src/install/install.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
@@ -33,12 +33,12 @@ try {
     root,
     machineId: "00000000-0000-0000-0000-00000000c0de",
     nics: [
-      {
+      create(MachineNicSchema, {
         mac: "52:54:00:00:00:01",
         name: "eth0",
         identifier: "eth0",
-        neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01", neighbors: [] }],
-      },
+        neighbors: [{ mac: "aa:bb:cc:00:00:01", name: "swp1", identifier: "swp1", hostname: "leaf01" }],
+      }),
     ],
     allocation: fromJson(MachineAllocationSchema, asSent),
     allocationAsSent: asSent,

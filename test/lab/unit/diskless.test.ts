@@ -2,7 +2,7 @@
  * lab/diskless.ts keeps a process from this host's disks by construction: inside it, a
  * block device of this host cannot be opened by its path, by /proc/1/root, by a new device
  * node, or through a fresh devtmpfs, whatever the process tries as root. The agent's own
- * guard (src/cli/agent-options.ts) is not involved.
+ * guard (src/machine/disk/guard.ts) is not involved.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";

@@ -1,7 +1,8 @@
 /**
  * The network stage hands the kernel cmdline's choices to bring-up (issue 12): by default
  * no RFC delay and our own RS (rsDelay false, solicit left to its default: on), the RFC
- * delay back with METAL_NET_RS_DELAY=1; DNS needed only for a metal-boot host name.
+ * delay back with METAL_NET_RS_DELAY=1; DNS needed only for a metal-boot host name; NICs
+ * selected by METAL_NICS under the stages' sysfs root (--sysfs).
  */
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline } from "../../../src/config/config.ts";
@@ -16,6 +17,7 @@ async function stageOptions(cmdline: string): Promise<BringupOptions> {
   const s = {
     log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
     resolvConf: "/tmp/resolv.conf",
+    sysRoot: "/tmp/mh-sysfs",
     bringUp: async (o: BringupOptions) => {
       seen.push(o);
       return {
@@ -45,5 +47,14 @@ describe("network stage options from the kernel cmdline", () => {
     const o = await stageOptions("METAL_BOOT_URL=https://boot.example/ METAL_NET_RS_DELAY=1");
     expect(o.rsDelay).toBe(true);
     expect(o.dnsNeeded).toBe(true);
+  });
+
+  test("METAL_NICS and the stages' sysfs root (--sysfs) reach bring-up's NIC selection", async () => {
+    const o = await stageOptions("METAL_BOOT_URL=https://[2001:db8::10]/ METAL_NICS=eth7,0c:c4:7a:00:00:01");
+    expect(o.sysfsRoot).toBe("/tmp/mh-sysfs");
+    expect(o.selectors).toEqual([
+      { kind: "name", name: "eth7" },
+      { kind: "mac", mac: "0c:c4:7a:00:00:01" },
+    ]);
   });
 });

@@ -1,0 +1,73 @@
+/**
+ * The composition root: the flow's services (agent/flow/services.ts `Services`), built
+ * once from the parsed configuration and the command's paths, then passed down. It
+ * only wires: what to parse is the CLI's (cli/agent-options.ts), every policy belongs
+ * to the library that owns it (the disks guard to machine/disk, the BMC's to
+ * machine/bmc, the NIC selection to network/net, the installed console to config).
+ * The sysfs root reaches every stage that reads /sys: the machine id (DMI), the NIC
+ * selection of LLDP and bring-up, the inventory, the BMC's board vendor, the console
+ * default, the disks, and UEFI's firmware/efi in the install stage.
+ */
+import type { Config } from "../config/config.ts";
+import { installedConsole } from "../config/console.ts";
+import { HttpClient } from "../clients/http/client.ts";
+import { DEFAULT_RETRY } from "../clients/http/retry.ts";
+import { installOs } from "../install/install.ts";
+import { inBandBmc } from "../machine/bmc/in-band.ts";
+import { machineDisks } from "../machine/disk/machine-disks.ts";
+import { collectInventory, PROC_ROOT } from "../machine/inventory/collect.ts";
+import { startLldp } from "../network/lldp/session.ts";
+import { bringUp } from "../network/net/bringup.ts";
+import { selectNics } from "../network/net/select-links.ts";
+import { readDmi } from "../platform/fs/dmi.ts";
+import { READ_CAPS } from "../platform/fs/read-bounded.ts";
+import type { Context } from "../platform/io/context.ts";
+import type { Logger } from "../platform/log/logger.ts";
+import { linuxKexec } from "../platform/sys/kexec.ts";
+import { versionInfo } from "../version.ts";
+import { execNextStage } from "./handoff/exec.ts";
+import { RESOLV_CONF } from "./flow/network.ts";
+import type { Services } from "./flow/services.ts";
+import { Operations } from "./operations/operations.ts";
+
+/** Where the agent's files go and which sysfs it reads (from the command line: --run-dir, --sysfs). */
+export interface AgentPaths {
+  /** The token file, handoff.json and status.json go here (no trailing slash). */
+  readonly runDir: string;
+  /** The sysfs root every stage reads (/sys on a machine). */
+  readonly sysRoot: string;
+}
+
+/** The operations services, built before the logger (its sink feeds the log shipper); status.json in the run dir. */
+export function composeOps(ctx: Context, paths: AgentPaths): Operations {
+  return new Operations({ secrets: ctx.secrets, statusPath: `${paths.runDir}/status.json` });
+}
+
+/** The flow's services, once per command; `over` replaces parts (test drivers). */
+export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Logger, over: Partial<Services> = {}): Services {
+  const { runDir, sysRoot } = paths;
+  return {
+    log,
+    secrets: ctx.secrets,
+    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs } }),
+    sysRoot,
+    tokenFile: `${runDir}/token`,
+    handoffFile: `${runDir}/handoff.json`,
+    resolvConf: RESOLV_CONF,
+    readFile: (p) => ctx.io.readFile(p, READ_CAPS.sysfs),
+    env: ctx.io.env,
+    exec: execNextStage,
+    selectNics: () => selectNics({ selectors: config.nics, sysfsRoot: sysRoot, log }),
+    startLldp: (interfaces, systemName) => startLldp({ interfaces, systemName, log }),
+    bringUp,
+    inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
+    bmc: inBandBmc({ sysRoot, secrets: ctx.secrets }),
+    now: () => new Date(),
+    console: installedConsole(config.console, () => readDmi(sysRoot, "sys_vendor")),
+    ops: over.ops ?? composeOps(ctx, paths),
+    disks: machineDisks({ mode: config.wipe, sysRoot, version: versionInfo().version }),
+    installOs,
+    kexecSys: linuxKexec,
+    ...over,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The disks stages of the built-in flow on this machine's disks (stages.ts), guarded:
+ * they run only from the agent's initramfs (guard.ts). The wipe before Waiting, its
+ * bound (wipe-bound.ts, the watchdog is held that long), and the allocation's layout,
+ * mounted, with what the installed system needs from it afterwards (its fstab) and a
+ * clean unmount before kexec.
+ */
+import type { FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
+import { readRootFs, type RootFs } from "../../platform/fs/initramfs-root.ts";
+import { logEvent, type Logger } from "../../platform/log/logger.ts";
+import { refuseOutsideInitramfs } from "./guard.ts";
+import { systemDiskIo } from "./io.ts";
+import { unmountLayout, writeFstab } from "./layout-run.ts";
+import { applyAllocationLayout, wipeMachineDisks } from "./stages.ts";
+import { readDisks } from "./sysfs.ts";
+import { wipeBoundMs } from "./wipe-bound.ts";
+import type { WipeMode } from "./wipe-plan.ts";
+
+/** The layout built and mounted: the target root and its root filesystem's UUID. */
+export interface MountedTarget {
+  readonly root: string;
+  /** The filesystem UUID of the root filesystem (machine-details.yaml root_uuid). */
+  readonly rootUuid: string;
+  /** After the installer ran: what the installed system needs from the layout (its /etc/fstab, as metal-hammer writes it). */
+  readonly finish: () => Promise<void>;
+  /** Unmounts the target cleanly (before kexec). */
+  readonly unmount: () => Promise<void>;
+}
+
+/** Wipe every disk before Waiting; build and mount the layout after the allocation. */
+export interface DiskStages {
+  readonly wipe: (log: Logger) => Promise<void>;
+  /** The longest the wipe may take by its own bounds (wipe-bound.ts): the watchdog is held that long. */
+  readonly wipeBoundMs: () => Promise<number>;
+  /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
+  readonly layout: (layout: FilesystemLayout, log: Logger) => Promise<MountedTarget>;
+}
+
+export interface MachineDisksOptions {
+  /** METAL_WIPE. */
+  readonly mode: WipeMode;
+  /** The sysfs root the disks are read from. */
+  readonly sysRoot: string;
+  /** The agent's version (written into the layout's fstab comment). */
+  readonly version: string;
+  /** What "/" is, asked before each stage (default: read from /proc/self/mounts). */
+  readonly rootFs?: () => RootFs;
+}
+
+export function machineDisks(o: MachineDisksOptions): DiskStages {
+  const guard = (what: string) => refuseOutsideInitramfs(what, (o.rootFs ?? readRootFs)());
+  return {
+    wipe: async (log) => {
+      guard("wipe the disks");
+      await wipeMachineDisks({ log, mode: o.mode, sysRoot: o.sysRoot });
+    },
+    wipeBoundMs: async () => wipeBoundMs(await readDisks(o.sysRoot), o.mode),
+    layout: async (layout, log) => {
+      guard("partition the disks");
+      const io = systemDiskIo();
+      const a = await applyAllocationLayout(layout, { log, version: o.version, sysRoot: o.sysRoot, io });
+      return {
+        root: a.targetRoot,
+        rootUuid: a.rootUuid,
+        finish: () => writeFstab(a, io),
+        unmount: async () => {
+          const failed = await unmountLayout(a, io);
+          if (failed.length > 0) logEvent(log, "disk.layout.done", { unmountFailed: failed }, `not cleanly unmounted (synced before the reboot): ${failed.join("; ")}`, "warn");
+        },
+      };
+    },
+  };
+}

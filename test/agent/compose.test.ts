@@ -1,0 +1,100 @@
+/**
+ * The composition root (src/agent/compose.ts): the services it wires from the one
+ * parsed configuration and the command's paths. The sysfs root (--sysfs) reaches every
+ * stage that reads /sys; the disks and the BMC refuse off the agent's initramfs.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { compose } from "../../src/agent/compose.ts";
+import { agentConfig, agentPaths } from "../../src/cli/agent-options.ts";
+import { configFromCmdline } from "../../src/config/config.ts";
+import { toAgentError } from "../../src/errors.ts";
+import { FilesystemLayoutSchema } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
+import { bmcVendor } from "../../src/machine/bmc/vendor.ts";
+import { rootFsType } from "../../src/platform/fs/mount-table.ts";
+import { silentLogger } from "../../src/platform/log/logger.ts";
+import { captureContext } from "../helpers/capture.ts";
+
+const CL = "METAL_BOOT_URL=https://[fd00::1]:8443/";
+const paths = (sysRoot = "/sys") => ({ runDir: mkdtempSync(join(tmpdir(), "mh-root-")), sysRoot });
+
+describe("the composition root", () => {
+  test("the installer's console is the cmdline's last console=, from the one parsed configuration", async () => {
+    const c = captureContext({ "/tmp/mh-cl": `console=tty0 ${CL} console="ttyS1,115200n8" METAL_WATCHDOG=0` });
+    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
+    const s = compose(c.ctx, paths(), config, silentLogger());
+    try {
+      expect(s.console).toBe("ttyS1,115200n8");
+    } finally {
+      await s.http.close();
+    }
+  });
+
+  test("without console= on the cmdline, the installer's console follows the manufacturer (sys_vendor) as pixie's boot script does", async () => {
+    const c = captureContext({ "/tmp/mh-cl": `${CL} METAL_WATCHDOG=0` });
+    const config = await agentConfig(c.ctx, { file: "/tmp/mh-cl" });
+    for (const [vendor, want] of [
+      ["QEMU\n", "ttyS0"],
+      ["Dell Inc.\n", "ttyS0"],
+      ["Supermicro\n", "ttyS1"],
+      [undefined, "ttyS1"],
+    ] as const) {
+      const sys = mkdtempSync(join(tmpdir(), "mh-sys-"));
+      if (vendor !== undefined) {
+        mkdirSync(join(sys, "class/dmi/id"), { recursive: true });
+        writeFileSync(join(sys, "class/dmi/id/sys_vendor"), vendor);
+      }
+      const s = compose(c.ctx, agentPaths({ runDir: mkdtempSync(join(tmpdir(), "mh-root-")), sysfs: sys }), config, silentLogger());
+      try {
+        expect([vendor, s.console]).toEqual([vendor, want]);
+      } finally {
+        await s.http.close();
+        rmSync(sys, { recursive: true, force: true });
+      }
+    }
+  });
+
+  test("--run-dir and --sysfs become the token, handoff and sysfs paths the stages read (trailing slashes dropped)", async () => {
+    const c = captureContext();
+    const s = compose(c.ctx, agentPaths({ runDir: "/tmp/mh-run//", sysfs: "/tmp/mh-sysfs" }), configFromCmdline(`${CL} METAL_WATCHDOG=0`), silentLogger());
+    try {
+      expect([s.tokenFile, s.handoffFile, s.sysRoot]).toEqual(["/tmp/mh-run/token", "/tmp/mh-run/handoff.json", "/tmp/mh-sysfs"]);
+    } finally {
+      await s.http.close();
+    }
+  });
+
+  test("on this host (not an initramfs) the composed wipe and layout refuse with wipe_failed (exit 60) naming what / is", async () => {
+    const host = rootFsType(readFileSync("/proc/self/mounts", "utf8"));
+    expect(["rootfs", "tmpfs", "ramfs"]).not.toContain(host); // tests never run from an initramfs
+    const c = captureContext();
+    const s = compose(c.ctx, paths(), configFromCmdline(`${CL} METAL_WATCHDOG=0`), silentLogger());
+    try {
+      for (const call of [() => s.disks.wipe(silentLogger()), () => s.disks.layout(create(FilesystemLayoutSchema, { id: "x" }), silentLogger())]) {
+        const e = toAgentError(
+          await call().then(
+            () => undefined,
+            (x: unknown) => x,
+          ),
+        );
+        expect(e.exitCode).toBe(60);
+        expect(e.message).toContain(`/ is ${host}, not the agent's initramfs`);
+      }
+    } finally {
+      await s.http.close();
+    }
+  });
+
+  test("on this host the composed BMC writes no user (not the agent's initramfs)", async () => {
+    const c = captureContext();
+    const s = compose(c.ctx, paths(), configFromCmdline(`${CL} METAL_WATCHDOG=0`), silentLogger());
+    try {
+      expect(await s.bmc.superUser(bmcVendor("Supermicro")!, "x")).toEqual({ ok: false, notes: ["not running from the agent's initramfs: BMC users are not written"] });
+    } finally {
+      await s.http.close();
+    }
+  });
+});
