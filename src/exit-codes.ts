@@ -47,6 +47,7 @@ export const EXIT_CODES = {
   wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
   layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },
   layout_failed: { exit: 62, meaning: "a step of the filesystem layout failed (the message names the step)" },
+  disks_guarded: { exit: 63, meaning: "the built-in flow refused to wipe or partition the disks: / is not the agent's initramfs (the message says what / is)" },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

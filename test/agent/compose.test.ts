@@ -67,7 +67,7 @@ describe("the composition root", () => {
     }
   });
 
-  test("on this host (not an initramfs) the composed wipe and layout refuse with wipe_failed (exit 60) naming what / is", async () => {
+  test("on this host (not an initramfs) the composed wipe and layout refuse with disks_guarded (exit 63) naming what / is", async () => {
     const host = rootFsType(readFileSync("/proc/self/mounts", "utf8"));
     expect(["rootfs", "tmpfs", "ramfs"]).not.toContain(host); // tests never run from an initramfs
     const c = captureContext();
@@ -80,7 +80,7 @@ describe("the composition root", () => {
             (x: unknown) => x,
           ),
         );
-        expect(e.exitCode).toBe(60);
+        expect([e.code, e.exitCode]).toEqual(["disks_guarded", 63]);
         expect(e.message).toContain(`/ is ${host}, not the agent's initramfs`);
       }
     } finally {

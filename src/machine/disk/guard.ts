@@ -7,11 +7,11 @@
 import { AgentError } from "../../errors.ts";
 import type { RootFs } from "../../platform/fs/initramfs-root.ts";
 
-/** Throws wipe_failed naming what "/" is, unless `root` is the initramfs; `what` is the refused act ("wipe the disks"). Pure. */
+/** Throws disks_guarded naming what "/" is, unless `root` is the initramfs; `what` is the refused act ("wipe the disks"). Pure. */
 export function refuseOutsideInitramfs(what: string, root: RootFs): void {
   if (root.initramfs) return;
   throw new AgentError(
-    "wipe_failed",
+    "disks_guarded",
     `refusing to ${what}: / is ${root.type ?? "unknown (no /proc/self/mounts)"}, not the agent's initramfs (rootfs, tmpfs or ramfs); the built-in flow touches disks only when metal-hammer boots the machine (by hand: metal-hammer disk wipe|apply --yes)`,
     { rootFs: root.type ?? null },
   );

@@ -348,7 +348,7 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
     st.machines.switchRule = false;
     const builtin = await runAgent(link.ns, ["run", "--from", "boot", "--run-dir", runDir(), "--cmdline", cmdline(lldp)], { binary });
     // The compiled binary has the real disks stages: on this host (not an initramfs) the wipe refuses before touching a disk.
-    expect(builtin.code).toBe(60);
+    expect(builtin.code).toBe(63);
     expect(builtin.err).toContain("metal-hammer: refusing to wipe the disks: / is ");
     expect(builtin.err).toContain("not the agent's initramfs");
     expect(Number((st.machines.registered.get(UUID)?.hardware as { memory: string }).memory)).toBeGreaterThan(0);

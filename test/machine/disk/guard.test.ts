@@ -15,7 +15,7 @@ const refused = async (p: Promise<unknown>) =>
   );
 
 describe("disks only from the initramfs", () => {
-  test("from the initramfs nothing is refused; elsewhere wipe_failed (exit 60) names the act and what / is", () => {
+  test("from the initramfs nothing is refused; elsewhere disks_guarded (exit 63) names the act and what / is", () => {
     const thrown = (fn: () => void) => {
       try {
         fn();
@@ -26,7 +26,7 @@ describe("disks only from the initramfs", () => {
     };
     expect(thrown(() => refuseOutsideInitramfs("wipe the disks", { initramfs: true, type: "rootfs" }))).toBeUndefined();
     const e = thrown(() => refuseOutsideInitramfs("wipe the disks", { initramfs: false, type: "ext4" }));
-    expect([e?.code, e?.exitCode, e?.details.rootFs]).toEqual(["wipe_failed", 60, "ext4"]);
+    expect([e?.code, e?.exitCode, e?.details.rootFs]).toEqual(["disks_guarded", 63, "ext4"]);
     expect(e?.message).toStartWith("refusing to wipe the disks: / is ext4, not the agent's initramfs");
     expect(thrown(() => refuseOutsideInitramfs("x", { initramfs: false, type: undefined }))?.message).toContain("/ is unknown (no /proc/self/mounts)");
   });
@@ -36,7 +36,7 @@ describe("disks only from the initramfs", () => {
     const disks = machineDisks({ mode: "fast", sysRoot: "/nonexistent-sysfs", version: "v0", rootFs: () => (asked++, { initramfs: false, type: "xfs" }) });
     const w = await refused(disks.wipe(silentLogger()));
     const l = await refused(disks.layout(create(FilesystemLayoutSchema, { id: "x" }), silentLogger()));
-    expect([w.code, l.code, asked]).toEqual(["wipe_failed", "wipe_failed", 2]);
+    expect([w.code, l.code, asked]).toEqual(["disks_guarded", "disks_guarded", 2]);
     expect(w.message).toStartWith("refusing to wipe the disks: / is xfs");
     expect(l.message).toStartWith("refusing to partition the disks: / is xfs");
   });
