@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { OUTPUT_LINES, parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
+import { OS_INSTALLER_TASKS } from "../fixtures/os-installer/tasks.ts";
 
 const recorded = (name: string) => readFileSync(join(import.meta.dir, "../fixtures/os-installer", name), "utf8").split("\n");
 
@@ -11,27 +12,7 @@ describe("os-installer's output, as v0.3.1 prints it", () => {
     expect(run.succeeded).toBe(true);
     expect(run.failed).toBeUndefined();
     expect(run.configError).toBeUndefined();
-    expect(run.tasks.map((t) => t.name)).toEqual([
-      "persist configuration data from metal-hammer",
-      "check if running in efi mode",
-      "remove .dockerenv if running in virtual environment",
-      "write hostname",
-      "write /etc/hosts",
-      "write /etc/resolv.conf",
-      "write ntp configuration",
-      "create metal user",
-      "configure network",
-      "authorized ssh keys",
-      "fix wrong filesystem permissions",
-      "process userdata",
-      "build kernel cmdline",
-      "write /etc/metal/boot-info.yaml",
-      "write booatloader config",
-      "unset machine id",
-      "deploy systemd services",
-      "write /etc/metal/build-meta.yaml",
-      "execute custom executable",
-    ]);
+    expect(run.tasks.map((t) => t.name)).toEqual([...OS_INSTALLER_TASKS]);
     expect(run.tasks.every((t) => typeof t.ms === "number" && t.ms >= 0)).toBe(true);
     // The bootloader task (grub-install, update-grub2) is the long one.
     const longest = [...run.tasks].sort((a, b) => b.ms! - a.ms!)[0]!;

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
 import { parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
 import { REALOS_HOSTNAME } from "./allocation.ts";
+import { OS_INSTALLER_TASKS } from "../fixtures/os-installer/tasks.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const IMAGE_DIR = join(REPO, "build/debian");
@@ -104,27 +105,7 @@ describe("the real os-installer against the agent's contract files", () => {
     expect(run.failed).toBeUndefined();
     expect(run.succeeded).toBe(true);
     // Every task of os-installer v0.3.1's list (pkg/installer/installer.go), in order: none skipped.
-    expect(run.tasks.map((t) => t.name)).toEqual([
-      "persist configuration data from metal-hammer",
-      "check if running in efi mode",
-      "remove .dockerenv if running in virtual environment",
-      "write hostname",
-      "write /etc/hosts",
-      "write /etc/resolv.conf",
-      "write ntp configuration",
-      "create metal user",
-      "configure network",
-      "authorized ssh keys",
-      "fix wrong filesystem permissions",
-      "process userdata",
-      "build kernel cmdline",
-      "write /etc/metal/boot-info.yaml",
-      "write booatloader config",
-      "unset machine id",
-      "deploy systemd services",
-      "write /etc/metal/build-meta.yaml",
-      "execute custom executable",
-    ]);
+    expect(run.tasks.map((t) => t.name)).toEqual([...OS_INSTALLER_TASKS]);
     const f = result.files;
     expect(result.binary).toBe("/os-installer");
     expect(result.bootInfo).toMatchObject({

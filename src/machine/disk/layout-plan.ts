@@ -19,7 +19,18 @@
  */
 import { AgentError } from "../../errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
-import { createOptionsRule, devicePathRule, lvmTagRule, lvNameRule, mountOptionRule, mountPathRule, unsafeText, vgNameRule, type OptionTool } from "./layout-rules.ts";
+import {
+  createOptionsRule,
+  devicePathRule,
+  lvmTagRule,
+  lvNameRule,
+  MOUNT_PROPAGATION,
+  mountOptionRule,
+  mountPathRule,
+  unsafeText,
+  vgNameRule,
+  type OptionTool,
+} from "./layout-rules.ts";
 import {
   FormatSchema,
   GPTType,
@@ -70,23 +81,7 @@ export interface PlanOptions {
 const SEC = 1000;
 const LABEL_MAX: Readonly<Record<string, number>> = { ext3: 16, ext4: 16, swap: 16, vfat: 11 };
 /** Options mount(8) does not pass on to the filesystem (metal-hammer's impossibleMountOptions). */
-const NOT_FOR_MOUNT = new Set([
-  "defaults",
-  "unbindable",
-  "runbindable",
-  "private",
-  "rprivate",
-  "slave",
-  "rslave",
-  "shared",
-  "rshared",
-  "auto",
-  "noauto",
-  "comment",
-  "loop",
-  "offset",
-  "sizelimit",
-]);
+const NOT_FOR_MOUNT = new Set(["defaults", ...MOUNT_PROPAGATION, "auto", "noauto", "comment", "loop", "offset", "sizelimit"]);
 
 export function mountOptionArg(opts: readonly string[]): string {
   return opts.filter((o) => !NOT_FOR_MOUNT.has(o) && !o.startsWith("x-")).join(",");

@@ -327,6 +327,9 @@ export function createOptionsRule(tool: OptionTool, opts: readonly string[]): { 
 }
 
 /** mount(8) and fstab(5) options the layout may ask for, without a value. */
+/** mount(8)'s propagation flags: accepted in a layout's options, never passed on to a filesystem. */
+export const MOUNT_PROPAGATION = ["unbindable", "runbindable", "private", "rprivate", "slave", "rslave", "shared", "rshared"] as const;
+
 const MOUNT_FLAGS = new Set([
   "defaults",
   "ro",
@@ -360,14 +363,7 @@ const MOUNT_FLAGS = new Set([
   "silent",
   "loud",
   "_netdev",
-  "unbindable",
-  "runbindable",
-  "private",
-  "rprivate",
-  "slave",
-  "rslave",
-  "shared",
-  "rshared",
+  ...MOUNT_PROPAGATION,
   // ext3/ext4 (ext4(5))
   "discard",
   "nodiscard",

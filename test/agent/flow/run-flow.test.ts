@@ -33,6 +33,7 @@ import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../../../src/p
 import { standinAnswer } from "../../integration/clock/sntp-standin.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "../../integration/api/suite.ts";
+import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3160";
 const skip = standinsSkip();
@@ -108,17 +109,7 @@ const NET: NetworkSummary = {
   dns: { servers: [], search: [] },
   timingsMs: {},
 };
-const neigh = (systemName: string, portId: string): LldpNeighbour => ({
-  interface: "eth0",
-  chassisId: portId,
-  chassisIdSubtype: 4,
-  portId,
-  portIdSubtype: 3,
-  portDescription: "swp1",
-  systemName,
-  ttlSeconds: 120,
-  managementAddresses: [],
-});
+const neigh = (systemName: string, portId: string): LldpNeighbour => lldpNeighbour({ systemName, portId, chassisId: portId });
 
 function services(run: string, over: Partial<Services> = {}) {
   const lines: Record<string, unknown>[] = [];

@@ -9,21 +9,13 @@ import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { explainRefusal, register, registerRequest, switchesSeen } from "../../../src/agent/provision/register.ts";
 import { ConnectError, connectError } from "../../../src/clients/api/connect-error.ts";
 import { AgentError } from "../../../src/errors.ts";
+import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 const FIX = join(import.meta.dir, "../../fixtures/inventory");
 const EMPTY = { memTotalBytes: 1 << 30, cpuinfo: "", nets: [], blocks: [], pci: [], dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined } };
 
-const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({
-  interface: iface,
-  chassisId: "aa:bb:cc:dd:ee:ff",
-  chassisIdSubtype: 4,
-  portId,
-  portIdSubtype: 3,
-  portDescription,
-  systemName,
-  ttlSeconds: 120,
-  managementAddresses: [],
-});
+const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour =>
+  lldpNeighbour({ interface: iface, systemName, portId, portDescription, chassisId: "aa:bb:cc:dd:ee:ff" });
 
 describe("registerRequest", () => {
   test("as protojson: uuid, hardware (uint64 as strings), bios, partition, version, and the LLDP neighbours mapped to the v2 fields", async () => {

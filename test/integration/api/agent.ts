@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { disklessArgv } from "../../../lab/diskless.ts";
+import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 export const REPO = join(import.meta.dir, "../../..");
 
@@ -19,17 +20,7 @@ export const transcript: string[] = [];
 
 /** Two switches seen by LLDP on `ifname` (for a Register the strict stand-in accepts). */
 export function twoSwitches(ifname: string): string {
-  const n = (systemName: string, portId: string) => ({
-    interface: ifname,
-    chassisId: portId,
-    chassisIdSubtype: 4,
-    portId,
-    portIdSubtype: 3,
-    portDescription: "swp1",
-    systemName,
-    ttlSeconds: 120,
-    managementAddresses: [],
-  });
+  const n = (systemName: string, portId: string) => lldpNeighbour({ interface: ifname, systemName, portId, chassisId: portId });
   return JSON.stringify([n("leaf01", "0c:00:00:00:01:01"), n("leaf02", "0c:00:00:00:02:01")]);
 }
 

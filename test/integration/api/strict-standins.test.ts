@@ -24,6 +24,7 @@ import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
+import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";
@@ -65,17 +66,7 @@ const EMPTY_FACTS = {
   pci: [],
   dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
 };
-const neigh = (systemName: string, portId: string): LldpNeighbour => ({
-  interface: "eth0",
-  chassisId: "x",
-  chassisIdSubtype: 4,
-  portId,
-  portIdSubtype: 3,
-  portDescription: "swp1",
-  systemName,
-  ttlSeconds: 120,
-  managementAddresses: [],
-});
+const neigh = (systemName: string, portId: string): LldpNeighbour => lldpNeighbour({ systemName, portId, chassisId: "x" });
 const req = (ns: LldpNeighbour[], uuid = UUID) => registerRequest(uuid, toInventory(EMPTY_FACTS), new Map([["eth0", ns]]), "fra-equ01", "test");
 const TWO = [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")];
 const post = (path: string, body: unknown, token?: string) =>

@@ -25,6 +25,7 @@ import { readFacts } from "../../../src/machine/inventory/read.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { registerRequest } from "../../../src/agent/provision/register.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
+import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const found = findUpstreamProtos();
@@ -35,17 +36,8 @@ const upstream = registry ? upstreamValidator(registry) : undefined;
 
 const FIX = join(import.meta.dir, "../../fixtures/inventory");
 const siMem = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")) as { total: number };
-const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour => ({
-  interface: iface,
-  chassisId: "0c:00:00:00:00:aa",
-  chassisIdSubtype: 4,
-  portId,
-  portIdSubtype: 3,
-  portDescription,
-  systemName,
-  ttlSeconds: 120,
-  managementAddresses: [],
-});
+const neigh = (iface: string, systemName: string, portId: string, portDescription: string): LldpNeighbour =>
+  lldpNeighbour({ interface: iface, systemName, portId, portDescription });
 
 /** The agent's Register request for the fixture server (its sysfs tree) with two switches, as register() sends it. */
 async function agentRegister(): Promise<JsonObject> {
