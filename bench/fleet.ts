@@ -65,7 +65,7 @@ if (u) {
   const hit = u.perMachine.filter((m) => m.answered > 0);
   const mismatched = u.perMachine.filter((m) => m.retried !== m.answered);
   console.log(
-    `  503 window        ${(u.ms / 1000).toFixed(0)} s from power-on: ${u.sent} of ${u.requests} apiserver requests answered 503 (every ${u.every}-th; ${u.inLog} in the request log)`,
+    `  503 window        ${(u.ms / 1000).toFixed(0)} s from power-on: ${u.sent} of ${u.requests} apiserver requests answered 503 (1 in ${u.every} by a counter; ${u.inLog} in the request log)`,
   );
   console.log(
     `  503 retries       ${hit.length} of ${r.machines} machines were answered 503 (at most ${Math.max(0, ...u.perMachine.map((m) => m.answered))} each); ${mismatched.length === 0 ? "each logged one retry naming it per 503" : `${mismatched.length} logged a different number of retries than 503s: ${mismatched.map((m) => `${m.uuid} ${m.retried}/${m.answered}`).join(", ")}`}`,

@@ -100,7 +100,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       // Open from the power-on: the balancer is set, then the rack powered on.
       const w = await fleet.unavailable(UNAVAILABLE_EVERY, o.unavailableMs ?? 60_000);
       window = { startedAt: w.startedAt ?? Date.now(), endsAt: w.endsAt ?? Date.now() };
-      say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (every ${UNAVAILABLE_EVERY}-th) for ${((o.unavailableMs ?? 60_000) / 1000).toFixed(0)} s`);
+      say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (by a counter) for ${((o.unavailableMs ?? 60_000) / 1000).toFixed(0)} s`);
     }
     const on = Date.now();
     fleet.startAgents();
@@ -141,7 +141,11 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
     }));
     // Answered requests from the log, plus every Wait stream's opening (an open Wait is never answered, so never logged);
     // a Wait the balancer answered 503 never opened a stream, so it counts from the log.
-    const log = fleet.requests().map((r) => ({ ...r, time: Date.parse(r.time) }));
+    // The run's own control requests (/_standin/...) are in the log too: not the machines' load.
+    const log = fleet
+      .requests()
+      .filter((r) => !r.path.startsWith("/_standin/"))
+      .map((r) => ({ ...r, time: Date.parse(r.time) }));
     const times = [...log.filter((r) => !r.path.endsWith("/Wait") || r.status === 503).map((r) => r.time), ...st.waitOpenedAt];
     const unavailable: UnavailableFigures | undefined =
       window && balancer
@@ -155,10 +159,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
               sent: balancer.unavailable,
               inLog: log.filter((r) => r.server === "api" && r.status === 503).length,
               perMachine: fleet.machines.map((m, i) => ({ uuid: m.uuid, answered: answered[i] ?? 0, retried: unavailableRetries(m.logs) })),
-              burst: largestBurst(
-                times.filter((t) => t < endsAt),
-                startedAt,
-              ),
+              burst: largestBurst(times.filter((t) => t >= startedAt && t < endsAt)),
             };
           })()
         : undefined;
