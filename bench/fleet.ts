@@ -71,6 +71,9 @@ if (u) {
     `  503 retries       ${hit.length} of ${r.machines} machines were answered 503 (at most ${Math.max(0, ...u.perMachine.map((m) => m.answered))} each); ${mismatched.length === 0 ? "each logged one retry naming it per 503" : `${mismatched.length} logged a different number of retries than 503s: ${mismatched.map((m) => `${m.uuid} ${m.retried}/${m.answered}`).join(", ")}`}`,
   );
   console.log(`  burst in window   ${u.burst.requests} requests in the fullest 100 ms`);
+  console.log(
+    `  retry after 503   ${fmtSpread(u.retryDelayMs)} later; at most ${u.retryBurst.requests} of ${u.retryDelayMs.n} retries in one 100 ms (unary calls; Wait reconnects as streams)`,
+  );
 }
 for (const e of r.ended) console.log(`  ended early: ${e.uuid} exit ${e.exitCode}: ${e.lastLine.slice(0, 200)}`);
 const retriesOk = !u || (u.sent === u.inLog && u.perMachine.every((m) => m.retried === m.answered));

@@ -125,3 +125,21 @@ export function unavailableRetries(logs: readonly Readonly<Record<string, unknow
       (l.event === "provision.wait.reconnect" && /\bunavailable: HTTP 503\b/.test(String(l.reason ?? ""))),
   ).length;
 }
+
+/**
+ * Each answer with `status` followed by the same source's next request to the same path:
+ * when the retry came and how long after (ms). A 503 not (yet) retried is left out.
+ */
+export function retriesAfter(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly path: string; readonly status: number }[],
+  status = 503,
+): { readonly at: number; readonly delayMs: number }[] {
+  const sorted = [...requests].sort((a, b) => a.time - b.time);
+  const out: { at: number; delayMs: number }[] = [];
+  for (const [i, r] of sorted.entries()) {
+    if (r.status !== status || r.source === null) continue;
+    const next = sorted.slice(i + 1).find((x) => x.source === r.source && x.path === r.path);
+    if (next) out.push({ at: next.time, delayMs: next.time - r.time });
+  }
+  return out;
+}

@@ -8,7 +8,7 @@
  * Returns the figures; the caller prints or asserts them.
  */
 import { Fleet, type FleetMachine } from "./fleet.ts";
-import { answersPerMachine, comebacks, firstTimes, largestBurst, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
+import { answersPerMachine, comebacks, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
 import { waitFor } from "../wait.ts";
 
 export const FLEET_SCENARIOS = ["none", "outage", "unavailable"] as const;
@@ -29,6 +29,9 @@ export interface UnavailableFigures {
   readonly perMachine: readonly { readonly uuid: string; readonly answered: number; readonly retried: number }[];
   /** The fullest 100 ms inside the window (every request, 503s included). */
   readonly burst: { readonly requests: number; readonly atMs: number };
+  /** The retries the request log shows after a 503 (the same machine's next request to the same path): how long after, and the most in one 100 ms. */
+  readonly retryDelayMs: Spread;
+  readonly retryBurst: { readonly requests: number; readonly atMs: number };
 }
 
 export interface FleetResult {
@@ -151,6 +154,8 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       window && balancer
         ? (() => {
             const answered = answersPerMachine(log, addresses, 503);
+            // A Wait answered 503 comes back as a Wait stream (not in the log when it stays open): only unary retries are paired here.
+            const retries = retriesAfter(log.filter((r) => r.server === "api" && !r.path.endsWith("/Wait")));
             const { startedAt, endsAt } = window;
             return {
               every: balancer.every,
@@ -160,6 +165,8 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
               inLog: log.filter((r) => r.server === "api" && r.status === 503).length,
               perMachine: fleet.machines.map((m, i) => ({ uuid: m.uuid, answered: answered[i] ?? 0, retried: unavailableRetries(m.logs) })),
               burst: largestBurst(times.filter((t) => t >= startedAt && t < endsAt)),
+              retryDelayMs: spread(retries.map((x) => x.delayMs)),
+              retryBurst: largestBurst(retries.map((x) => x.at)),
             };
           })()
         : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { answersPerMachine, canonicalAddress, comebacks, firstTimes, largestBurst, spread, timeTo, unavailableRetries } from "../../../lab/fleet/report.ts";
+import { answersPerMachine, canonicalAddress, comebacks, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries } from "../../../lab/fleet/report.ts";
 
 describe("fleet report", () => {
   test("spread takes nearest-rank percentiles", () => {
@@ -72,5 +72,22 @@ describe("fleet report", () => {
       { event: "provision.register", reason: "status 503" },
     ];
     expect(unavailableRetries(lines)).toBe(2);
+  });
+
+  test("retriesAfter pairs each 503 with the same source's next request to the same path", () => {
+    const log = [
+      { time: 100, source: "a", path: "/Register", status: 503 },
+      { time: 110, source: "b", path: "/Register", status: 200 },
+      { time: 120, source: "a", path: "/Get", status: 200 },
+      { time: 130, source: "b", path: "/Wait", status: 503 },
+      { time: 300, source: "a", path: "/Register", status: 503 },
+      { time: 340, source: "a", path: "/Register", status: 200 },
+      { time: 350, source: "c", path: "/Get", status: 503 },
+      { time: 360, source: null, path: "/Get", status: 503 },
+    ];
+    expect(retriesAfter(log)).toEqual([
+      { at: 300, delayMs: 200 },
+      { at: 340, delayMs: 40 },
+    ]);
   });
 });
