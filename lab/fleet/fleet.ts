@@ -277,12 +277,12 @@ export class Fleet {
    * from now (POST /_standin/unavailable); resolves with the window as the stand-in opened it.
    */
   async unavailable(every: number, ms: number): Promise<UnavailableReport> {
-    return (await this.control("/_standin/unavailable", { every, ms })) as UnavailableReport;
+    return balancerAnswer(await this.control("/_standin/unavailable", { every, ms }));
   }
 
   /** The balancer's window and its counts: requests seen in it, 503s sent. */
   async unavailableReport(): Promise<UnavailableReport> {
-    return (await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/unavailable", { timeoutMs: 30_000 })) as UnavailableReport;
+    return balancerAnswer(await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/unavailable", { timeoutMs: 30_000 }));
   }
 
   /** Each machine's global IPv6 addresses now (what the servers see as its source), in machine order. */
@@ -333,6 +333,13 @@ export class Fleet {
     for (const ns of this.namespaces.splice(0).reverse()) await run(["ip", "netns", "del", ns]).catch(() => undefined);
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The balancer control endpoint's answer, or its refusal as an error (a 403 or 400 answers {error}). */
+function balancerAnswer(v: unknown): UnavailableReport {
+  const o = v as Partial<UnavailableReport> & { error?: unknown };
+  if (typeof o?.requests !== "number" || typeof o.unavailable !== "number") throw new Error(`/_standin/unavailable answered ${JSON.stringify(v)}`);
+  return o as UnavailableReport;
 }
 
 /** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */
