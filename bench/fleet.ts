@@ -2,25 +2,38 @@
 /**
  * A rack at once (lab/fleet/): N machines in namespaces on two SONiC-shaped leaves, the
  * agent's real `run` in each (diskless by construction), the lab's stand-ins behind them.
- *   bun bench/fleet.ts [--machines 8] [--scenario none|outage] [--timeout 300] [--keep]
+ *   bun bench/fleet.ts [--machines 8] [--scenario none|outage|unavailable] [--unavailable-ms 60000] [--timeout 300] [--keep]
  * Prints how many registered and wait, time to network ready / Register / Wait
  * (p50/p95/max after power-on), the largest burst of requests in any 100 ms at the
- * servers (and right after each outage), peak RSS per agent. Root only.
+ * servers (and right after each outage), peak RSS per agent; with `unavailable`, how many
+ * apiserver requests the balancer saw in its window and answered 503, and how many
+ * machines were answered 503 and logged a retry for each. Root only.
  */
 import { parseArgs } from "node:util";
 import { fmtSpread } from "../lab/fleet/report.ts";
-import { runFleet, type FleetScenario } from "../lab/fleet/run.ts";
+import { FLEET_SCENARIOS, runFleet, type FleetScenario } from "../lab/fleet/run.ts";
 
 const { values } = parseArgs({
-  options: { machines: { type: "string", default: "8" }, scenario: { type: "string", default: "none" }, timeout: { type: "string", default: "300" }, keep: { type: "boolean" } },
+  options: {
+    machines: { type: "string", default: "8" },
+    scenario: { type: "string", default: "none" },
+    "unavailable-ms": { type: "string", default: "60000" },
+    timeout: { type: "string", default: "300" },
+    keep: { type: "boolean" },
+  },
 });
 const machines = Number(values.machines);
 if (!Number.isInteger(machines) || machines < 1 || machines > 250) {
   console.error(`--machines ${JSON.stringify(values.machines)}: expected 1..250`);
   process.exit(2);
 }
-if (values.scenario !== "none" && values.scenario !== "outage") {
-  console.error(`--scenario ${JSON.stringify(values.scenario)}: expected none or outage`);
+if (!(FLEET_SCENARIOS as readonly string[]).includes(values.scenario ?? "")) {
+  console.error(`--scenario ${JSON.stringify(values.scenario)}: expected one of ${FLEET_SCENARIOS.join(", ")}`);
+  process.exit(2);
+}
+const unavailableMs = Number(values["unavailable-ms"]);
+if (!Number.isInteger(unavailableMs) || unavailableMs < 0 || unavailableMs > 600_000) {
+  console.error(`--unavailable-ms ${JSON.stringify(values["unavailable-ms"])}: expected milliseconds 0..600000`);
   process.exit(2);
 }
 if (process.getuid?.() !== 0) {
@@ -31,6 +44,7 @@ const r = await runFleet({
   machines,
   scenario: values.scenario as FleetScenario,
   timeoutMs: Number(values.timeout) * 1000,
+  unavailableMs,
   keep: values.keep === true,
   progress: (l) => console.error(l),
 });
@@ -46,5 +60,21 @@ for (const [i, b] of r.burstsAfterOutage.entries())
     `  after outage ${i + 1}    ${b.requests} requests in the fullest 100 ms; ${r.comebackBursts[i]?.requests} of ${r.machines} machines came back in the fullest 100 ms (down ${((r.outages[i]!.upAt - r.outages[i]!.downAt) / 1000).toFixed(1)} s)`,
   );
 console.log(`  peak RSS / agent  p50 ${r.peakRssMiB.p50.toFixed(0)} MiB, p95 ${r.peakRssMiB.p95.toFixed(0)} MiB, max ${r.peakRssMiB.max.toFixed(0)} MiB (n=${r.peakRssMiB.n})`);
+const u = r.unavailable;
+if (u) {
+  const hit = u.perMachine.filter((m) => m.answered > 0);
+  const mismatched = u.perMachine.filter((m) => m.retried !== m.answered);
+  console.log(
+    `  503 window        ${(u.ms / 1000).toFixed(0)} s from power-on: ${u.sent} of ${u.requests} apiserver requests answered 503 (1 in ${u.every} by a counter; ${u.inLog} in the request log)`,
+  );
+  console.log(
+    `  503 retries       ${hit.length} of ${r.machines} machines were answered 503 (at most ${Math.max(0, ...u.perMachine.map((m) => m.answered))} each); ${mismatched.length === 0 ? "each logged one retry naming it per 503" : `${mismatched.length} logged a different number of retries than 503s: ${mismatched.map((m) => `${m.uuid} ${m.retried}/${m.answered}`).join(", ")}`}`,
+  );
+  console.log(`  burst in window   ${u.burst.requests} requests in the fullest 100 ms`);
+  console.log(
+    `  retry after 503   ${fmtSpread(u.retryDelayMs)} later; at most ${u.retryBurst.requests} of ${u.retryDelayMs.n} retries in one 100 ms (unary calls; Wait reconnects as streams)`,
+  );
+}
 for (const e of r.ended) console.log(`  ended early: ${e.uuid} exit ${e.exitCode}: ${e.lastLine.slice(0, 200)}`);
-process.exit(r.ended.length === 0 && r.waiting === r.machines ? 0 : 1);
+const retriesOk = !u || (u.sent === u.inLog && u.perMachine.every((m) => m.retried === m.answered));
+process.exit(r.ended.length === 0 && r.waiting === r.machines && retriesOk ? 0 : 1);

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { disklessArgv } from "../diskless.ts";
 import { run } from "../ipxe/lab-process.ts";
 import { standinControl } from "../standins/control-client.ts";
+import type { UnavailableReport } from "../standins/unavailable.ts";
 import { withPrivateRun } from "../plan.ts";
 import { waitFor } from "../wait.ts";
 import { radvdConf as renderRadvdConf } from "../rig/radvd-conf.ts";
@@ -271,6 +272,29 @@ export class Fleet {
     return { downAt, upAt: Date.now() };
   }
 
+  /**
+   * The balancer in front of the apiserver answers every `every`-th request 503 for `ms`
+   * from now (POST /_standin/unavailable); resolves with the window as the stand-in opened it.
+   */
+  async unavailable(every: number, ms: number): Promise<UnavailableReport> {
+    return balancerAnswer(await this.control("/_standin/unavailable", { every, ms }));
+  }
+
+  /** The balancer's window and its counts: requests seen in it, 503s sent. */
+  async unavailableReport(): Promise<UnavailableReport> {
+    return balancerAnswer(await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/unavailable", { timeoutMs: 30_000 }));
+  }
+
+  /** Each machine's global IPv6 addresses now (what the servers see as its source), in machine order. */
+  async addresses(): Promise<string[][]> {
+    const out: string[][] = [];
+    for (const m of this.machines) {
+      const info = JSON.parse(await run(["ip", "-n", m.ns, "-j", "-6", "addr", "show", "scope", "global"])) as { addr_info?: { local?: string }[] }[];
+      out.push(info.flatMap((l) => (l.addr_info ?? []).flatMap((a) => (a.local ? [a.local] : []))));
+    }
+    return out;
+  }
+
   /** Peak RSS of each agent's process (the Bun process under the diskless wrapper), read now. */
   readPeaks(): void {
     for (const m of this.machines) {
@@ -309,6 +333,13 @@ export class Fleet {
     for (const ns of this.namespaces.splice(0).reverse()) await run(["ip", "netns", "del", ns]).catch(() => undefined);
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The balancer control endpoint's answer, or its refusal as an error (a 403 or 400 answers {error}). */
+function balancerAnswer(v: unknown): UnavailableReport {
+  const o = v as Partial<UnavailableReport> & { error?: unknown };
+  if (typeof o?.requests !== "number" || typeof o.unavailable !== "number") throw new Error(`/_standin/unavailable answered ${JSON.stringify(v)}`);
+  return o as UnavailableReport;
 }
 
 /** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */

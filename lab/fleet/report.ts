@@ -81,3 +81,65 @@ export function comebacks(
   }
   return [...first.values(), ...waitOpenedAt.filter((t) => t >= upAt)];
 }
+
+/** An IPv6 (or IPv4) address in one spelling (RFC 5952 for IPv6, as WHATWG URL writes it), so the servers' and `ip`'s spellings compare. */
+export function canonicalAddress(a: string): string {
+  const bare = a.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
+  try {
+    return bare.includes(":") ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
+  } catch {
+    return bare.toLowerCase();
+  }
+}
+
+/**
+ * How many answers with `status` from `server` each machine got, the machine known by its
+ * addresses (one list per machine, in order); requests from no machine's address are left out.
+ */
+export function answersPerMachine(
+  requests: readonly { readonly source: string | null; readonly status: number; readonly server: string }[],
+  addresses: readonly (readonly string[])[],
+  status: number,
+  server = "api",
+): number[] {
+  const owner = new Map<string, number>();
+  for (const [i, list] of addresses.entries()) for (const a of list) owner.set(canonicalAddress(a), i);
+  const out = addresses.map(() => 0);
+  for (const r of requests) {
+    if (r.server !== server || r.status !== status || r.source === null) continue;
+    const i = owner.get(canonicalAddress(r.source));
+    if (i !== undefined) out[i] = (out[i] ?? 0) + 1;
+  }
+  return out;
+}
+
+/**
+ * A machine's log lines that retry after an apiserver 503 and say so: the HTTP client's
+ * `http.retry` of an apiserver call with reason "status 503", and Wait's
+ * `provision.wait.reconnect` whose reason is the mapped Connect code ("unavailable: HTTP 503").
+ */
+export function unavailableRetries(logs: readonly Readonly<Record<string, unknown>>[]): number {
+  return logs.filter(
+    (l) =>
+      (l.event === "http.retry" && l.reason === "status 503" && String(l.what ?? "").startsWith("apiserver ")) ||
+      (l.event === "provision.wait.reconnect" && /\bunavailable: HTTP 503\b/.test(String(l.reason ?? ""))),
+  ).length;
+}
+
+/**
+ * Each answer with `status` followed by the same source's next request to the same path:
+ * when the retry came and how long after (ms). A 503 not (yet) retried is left out.
+ */
+export function retriesAfter(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly path: string; readonly status: number }[],
+  status = 503,
+): { readonly at: number; readonly delayMs: number }[] {
+  const sorted = [...requests].sort((a, b) => a.time - b.time);
+  const out: { at: number; delayMs: number }[] = [];
+  for (const [i, r] of sorted.entries()) {
+    if (r.status !== status || r.source === null) continue;
+    const next = sorted.slice(i + 1).find((x) => x.source === r.source && x.path === r.path);
+    if (next) out.push({ at: next.time, delayMs: next.time - r.time });
+  }
+  return out;
+}

@@ -4,15 +4,23 @@
  * body whole (the agent's requests are one message each), logs every answer when its head is
  * written (a Wait's only with its first message), routes /_standin/* to the control endpoints
  * and the rest to the connect-es apiserver (apiserver.ts). No idle timeout: a Wait may stay
- * open for hours in the lab.
+ * open for hours in the lab. In front of the apiserver sits the balancer fault
+ * (unavailable.ts): while its window is open, every n-th request is answered 503 here and
+ * never reaches the apiserver. The control endpoints learn whether the request came from
+ * this host itself (its source is loopback or the address it reached).
  */
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerCert } from "./pki.ts";
 import type { RequestLog } from "./request-log.ts";
 import type { Listen } from "./standins.ts";
+import { BALANCER_BODY, type UnavailableWindow } from "./unavailable.ts";
 
-type Control = (role: "api", path: string, req: Request) => Promise<Response | undefined>;
+/** Where a control request came from: `local` when from this host itself (loopback, or the server's own address). */
+export interface Peer {
+  readonly local: boolean;
+}
+type Control = (role: "api", path: string, req: Request, peer: Peer) => Promise<Response | undefined>;
 type Api = (req: IncomingMessage, res: ServerResponse, body: Uint8Array) => Promise<void>;
 
 async function readBody(req: IncomingMessage): Promise<Uint8Array> {
@@ -30,7 +38,22 @@ async function writeFetchResponse(r: Response, res: ServerResponse): Promise<voi
 const headerObject = (req: IncomingMessage): Record<string, string> =>
   Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
 
-export async function serveApi(listen: Listen, cert: ServerCert, log: RequestLog, control: Control, api: Api): Promise<{ port: number; stop(): Promise<void> }> {
+const LOOPBACK = /^(::1|127\.\d+\.\d+\.\d+|::ffff:127\.\d+\.\d+\.\d+)$/;
+
+/** Whether a connection comes from this host: a loopback source, or its source is the address it reached. */
+export function isLocalPeer(remote: string | undefined, local: string | undefined): boolean {
+  if (!remote) return false;
+  return LOOPBACK.test(remote) || remote === local;
+}
+
+export async function serveApi(
+  listen: Listen,
+  cert: ServerCert,
+  log: RequestLog,
+  control: Control,
+  api: Api,
+  balancer?: UnavailableWindow,
+): Promise<{ port: number; stop(): Promise<void> }> {
   const server: Server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
     void (async () => {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -53,8 +76,15 @@ export async function serveApi(listen: Listen, cert: ServerCert, log: RequestLog
             "api",
             path,
             new Request(`https://standin${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "POST" ? { body } : {}) }),
+            { local: isLocalPeer(req.socket.remoteAddress, req.socket.localAddress) },
           );
           await writeFetchResponse(r ?? Response.json({ error: `no control endpoint ${path}` }, { status: 404 }), res);
+          return;
+        }
+        if (balancer?.take()) {
+          // The balancer's own answer: no Connect error body (the client maps the status).
+          res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(BALANCER_BODY)) });
+          res.end(BALANCER_BODY);
           return;
         }
         await api(req, res, body);

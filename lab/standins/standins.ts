@@ -7,14 +7,16 @@
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
  * apiserver also POST /_standin/allocate ({uuid, allocation}), /_standin/wait-break
  * (cut the open Wait streams), /_standin/outage ({ms}: every server closes its listeners
- * and connections, then listens again on the same ports, state kept), /_standin/keepalive ({ms}) and /_standin/switches
+ * and connections, then listens again on the same ports, state kept), /_standin/unavailable
+ * (POST {every, ms}: a balancer in front answers every every-th request 503 for ms; GET: the
+ * counts; only from this host itself, unavailable.ts), /_standin/keepalive ({ms}) and /_standin/switches
  * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
  * /_standin/machines (with each machine's switch connections) and /_standin/switches.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { apiserverListener, type ApiCall } from "./apiserver.ts";
-import { serveApi } from "./api-server.ts";
+import { serveApi, type Peer } from "./api-server.ts";
 import { requestValidator } from "./validation.ts";
 import { FaultBox, sleep, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
@@ -24,6 +26,7 @@ import { makeCa, makeServerCert, type Ca } from "./pki.ts";
 import { RequestLog } from "./request-log.ts";
 import { parseSwitchSpecs, switchTableJson } from "./switches.ts";
 import { TokenIssuer } from "./tokens.ts";
+import { parseUnavailableSpec, UnavailableWindow } from "./unavailable.ts";
 
 export type Role = "boot" | "api" | "images";
 export const ROLES: readonly Role[] = ["boot", "api", "images"];
@@ -61,6 +64,8 @@ export interface Standins {
   readonly image: Uint8Array;
   readonly imagePath: string;
   readonly metalBoot: MetalBootOptions;
+  /** The balancer in front of the apiserver (POST /_standin/unavailable). */
+  readonly unavailable: UnavailableWindow;
   stop(): Promise<void>;
 }
 
@@ -104,7 +109,16 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const api = apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator });
   let outage: (ms: number) => Promise<void> = async () => {};
   const cutWaits = () => book.breakWaits();
-  const control = async (role: Role, path: string, req: Request): Promise<Response | undefined> => {
+  const unavailable = new UnavailableWindow();
+  const control = async (role: Role, path: string, req: Request, peer?: Peer): Promise<Response | undefined> => {
+    if (role === "api" && path === "/_standin/unavailable") {
+      if (!peer?.local) return Response.json({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" }, { status: 403 });
+      if (req.method === "GET") return Response.json(unavailable.report());
+      if (req.method !== "POST") return Response.json({ error: "/_standin/unavailable: GET or POST expected" }, { status: 405 });
+      const spec = parseUnavailableSpec(await req.json().catch(() => undefined));
+      if ("error" in spec) return Response.json({ error: `/_standin/unavailable: ${spec.error}` }, { status: 400 });
+      return Response.json(unavailable.set(spec));
+    }
     if (path === "/_standin/outage" && req.method === "POST") {
       const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
       if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });
@@ -121,7 +135,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     return undefined;
   };
   const serve = async (role: Role, port: number): Promise<{ port: number; stop(): Promise<void> }> => {
-    if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, control, api);
+    if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, control, api, unavailable);
     const s = Bun.serve({
       hostname: o.listen[role].host,
       port,
@@ -173,6 +187,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     image,
     imagePath: IMAGE_PATH,
     metalBoot,
+    unavailable,
     async stop() {
       await Promise.all(servers.map((s) => s.stop()));
     },

@@ -8,11 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { runFleet } from "../../../lab/fleet/run.ts";
-import { prerequisites } from "../../helpers/prerequisites.ts";
+import { fleetPrerequisites } from "./prerequisites.ts";
 
-const isRoot = process.getuid?.() === 0;
-const missing = ["radvd", "lldpd", "lldpcli", "setpriv", "unshare"].filter((t) => !Bun.which(t, { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }));
-const ok = prerequisites("the fleet suite", [!isRoot && "root", ...missing]);
+const ok = fleetPrerequisites("the fleet suite");
 const N = 8;
 /** The most machines whose comeback may fall in one 100 ms. */
 const MAX_COMEBACK_IN_100MS = 5;

@@ -6,44 +6,31 @@
  * HTTPS on loopback: every answer's token is for the uuid it was asked for (its JWT subject and
  * machine role, and the issuer's record), and no token is handed out twice.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startStandins, type Standins } from "../../../lab/standins/standins.ts";
+import { describe, expect, test } from "bun:test";
+import { loopbackStandins } from "../../helpers/loopback-standins.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const openssl = Bun.spawnSync(["openssl", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0 ? undefined : "needs openssl";
 prerequisites("the metal-boot stand-in's concurrency test", [openssl]);
 
-let st: Standins;
-let dir: string;
-beforeAll(async () => {
-  if (openssl) return;
-  dir = mkdtempSync(join(tmpdir(), "mh-boot-"));
-  const on = { host: "::1", port: 0 };
-  st = await startStandins({ stateDir: join(dir, "standins"), listen: { boot: on, api: on, images: on }, machines: [] });
-});
-afterAll(async () => {
-  await st?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const box = loopbackStandins("mh-boot-", openssl === undefined);
 
 const uuidOf = (i: number) => `4c4c4544-0042-3510-8051-${i.toString(16).padStart(12, "0")}`;
 const claims = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString()) as { sub: string; machine_roles: Record<string, string> };
 
 describe.skipIf(openssl !== undefined)("metal-boot stand-in: GET /config/{uuid} under concurrency", () => {
+  const st = () => box.st;
   test("64 machines at once each get a token for their own uuid", async () => {
     const uuids = Array.from({ length: 64 }, (_, i) => uuidOf(i + 1));
     const answers = await Promise.all(
       uuids.map(async (uuid) => {
-        const r = await fetch(`${st.urls.boot}/config/${uuid}`, { tls: { ca: st.bootCa.pem } });
+        const r = await fetch(`${st().urls.boot}/config/${uuid}`, { tls: { ca: st().bootCa.pem } });
         const c = (await r.json()) as { metal_apiserver_token_for_hammer: string };
         return { uuid, status: r.status, token: c.metal_apiserver_token_for_hammer };
       }),
     );
     const wrong = answers.filter(
-      (a) => a.status !== 200 || st.tokens.verify(a.token) !== a.uuid || claims(a.token).sub !== a.uuid || Object.keys(claims(a.token).machine_roles).join() !== a.uuid,
+      (a) => a.status !== 200 || st().tokens.verify(a.token) !== a.uuid || claims(a.token).sub !== a.uuid || Object.keys(claims(a.token).machine_roles).join() !== a.uuid,
     );
     expect(wrong.map((a) => a.uuid)).toEqual([]);
     expect(new Set(answers.map((a) => a.token)).size).toBe(uuids.length);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { comebacks, firstTimes, largestBurst, spread, timeTo } from "../../../lab/fleet/report.ts";
+import { answersPerMachine, canonicalAddress, comebacks, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries } from "../../../lab/fleet/report.ts";
 
 describe("fleet report", () => {
   test("spread takes nearest-rank percentiles", () => {
@@ -40,5 +40,54 @@ describe("fleet report", () => {
       { time: 160, source: "c", path: "/metalstack.infra.v2.BootService/Wait" },
     ];
     expect(comebacks(log, [90, 110, 300], 100).sort((x, y) => x - y)).toEqual([110, 120, 140, 300]);
+  });
+
+  test("canonicalAddress writes an address one way, so the servers' and ip's spellings compare", () => {
+    expect(canonicalAddress("2001:DB8:F1:0:0:0:0:a8")).toBe("2001:db8:f1::a8");
+    expect(canonicalAddress("2001:db8:f1:0:f1ff:fe00:1:1")).toBe("2001:db8:f1:0:f1ff:fe00:1:1");
+    expect(canonicalAddress("::ffff:127.0.0.1")).toBe("127.0.0.1");
+    expect(canonicalAddress("10.0.0.1")).toBe("10.0.0.1");
+  });
+
+  test("answersPerMachine counts one status of one server per machine, by the machine's addresses", () => {
+    const log = [
+      { source: "2001:db8:f1::a", status: 503, server: "api" },
+      { source: "2001:db8:f1:0:0:0:0:a", status: 503, server: "api" },
+      { source: "2001:db8:f1::b", status: 503, server: "api" },
+      { source: "2001:db8:f1::b", status: 200, server: "api" },
+      { source: "2001:db8:f1::b", status: 503, server: "boot" },
+      { source: "2001:db8:f1::1", status: 503, server: "api" },
+      { source: null, status: 503, server: "api" },
+    ];
+    expect(answersPerMachine(log, [["2001:db8:f1::a"], ["fd00::b", "2001:db8:f1::b"], []], 503)).toEqual([2, 1, 0]);
+  });
+
+  test("unavailableRetries counts the retries that name an apiserver 503, unary and Wait", () => {
+    const lines = [
+      { event: "http.retry", what: "apiserver metalstack.infra.v2.BootService/Register", reason: "status 503" },
+      { event: "http.retry", what: "metal-boot config", reason: "status 503" },
+      { event: "http.retry", what: "apiserver metalstack.api.v2.VersionService/Get", reason: "ECONNREFUSED" },
+      { event: "provision.wait.reconnect", reason: "apiserver metalstack.infra.v2.BootService/Wait (stream): unavailable: HTTP 503" },
+      { event: "provision.wait.reconnect", reason: "apiserver metalstack.infra.v2.BootService/Wait (stream): unavailable: stand-in fault" },
+      { event: "provision.register", reason: "status 503" },
+    ];
+    expect(unavailableRetries(lines)).toBe(2);
+  });
+
+  test("retriesAfter pairs each 503 with the same source's next request to the same path", () => {
+    const log = [
+      { time: 100, source: "a", path: "/Register", status: 503 },
+      { time: 110, source: "b", path: "/Register", status: 200 },
+      { time: 120, source: "a", path: "/Get", status: 200 },
+      { time: 130, source: "b", path: "/Wait", status: 503 },
+      { time: 300, source: "a", path: "/Register", status: 503 },
+      { time: 340, source: "a", path: "/Register", status: 200 },
+      { time: 350, source: "c", path: "/Get", status: 503 },
+      { time: 360, source: null, path: "/Get", status: 503 },
+    ];
+    expect(retriesAfter(log)).toEqual([
+      { at: 300, delayMs: 200 },
+      { at: 340, delayMs: 40 },
+    ]);
   });
 });

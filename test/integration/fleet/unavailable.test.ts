@@ -1,0 +1,65 @@
+/**
+ * A rack of 8 at once behind a balancer with a third of the apiserver's backends down
+ * (lab/fleet/ scenario `unavailable`): from power-on for 10 s every third apiserver
+ * request is answered 503 by the balancer (a counter, so the count is exact: floor(n / 3)
+ * of the n requests in the window). Every machine must end registered and waiting, none
+ * may exit, and each machine must have logged one retry naming the 503 for every 503 it
+ * was answered (the HTTP client's http.retry "status 503", Wait's reconnect
+ * "unavailable: HTTP 503"). The window opens only from the servers' own host: a
+ * machine asking for it is refused. Root only; agents diskless.
+ */
+import { describe, expect, test } from "bun:test";
+import { Fleet } from "../../../lab/fleet/fleet.ts";
+import { runFleet, UNAVAILABLE_EVERY } from "../../../lab/fleet/run.ts";
+import { run } from "../../../lab/ipxe/lab-process.ts";
+import { standinControl } from "../../../lab/standins/control-client.ts";
+import { waitFor } from "../../../lab/wait.ts";
+import { fleetPrerequisites } from "./prerequisites.ts";
+
+const ok = fleetPrerequisites("the fleet's 503 suite");
+const N = 8;
+const WINDOW_MS = 10_000;
+
+describe.if(ok)("a rack of 8 while the apiserver answers 503 to a third of the requests", () => {
+  test("every machine ends registered and waiting, none exits, a third of the window's requests were 503 and each was retried with its reason", async () => {
+    const r = await runFleet({ machines: N, scenario: "unavailable", unavailableMs: WINDOW_MS, timeoutMs: 90_000 });
+    expect(r.ended).toEqual([]);
+    expect([r.registered, r.waiting]).toEqual([N, N]);
+    const u = r.unavailable;
+    expect(u).toBeDefined();
+    if (!u) return;
+    // The balancer's own counts: every third request of the window, exactly.
+    expect([u.every, u.ms]).toEqual([UNAVAILABLE_EVERY, WINDOW_MS]);
+    expect(u.sent).toBe(Math.floor(u.requests / UNAVAILABLE_EVERY));
+    // The window saw the boot storm's apiserver calls (Version/Get, Register, Wait per machine at least).
+    expect(u.requests).toBeGreaterThanOrEqual(3 * N);
+    // What the machines were answered: the request log holds the same 503s, each from one of the machines.
+    expect(u.inLog).toBe(u.sent);
+    expect(u.perMachine.reduce((a, m) => a + m.answered, 0)).toBe(u.sent);
+    // Every 503 was retried, and the retry's log line says why.
+    expect(u.perMachine.filter((m) => m.retried !== m.answered)).toEqual([]);
+    expect(u.perMachine.filter((m) => m.answered > 0).length).toBeGreaterThanOrEqual(1);
+    expect(r.toRegister.n).toBe(N);
+  }, 120_000);
+
+  test("a machine cannot open the window: the control endpoint refuses it, the servers' own host is answered", async () => {
+    const fleet = new Fleet({ machines: 1 });
+    try {
+      await fleet.setUp();
+      const m = fleet.machines[0];
+      if (!m) throw new Error("no machine");
+      // The kernel's own SLAAC on the machine's NIC (no agent), past DAD: the address the servers see it by.
+      await run(["ip", "-n", m.ns, "link", "set", "eth0", "up"]);
+      const usable = async () =>
+        (JSON.parse(await run(["ip", "-n", m.ns, "-j", "-6", "addr", "show", "dev", "eth0", "scope", "global", "-tentative"])) as { addr_info?: unknown[] }[])[0]?.addr_info
+          ?.length ?? 0;
+      await waitFor(async () => (await usable()) > 0, 20_000, "the machine's SLAAC address past DAD", 100);
+      const fromMachine = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, "/_standin/unavailable", { body: { every: 3, ms: 1_000 } });
+      expect(fromMachine).toEqual({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" });
+      expect(await fleet.unavailableReport()).toMatchObject({ startedAt: null, requests: 0 });
+      expect(await fleet.unavailable(3, 1_000)).toMatchObject({ every: 3, ms: 1_000, active: true });
+    } finally {
+      await fleet.tearDown();
+    }
+  }, 60_000);
+});
