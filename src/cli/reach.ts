@@ -94,16 +94,17 @@ export function registerReach(program: Command, ctx: Context): void {
           await probe("metal-boot", config.metalBootUrl.href, async () => {
             const uuid = (await machineId(config.uuid, s.readFile, s.sysRoot)).uuid;
             const boot = await fetchBootConfig(http, config.metalBootUrl, uuid, ctx.secrets);
-            if (boot.config.ca) http.addCa(boot.config.ca, "the CA from metal-boot");
             got = boot;
             return { ...boot, detail: `uuid ${uuid}, partition ${boot.config.partition || "(none)"}` };
           }),
         );
         if (got) {
           const c = got.config;
+          // The later probes trust metal-boot's CA as the flow does (agent/flow/boot-facts.ts): a derived client, closed with http.
+          const trusted = http.trusting(c.ca ? [{ pem: c.ca, name: "the CA from metal-boot" }] : []);
           rows.push(
             await probe("apiserver", c.metal_apiserver_url.href, async () => {
-              const v = await apiVersion(new ConnectClient(http, c.metal_apiserver_url, undefined));
+              const v = await apiVersion(new ConnectClient(trusted, c.metal_apiserver_url, undefined));
               return { ...v, detail: `VersionService/Get: version ${v.version || "(empty)"}` };
             }),
           );
@@ -113,9 +114,9 @@ export function registerReach(program: Command, ctx: Context): void {
             const img = opts.image !== undefined ? cachePath(cache, opts.image) : undefined;
             rows.push(
               await probe("image-cache", (img ?? cache).href, async () => {
-                const base = await probeCacheBase(http, cache);
+                const base = await probeCacheBase(trusted, cache);
                 if (!img) return { ...base, detail: `answers (HTTP ${base.status})` };
-                const { probe: p, verified } = await probeOneImage(http, img, opts.verifyImage === true);
+                const { probe: p, verified } = await probeOneImage(trusted, img, opts.verifyImage === true);
                 return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...${verified ? `, verified in ${verified.ms} ms` : ""}` };
               }),
             );

@@ -160,8 +160,8 @@ function flatHeaders(h: Dispatcher.ResponseData["headers"]): Record<string, stri
 
 export class HttpClient {
   readonly #opts: HttpOptions;
-  readonly #extraCas: string[] = [];
-  readonly #extraNames: string[] = [];
+  /** The CAs trusted beyond the bundle (opts.cas): fixed for the client's life; `trusting` derives a new client. */
+  readonly #extraCas: readonly TrustedCa[];
   #connector: buildConnector.connector | undefined;
   #plain: buildConnector.connector | undefined;
   readonly #addresses = new Map<string, string>();
@@ -171,7 +171,7 @@ export class HttpClient {
 
   constructor(opts: HttpOptions) {
     this.#opts = opts;
-    for (const ca of opts.cas ?? []) this.addCa(ca.pem, ca.name);
+    this.#extraCas = opts.cas ?? [];
     this.#agent = new Agent({
       connect: (o, cb) => this.#connect(o, cb),
       headersTimeout: opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
@@ -180,27 +180,20 @@ export class HttpClient {
     });
   }
 
-  /** Trusts one more CA (PEM) for every later connection; `name` says where it came from. */
-  addCa(pem: string, name: string): void {
-    this.#extraCas.push(pem);
-    this.#extraNames.push(name);
-    this.#connector = undefined;
-  }
-
   /**
    * A client that trusts `cas` too (this one stays as it is): same options, its own
    * connection pool, closed when this one is closed. No CAs: this client itself.
    */
   trusting(cas: readonly TrustedCa[]): HttpClient {
     if (cas.length === 0) return this;
-    const c = new HttpClient({ ...this.#opts, cas: [...this.#extraCas.map((pem, i) => ({ pem, name: this.#extraNames[i]! })), ...cas] });
+    const c = new HttpClient({ ...this.#opts, cas: [...this.#extraCas, ...cas] });
     this.#derived.push(c);
     return c;
   }
 
   /** Which CAs are trusted, in words (for TLS error messages). */
   get trust(): string {
-    return [`${this.#opts.caBundle} (METAL_CA)`, ...this.#extraNames].join(" + ");
+    return [`${this.#opts.caBundle} (METAL_CA)`, ...this.#extraCas.map((c) => c.name)].join(" + ");
   }
 
   /** The trusted CAs (PEM): the bundle file, then the CAs added at run time. */
@@ -211,7 +204,7 @@ export class HttpClient {
     } catch (e) {
       throw new AgentError("tls", `cannot read the CA bundle ${this.#opts.caBundle} (METAL_CA): ${(e as Error).message}`, { path: this.#opts.caBundle });
     }
-    return [bundle, ...this.#extraCas];
+    return [bundle, ...this.#extraCas.map((c) => c.pem)];
   }
 
   #buildConnector(): buildConnector.connector {

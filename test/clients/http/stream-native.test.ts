@@ -60,15 +60,14 @@ describe("HttpClient.streamNative", () => {
     expect(await text(r.body)).toBe("image for bytes=5-");
   });
 
-  test("a server whose CA is not trusted: tls (exit 22) naming the trusted CAs; a CA added at run time is trusted", async () => {
+  test("a server whose CA is not trusted: tls (exit 22) naming the trusted CAs; a client derived with that CA (trusting) is trusted", async () => {
     const http = new HttpClient({ caBundle: bundle(other), allowHttp: false, log: silentLogger() });
     const u = new URL(`https://127.0.0.1:${tls.port}/image`);
     const e = await http.streamNative({ method: "GET", url: u, what: "image download" }).catch((x: unknown) => x);
     expect(e).toMatchObject({ code: "tls", exitCode: 22 });
     expect(String((e as Error).message)).toContain(`image download (https://127.0.0.1:${tls.port}): TLS verification failed`);
     expect(String((e as Error).message)).toContain(`trusted CAs: ${bundle(other)} (METAL_CA)`);
-    http.addCa(ca.pem, "metal-boot's ca");
-    const r = await http.streamNative({ method: "GET", url: u, what: "image download" });
+    const r = await http.trusting([{ pem: ca.pem, name: "metal-boot's ca" }]).streamNative({ method: "GET", url: u, what: "image download" });
     expect(await text(r.body)).toBe("image for all");
   });
 
