@@ -4,8 +4,8 @@
  * port as SONiC's lldpmgrd configures it (port id the alias `Eth1/<n>(Port<n>)`,
  * description `Ethernet<4(n-1)>`); leaf01 also runs radvd (one /64 for the rack, RDNSS)
  * and the stand-ins (metal-boot, apiserver with the switch table, image cache). Every
- * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced)
- * kept from this host's disks by construction (lab/diskless.ts). Names are unique per
+ * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced),
+ * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by construction (lab/diskless.ts). Names are unique per
  * fleet; everything is removed by tearDown, processes ended by PID.
  *
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../diskless.ts";
+import { compileAgentDriver } from "./driver-binary.ts";
 import { run } from "../ipxe/lab-process.ts";
 import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
@@ -24,7 +25,6 @@ import { radvdConf as renderRadvdConf } from "../rig/radvd-conf.ts";
 import { startRadvd } from "../rig/radvd.ts";
 
 const REPO = join(import.meta.dir, "../..");
-const DRIVER = join(REPO, "test/integration/api/agent-driver.ts");
 const STANDINS = join(REPO, "lab/standins/main.ts");
 export const FLEET_PREFIX = "2001:db8:f1::";
 export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
@@ -78,6 +78,8 @@ export class Fleet {
   private readonly namespaces: string[] = [];
   private readonly daemons: ReturnType<typeof Bun.spawn>[] = [];
   readonly state = join(this.dir, "standins");
+  /** The agent every machine runs (compiled in setUp). */
+  private agent = "";
 
   constructor(readonly opts: FleetOptions) {
     chmodSync(this.dir, 0o755);
@@ -96,6 +98,7 @@ export class Fleet {
   /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
   async setUp(): Promise<void> {
     const n = this.opts.machines;
+    this.agent = compileAgentDriver(join(this.dir, "agent-driver"));
     for (const leaf of this.leaves) {
       await this.addNs(leaf);
       await run(["ip", "-n", leaf, "link", "add", "br0", "type", "bridge"]);
@@ -195,7 +198,7 @@ export class Fleet {
       const cmdline =
         `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
       m.startedAt = Date.now();
-      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([process.execPath, DRIVER, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
+      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
         stdin: "ignore",
         stdout: "ignore",

@@ -392,25 +392,36 @@ async function restart(s: PassState, why: string): Promise<void> {
   s.meter.reset(env.now());
 }
 
-/** Every chunk hashed, then to tar while it runs; after tar ended, a body without a Content-Length only up to tailCap. */
+/** Every chunk to tar while it runs and hashed; after tar ended, a body without a Content-Length only up to tailCap. */
 async function readBody(s: PassState, res: HttpStream, stall: StallGuard): Promise<void> {
-  const { o, tailCap } = s.c;
+  const { tailCap } = s.c;
   /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
   let tail = 0;
   for await (const chunk of res.body) {
     stall.touch(chunk.byteLength);
-    s.hash.update(chunk);
     s.offset += chunk.byteLength;
-    if (s.unpack === undefined) await feedTar(s, chunk, stall);
-    else if (s.total === undefined && (tail += chunk.byteLength) > tailCap) {
-      throw new AgentError(
-        "image_unpack",
-        `image ${redactUrl(o.url)}: tar/lz4 ended (exit ${s.unpack.exitCode}: ${s.unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${s.offset}); not read further, not retried`,
-        { url: redactUrl(o.url), offset: s.offset, tailCapBytes: tailCap, tar: s.unpack.stderr.slice(-5) },
-      );
+    if (s.unpack === undefined) {
+      // The chunk into tar's pipe first, hashed while tar and lz4 work on it: the hash no
+      // longer stands in line before the pipe (docs/install.md, "Throughput").
+      const fed = feedTar(s, chunk, stall);
+      s.hash.update(chunk);
+      await fed;
+    } else {
+      s.hash.update(chunk);
+      if (s.total === undefined && (tail += chunk.byteLength) > tailCap) throw tailCapped(s, s.unpack);
     }
     logProgress(s, false);
   }
+}
+
+/** A body without a Content-Length that went on for more than tailCap after tar ended. */
+function tailCapped(s: PassState, unpack: ExtractFailure): AgentError {
+  const { o, tailCap } = s.c;
+  return new AgentError(
+    "image_unpack",
+    `image ${redactUrl(o.url)}: tar/lz4 ended (exit ${unpack.exitCode}: ${unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${s.offset}); not read further, not retried`,
+    { url: redactUrl(o.url), offset: s.offset, tailCapBytes: tailCap, tar: unpack.stderr.slice(-5) },
+  );
 }
 
 /**
