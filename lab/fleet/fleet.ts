@@ -298,7 +298,7 @@ export class Fleet {
     return out;
   }
 
-  /** Peak RSS of each agent's process (the Bun process under the diskless wrapper), read now. */
+  /** Peak RSS of each agent's process (the compiled agent under the diskless wrapper), read now. */
   readPeaks(): void {
     for (const m of this.machines) {
       const pid = m.proc?.pid;
@@ -307,7 +307,7 @@ export class Fleet {
         .map((p) => {
           try {
             const st = readFileSync(`/proc/${p}/status`, "utf8");
-            return /\bagent-driver\.ts\b/.test(readFileSync(`/proc/${p}/cmdline`, "utf8")) ? Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0) : 0;
+            return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] === this.agent ? Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0) : 0;
           } catch {
             return 0;
           }

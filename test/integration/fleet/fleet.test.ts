@@ -25,5 +25,8 @@ describe.if(ok)("a rack of 8 through two server outages", () => {
     // Everyone came back at all after each outage (their first request or their new Wait).
     expect(r.comebackBursts.every((b) => b.requests >= 1)).toBe(true);
     expect(r.toRegister.n).toBe(N);
+    // The report's memory figure is the compiled agent's, read for every machine.
+    expect(r.peakRssMiB.n).toBe(N);
+    expect(r.peakRssMiB.p50).toBeGreaterThan(10);
   }, 180_000);
 });
