@@ -59,7 +59,12 @@ for (const [i, b] of r.burstsAfterOutage.entries())
   console.log(
     `  after outage ${i + 1}    ${b.requests} requests in the fullest 100 ms; ${r.comebackBursts[i]?.requests} of ${r.machines} machines came back in the fullest 100 ms (down ${((r.outages[i]!.upAt - r.outages[i]!.downAt) / 1000).toFixed(1)} s)`,
   );
-console.log(`  peak RSS / agent  p50 ${r.peakRssMiB.p50.toFixed(0)} MiB, p95 ${r.peakRssMiB.p95.toFixed(0)} MiB, max ${r.peakRssMiB.max.toFixed(0)} MiB (n=${r.peakRssMiB.n})`);
+console.log(
+  `  peak RSS / agent  p50 ${r.peakRssMiB.p50.toFixed(0)} MiB, p95 ${r.peakRssMiB.p95.toFixed(0)} MiB, max ${r.peakRssMiB.max.toFixed(0)} MiB (n=${r.peakRssMiB.n}; VmHWM, the binary's pages included)`,
+);
+console.log(
+  `  private / agent   p50 ${r.privateMiB.p50.toFixed(0)} MiB, p95 ${r.privateMiB.p95.toFixed(0)} MiB, max ${r.privateMiB.max.toFixed(0)} MiB (n=${r.privateMiB.n}; RssAnon at the end)`,
+);
 const u = r.unavailable;
 if (u) {
   const hit = u.perMachine.filter((m) => m.answered > 0);

@@ -53,8 +53,10 @@ export interface FleetMachine {
   stderr: string;
   startedAt: number;
   exitCode?: number;
-  /** Peak RSS (VmHWM) of the agent process, kB, read before it ended. */
+  /** Peak RSS (VmHWM) of the agent process, kB, read before it ended: with the binary's own pages, shared by all. */
   peakKb?: number;
+  /** Its private memory (RssAnon), kB, read at the same time. */
+  anonKb?: number;
 }
 
 export interface ServerRequest {
@@ -303,17 +305,17 @@ export class Fleet {
     for (const m of this.machines) {
       const pid = m.proc?.pid;
       if (!pid) continue;
-      const kb = descendants(pid)
-        .map((p) => {
-          try {
-            const st = readFileSync(`/proc/${p}/status`, "utf8");
-            return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] === this.agent ? Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0) : 0;
-          } catch {
-            return 0;
-          }
-        })
-        .reduce((a, b) => Math.max(a, b), 0);
-      if (kb > 0) m.peakKb = kb;
+      for (const p of descendants(pid)) {
+        try {
+          if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.agent) continue;
+          const st = readFileSync(`/proc/${p}/status`, "utf8");
+          const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(st)?.[1] ?? 0);
+          if (kb("VmHWM") > 0) m.peakKb = kb("VmHWM");
+          if (kb("RssAnon") > 0) m.anonKb = kb("RssAnon");
+        } catch {
+          // exited meanwhile
+        }
+      }
     }
   }
 

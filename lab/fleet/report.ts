@@ -10,6 +10,8 @@ export interface MachineTrace {
   readonly firsts: Readonly<Record<string, number>>;
   readonly exitCode?: number;
   readonly peakKb?: number;
+  /** Private memory (RssAnon) at the end: what the machine's RAM holds for this agent beyond the binary. */
+  readonly anonKb?: number;
 }
 
 export interface Spread {

@@ -52,6 +52,8 @@ export interface FleetResult {
   readonly comebackBursts: readonly { readonly requests: number; readonly atMs: number }[];
   readonly outages: readonly { readonly downAt: number; readonly upAt: number }[];
   readonly peakRssMiB: Spread;
+  /** Private memory (RssAnon) per agent at the end of the run. */
+  readonly privateMiB: Spread;
   readonly unavailable?: UnavailableFigures;
   readonly requests: number;
   readonly wallMs: number;
@@ -141,6 +143,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       firsts: firstTimes(m.logs),
       ...(m.exitCode !== undefined ? { exitCode: m.exitCode } : {}),
       ...(m.peakKb ? { peakKb: m.peakKb } : {}),
+      ...(m.anonKb ? { anonKb: m.anonKb } : {}),
     }));
     // Answered requests from the log, plus every Wait stream's opening (an open Wait is never answered, so never logged);
     // a Wait the balancer answered 503 never opened a stream, so it counts from the log.
@@ -184,6 +187,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       comebackBursts: outages.map((x) => largestBurst(comebacks(log, st.waitOpenedAt, x.upAt), x.upAt)),
       outages,
       peakRssMiB: spread(traces.flatMap((t) => (t.peakKb ? [t.peakKb / 1024] : []))),
+      privateMiB: spread(traces.flatMap((t) => (t.anonKb ? [t.anonKb / 1024] : []))),
       ...(unavailable ? { unavailable } : {}),
       requests: times.length,
       wallMs: Date.now() - on,

@@ -28,5 +28,7 @@ describe.if(ok)("a rack of 8 through two server outages", () => {
     // The report's memory figure is the compiled agent's, read for every machine.
     expect(r.peakRssMiB.n).toBe(N);
     expect(r.peakRssMiB.p50).toBeGreaterThan(10);
+    expect(r.privateMiB.n).toBe(N);
+    expect(r.privateMiB.max).toBeLessThan(r.peakRssMiB.max);
   }, 180_000);
 });
