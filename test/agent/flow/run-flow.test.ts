@@ -13,6 +13,7 @@ import { configFromCmdline, type Config } from "../../../src/config/config.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import type { StageName } from "../../../src/config/stages.ts";
 import type { NicSelector } from "../../../src/config/params.ts";
+import { datedCert } from "../../helpers/dated-cert.ts";
 import { FilesystemLayoutSchema, type FilesystemLayout } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { runFlow } from "../../../src/agent/flow/run-flow.ts";
@@ -383,7 +384,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
   test("a TLS certificate that has expired: the error names the machine's clock and METAL_NTP_SERVERS", async () => {
     const run = mkdtempSync(join(dir, "run-"));
     const pki = mkdtempSync(join(dir, "expired-"));
-    const cert = expiredCert(pki);
+    // Expired on 2020-01-02.
+    const cert = datedCert(pki, "s.pem", "20200101000000Z", "20200102000000Z");
     const server = Bun.serve({ hostname: "::1", port: 0, tls: { cert: cert.cert, key: cert.key }, fetch: () => new Response("{}") });
     try {
       const { s } = services(run, {
@@ -452,39 +454,3 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect((st.machines.registered.get(UUID) as { partition: string }).partition).toBe("fra-equ01");
   });
 });
-
-/** A CA and a server certificate for ::1 that expired on 2020-01-02 (openssl ca with explicit dates). */
-function expiredCert(dir: string): { caFile: string; cert: string; key: string } {
-  const run = (args: string[]) => {
-    const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr.toString()}`);
-  };
-  run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=expired-ca"]);
-  run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "s.key", "-out", "s.csr", "-subj", "/CN=127.0.0.1"]);
-  Bun.spawnSync(["sh", "-c", "touch index.txt && echo 01 > serial"], { cwd: dir });
-  Bun.write(
-    join(dir, "ca.cnf"),
-    "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nsubjectAltName=IP:::1\nbasicConstraints=CA:FALSE\n",
-  );
-  run([
-    "ca",
-    "-batch",
-    "-config",
-    "ca.cnf",
-    "-cert",
-    "ca.pem",
-    "-keyfile",
-    "ca.key",
-    "-in",
-    "s.csr",
-    "-out",
-    "s.pem",
-    "-startdate",
-    "20200101000000Z",
-    "-enddate",
-    "20200102000000Z",
-    "-extensions",
-    "ext",
-  ]);
-  return { caFile: join(dir, "ca.pem"), cert: readFileSync(join(dir, "s.pem"), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") };
-}
