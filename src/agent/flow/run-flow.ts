@@ -65,7 +65,7 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
   const stagesMs: Partial<Record<StageName, number>> = {};
   const stage = async <T>(name: StageName, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
     logEvent(s.log, "agent.stage", { stage: name }, describe);
-    await s.ops.stage(name, s.log);
+    await s.ops.stage(name, s.log, config.debugHang);
     const r = await s.ops.hold(fn(), holdMs);
     stagesMs[name] = Math.round(performance.now() - t0);
     return r;

@@ -80,9 +80,9 @@ class RecordingOps extends Operations {
     this.sysLog?.push(`before-reboot ${why}`);
     await super.beforeReboot(why, log, flushMs);
   }
-  override stage(name: StageName, log?: Logger): void {
+  override stage(name: StageName, log?: Logger, hangAt?: StageName): void | Promise<void> {
     this.stages.push(name);
-    super.stage(name, log);
+    return super.stage(name, log, hangAt);
   }
   override async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
     this.holds.push({ stage: this.stages.at(-1), ms: boundMs });
@@ -452,5 +452,15 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
       "METAL_PARTITION=other-part on the cmdline differs from metal-boot's partition fra-equ01: registering with fra-equ01",
     ]);
     expect((st.machines.registered.get(UUID) as { partition: string }).partition).toBe("fra-equ01");
+  });
+
+  test("METAL_DEBUG_HANG reaches the stage it names from the config: the agent hangs there (a recorder here) and nowhere else", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    const { s, lines } = services(run);
+    const hung: string[] = [];
+    const ops = new RecordingOps({ secrets: s.secrets, statusPath: join(run, "status.json"), hang: () => void hung.push("hang"), hangFlushMs: 50 });
+    expect(await flow("boot", { ...s, ops }, "METAL_DEBUG_HANG=image")).toBeUndefined();
+    expect(hung).toEqual(["hang"]);
+    expect(lines.filter((l) => l.debugHang === true).map((l) => l.stage)).toEqual(["image"]);
   });
 });
