@@ -131,62 +131,77 @@ interface ModuleItems {
   readonly missingFirmware: string[];
 }
 
-async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
-  const text = (p: string, what: string): Promise<string> =>
-    Bun.file(p)
-      .text()
-      .catch(() => fail(`cannot read the ${what} ${p}`));
-  const fragmentPath = opt.fragment as string;
-  const fromFragment = parseFragment(await text(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
-  const bootPath = opt["boot-list"] as string;
-  const boot = parseModuleList(await text(bootPath, "boot module list"), bootPath);
-  const extra: string[] = [];
-  for (const l of opt.list as string[]) extra.push(...parseModuleList(await text(l, "module list"), l));
-  const wanted = [...new Set([...fromFragment, ...boot, ...extra])];
+const readText = (p: string, what: string): Promise<string> =>
+  Bun.file(p)
+    .text()
+    .catch(() => fail(`cannot read the ${what} ${p}`));
+/** An optional file of the modules directory (modules.builtin, modules.softdep): empty when absent. */
+const readOptional = (p: string): Promise<string> =>
+  Bun.file(p)
+    .text()
+    .catch(() => "");
 
-  const dep = parseModulesDep(await text(`${modDir}/modules.dep`, "modules.dep"));
-  const builtin = parseModulesBuiltin(
-    await Bun.file(`${modDir}/modules.builtin`)
-      .text()
-      .catch(() => ""),
-  );
-  const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
-  // Pre-softdeps (ext4 -> a crc32c implementation) are shipped too, until no module adds another.
-  const soft = resolveSoftdeps(
-    parseModulesSoftdep(
-      await Bun.file(`${modDir}/modules.softdep`)
-        .text()
-        .catch(() => ""),
-      `${modDir}/modules.softdep`,
-    ),
-    aliases,
-    new Set(dep.keys()),
-  );
-  let plan = planModuleLoad(dep, wanted, builtin);
+/** The modules asked for: the kernel config fragment's, the boot list (also what PID 1 loads at boot) and the --list files. */
+async function wantedModules(): Promise<{ wanted: string[]; boot: string[] }> {
+  const fragmentPath = opt.fragment as string;
+  const fromFragment = parseFragment(await readText(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
+  const bootPath = opt["boot-list"] as string;
+  const boot = parseModuleList(await readText(bootPath, "boot module list"), bootPath);
+  const extra: string[] = [];
+  for (const l of opt.list as string[]) extra.push(...parseModuleList(await readText(l, "module list"), l));
+  return { wanted: [...new Set([...fromFragment, ...boot, ...extra])], boot };
+}
+
+/** The kernel's module tables (modules.dep, .builtin, .alias, .softdep with its aliases resolved). */
+async function moduleTables(modDir: string) {
+  const dep = parseModulesDep(await readText(`${modDir}/modules.dep`, "modules.dep"));
+  const builtin = parseModulesBuiltin(await readOptional(`${modDir}/modules.builtin`));
+  const aliases = parseModulesAlias(await readText(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
+  const soft = resolveSoftdeps(parseModulesSoftdep(await readOptional(`${modDir}/modules.softdep`), `${modDir}/modules.softdep`), aliases, new Set(dep.keys()));
+  return { dep, builtin, aliases, soft };
+}
+
+type ModuleTables = Awaited<ReturnType<typeof moduleTables>>;
+
+/** The load plan with pre-softdeps (ext4 -> a crc32c implementation) shipped too, until no module adds another. */
+function planWithSoftdeps(t: ModuleTables, asked: readonly string[]): ReturnType<typeof planModuleLoad> {
+  const wanted = [...asked];
+  let plan = planModuleLoad(t.dep, wanted, t.builtin);
   for (;;) {
     const have = new Set(plan.load.map((m) => m.name));
-    const more = [...new Set([...have].flatMap((n) => soft.get(n) ?? []))].filter((n) => !have.has(n) && !builtin.has(n));
-    if (more.length === 0) break;
+    const more = [...new Set([...have].flatMap((n) => t.soft.get(n) ?? []))].filter((n) => !have.has(n) && !t.builtin.has(n));
+    if (more.length === 0) return plan;
     wanted.push(...more);
-    plan = planModuleLoad(dep, wanted, builtin);
+    plan = planModuleLoad(t.dep, wanted, t.builtin);
   }
+}
+
+/** A module file as the image holds it: decompressed (xz, zstd, gzip), or copied as it is. */
+function moduleFile(kver: string, modDir: string, modPath: string): ImageItem {
+  const src = `${modDir}/${modPath}`;
+  const data = modPath.endsWith(".xz")
+    ? run(["xz", "-dc", src])
+    : modPath.endsWith(".zst")
+      ? run(["zstd", "-dcq", src])
+      : modPath.endsWith(".gz")
+        ? run(["gzip", "-dc", src])
+        : undefined;
+  const path = `lib/modules/${kver}/${plainModulePath(modPath)}`;
+  return data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules");
+}
+
+async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
+  const { wanted, boot } = await wantedModules();
+  const t = await moduleTables(modDir);
+  const plan = planWithSoftdeps(t, wanted);
   const items: ImageItem[] = [];
   const fwByModule = new Map<string, string[]>();
   const fwDir = opt["firmware-dir"];
   const firmware = new Set<string>();
   const missing = new Set<string>();
   for (const m of plan.load) {
-    const src = `${modDir}/${m.path}`;
-    const data = m.path.endsWith(".xz")
-      ? run(["xz", "-dc", src])
-      : m.path.endsWith(".zst")
-        ? run(["zstd", "-dcq", src])
-        : m.path.endsWith(".gz")
-          ? run(["gzip", "-dc", src])
-          : undefined;
-    const path = `lib/modules/${kver}/${plainModulePath(m.path)}`;
-    items.push(data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules"));
-    const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", src]).toString());
+    items.push(moduleFile(kver, modDir, m.path));
+    const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", `${modDir}/${m.path}`]).toString());
     if (fw.length > 0) fwByModule.set(m.name, fw);
     for (const f of fw) {
       const host = fwDir ? `${fwDir}/${f}` : undefined;
@@ -200,9 +215,9 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
   const dir = `lib/modules/${kver}`;
   const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
   items.push(bytesItem(`${dir}/modules.dep`, enc(renderModulesDep(plan.load)), "modules"));
-  items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(aliases, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(t.aliases, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_FIRMWARE_NAME}`, enc(renderModulesFirmware(fwByModule)), "modules"));
-  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(soft, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(t.soft, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_LIST_NAME}`, enc(boot.join("\n") + "\n"), "modules"));
   return { items, load: plan.load.map((m) => m.name), builtin: plan.builtin, firmware: [...firmware].sort(), missingFirmware: [...missing].sort() };
 }
