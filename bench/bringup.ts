@@ -106,7 +106,7 @@ async function sample(kind: string, run: Run): Promise<Sample> {
   } catch (e) {
     throw new Error(`${kind}: ${(e as Error).message}`);
   } finally {
-    lab.cleanup();
+    await lab.cleanup();
   }
 }
 

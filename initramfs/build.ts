@@ -30,7 +30,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { cpioChunks } from "./lib/cpio.ts";
-import { COMPRESSORS, DEFAULT_COMPRESSION, parseCompression, parseLevel } from "./lib/compress.ts";
+import { COMPRESSORS, DEFAULT_COMPRESSION, parseCompression, parseLevel, type Compression } from "./lib/compress.ts";
 import { readElfDeps } from "./lib/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "./lib/layout.ts";
 import { parseLdd, verifyClosure, type SharedLib } from "./lib/ldd.ts";
@@ -131,62 +131,77 @@ interface ModuleItems {
   readonly missingFirmware: string[];
 }
 
-async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
-  const text = (p: string, what: string): Promise<string> =>
-    Bun.file(p)
-      .text()
-      .catch(() => fail(`cannot read the ${what} ${p}`));
-  const fragmentPath = opt.fragment as string;
-  const fromFragment = parseFragment(await text(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
-  const bootPath = opt["boot-list"] as string;
-  const boot = parseModuleList(await text(bootPath, "boot module list"), bootPath);
-  const extra: string[] = [];
-  for (const l of opt.list as string[]) extra.push(...parseModuleList(await text(l, "module list"), l));
-  const wanted = [...new Set([...fromFragment, ...boot, ...extra])];
+const readText = (p: string, what: string): Promise<string> =>
+  Bun.file(p)
+    .text()
+    .catch(() => fail(`cannot read the ${what} ${p}`));
+/** An optional file of the modules directory (modules.builtin, modules.softdep): empty when absent. */
+const readOptional = (p: string): Promise<string> =>
+  Bun.file(p)
+    .text()
+    .catch(() => "");
 
-  const dep = parseModulesDep(await text(`${modDir}/modules.dep`, "modules.dep"));
-  const builtin = parseModulesBuiltin(
-    await Bun.file(`${modDir}/modules.builtin`)
-      .text()
-      .catch(() => ""),
-  );
-  const aliases = parseModulesAlias(await text(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
-  // Pre-softdeps (ext4 -> a crc32c implementation) are shipped too, until no module adds another.
-  const soft = resolveSoftdeps(
-    parseModulesSoftdep(
-      await Bun.file(`${modDir}/modules.softdep`)
-        .text()
-        .catch(() => ""),
-      `${modDir}/modules.softdep`,
-    ),
-    aliases,
-    new Set(dep.keys()),
-  );
-  let plan = planModuleLoad(dep, wanted, builtin);
+/** The modules asked for: the kernel config fragment's, the boot list (also what PID 1 loads at boot) and the --list files. */
+async function wantedModules(): Promise<{ wanted: string[]; boot: string[] }> {
+  const fragmentPath = opt.fragment as string;
+  const fromFragment = parseFragment(await readText(fragmentPath, "kernel config fragment"), fragmentPath).entries.flatMap((e) => e.modules);
+  const bootPath = opt["boot-list"] as string;
+  const boot = parseModuleList(await readText(bootPath, "boot module list"), bootPath);
+  const extra: string[] = [];
+  for (const l of opt.list as string[]) extra.push(...parseModuleList(await readText(l, "module list"), l));
+  return { wanted: [...new Set([...fromFragment, ...boot, ...extra])], boot };
+}
+
+/** The kernel's module tables (modules.dep, .builtin, .alias, .softdep with its aliases resolved). */
+async function moduleTables(modDir: string) {
+  const dep = parseModulesDep(await readText(`${modDir}/modules.dep`, "modules.dep"));
+  const builtin = parseModulesBuiltin(await readOptional(`${modDir}/modules.builtin`));
+  const aliases = parseModulesAlias(await readText(`${modDir}/modules.alias`, "modules.alias"), `${modDir}/modules.alias`);
+  const soft = resolveSoftdeps(parseModulesSoftdep(await readOptional(`${modDir}/modules.softdep`), `${modDir}/modules.softdep`), aliases, new Set(dep.keys()));
+  return { dep, builtin, aliases, soft };
+}
+
+type ModuleTables = Awaited<ReturnType<typeof moduleTables>>;
+
+/** The load plan with pre-softdeps (ext4 -> a crc32c implementation) shipped too, until no module adds another. */
+function planWithSoftdeps(t: ModuleTables, asked: readonly string[]): ReturnType<typeof planModuleLoad> {
+  const wanted = [...asked];
+  let plan = planModuleLoad(t.dep, wanted, t.builtin);
   for (;;) {
     const have = new Set(plan.load.map((m) => m.name));
-    const more = [...new Set([...have].flatMap((n) => soft.get(n) ?? []))].filter((n) => !have.has(n) && !builtin.has(n));
-    if (more.length === 0) break;
+    const more = [...new Set([...have].flatMap((n) => t.soft.get(n) ?? []))].filter((n) => !have.has(n) && !t.builtin.has(n));
+    if (more.length === 0) return plan;
     wanted.push(...more);
-    plan = planModuleLoad(dep, wanted, builtin);
+    plan = planModuleLoad(t.dep, wanted, t.builtin);
   }
+}
+
+/** A module file as the image holds it: decompressed (xz, zstd, gzip), or copied as it is. */
+function moduleFile(kver: string, modDir: string, modPath: string): ImageItem {
+  const src = `${modDir}/${modPath}`;
+  const data = modPath.endsWith(".xz")
+    ? run(["xz", "-dc", src])
+    : modPath.endsWith(".zst")
+      ? run(["zstd", "-dcq", src])
+      : modPath.endsWith(".gz")
+        ? run(["gzip", "-dc", src])
+        : undefined;
+  const path = `lib/modules/${kver}/${plainModulePath(modPath)}`;
+  return data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules");
+}
+
+async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
+  const { wanted, boot } = await wantedModules();
+  const t = await moduleTables(modDir);
+  const plan = planWithSoftdeps(t, wanted);
   const items: ImageItem[] = [];
   const fwByModule = new Map<string, string[]>();
   const fwDir = opt["firmware-dir"];
   const firmware = new Set<string>();
   const missing = new Set<string>();
   for (const m of plan.load) {
-    const src = `${modDir}/${m.path}`;
-    const data = m.path.endsWith(".xz")
-      ? run(["xz", "-dc", src])
-      : m.path.endsWith(".zst")
-        ? run(["zstd", "-dcq", src])
-        : m.path.endsWith(".gz")
-          ? run(["gzip", "-dc", src])
-          : undefined;
-    const path = `lib/modules/${kver}/${plainModulePath(m.path)}`;
-    items.push(data ? bytesItem(path, data, "modules") : hostFile(path, src, 0o644, "modules"));
-    const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", src]).toString());
+    items.push(moduleFile(kver, modDir, m.path));
+    const fw = parseModinfoFirmware(run(["modinfo", "-F", "firmware", `${modDir}/${m.path}`]).toString());
     if (fw.length > 0) fwByModule.set(m.name, fw);
     for (const f of fw) {
       const host = fwDir ? `${fwDir}/${f}` : undefined;
@@ -200,37 +215,53 @@ async function moduleItems(kver: string, modDir: string): Promise<ModuleItems> {
   const dir = `lib/modules/${kver}`;
   const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
   items.push(bytesItem(`${dir}/modules.dep`, enc(renderModulesDep(plan.load)), "modules"));
-  items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(aliases, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_ALIAS_NAME}`, enc(renderModulesAlias(t.aliases, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_FIRMWARE_NAME}`, enc(renderModulesFirmware(fwByModule)), "modules"));
-  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(soft, names)), "modules"));
+  items.push(bytesItem(`${dir}/${MODULE_SOFTDEP_NAME}`, enc(renderModulesSoftdep(t.soft, names)), "modules"));
   items.push(bytesItem(`${dir}/${MODULE_LIST_NAME}`, enc(boot.join("\n") + "\n"), "modules"));
   return { items, load: plan.load.map((m) => m.name), builtin: plan.builtin, firmware: [...firmware].sort(), missingFirmware: [...missing].sort() };
 }
 
-async function main(): Promise<void> {
+/** What the build reads from its options: the kernel, where the image goes, how it is compressed, the files' mtime. */
+interface Build {
+  readonly kver: string;
+  readonly out: string;
+  readonly modDir: string;
+  readonly compression: Compression;
+  readonly level: number;
+  readonly mtime: number;
+}
+
+function buildOptions(): Build {
   const kver = opt.kver ?? fail("--kver is required (e.g. 6.1.0-57-amd64)");
   const compression = parseCompression(opt.compress as string);
   const level = parseLevel(compression, opt.level);
   const out = opt.out ?? fail("--out is required");
-  const modDir = opt["modules-dir"] ?? `/lib/modules/${kver}`;
   const mtime = Number(opt.mtime ?? process.env.SOURCE_DATE_EPOCH ?? 0);
   if (!Number.isInteger(mtime) || mtime < 0) fail(`mtime ${opt.mtime}: expected seconds since 1970`);
-  const items: ImageItem[] = [...SKELETON];
+  return { kver, out, modDir: opt["modules-dir"] ?? `/lib/modules/${kver}`, compression, level, mtime };
+}
 
-  const seenLibs = new Map<string, SharedLib>();
+/** The agent as AGENT_PATH, the /init shim that execs it, and the libraries it loads. */
+async function agentItems(seenLibs: Map<string, SharedLib>): Promise<ImageItem[]> {
   const agent = opt.agent as string;
-  items.push(hostFile(AGENT_PATH.slice(1), agent, 0o755, "agent"));
   const shim = new TextEncoder().encode(initShim());
-  items.push({ kind: "file", path: "init", mode: 0o755, size: shim.length, source: { kind: "bytes", data: shim }, group: "agent" });
-  items.push(...(await libItems(agent, seenLibs, "libs")));
+  return [
+    hostFile(AGENT_PATH.slice(1), agent, 0o755, "agent"),
+    { kind: "file", path: "init", mode: 0o755, size: shim.length, source: { kind: "bytes", data: shim }, group: "agent" },
+    ...(await libItems(agent, seenLibs, "libs")),
+  ];
+}
 
-  // busybox must be static: it is the shell of last resort, even when the libraries are broken.
+/** busybox must be static: it is the shell of last resort, even when the libraries are broken. */
+async function busyboxItem(): Promise<ImageItem> {
   const bb = opt.busybox as string;
   if (readElfDeps(await bytesOf(bb)).interpreter !== undefined) fail(`${bb} is dynamically linked; install busybox-static`);
-  items.push(hostFile("bin/busybox", bb, 0o755, "busybox"));
-  items.push(hostFile("etc/ssl/certs/ca-certificates.crt", opt.ca as string, 0o644, "ca"));
+  return hostFile("bin/busybox", bb, 0o755, "busybox");
+}
 
-  // Host tools (--tools): each at its own path, with the libraries it loads.
+/** Host tools (--tools): each at its own path, with the libraries it loads; the tool list as read. */
+async function toolItems(seenLibs: Map<string, SharedLib>): Promise<{ items: ImageItem[]; tools: readonly string[] }> {
   const tools = opt.tools
     ? parseToolList(
         await Bun.file(opt.tools)
@@ -239,6 +270,7 @@ async function main(): Promise<void> {
         opt.tools,
       )
     : [];
+  const items: ImageItem[] = [];
   for (const t of tools) {
     const st = lstatSync(t, { throwIfNoEntry: false }) ?? fail(`${opt.tools}: ${t} does not exist on the build host (install its Debian package: make deps)`);
     // A symlink stays a symlink (mkfs.ext4 -> mke2fs: its target is listed too); a file that is not ELF (mke2fs.conf) is copied as it is.
@@ -250,18 +282,21 @@ async function main(): Promise<void> {
     const head = (await bytesOf(t)).subarray(0, 4);
     if (head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) items.push(...(await libItems(t, seenLibs, "tools")));
   }
+  return { items, tools };
+}
 
-  // The config of the kernel the modules are for: PID 1's boot-time check reads it when the kernel has no /proc/config.gz.
+/** The config of the kernel the modules are for: PID 1's boot-time check reads it when the kernel has no /proc/config.gz. */
+function kernelConfigItem(kver: string): ImageItem {
   const kconfig = opt["kernel-config"] ?? `/boot/config-${kver}`;
   if (!existsSync(kconfig)) fail(`the kernel config ${kconfig} does not exist: the agent checks the running kernel against it at boot; pass --kernel-config FILE`);
-  items.push(hostFile(imageKernelConfig(kver).slice(1), kconfig, 0o644, "kconfig"));
+  return hostFile(imageKernelConfig(kver).slice(1), kconfig, 0o644, "kconfig");
+}
 
-  // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
-  const mods = await moduleItems(kver, modDir);
-  items.push(...mods.items);
-
-  // PCI names for the inventory (GPU and NIC vendor/model as operators write them): only the devices the
-  // kernel's display and network drivers bind (initramfs/lib/pci-subset.ts), from Debian's pci.ids.
+/**
+ * PCI names for the inventory (GPU and NIC vendor/model as operators write them): only the devices the
+ * kernel's display and network drivers bind (initramfs/lib/pci-subset.ts), from Debian's pci.ids.
+ */
+async function pciIdsItem(modDir: string): Promise<ImageItem> {
   const pciIdsPath = opt["pci-ids"] as string;
   const pciIds = parsePciIds(
     await Bun.file(pciIdsPath)
@@ -271,16 +306,17 @@ async function main(): Promise<void> {
   );
   const modPaths = new Map([...parseModulesDep(await Bun.file(`${modDir}/modules.dep`).text()).values()].map((m) => [m.name, m.path]));
   const keep = displayAndNetworkDevices(parseModulesAlias(await Bun.file(`${modDir}/modules.alias`).text(), `${modDir}/modules.alias`), modPaths);
-  items.push(bytesItem(PCI_IDS_PATH.slice(1), new TextEncoder().encode(renderPciIds(pciIds, keeps(keep))), "pci-ids"));
+  return bytesItem(PCI_IDS_PATH.slice(1), new TextEncoder().encode(renderPciIds(pciIds, keeps(keep))), "pci-ids");
+}
 
-  const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
-  items.push(...appletLinks(run([bb, "--list-full"]).toString(), "/bin/busybox", taken));
+type Image = ReturnType<typeof composeImage>;
 
-  const image = composeImage(items);
-  mkdirSync(dirname(out), { recursive: true });
-  const raw = `${out}.cpio.tmp`;
+/** The image as a cpio archive, compressed into `out` (through temporary files, renamed at the end); the cpio's size. */
+async function writeImage(image: Image, b: Build): Promise<number> {
+  mkdirSync(dirname(b.out), { recursive: true });
+  const raw = `${b.out}.cpio.tmp`;
   const writer = Bun.file(raw).writer();
-  const chunks = cpioChunks(image.entries, mtime, (e) => {
+  const chunks = cpioChunks(image.entries, b.mtime, (e) => {
     const s = image.sources.get(e.path);
     if (!s) throw new Error(`no source for ${e.path}`);
     if (s.kind === "bytes") return s.data;
@@ -289,17 +325,17 @@ async function main(): Promise<void> {
   for (const c of chunks) writer.write(c);
   await writer.end();
   const rawSize = sizeOf(raw);
-
-  const comp = COMPRESSORS[compression];
-  const proc = Bun.spawn(comp.argv(raw, level), { stdout: Bun.file(`${out}.tmp`), stderr: "pipe" });
-  if ((await proc.exited) !== 0) fail(`${comp.argv(raw, level).join(" ")} failed: ${await new Response(proc.stderr).text()}`);
+  const comp = COMPRESSORS[b.compression];
+  const proc = Bun.spawn(comp.argv(raw, b.level), { stdout: Bun.file(`${b.out}.tmp`), stderr: "pipe" });
+  if ((await proc.exited) !== 0) fail(`${comp.argv(raw, b.level).join(" ")} failed: ${await new Response(proc.stderr).text()}`);
   rmSync(raw);
-  renameSync(`${out}.tmp`, out);
+  renameSync(`${b.out}.tmp`, b.out);
+  return rawSize;
+}
 
-  const sha = createHash("sha256")
-    .update(await bytesOf(out))
-    .digest("hex");
-  const manifest = image.entries
+/** One manifest line per entry: kind, mode, path, size or target, and the group it came from. */
+function manifestLines(image: Image): string {
+  return image.entries
     .map((e) => {
       const kind =
         e.kind === "symlink"
@@ -312,26 +348,66 @@ async function main(): Promise<void> {
       return `${kind}  [${image.groups.get(e.path)}]`;
     })
     .join("\n");
-  await Bun.write(
-    `${out}.manifest`,
-    `# ${out}\n# sha256 ${sha}\n# kernel ${kver}, compression ${compression} level ${level}, mtime ${mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifest}\n`,
-  );
+}
 
-  const groups = sizeByGroup(items);
-  const lines = [
-    `initramfs ${out}`,
+/** `<out>.manifest`: the image's sha256, how it was built, the modules and missing firmware, then every entry; the sha256. */
+async function writeManifest(image: Image, b: Build, mods: ModuleItems): Promise<string> {
+  const sha = createHash("sha256")
+    .update(await bytesOf(b.out))
+    .digest("hex");
+  await Bun.write(
+    `${b.out}.manifest`,
+    `# ${b.out}\n# sha256 ${sha}\n# kernel ${b.kver}, compression ${b.compression} level ${b.level}, mtime ${b.mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifestLines(image)}\n`,
+  );
+  return sha;
+}
+
+/** What the build printed: size per group, the cpio and the compressed image, modules, firmware, libraries, tools. */
+function summary(o: {
+  b: Build;
+  items: readonly ImageItem[];
+  image: Image;
+  rawSize: number;
+  sha: string;
+  mods: ModuleItems;
+  seenLibs: Map<string, SharedLib>;
+  tools: readonly string[];
+}): string {
+  const { b, mods } = o;
+  const groups = sizeByGroup(o.items);
+  return [
+    `initramfs ${b.out}`,
     ...[...groups.entries()]
       .filter(([, n]) => n > 0)
-      .sort((a, b) => b[1] - a[1])
+      .sort((x, y) => y[1] - x[1])
       .map(([g, n]) => `  ${g.padEnd(10)} ${mib(n).padStart(10)}`),
-    `  ${"cpio".padEnd(10)} ${mib(rawSize).padStart(10)}  (${image.entries.length} entries)`,
-    `  ${compression.padEnd(10)} ${mib(sizeOf(out)).padStart(10)}  sha256 ${sha.slice(0, 16)} (level ${level})`,
+    `  ${"cpio".padEnd(10)} ${mib(o.rawSize).padStart(10)}  (${o.image.entries.length} entries)`,
+    `  ${b.compression.padEnd(10)} ${mib(sizeOf(b.out)).padStart(10)}  sha256 ${o.sha.slice(0, 16)} (level ${b.level})`,
     `  modules    ${mods.load.length} (${mods.builtin.length} built in: ${mods.builtin.join(" ") || "none"})`,
     `  firmware   ${mods.firmware.join(" ") || "none"}${mods.missingFirmware.length ? `; missing: ${mods.missingFirmware.join(" ")}` : ""}`,
-    `  libs       ${[...seenLibs.values()].map((l) => l.path).join(" ")}`,
-    ...(tools.length ? [`  tools      ${tools.join(" ")}`] : []),
-  ];
-  process.stdout.write(lines.join("\n") + "\n");
+    `  libs       ${[...o.seenLibs.values()].map((l) => l.path).join(" ")}`,
+    ...(o.tools.length ? [`  tools      ${o.tools.join(" ")}`] : []),
+  ].join("\n");
+}
+
+/** The image's items in order (the layout composes them), written, compressed, its manifest, the summary. */
+async function main(): Promise<void> {
+  const b = buildOptions();
+  const seenLibs = new Map<string, SharedLib>();
+  const items: ImageItem[] = [...SKELETON, ...(await agentItems(seenLibs))];
+  items.push(await busyboxItem(), hostFile("etc/ssl/certs/ca-certificates.crt", opt.ca as string, 0o644, "ca"));
+  const tools = await toolItems(seenLibs);
+  items.push(...tools.items, kernelConfigItem(b.kver));
+  // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
+  const mods = await moduleItems(b.kver, b.modDir);
+  items.push(...mods.items, await pciIdsItem(b.modDir));
+  const taken = new Set(items.map((i) => i.path.replace(/^\/+/, "")));
+  items.push(...appletLinks(run([opt.busybox as string, "--list-full"]).toString(), "/bin/busybox", taken));
+
+  const image = composeImage(items);
+  const rawSize = await writeImage(image, b);
+  const sha = await writeManifest(image, b, mods);
+  process.stdout.write(summary({ b, items, image, rawSize, sha, mods, seenLibs, tools: tools.tools }) + "\n");
 }
 
 try {

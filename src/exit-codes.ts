@@ -1,6 +1,6 @@
 /**
- * The exit code table. README.md "Exit codes" is generated from the same facts and a
- * test checks that the two agree. Codes are grouped by stage: 1x network, 2x metal-boot
+ * The exit code table. README.md "Exit codes" (the names by tens) and docs/exit-codes.md
+ * (each meaning) are generated from it (`make docs`), and a test checks that they agree. Codes are grouped by stage: 1x network, 2x metal-boot
  * and apiserver, 3x image cache and hand-off, 4x kernel config, 5x image install,
  * installer and kexec, 6x disks.
  */

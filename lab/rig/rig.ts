@@ -3,8 +3,10 @@
  * port (`<prefix>::1/64`, nodad), radvd advertising one /64 per port (radvd-conf.ts),
  * service addresses on its loopback, and everything started in it undone on cleanup
  * (processes ended by PID, last started first, then the namespace with its taps).
- * The direct lab (lab/lab.ts) and the chain lab (lab/chain/) build on it; the bring-up
- * tests' veth rigs (test/helpers/netns.ts) and the fleet share its radvd start.
+ * The direct lab (lab/lab.ts), the chain lab (lab/chain/) and the root tests' veth
+ * labs (test/helpers/netns.ts: an agent namespace with `router: false`, one router
+ * namespace per link, radvd from a fixture config) build on it; the fleet shares its
+ * radvd start.
  *
  *   const rig = NetnsRig.create("mhl-d69e44", dir);
  *   rig.addTap("mhld69e44t0", "fd6d:686c:0:1::1");
@@ -60,6 +62,13 @@ export async function stopPid(pid: number, graceMs = 2000): Promise<void> {
 interface Undo {
   readonly what: string;
   readonly undo: () => Promise<void> | void;
+  /** The process this undo stops (stop() ends it early and drops the undo). */
+  readonly pid?: number;
+}
+
+export interface RigOptions {
+  /** IPv6 forwarding on (default): the namespace routes. Off for a machine's namespace (the agent there takes RAs: with forwarding on, Linux ignores them). */
+  readonly router?: boolean;
 }
 
 export class NetnsRig {
@@ -72,14 +81,14 @@ export class NetnsRig {
     readonly dir: string,
   ) {}
 
-  /** Creates the namespace (loopback up, IPv6 forwarding on: it routes between its ports and its services). */
-  static create(ns: string, dir: string): NetnsRig {
+  /** Creates the namespace (loopback up; unless `router: false`, IPv6 forwarding on: it routes between its ports and its services). */
+  static create(ns: string, dir: string, opts: RigOptions = {}): NetnsRig {
     if (!NS_NAME.test(ns)) throw new Error(`lab rig: namespace ${JSON.stringify(ns)}: expected mh<x>-<suffix> (a lab prefix and a unique suffix, at most 32 characters)`);
     sh(["ip", "netns", "add", ns]);
     const rig = new NetnsRig(ns, dir);
     try {
       sh(["ip", "-n", ns, "link", "set", "lo", "up"]);
-      sh(rig.exec(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]));
+      if (opts.router !== false) sh(rig.exec(["sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1"]));
     } catch (e) {
       Bun.spawnSync(["ip", "netns", "del", ns]);
       throw e;
@@ -114,6 +123,19 @@ export class NetnsRig {
     this.undos.push({ what, undo });
   }
 
+  /** A process the rig started, stopped by PID in cleanup() unless stop() ended it first. */
+  private own(what: string, pid: number): void {
+    this.undos.push({ what, undo: () => stopPid(pid), pid });
+  }
+
+  /** Ends a process the rig started (SIGTERM, then SIGKILL; stopPid) now rather than at cleanup(). */
+  async stop(pid: number): Promise<void> {
+    const i = this.undos.findIndex((u) => u.pid === pid);
+    if (i < 0) throw new Error(`lab rig ${this.ns}: PID ${pid} was not started by this rig`);
+    this.undos.splice(i, 1);
+    await stopPid(pid);
+  }
+
   /** Bun.spawn of `argv` inside the namespace, stopped by PID in cleanup(). */
   spawn<const In extends Bun.SpawnOptions.Writable = "ignore", const Out extends Bun.SpawnOptions.Readable = "pipe", const Err extends Bun.SpawnOptions.Readable = "inherit">(
     name: string,
@@ -121,7 +143,7 @@ export class NetnsRig {
     options: Bun.SpawnOptions.SpawnOptions<In, Out, Err>,
   ): Subprocess<In, Out, Err> {
     const p = Bun.spawn(this.exec(argv), options);
-    this.onCleanup(name, () => stopPid(p.pid));
+    this.own(name, p.pid);
     return p;
   }
 
@@ -132,8 +154,18 @@ export class NetnsRig {
   async startRadvd(ports: readonly RadvdPort[], say?: (line: string) => void): Promise<number> {
     const conf = join(this.dir, "radvd.conf");
     writeFileSync(conf, radvdConf(ports), { mode: 0o644 });
-    const p = await startRadvd({ exec: (argv) => this.exec(argv), conf, pidFile: join(this.dir, "radvd.pid"), log: join(this.dir, "radvd.log"), ...(say ? { say } : {}) });
-    this.onCleanup("radvd", () => stopPid(p.pid));
+    return await this.startRadvdWith(conf, "radvd", say === undefined ? {} : { say });
+  }
+
+  /**
+   * radvd from a config file the caller wrote (the bring-up tests' fixtures): pid file
+   * `<dir>/<run>.pid`, log `<dir>/<run>.log` (`run` fresh per start: a radvd being
+   * stopped may still hold, and then remove, an old pid file); its PID, stopped in
+   * cleanup() or by stop().
+   */
+  async startRadvdWith(conf: string, run: string, o: { readonly timeoutMs?: number; readonly say?: (line: string) => void } = {}): Promise<number> {
+    const p = await startRadvd({ exec: (argv) => this.exec(argv), conf, pidFile: join(this.dir, `${run}.pid`), log: join(this.dir, `${run}.log`), ...o });
+    this.own("radvd", p.pid);
     return p.pid;
   }
 

@@ -6,10 +6,12 @@
  * machine/bmc, the NIC selection to network/net, the installed console to config).
  * The sysfs root reaches every stage that reads /sys: the machine id (DMI), the NIC
  * selection of LLDP and bring-up, the inventory, the BMC's board vendor, the console
- * default, the disks, and UEFI's firmware/efi in the install stage.
+ * default's manufacturer, the disks, and UEFI's firmware/efi in the install stage.
+ * The configuration builds the HTTP client only (its trust, http allowed, retry
+ * window); every other configuration fact reaches the stages as their `config` input,
+ * one way (agent/flow/services.ts).
  */
 import type { Config } from "../config/config.ts";
-import { installedConsole } from "../config/console.ts";
 import { HttpClient } from "../clients/http/client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import { installOs } from "../install/install.ts";
@@ -57,15 +59,15 @@ export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Lo
     readFile: (p) => ctx.io.readFile(p, READ_CAPS.sysfs),
     env: ctx.io.env,
     exec: execNextStage,
-    selectNics: () => selectNics({ selectors: config.nics, sysfsRoot: sysRoot, log }),
+    selectNics: (selectors) => selectNics({ selectors, sysfsRoot: sysRoot, log }),
     startLldp: (interfaces, systemName) => startLldp({ interfaces, systemName, log }),
     bringUp,
     inventory: (network) => collectInventory({ sysRoot, procRoot: PROC_ROOT }, network),
     bmc: inBandBmc({ sysRoot, secrets: ctx.secrets }),
     now: () => new Date(),
-    console: installedConsole(config.console, () => readDmi(sysRoot, "sys_vendor")),
+    manufacturer: () => readDmi(sysRoot, "sys_vendor"),
     ops: over.ops ?? composeOps(ctx, paths),
-    disks: machineDisks({ mode: config.wipe, sysRoot, version: versionInfo().version }),
+    disks: machineDisks({ sysRoot, version: versionInfo().version }),
     installOs,
     kexecSys: linuxKexec,
     ...over,

@@ -5,14 +5,14 @@
 import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
-import { humanBytes } from "../machine/disk/facts.ts";
+import { humanBytes, type DiskFacts } from "../machine/disk/facts.ts";
 import { parseLayoutFile } from "../machine/disk/layout-file.ts";
 import { planLayout, stepLine } from "../machine/disk/layout-plan.ts";
 import { unmountLayout, writeFstab } from "../machine/disk/layout-run.ts";
 import { systemDiskIo } from "../machine/disk/io.ts";
 import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../machine/disk/stages.ts";
 import { readDisks } from "../machine/disk/sysfs.ts";
-import { WipeFailedError } from "../machine/disk/wipe-run.ts";
+import { WipeFailedError, type WipeReport } from "../machine/disk/wipe-run.ts";
 import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import { silentLogger } from "../platform/log/logger.ts";
 import { versionInfo } from "../version.ts";
@@ -46,28 +46,51 @@ async function readLayoutFile(ctx: Context, path: string): Promise<FilesystemLay
   return parseLayoutFile(path, text);
 }
 
-export function registerDisk(program: Command, ctx: Context): void {
-  const disk = program.command("disk").description("disks: inventory, wipe, filesystem layout (plan and apply)");
-  const common = (c: Command) => c.option("--sysfs <dir>", "sysfs root", "/sys").option("--json", "print JSON");
+/** `--sysfs` and `--json`, which every disk command takes. */
+const common = (c: Command) => c.option("--sysfs <dir>", "sysfs root", "/sys").option("--json", "print JSON");
+
+function printDisks(ctx: Context, disks: readonly DiskFacts[]): void {
+  printTable(
+    ctx,
+    ["NAME", "SIZE", "KIND", "DISCARD", "FLAGS", "MODEL", "SERIAL"],
+    disks.map((d) => [
+      d.name,
+      humanBytes(d.sizeBytes),
+      d.nvme ? "nvme" : d.rotational ? "rotating" : "ssd",
+      d.discard ? `yes (granularity ${d.discardGranularity})` : "no",
+      [d.readOnly ? "read-only" : "", d.removable ? "removable" : "", d.writeZeroes ? "write-zeroes" : "", d.partitions.length ? `${d.partitions.length} partitions` : ""]
+        .filter((s) => s)
+        .join(",") || "-",
+      d.model || "-",
+      d.serial || "-",
+    ]),
+  );
+}
+
+function registerList(disk: Command, ctx: Context): void {
   common(disk.command("list").description("the disks from sysfs: size, rotational, discard, NVMe, removable, read-only, model, serial")).action(async (o: Common) => {
     const disks = await readDisks(o.sysfs);
     if (o.json) return void ctx.io.out(JSON.stringify(disks) + "\n");
-    printTable(
-      ctx,
-      ["NAME", "SIZE", "KIND", "DISCARD", "FLAGS", "MODEL", "SERIAL"],
-      disks.map((d) => [
-        d.name,
-        humanBytes(d.sizeBytes),
-        d.nvme ? "nvme" : d.rotational ? "rotating" : "ssd",
-        d.discard ? `yes (granularity ${d.discardGranularity})` : "no",
-        [d.readOnly ? "read-only" : "", d.removable ? "removable" : "", d.writeZeroes ? "write-zeroes" : "", d.partitions.length ? `${d.partitions.length} partitions` : ""]
-          .filter((s) => s)
-          .join(",") || "-",
-        d.model || "-",
-        d.serial || "-",
-      ]),
-    );
+    printDisks(ctx, disks);
   });
+}
+
+function printWipe(ctx: Context, report: WipeReport): void {
+  printTable(
+    ctx,
+    ["DISK", "SIZE", "OUTCOME", "METHOD", "SECONDS", "TRIED"],
+    report.disks.map((r) => [
+      r.path,
+      humanBytes(r.sizeBytes),
+      r.outcome,
+      r.method ?? "-",
+      (r.durationMs / 1000).toFixed(1),
+      r.attempts.map((a) => `${a.method}:${a.ok ? "ok" : "failed"}`).join(" ") || "-",
+    ]),
+  );
+}
+
+function registerWipe(disk: Command, ctx: Context): void {
   common(
     disk
       .command("wipe")
@@ -83,24 +106,17 @@ export function registerDisk(program: Command, ctx: Context): void {
       needYes(o.yes, "wipe");
       const disks = only(o);
       const report = await wipeMachineDisks({ log: ctx.logger("info"), sysRoot: o.sysfs, mode: o.mode, ...(disks ? { only: disks } : {}) }).catch((e: unknown) => {
+        // A failed wipe still prints its report with --json, then exits wipe_failed.
         const r = e instanceof WipeFailedError ? e.report : undefined;
         if (o.json && r) ctx.io.out(JSON.stringify(r) + "\n");
         throw e;
       });
       if (o.json) return void ctx.io.out(JSON.stringify(report) + "\n");
-      printTable(
-        ctx,
-        ["DISK", "SIZE", "OUTCOME", "METHOD", "SECONDS", "TRIED"],
-        report.disks.map((r) => [
-          r.path,
-          humanBytes(r.sizeBytes),
-          r.outcome,
-          r.method ?? "-",
-          (r.durationMs / 1000).toFixed(1),
-          r.attempts.map((a) => `${a.method}:${a.ok ? "ok" : "failed"}`).join(" ") || "-",
-        ]),
-      );
+      printWipe(ctx, report);
     });
+}
+
+function registerPlan(disk: Command, ctx: Context): void {
   common(disk.command("plan <layout.json>").description("print the commands a FilesystemLayout (protojson) would run on this machine's disks, without running them"))
     .option("--target <dir>", "where the filesystems would be mounted", TARGET_ROOT)
     .action(async (file: string, o: Common & { target: string }) => {
@@ -110,6 +126,9 @@ export function registerDisk(program: Command, ctx: Context): void {
       for (const n of plan.notes) ctx.io.out(`# note: ${n}\n`);
       ctx.io.out(plan.steps.map(stepLine).join("\n") + "\n");
     });
+}
+
+function registerApply(disk: Command, ctx: Context): void {
   common(disk.command("apply <layout.json>").description("build a FilesystemLayout (protojson) on the disks, mount it under --target, write disk.json and fstab"))
     .option("--target <dir>", "where the filesystems are mounted", TARGET_ROOT)
     .option("--unmount", "unmount again when done")
@@ -130,5 +149,13 @@ export function registerDisk(program: Command, ctx: Context): void {
         applied.filesystems.map((f) => [f.device, f.format, f.path ?? "-", f.label || "-", f.uuid ?? "-"]),
       );
     });
+}
+
+export function registerDisk(program: Command, ctx: Context): void {
+  const disk = program.command("disk").description("disks: inventory, wipe, filesystem layout (plan and apply)");
+  registerList(disk, ctx);
+  registerWipe(disk, ctx);
+  registerPlan(disk, ctx);
+  registerApply(disk, ctx);
   disk.exitOverride().configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) });
 }

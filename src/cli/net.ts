@@ -8,10 +8,11 @@ import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
 import { AgentError } from "../errors.ts";
 import { TooLargeError, readBoundedTextSync } from "../platform/fs/read-bounded.ts";
-import { bringUp } from "../network/net/bringup.ts";
+import { bringUp, type BringupOptions, type BringupResult } from "../network/net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../network/net/status.ts";
 import { watch } from "../network/net/watch.ts";
 import { NetlinkSocket } from "../network/netlink/socket.ts";
+import type { Body } from "../network/netlink/message.ts";
 import type { LogLevel } from "../platform/log/logger.ts";
 import type { Context } from "../platform/io/context.ts";
 
@@ -68,9 +69,46 @@ interface UpOpts {
   record?: string;
 }
 
-export function registerNet(program: Command, ctx: Context): void {
-  const net = program.command("net").description("IPv6 bring-up over rtnetlink: SLAAC, DAD, RA DNS");
+/** `net up`'s options, every value checked before anything is touched (a usage error, exit 2, names the flag). */
+function upOptions(o: UpOpts): Omit<BringupOptions, "log"> {
+  return {
+    selectors: selectors(o.interfaces),
+    policy: oneOf("--policy", o.policy, ["any", "all"] as const),
+    timeoutMs: duration("--timeout", o.timeout),
+    fast: o.fast === true,
+    ...(o.solicit !== undefined ? { solicit: o.solicit } : {}),
+    rsDelay: o.rsDelay === true,
+    resolvConf: o.resolvConf,
+    dnsNeeded: o.needDns === true,
+    carrierGraceMs: duration("--carrier-timeout", o.carrierTimeout),
+    ...(o.record !== undefined ? { record: o.record } : {}),
+  };
+}
 
+/** The bring-up's result: one JSON object (with the timings and peak RSS the benches read), or a line per interface and DNS. */
+function printUp(ctx: Context, r: BringupResult, json: boolean): void {
+  if (json) {
+    const ms = Math.round((r.readyAt - r.linkUpAt) * 10) / 10;
+    ctx.io.out(
+      JSON.stringify({
+        ready: r.ready,
+        startedAt: performance.timeOrigin,
+        startup: r.startup,
+        linkUpAt: r.linkUpAt,
+        readyAt: r.readyAt,
+        ms,
+        peakRssKiB: peakRssKiB(),
+        ...r.summary,
+      }) + "\n",
+    );
+    return;
+  }
+  ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);
+  for (const i of r.summary.interfaces) ctx.io.out(`  ${i.name} ${i.mac} ${i.state} ${i.addresses.join(" ") || "-"} via ${i.defaultRouters.join(" ") || "-"}\n`);
+  ctx.io.out(`  dns ${r.summary.dns.servers.join(" ") || "-"} search ${r.summary.dns.search.join(" ") || "-"}\n`);
+}
+
+function registerUp(net: Command, ctx: Context): void {
   net
     .command("up")
     .description("bring the selected interfaces up and wait until the network is ready (address, default route, DNS)")
@@ -88,65 +126,61 @@ export function registerNet(program: Command, ctx: Context): void {
     .option("--record <file>", "write every input of the bring-up reducer to this file as JSON lines (replayed by the unit tests)")
     .option("--log-level <level>", `log level (${LOG_LEVELS.join(", ")})`, "info")
     .action(async (o: UpOpts) => {
-      // Every value is checked before anything is touched.
       const level = logLevel(o.logLevel);
-      const opts = {
-        selectors: selectors(o.interfaces),
-        policy: oneOf("--policy", o.policy, ["any", "all"] as const),
-        timeoutMs: duration("--timeout", o.timeout),
-        fast: o.fast === true,
-        ...(o.solicit !== undefined ? { solicit: o.solicit } : {}),
-        rsDelay: o.rsDelay === true,
-        resolvConf: o.resolvConf,
-        dnsNeeded: o.needDns === true,
-        carrierGraceMs: duration("--carrier-timeout", o.carrierTimeout),
-        ...(o.record !== undefined ? { record: o.record } : {}),
-      };
-      const r = await bringUp({ ...opts, log: ctx.logger(level) });
-      if (o.json) {
-        ctx.io.out(
-          JSON.stringify({
-            ready: r.ready,
-            startedAt: performance.timeOrigin,
-            startup: r.startup,
-            linkUpAt: r.linkUpAt,
-            readyAt: r.readyAt,
-            ms: Math.round((r.readyAt - r.linkUpAt) * 10) / 10,
-            peakRssKiB: peakRssKiB(),
-            ...r.summary,
-          }) + "\n",
-        );
-        return;
-      }
-      ctx.io.out(`ready in ${Math.round(r.readyAt - r.linkUpAt)} ms: ${r.ready.join(", ")}\n`);
-      for (const i of r.summary.interfaces) ctx.io.out(`  ${i.name} ${i.mac} ${i.state} ${i.addresses.join(" ") || "-"} via ${i.defaultRouters.join(" ") || "-"}\n`);
-      ctx.io.out(`  dns ${r.summary.dns.servers.join(" ") || "-"} search ${r.summary.dns.search.join(" ") || "-"}\n`);
+      const opts = upOptions(o);
+      printUp(ctx, await bringUp({ ...opts, log: ctx.logger(level) }), o.json === true);
     });
+}
 
+/** DNS as `path` has it: none when there is no file; a file too large to be a resolv.conf is a usage error. */
+async function readDns(ctx: Context, path: string): Promise<ReturnType<typeof parseResolvConf>> {
+  try {
+    return parseResolvConf(new TextDecoder().decode(await ctx.io.readFile(path)));
+  } catch (e) {
+    if (e instanceof TooLargeError) throw new AgentError("usage", `--resolv-conf: ${e.message}`, { path });
+    return { servers: [], search: [] };
+  }
+}
+
+/** Links, addresses and routes, one dump each over one socket. */
+function dumpAll(): Body[] {
+  const rq = NetlinkSocket.open();
+  try {
+    return [...rq.dumpLinks(), ...rq.dumpAddrs(), ...rq.dumpRoutes()];
+  } finally {
+    rq.close();
+  }
+}
+
+function registerStatus(net: Command, ctx: Context): void {
   net
     .command("status")
     .description("links, carrier, MAC, addresses with flags and lifetimes, default routes, DNS")
     .option("--resolv-conf <path>", "resolv.conf to read DNS from", DEFAULT_RESOLV)
     .option("--json", "print JSON")
     .action(async (o: { resolvConf: string; json?: boolean }) => {
-      const rq = NetlinkSocket.open();
-      let bodies;
-      try {
-        bodies = [...rq.dumpLinks(), ...rq.dumpAddrs(), ...rq.dumpRoutes()];
-      } finally {
-        rq.close();
-      }
-      let dns = { servers: [] as string[], search: [] as string[] } as ReturnType<typeof parseResolvConf>;
-      try {
-        dns = parseResolvConf(new TextDecoder().decode(await ctx.io.readFile(o.resolvConf)));
-      } catch (e) {
-        // No resolv.conf: DNS (none). One too large to be a resolv.conf is an error.
-        if (e instanceof TooLargeError) throw new AgentError("usage", `--resolv-conf: ${e.message}`, { path: o.resolvConf });
-      }
-      const view = statusView(bodies, dns);
+      const bodies = dumpAll();
+      const view = statusView(bodies, await readDns(ctx, o.resolvConf));
       ctx.io.out(o.json ? JSON.stringify(view) + "\n" : renderStatus(view));
     });
+}
 
+/** Resolves on the first SIGINT or SIGTERM; `off` removes the handlers. */
+export function untilSignal(): { readonly stop: Promise<void>; readonly off: () => void } {
+  let onSig = () => {};
+  const stop = new Promise<void>((resolve) => (onSig = resolve));
+  process.once("SIGINT", onSig);
+  process.once("SIGTERM", onSig);
+  return {
+    stop,
+    off: () => {
+      process.off("SIGINT", onSig);
+      process.off("SIGTERM", onSig);
+    },
+  };
+}
+
+function registerWatch(net: Command, ctx: Context): void {
   net
     .command("watch")
     .description("live netlink event stream for the selected interfaces (Ctrl-C ends)")
@@ -155,10 +189,7 @@ export function registerNet(program: Command, ctx: Context): void {
     .option("--resolv-conf <path>", "also keep RA DNS in this file while watching")
     .option("--json", "one JSON object per line")
     .action(async (o: { interfaces?: string; duration?: string; resolvConf?: string; json?: boolean }) => {
-      let onSig = () => {};
-      const stop = new Promise<void>((resolve) => (onSig = resolve));
-      process.once("SIGINT", onSig);
-      process.once("SIGTERM", onSig);
+      const signal = untilSignal();
       try {
         await watch({
           selectors: selectors(o.interfaces),
@@ -167,11 +198,17 @@ export function registerNet(program: Command, ctx: Context): void {
           json: o.json === true,
           log: ctx.logger("info"),
           out: (l) => (ctx.io.outDroppable ? ctx.io.outDroppable(l) : ctx.io.out(l)),
-          stop,
+          stop: signal.stop,
         });
       } finally {
-        process.off("SIGINT", onSig);
-        process.off("SIGTERM", onSig);
+        signal.off();
       }
     });
+}
+
+export function registerNet(program: Command, ctx: Context): void {
+  const net = program.command("net").description("IPv6 bring-up over rtnetlink: SLAAC, DAD, RA DNS");
+  registerUp(net, ctx);
+  registerStatus(net, ctx);
+  registerWatch(net, ctx);
 }

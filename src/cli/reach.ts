@@ -16,6 +16,8 @@ import { HttpClient } from "../clients/http/client.ts";
 import { cachePath, probeCacheBase } from "../clients/image-cache/cache.ts";
 import { probeOneImage } from "../clients/image-cache/probe.ts";
 import { compose } from "../agent/compose.ts";
+import type { Services } from "../agent/flow/services.ts";
+import type { Config } from "../config/config.ts";
 import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
 import { printTable } from "./print.ts";
@@ -77,53 +79,61 @@ function printRows(ctx: Context, rows: readonly ReachRow[], json: boolean): void
   );
 }
 
+interface ReachOpts extends AgentOptions {
+  json?: boolean;
+  image?: string;
+  verifyImage?: boolean;
+}
+
+/** The image cache (its base URL, and with --image that image and its checksum sidecar), through the client that trusts metal-boot's CA. */
+function probeImageCache(trusted: HttpClient, cache: URL | undefined, opts: ReachOpts): Promise<ReachRow> | ReachRow {
+  if (!cache) return skipped("image-cache", "no image cache configured (METAL_IMAGE_CACHE_URL or image_cache_url)");
+  const img = opts.image !== undefined ? cachePath(cache, opts.image) : undefined;
+  return probe("image-cache", (img ?? cache).href, async () => {
+    const base = await probeCacheBase(trusted, cache);
+    if (!img) return { ...base, detail: `answers (HTTP ${base.status})` };
+    const { probe: p, verified } = await probeOneImage(trusted, img, opts.verifyImage === true);
+    return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...${verified ? `, verified in ${verified.ms} ms` : ""}` };
+  });
+}
+
+/** What metal-boot's config names: the apiserver (VersionService/Get) and the image cache, trusting its CA as the flow does (agent/flow/boot-facts.ts). */
+async function probeAfterBoot(http: HttpClient, config: Config, got: BootFetch, opts: ReachOpts): Promise<ReachRow[]> {
+  const c = got.config;
+  // A derived client, closed with http.
+  const trusted = http.trusting(c.ca ? [{ pem: c.ca, name: "the CA from metal-boot" }] : []);
+  const api = await probe("apiserver", c.metal_apiserver_url.href, async () => {
+    const v = await apiVersion(new ConnectClient(trusted, c.metal_apiserver_url, undefined));
+    return { ...v, detail: `VersionService/Get: version ${v.version || "(empty)"}` };
+  });
+  return [api, await probeImageCache(trusted, config.imageCacheUrl ?? c.image_cache_url, opts)];
+}
+
+/** metal-boot first (the machine's config), then what its config names; a probe that cannot run says why (skipped). */
+async function probeAll(ctx: Context, http: HttpClient, config: Config, s: Services, opts: ReachOpts): Promise<ReachRow[]> {
+  let got: BootFetch | undefined;
+  const boot = await probe("metal-boot", config.metalBootUrl.href, async () => {
+    const uuid = (await machineId(config.uuid, s.readFile, s.sysRoot)).uuid;
+    got = await fetchBootConfig(http, config.metalBootUrl, uuid, ctx.secrets);
+    return { ...got, detail: `uuid ${uuid}, partition ${got.config.partition || "(none)"}` };
+  });
+  if (!got) return [boot, skipped("apiserver", "metal-boot gave no config"), skipped("image-cache", "metal-boot gave no config")];
+  return [boot, ...(await probeAfterBoot(http, config, got, opts))];
+}
+
 export function registerReach(program: Command, ctx: Context): void {
   addAgentOptions(program.command("reach").description("probe metal-boot, the apiserver (VersionService/Get) and the image cache"))
     .option("--json", "print JSON")
     .option("--image <path>", "also probe this image under the cache (HEAD + checksum sidecar), e.g. debian/12/img.tar.lz4")
     .option("--verify-image", "with --image: download the image and check its size and checksum")
-    .action(async (opts: AgentOptions & { json?: boolean; image?: string; verifyImage?: boolean }) => {
+    .action(async (opts: ReachOpts) => {
       const config = await agentConfig(ctx, opts);
       const log = ctx.logger(config.logLevel, config.logFormat);
       const http = new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: REACH_RETRY });
       const s = compose(ctx, agentPaths(opts), config, log, { http });
-      const rows: ReachRow[] = [];
+      let rows: ReachRow[];
       try {
-        let got: BootFetch | undefined;
-        rows.push(
-          await probe("metal-boot", config.metalBootUrl.href, async () => {
-            const uuid = (await machineId(config.uuid, s.readFile, s.sysRoot)).uuid;
-            const boot = await fetchBootConfig(http, config.metalBootUrl, uuid, ctx.secrets);
-            got = boot;
-            return { ...boot, detail: `uuid ${uuid}, partition ${boot.config.partition || "(none)"}` };
-          }),
-        );
-        if (got) {
-          const c = got.config;
-          // The later probes trust metal-boot's CA as the flow does (agent/flow/boot-facts.ts): a derived client, closed with http.
-          const trusted = http.trusting(c.ca ? [{ pem: c.ca, name: "the CA from metal-boot" }] : []);
-          rows.push(
-            await probe("apiserver", c.metal_apiserver_url.href, async () => {
-              const v = await apiVersion(new ConnectClient(trusted, c.metal_apiserver_url, undefined));
-              return { ...v, detail: `VersionService/Get: version ${v.version || "(empty)"}` };
-            }),
-          );
-          const cache = config.imageCacheUrl ?? c.image_cache_url;
-          if (!cache) rows.push(skipped("image-cache", "no image cache configured (METAL_IMAGE_CACHE_URL or image_cache_url)"));
-          else {
-            const img = opts.image !== undefined ? cachePath(cache, opts.image) : undefined;
-            rows.push(
-              await probe("image-cache", (img ?? cache).href, async () => {
-                const base = await probeCacheBase(trusted, cache);
-                if (!img) return { ...base, detail: `answers (HTTP ${base.status})` };
-                const { probe: p, verified } = await probeOneImage(trusted, img, opts.verifyImage === true);
-                return { ...p, detail: `${p.size ?? "?"} bytes, ${p.checksum.algo}:${p.checksum.hex.slice(0, 16)}...${verified ? `, verified in ${verified.ms} ms` : ""}` };
-              }),
-            );
-          }
-        } else {
-          rows.push(skipped("apiserver", "metal-boot gave no config"), skipped("image-cache", "metal-boot gave no config"));
-        }
+        rows = await probeAll(ctx, http, config, s, opts);
       } finally {
         await http.close();
       }

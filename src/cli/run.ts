@@ -25,7 +25,7 @@ export async function runAgent(ctx: Context, opts: AgentOptions & { from?: strin
   logEvent(log, "agent.start", { ...versionInfo(), pid: process.pid, mode: config.mode });
   logEvent(log, "agent.config", { config: configToJson(config) });
   for (const warning of config.warnings) logEvent(log, "agent.config.warning", {}, warning, "warn");
-  ops.startWatchdog(config.watchdog, log, {}, config.debugHang);
+  ops.startWatchdog(config.watchdog, log);
   const services = compose(ctx, paths, config, log, { ...over, ops });
   try {
     await runFlow(config, services, start);

@@ -1,7 +1,7 @@
 /**
  * The agent's kernel cmdline parameters: one table, the single source for parsing
- * (zod), defaults, and the README's parameter list (test/docs/readme.test.ts keeps
- * them in step). Each schema takes the raw value (`null` for a bare flag, `undefined`
+ * (zod), defaults, the README's parameter list (`brief`) and docs/parameters.md
+ * (`doc`; test/docs/readme.test.ts keeps them in step). Each schema takes the raw value (`null` for a bare flag, `undefined`
  * when absent) and says in its message what was expected.
  *
  * Who reads a row (`consumer`, absent = the agent): the agent parses its rows strictly
@@ -197,161 +197,191 @@ const plannedReboot = z.custom<Raw>().transform((v, ctx): PlannedRebootSetting |
   return r;
 });
 
-/** The table. `doc` and `default` feed README.md. */
+/** The table. `default` and `brief` (at most 60 characters) feed README.md, `doc` docs/parameters.md (tools/readme-tables.ts). */
 export const PARAMS = {
   METAL_BOOT_URL: {
     schema: serverUrl("the metal-boot base URL", { allowIPv4: false }),
     default: "(none; required in mode l3)",
+    brief: "metal-boot base URL (`<url>/config/<uuid>`)",
     doc: "metal-boot base URL; the agent fetches `<url>/config/<uuid>` from it",
   },
   METAL_MODE: {
     schema: enumOf(["l3", "pxe"], "l3"),
     default: "l3",
+    brief: "`l3` (IPv6 SLAAC, MEP-20) or the legacy `pxe`",
     doc: "`l3`: IPv6 SLAAC bring-up (MEP-20); `pxe`: legacy, the kernel's `ip=dhcp` already configured IPv4",
   },
   PIXIE_API_URL: {
     schema: serverUrl("the legacy pixiecore API URL", { allowIPv4: true }),
     default: "(none; required in mode pxe)",
+    brief: "legacy (mode pxe) pixiecore API URL",
     doc: "legacy (mode pxe) pixiecore API URL, e.g. `http://[fd00::1]:8080/certs`; its origin serves `/config/<uuid>`",
   },
   METAL_PARTITION: {
     // 2..63 characters: the apiserver wants 2..128 (predefined_rules.proto is_partition).
     schema: optionalText("a partition id of 2..63 characters: lowercase letters, digits, dashes", /^[a-z0-9][a-z0-9-]{1,62}$/),
     default: "(none)",
+    brief: "the partition metal-boot served this machine for",
     doc: "the partition metal-boot served this machine for (set by metal-boot's boot.ipxe; reported to the apiserver)",
   },
   METAL_NICS: {
     schema: nicList,
     default: "(all physical NICs)",
+    brief: "allow-list of interface names or MACs",
     doc: "comma-separated allow-list of interface names or MACs; nothing else is touched",
   },
   METAL_NET_POLICY: {
     schema: enumOf(["any", "all"], "any"),
     default: "any",
+    brief: "ready when `any` or only when `all` selected NICs are",
     doc: "ready when `any` selected interface is ready, or only when `all` are",
   },
   METAL_NET_TIMEOUT: {
     schema: duration(60_000, 1_000, 3_600_000),
     default: "60s",
+    brief: "bound for network readiness",
     doc: "bound for network readiness (address, default route, DNS), e.g. `90s`, `2m`",
   },
   METAL_NET_FAST: {
     schema: boolFlag(false),
     default: "0",
+    brief: "fast-ND profile: optimistic DAD, no RS delay",
     doc: "fast-ND profile: no RS delay, optimistic DAD, short retransmit timer; DAD is kept",
   },
   METAL_NET_RS_DELAY: {
     schema: boolFlag(false),
     default: "0",
+    brief: "keep the kernel's random delay before DAD and RS",
     doc: "keep the kernel's random 0-1 s delay before DAD and the first router solicitation (RFC 4861/4862; for a segment shared by many hosts). Default: delay 0 and our own RS at link-up (one machine per /64)",
   },
   METAL_RETRY_WINDOW: {
     schema: duration(60_000, 1_000, 3_600_000),
     default: "60s",
+    brief: "how long requests to the servers are retried",
     doc: "retry window of requests to metal-boot, the apiserver and the image cache probe: connect failures and 502/503/504 are retried (full-jitter backoff, at most 5 s apart, [bounds](docs/bounds.md#retries)) until this long after the first attempt, e.g. `30s`, `5m`",
   },
   METAL_CA: {
     schema: optionalText("an absolute path to a PEM bundle", /^\/\S*$/),
     default: "/etc/ssl/certs/ca-certificates.crt",
+    brief: "CA bundle that verifies metal-boot",
     doc: "CA bundle that verifies metal-boot (and the apiserver, with the CA metal-boot hands out)",
   },
   METAL_ALLOW_HTTP: {
     schema: boolFlag(false),
     default: "0",
+    brief: "allow plain `http://` server URLs (lab only)",
     doc: "allow plain `http://` server URLs (lab only); never used silently",
   },
   METAL_UUID: {
     // The apiserver takes only a UUID (metal-stack-api infra/v2/boot.proto uuid: string.uuid).
     schema: optionalText(UUID_EXPECTED, UUID_RE),
     default: "(from /sys/class/dmi/id/product_uuid)",
+    brief: "override the machine UUID",
     doc: "override the machine UUID (tests, machines with broken DMI)",
   },
   METAL_HANDOFF: {
     schema: handoff,
     default: "builtin",
+    brief: "the `builtin` provisioning flow, or `exec:/path`",
     doc: "after bring-up: `builtin` provisioning flow, or `exec:/path` of another next stage",
   },
   METAL_WAIT_TIMEOUT: {
     schema: duration(86_400_000, 1_000, 7 * 86_400_000),
     default: "24h",
+    brief: "bound for waiting for an allocation",
     doc: "builtin flow: bound for waiting for an allocation (BootService/Wait, reconnects included), e.g. `30m`, `24h`",
   },
   METAL_IMAGE_CACHE_URL: {
     schema: serverUrl("the image cache base URL", { allowIPv4: false }),
     default: "(none; or metal-boot's `image_cache_url`)",
+    brief: "image cache base URL (probed, then used)",
     doc: "image cache base URL: probed (HEAD, any answer below 500, TLS verified) and used for image downloads (the image URL's path under it); unset: probe skipped",
   },
   METAL_LLDP_TIMEOUT: {
     schema: duration(30_000, 0, 3_600_000),
     default: "30s",
+    brief: "how long Register waits for LLDP from two switches",
     doc: "builtin flow: how long Register waits for LLDP neighbours on two distinct switches before it registers with what it has",
   },
   METAL_NTP_SERVERS: {
     schema: ntpServers,
     default: "(none: the clock is not checked)",
+    brief: "NTP servers the clock is checked against, before TLS",
     doc: "NTP servers asked (SNTP, UDP 123) as soon as the network is ready, before any TLS: comma-separated IPv6/IPv4 addresses or names, `[addr]:port` allowed; the clock is stepped when off by 1 s or more ([operations](docs/operations.md))",
   },
   METAL_WATCHDOG: {
     schema: watchdog,
     default: "60s",
+    brief: "hardware watchdog timeout, or `0`",
     doc: "hardware watchdog (`/dev/watchdog`, when present): its timeout, e.g. `120s`, or `0` to leave it alone; a hung agent resets the machine",
   },
   METAL_PLANNED_REBOOT: {
     schema: plannedReboot,
     default: "24h+24h",
+    brief: "reboot while waiting, after bound + jitter; or `off`",
     doc: "while waiting for an allocation, reboot after this bound plus a random jitter (`24h+24h`: between 24 and 48 h) to pick up a new agent; `off` to wait for the allocation only",
   },
   METAL_DEBUG_HANG: {
     schema: optionalStage(),
     default: "(none)",
+    brief: "lab only: hang at this stage (the watchdog resets)",
     doc: `lab only: the agent blocks (event loop and all) at the start of this stage (${STAGES.join(", ")}), so the hardware watchdog must reset the machine; any other value is refused`,
   },
   METAL_IMAGE_STALL_TIMEOUT: {
     schema: duration(60_000, 5_000, 1_800_000),
     default: "60s",
+    brief: "an image download without progress this long resumes",
     doc: "builtin flow: the image download counts as stalled after this long without a byte, or with under 64 KiB in that long; it is then resumed (bounded retries)",
   },
   METAL_INSTALLER_TIMEOUT: {
     schema: duration(1_200_000, 10_000, 14_400_000),
     default: "20m",
+    brief: "bound for the image's installer",
     doc: "builtin flow: bound for the image's installer (`/os-installer` or `/install.sh` in a chroot, as PID 1 of its own PID namespace); killed with every process it left at the bound, and what it left is killed when it exits",
   },
   METAL_WIPE: {
     schema: enumOf(["fast", "overwrite"], "fast"),
     default: "fast",
+    brief: "disk wipe before Waiting: `fast` or `overwrite`",
     doc: "disk wipe before Waiting: `fast` erases with what each disk supports (NVMe crypto/format, sanitize, discard) and clears only the metadata of disks that support none; `overwrite` writes every block of those instead (hours on large hard disks)",
   },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),
     default: "info (debug with DEBUG=1)",
+    brief: "log level",
     doc: "log level",
   },
   METAL_LOG_FORMAT: {
     schema: enumOf(["auto", "json", "text"], "auto"),
     default: "auto",
+    brief: "log lines: `json`, `text` or `auto`",
     doc: "log lines: `json` (one JSON object a line), `text` (one compact line), `auto` (JSON unless stderr is a terminal); read by PID 1 and the agent (commands run by hand take it from the environment)",
   },
   DEBUG: {
     schema: boolFlag(false),
     default: "0",
+    brief: "verbose logs; a shell instead of a reboot on error",
     doc: "debug: verbose logs, and on a fatal error drop to a shell instead of rebooting",
   },
   METAL_DONE: {
     consumer: "init",
     schema: enumOf(["poweroff", "reboot", "halt", "shell"], "reboot"),
     default: "reboot",
+    brief: "as PID 1 on success: `poweroff`, `reboot`, `halt` or `shell`",
     doc: "as PID 1, what to do when the flow ends without an error: `poweroff` (the QEMU lab), `reboot`, `halt`, or `shell`",
   },
   METAL_REBOOT_DELAY: {
     consumer: "init",
     schema: duration(30_000, 0, 3_600_000),
     default: "30s",
+    brief: "as PID 1 after an error: reboot after this long",
     doc: "as PID 1, after a fatal error (DEBUG off): wait this long, then reboot",
   },
   console: {
     consumer: "kernel",
     schema: optionalText("a console device like ttyS0,115200n8", /^[A-Za-z0-9_,./-]+$/),
     default: "(kernel default)",
+    brief: "where PID 1 logs; the installed OS's console",
     doc: "the kernel's own parameter; the last one given is where the agent logs as PID 1, and the installed OS's console (machine-details.yaml; absent: ttyS0 for Dell Inc., Giga Computing, QEMU, FUJITSU, else ttyS1, as pixie picks it)",
   },
 } as const;

@@ -25,7 +25,7 @@
  * The chroot itself is done by the `chroot` tool (busybox's applet in the initramfs):
  * Bun cannot chroot a child between fork and exec.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync } from "node:fs";
 import { access, constants } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,7 +39,7 @@ import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import { dirInRoot, readInRoot } from "../platform/fs/root-file.ts";
 import { escapeLine } from "./escape-line.ts";
 import { installerFailure, type InstallerEnd } from "./installer-failure.ts";
-import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerRun } from "./os-installer-log.ts";
+import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerLogState, type OsInstallerRun } from "./os-installer-log.ts";
 
 export const INSTALLER_CANDIDATES = ["/os-installer", "/install.sh"] as const;
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
@@ -155,61 +155,88 @@ interface Run {
   readonly osInstaller: OsInstallerRun;
 }
 
+/** The installer's environment: nothing of the agent's (no token path, no METAL_*). */
+const INSTALLER_ENV = { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/root", LC_ALL: "C", TERM: "dumb" };
+
+/** What a run gathers while the installer runs: the one state the steps below update. */
+interface Gathering {
+  /** The last KEEP_LINES output lines, escaped and scrubbed (for the error). */
+  readonly last: string[];
+  lines: number;
+  osInstaller: OsInstallerLogState;
+  spawnError: string | undefined;
+  timedOut: boolean;
+}
+
+const gathering = (): Gathering => ({ last: [], lines: 0, osInstaller: OS_INSTALLER_LOG_START, spawnError: undefined, timedOut: false });
+
+/** One output line: folded into os-installer's log, kept (scrubbed) among the last lines, logged with control characters escaped. */
+function recordLine(g: Gathering, o: InstallerOptions, binary: string, stream: "stdout" | "stderr", raw: string): void {
+  const line = escapeLine(raw);
+  g.lines++;
+  g.osInstaller = foldOsInstallerLine(g.osInstaller, raw);
+  g.last.push(o.scrub ? o.scrub(line) : line);
+  if (g.last.length > KEEP_LINES) g.last.shift();
+  logEvent(o.log, "install.installer.output", { binary, stream, line });
+}
+
+/** A stream's text as whole lines (a partial line waits for the rest of it). */
+function byLine(onLine: (raw: string) => void): (text: string) => void {
+  let partial = "";
+  return (t) => {
+    const parts = (partial + t).split("\n");
+    partial = parts.pop() ?? "";
+    for (const p of parts) onLine(p);
+  };
+}
+
+/** The installer in its own process group (detached), so the deadline kills its children too. */
+function spawnInGroup(argv: readonly string[]): ChildProcess {
+  return spawn(argv[0]!, argv.slice(1), { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe"], env: INSTALLER_ENV });
+}
+
+/** At `timeoutMs` the whole process group gets SIGKILL (the child alone if the group is gone); the run is marked timed out. */
+function killAtDeadline(child: ChildProcess, g: Gathering, timeoutMs: number): ReturnType<typeof setTimeout> {
+  return setTimeout(() => {
+    g.timedOut = true;
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      child.kill("SIGKILL");
+    }
+  }, timeoutMs);
+}
+
+/**
+ * Runs `argv` to its end: its output recorded line by line, SIGKILL at the deadline.
+ * The end is the exit (or a spawn error); output still in the pipes gets the grace
+ * (OUTPUT_GRACE_MS), then the pipes are cut.
+ */
 function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, binary: string): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: "/",
-      detached: true, // its own process group: the deadline kills the installer's children too
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", HOME: "/root", LC_ALL: "C", TERM: "dumb" },
-    });
-    const last: string[] = [];
-    let lines = 0;
-    let osi = OS_INSTALLER_LOG_START;
-    let spawnError: string | undefined;
-    let timedOut = false;
-    const onText = (stream: "stdout" | "stderr") => {
-      let partial = "";
-      return (t: string) => {
-        const parts = (partial + t).split("\n");
-        partial = parts.pop() ?? "";
-        for (const p of parts) emit(stream, p);
-      };
-    };
-    const emit = (stream: string, raw: string) => {
-      const line = escapeLine(raw);
-      lines++;
-      osi = foldOsInstallerLine(osi, raw);
-      last.push(o.scrub ? o.scrub(line) : line);
-      if (last.length > KEEP_LINES) last.shift();
-      logEvent(o.log, "install.installer.output", { binary, stream, line });
-    };
-    child.stdout!.setEncoding("utf8").on("data", onText("stdout"));
-    child.stderr!.setEncoding("utf8").on("data", onText("stderr"));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
+    const g = gathering();
+    const child = spawnInGroup(argv);
+    for (const stream of ["stdout", "stderr"] as const)
+      child[stream]!.setEncoding("utf8").on(
+        "data",
+        byLine((raw) => recordLine(g, o, binary, stream, raw)),
+      );
+    const deadline = killAtDeadline(child, g, timeoutMs);
     let grace: ReturnType<typeof setTimeout> | undefined;
     let done = false;
     const finish = (code: number | null, signal: string | null) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      clearTimeout(deadline);
       clearTimeout(grace);
-      resolve({ code, signal, timedOut, last, lines, spawnError, osInstaller: osInstallerRun(osi) });
+      resolve({ code, signal, timedOut: g.timedOut, last: g.last, lines: g.lines, spawnError: g.spawnError, osInstaller: osInstallerRun(g.osInstaller) });
     };
     child.on("error", (e) => {
-      spawnError = e.message;
+      g.spawnError = e.message;
       finish(null, null);
     });
-    // The end is the exit; output still in the pipes gets OUTPUT_GRACE_MS, then the pipes are cut.
     child.on("exit", (code, signal) => {
-      clearTimeout(timer);
+      clearTimeout(deadline);
       grace = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
@@ -218,6 +245,30 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
       child.on("close", () => finish(code, signal));
     });
   });
+}
+
+/** How the run failed (timed out, killed by a signal, a non-zero exit), or undefined when it exited 0. */
+function installerEnd(run: Run, timeoutMs: number): InstallerEnd | undefined {
+  if (run.timedOut) return { kind: "timeout", timeoutMs };
+  if (run.code === null) return { kind: "signal", signal: run.signal ?? "unknown" };
+  return run.code !== 0 ? { kind: "exit", code: run.code } : undefined;
+}
+
+/** /etc/metal/boot-info.yaml as the installer left it: inside the target root, a regular file and no link (a link, FIFO or device node is refused at once), capped, parsed strictly. */
+function readBootInfo(root: string, binary: string): BootInfo {
+  let text: string;
+  try {
+    text = new TextDecoder().decode(readInRoot(root, BOOT_INFO_PATH, READ_CAPS.installerOutput, { followLast: false }));
+  } catch (e) {
+    const missing = (e as { code?: unknown }).code === "ENOENT";
+    throw new AgentError("installer", `installer: ${binary} succeeded but ${missing ? "left no" : "left an unreadable"} ${BOOT_INFO_PATH}: ${(e as Error).message}`, { binary });
+  }
+  try {
+    return parseBootInfo(text);
+  } catch (e) {
+    if (e instanceof BootInfoError) throw new AgentError("installer", `installer: ${BOOT_INFO_PATH} written by ${binary}: ${e.message}`, { binary });
+    throw e;
+  }
 }
 
 export async function runInstaller(o: InstallerOptions): Promise<InstallerResult> {
@@ -244,32 +295,12 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
   }
   const ms = Math.round(performance.now() - t0);
   if (run.spawnError) throw new AgentError("installer", `installer: cannot start ${[...(o.chroot ?? ["chroot"])].join(" ")} ${o.root} ${binary}: ${run.spawnError}`, { binary });
-  const end: InstallerEnd | undefined = run.timedOut
-    ? { kind: "timeout", timeoutMs }
-    : run.code === null
-      ? { kind: "signal", signal: run.signal ?? "unknown" }
-      : run.code !== 0
-        ? { kind: "exit", code: run.code }
-        : undefined;
+  const end = installerEnd(run, timeoutMs);
   if (end) {
     const f = installerFailure({ binary, end, run: run.osInstaller, last: run.last, ...(o.scrub ? { scrub: o.scrub } : {}) });
     throw new AgentError("installer", f.message, f.details);
   }
-  let text: string;
-  try {
-    // Inside the target root, a regular file and no link (a link, FIFO or device node is refused at once), capped.
-    text = new TextDecoder().decode(readInRoot(o.root, BOOT_INFO_PATH, READ_CAPS.installerOutput, { followLast: false }));
-  } catch (e) {
-    const missing = (e as { code?: unknown }).code === "ENOENT";
-    throw new AgentError("installer", `installer: ${binary} succeeded but ${missing ? "left no" : "left an unreadable"} ${BOOT_INFO_PATH}: ${(e as Error).message}`, { binary });
-  }
-  let bootInfo: BootInfo;
-  try {
-    bootInfo = parseBootInfo(text);
-  } catch (e) {
-    if (e instanceof BootInfoError) throw new AgentError("installer", `installer: ${BOOT_INFO_PATH} written by ${binary}: ${e.message}`, { binary });
-    throw e;
-  }
+  const bootInfo = readBootInfo(o.root, binary);
   logEvent(
     o.log,
     "install.installer.done",

@@ -22,7 +22,6 @@ const SERVICES: Readonly<Record<string, string>> = {
   "#hangFlushMs": "METAL_DEBUG_HANG's flush bound",
   "#watchdog": "the hardware watchdog (set once at agent start)",
   "#log": "the agent's logger (set once at agent start)",
-  "#hangAt": "METAL_DEBUG_HANG's stage (configuration, set once at agent start)",
 };
 
 function classBody(): string {

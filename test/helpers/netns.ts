@@ -1,20 +1,22 @@
 /**
- * The one network-namespace harness of the root tests and benches:
- *   - Lab: unique names under the `mhn` prefix, veth pairs with fixed MACs, radvd in
- *     the router namespace with a config from test/fixtures/radvd/, started as every lab
- *     rig starts it (lab/rig/radvd.ts) (bring-up tests);
+ * The one network-namespace harness of the root tests and benches, on the lab rig
+ * (lab/rig/rig.ts `NetnsRig`: the namespace, radvd started and ended by PID, cleanup
+ * in order):
+ *   - Lab: unique names under the `mhn` prefix, an agent namespace (no forwarding: the
+ *     agent takes RAs there), veth pairs with fixed MACs to one router namespace each,
+ *     radvd in a router namespace with a config from test/fixtures/radvd/ (bring-up
+ *     tests);
  *   - createHostLink: one veth between the test's own namespace (stand-ins) and a
  *     fresh namespace for the agent, static addresses (api and provision suites).
- * Both clean up everything even after a failure (deleting a namespace deletes its
- * veths; processes are killed by PID).
+ * Both clean up everything even after a failure (`await cleanup()`: processes by PID,
+ * then the namespaces, which takes their veths).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import ipaddr from "ipaddr.js";
 export { eui64 } from "../../lab/ipxe/eui64.ts";
 import { waitFor } from "../../lab/wait.ts";
-import { startRadvd } from "../../lab/rig/radvd.ts";
+import { NetnsRig } from "../../lab/rig/rig.ts";
 
 export const isRoot = process.getuid?.() === 0;
 export const hasRadvd = Bun.which("radvd") !== null || Bun.which("radvd", { PATH: "/usr/sbin:/sbin" }) !== null;
@@ -39,36 +41,34 @@ export interface Link {
 
 export class Lab {
   readonly id = suffix();
-  readonly agentNs = `mhn-${this.id}-a`;
   readonly dir = mkdtempSync(join(tmpdir(), `mhn-${this.id}-`));
+  private readonly agent = NetnsRig.create(`mhn-${this.id}-a`, this.dir, { router: false });
+  readonly agentNs = this.agent.ns;
   readonly links: Link[] = [];
-  private readonly namespaces: string[] = [];
-  private readonly pids: number[] = [];
-  private readonly radvdPids = new Map<string, { pid: number; conf: string }>();
+  /** The router namespace of each link, by its router-side interface. */
+  private readonly routers = new Map<string, NetnsRig>();
+  /** The radvd serving each link now, by its router-side interface. */
+  private readonly radvdPids = new Map<string, number>();
+  private starts = 0;
 
-  constructor() {
-    this.addNs(this.agentNs);
-  }
-
-  private addNs(ns: string): void {
-    sh("ip", "netns", "add", ns);
-    this.namespaces.push(ns);
-    nsx(ns, "ip", "link", "set", "lo", "up");
-  }
-
-  /** A veth pair: agent side `mhn<id>a<n>` (fixed MAC) in the agent netns, router side in its own netns. */
+  /** A veth pair: agent side `mhn<id>a<n>` (fixed MAC) in the agent netns, router side in its own netns (forwarding on). */
   addLink(opts: { mac?: string } = {}): Link {
     const n = this.links.length;
-    const routerNs = `mhn-${this.id}-r${n}`;
-    this.addNs(routerNs);
+    const router = NetnsRig.create(`mhn-${this.id}-r${n}`, this.dir);
     const agentIf = `mhn${this.id}a${n}`;
     const routerIf = `mhn${this.id}r${n}`;
     const mac = opts.mac ?? `02:00:00:00:aa:0${n + 1}`;
-    const link = { agentIf, routerIf, mac, routerNs };
-    this.vethPair(link);
-    nsx(routerNs, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1");
+    const link = { agentIf, routerIf, mac, routerNs: router.ns };
+    this.routers.set(routerIf, router);
     this.links.push(link);
+    this.vethPair(link);
     return link;
+  }
+
+  private router(link: Link): NetnsRig {
+    const r = this.routers.get(link.routerIf);
+    if (!r) throw new Error(`no router namespace for ${link.routerIf} in this lab`);
+    return r;
   }
 
   private vethPair(link: Link): void {
@@ -77,10 +77,13 @@ export class Lab {
     nsx(link.routerNs, "ip", "link", "set", link.routerIf, "up");
   }
 
-  /** Deletes the link's veth pair (both ends go); radvd on it is stopped. */
-  deleteLink(link: Link): void {
-    const r = this.radvdPids.get(link.routerIf);
-    if (r) this.kill(r.pid);
+  /** Deletes the link's veth pair (both ends go); radvd on it is stopped first (by PID). */
+  async deleteLink(link: Link): Promise<void> {
+    const pid = this.radvdPids.get(link.routerIf);
+    if (pid !== undefined) {
+      this.radvdPids.delete(link.routerIf);
+      await this.router(link).stop(pid);
+    }
     nsx(this.agentNs, "ip", "link", "del", link.agentIf);
   }
 
@@ -98,7 +101,7 @@ export class Lab {
     return i;
   }
 
-  /** Starts radvd in the link's router netns with a fixture config (@IF@ replaced); returns its PID. */
+  /** Writes the link's radvd config from a fixture of test/fixtures/radvd/ (@IF@ replaced by the router side); its path. */
   private radvdConf(link: Link, fixture: string): string {
     const text = readFileSync(join(import.meta.dir, "../fixtures/radvd", fixture), "utf8").replaceAll("@IF@", link.routerIf);
     const conf = join(this.dir, `${link.routerIf}.conf`);
@@ -108,10 +111,10 @@ export class Lab {
 
   /** Rewrites the link's radvd config from another fixture and reloads it (SIGHUP). */
   reloadRadvd(link: Link, fixture: string): void {
-    const r = this.radvdPids.get(link.routerIf);
-    if (!r) throw new Error(`no radvd on ${link.routerIf}`);
+    const pid = this.radvdPids.get(link.routerIf);
+    if (pid === undefined) throw new Error(`no radvd on ${link.routerIf}`);
     this.radvdConf(link, fixture);
-    process.kill(r.pid, "SIGHUP");
+    process.kill(pid, "SIGHUP");
   }
 
   /** The router side's link-local address (the default gateway the agent should learn). */
@@ -122,22 +125,15 @@ export class Lab {
     return a;
   }
 
+  /** radvd in the link's router namespace from a fixture (the rig's start: ready when its pid file is written, 5 s bound); its PID. */
   async radvd(link: Link, fixture: string): Promise<number> {
     const conf = this.radvdConf(link, fixture);
-    // A fresh pid file per start: a radvd being stopped may still hold (and then remove) the old one.
-    const run = `${link.routerIf}.${this.pids.length}`;
-    const p = await startRadvd({
-      exec: (argv) => ["ip", "netns", "exec", link.routerNs, ...argv],
-      conf,
-      pidFile: join(this.dir, `${run}.pid`),
-      log: join(this.dir, `${run}.log`),
-      timeoutMs: 5000,
-    });
-    this.pids.push(p.pid);
-    this.radvdPids.set(link.routerIf, { pid: p.pid, conf });
-    return p.pid;
+    const pid = await this.router(link).startRadvdWith(conf, `${link.routerIf}.${this.starts++}`, { timeoutMs: 5000 });
+    this.radvdPids.set(link.routerIf, pid);
+    return pid;
   }
 
+  /** SIGTERM to a process the test started (a stand-in, chrony); gone already is fine. */
   kill(pid: number): void {
     try {
       process.kill(pid, "SIGTERM");
@@ -146,9 +142,10 @@ export class Lab {
     }
   }
 
-  cleanup(): void {
-    for (const pid of this.pids) this.kill(pid);
-    for (const ns of this.namespaces.reverse()) Bun.spawnSync(["ip", "netns", "del", ns]);
+  /** Every radvd stopped by PID and every namespace deleted (routers first, then the agent's), then the temp dir. Never throws. */
+  async cleanup(): Promise<void> {
+    for (const r of [...this.routers.values()].reverse()) await r.cleanup();
+    await this.agent.cleanup();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -175,37 +172,45 @@ export interface HostLink {
   readonly machineAddr: string;
   /** Host name of the stand-ins inside the netns (via /etc/netns/<ns>/hosts). */
   readonly name: string;
-  cleanup(): void;
+  /** The host veth, the netns (the lab rig's cleanup) and its /etc/netns files removed. Never throws. */
+  cleanup(): Promise<void>;
 }
 
 /**
  * `prefix`: the suite's namespace prefix (names stay unique across suites run side by
- * side). Addresses with nodad; a hosts file and an empty resolv.conf for the netns
- * (`ip netns exec` bind-mounts /etc/netns/<ns>/*), removed in cleanup().
+ * side). The netns is a lab rig's (no forwarding: it is the machine's). Addresses with
+ * nodad; a hosts file and an empty resolv.conf for the netns (`ip netns exec`
+ * bind-mounts /etc/netns/<ns>/*), removed in cleanup().
  */
 export async function createHostLink(prefix = "mha"): Promise<HostLink> {
   // 4 hex digits without a leading zero, so the addresses below are already in canonical form.
   const sfx = (0x1000 + Math.floor(Math.random() * 0xefff)).toString(16);
-  const ns = `${prefix}-api-${sfx}`;
   const hostIf = `${prefix}-h${sfx}`;
   const nsIf = `${prefix}-m${sfx}`;
   const hostAddr = `fd00:6d68:${sfx}::1`;
   const machineAddr = `fd00:6d68:${sfx}::2`;
   const name = `standins.${prefix}.test`;
-  const etc = `/etc/netns/${ns}`;
-  const cleanup = () => {
-    Bun.spawnSync(["ip", "link", "del", hostIf], { stdout: "ignore", stderr: "ignore" });
-    Bun.spawnSync(["ip", "netns", "del", ns], { stdout: "ignore", stderr: "ignore" });
-    rmSync(etc, { recursive: true, force: true });
-  };
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-link-`));
+  let rig: NetnsRig;
   try {
-    sh("ip", "netns", "add", ns);
+    rig = NetnsRig.create(`${prefix}-api-${sfx}`, dir, { router: false });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  const ns = rig.ns;
+  const etc = `/etc/netns/${ns}`;
+  // Undone last added first, before the namespace goes.
+  rig.onCleanup("temp dir", () => rmSync(dir, { recursive: true, force: true }));
+  rig.onCleanup(etc, () => rmSync(etc, { recursive: true, force: true }));
+  rig.onCleanup(`host veth ${hostIf}`, () => void Bun.spawnSync(["ip", "link", "del", hostIf], { stdout: "ignore", stderr: "ignore" }));
+  const cleanup = () => rig.cleanup();
+  try {
     sh("ip", "link", "add", hostIf, "type", "veth", "peer", "name", nsIf, "netns", ns);
     sh("ip", "addr", "add", `${hostAddr}/64`, "dev", hostIf, "nodad");
     sh("ip", "link", "set", hostIf, "up");
-    sh("ip", "-n", ns, "link", "set", "lo", "up");
-    sh("ip", "-n", ns, "addr", "add", `${machineAddr}/64`, "dev", nsIf, "nodad");
-    sh("ip", "-n", ns, "link", "set", nsIf, "up");
+    rig.ip("addr", "add", `${machineAddr}/64`, "dev", nsIf, "nodad");
+    rig.ip("link", "set", nsIf, "up");
     mkdirSync(etc, { recursive: true });
     writeFileSync(`${etc}/hosts`, `127.0.0.1 localhost\n::1 localhost\n${hostAddr} ${name}\n`);
     // An empty resolv.conf: nothing in the netns may ask the machine's real DNS servers.
@@ -214,7 +219,7 @@ export async function createHostLink(prefix = "mha"): Promise<HostLink> {
     const up = (...args: string[]) => /state UP/.test(Bun.spawnSync(["ip", ...args], { stdout: "pipe" }).stdout.toString());
     await waitFor(() => up("link", "show", hostIf) && up("-n", ns, "link", "show", nsIf), 10_000, `carrier on ${hostIf} and ${ns}/${nsIf}`);
   } catch (e) {
-    cleanup();
+    await cleanup();
     throw e;
   }
   return { ns, hostIf, machineIf: nsIf, hostAddr, machineAddr, name, cleanup };

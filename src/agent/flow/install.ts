@@ -9,6 +9,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { Config } from "../../config/config.ts";
+import { installedConsole } from "../../config/console.ts";
 import { AgentError } from "../../errors.ts";
 import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
@@ -41,7 +42,8 @@ export async function install(
     nics,
     allocation,
     allocationAsSent: allocationJson,
-    console: s.console,
+    // console= of the cmdline, else by the manufacturer as pixie's boot script picks it.
+    console: installedConsole(config.console, s.manufacturer),
     raidEnabled: target.raidEnabled,
     rootUuid: target.rootUuid,
     stallMs: config.imageStallMs,

@@ -4,6 +4,7 @@
  * receiver that cannot start is one warn line: Register then goes without
  * neighbours, and the apiserver's refusal says what LLDP saw.
  */
+import type { Config } from "../../config/config.ts";
 import { toAgentError } from "../../errors.ts";
 import type { LldpNeighbour, LldpSession } from "../../network/lldp/neighbour.ts";
 import { logEvent } from "../../platform/log/logger.ts";
@@ -15,10 +16,11 @@ const NONE: LldpSession = {
   close: async () => {},
 };
 
-export function lldp(systemName: string, s: Services): LldpSession {
+/** On the NICs METAL_NICS selects (Config.nics), announcing `systemName` (the machine uuid). */
+export function lldp(config: Pick<Config, "nics">, systemName: string, s: Services): LldpSession {
   let interfaces: ReturnType<Services["selectNics"]> = [];
   try {
-    interfaces = s.selectNics();
+    interfaces = s.selectNics(config.nics);
     const session = s.startLldp(interfaces, systemName);
     logEvent(s.log, "lldp.start", { interfaces: interfaces.map((i) => i.name), systemName });
     return session;

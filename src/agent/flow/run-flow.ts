@@ -65,7 +65,7 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
   const stagesMs: Partial<Record<StageName, number>> = {};
   const stage = async <T>(name: StageName, describe: string, fn: () => Promise<T>, holdMs = STAGE_HOLD_MS): Promise<T> => {
     logEvent(s.log, "agent.stage", { stage: name }, describe);
-    await s.ops.stage(name, s.log);
+    await s.ops.stage(name, s.log, config.debugHang);
     const r = await s.ops.hold(fn(), holdMs);
     stagesMs[name] = Math.round(performance.now() - t0);
     return r;
@@ -73,7 +73,7 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
   const builtin = config.handoff.kind === "builtin";
   // The machine id, read once: LLDP announces it as its system name (as metal-hammer does), the boot stage asks metal-boot with it. A resume has it in handoff.json.
   const begun = start.kind === "resume" ? start : { kind: start.kind, id: await readMachineId(config, s) };
-  const session = builtin && begun.kind !== "resume" && begun.id.ok ? lldp(begun.id.id.uuid, s) : undefined;
+  const session = builtin && begun.kind !== "resume" && begun.id.ok ? lldp(config, begun.id.id.uuid, s) : undefined;
   // What a TLS validity error names: the clock as the last check of this run left it.
   let clock: ClockState | undefined;
   const done = () => logEvent(s.log, "agent.done", { stageTimesMs: stagesMs });
@@ -114,12 +114,12 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
       begun.kind === "resume" && begun.at === "wait"
         ? undefined
         : await stage("register", "collect the hardware inventory and register the machine (BootService/Register)", () =>
-            register(config, boot, a, net, session ?? lldp(boot.uuid, after), after),
+            register(config, boot, a, net, session ?? lldp(config, boot.uuid, after), after),
           );
     // A freed machine must never carry the last tenant's data into the wait.
     // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
-    const wipeHoldMs = await s.disks.wipeBoundMs().catch(() => DISK_HOLD_MS);
-    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(s.log), wipeHoldMs);
+    const wipeHoldMs = await s.disks.wipeBoundMs(config.wipe).catch(() => DISK_HOLD_MS);
+    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(config.wipe, s.log), wipeHoldMs);
     const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, after));
     if (w.kind === "planned_reboot") {
       await plannedReboot(w, after);

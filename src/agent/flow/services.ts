@@ -1,7 +1,12 @@
 /**
  * The I/O the stages use, built once by the composition root (src/agent/compose.ts)
  * and passed down to every stage. Tests build their own (a sysfs directory, temp
- * files, an exec that records, a fake LLDP session).
+ * files, an exec that records, a fake LLDP session). No configuration fact rides here:
+ * a stage reads what the configuration decides (the console, the wipe mode, the NIC
+ * selectors, the bounds) from its `config` input, and hands it to the service it calls
+ * (test/architecture/config-one-way.test.ts). The HTTP client alone is built from the
+ * configuration (its CA bundle, http allowed, retry window): a service setting no
+ * stage decides.
  */
 import type { LldpInterface, LldpSession } from "../../network/lldp/neighbour.ts";
 import type { HttpClient } from "../../clients/http/client.ts";
@@ -15,6 +20,7 @@ import type { BmcStages } from "../../machine/bmc/in-band.ts";
 import type { DiskStages, MountedTarget } from "../../machine/disk/machine-disks.ts";
 import type { BringupOptions, BringupResult } from "../../network/net/bringup.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
+import type { NicSelector } from "../../config/params.ts";
 
 /** The mounted target root the disks stage built from the allocation's FilesystemLayout. */
 export interface TargetRoot extends MountedTarget {
@@ -35,16 +41,16 @@ export interface Services {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Replaces the process with the next stage (METAL_HANDOFF=exec:). */
   readonly exec: (path: string, args: readonly string[], env: readonly string[]) => void;
-  /** The NICs the agent selects (METAL_NICS or the physical ones: network/net/select-links.ts, as bring-up does), for LLDP before bring-up. */
-  readonly selectNics: () => readonly LldpInterface[];
+  /** The NICs these selectors pick (Config.nics: METAL_NICS, or the physical ones when empty; network/net/select-links.ts, as bring-up does), for LLDP before bring-up. */
+  readonly selectNics: (selectors: readonly NicSelector[]) => readonly LldpInterface[];
   /** Starts the LLDP receiver (src/network/lldp/session.ts startLldp). */
   readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
   readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
   readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
   readonly bmc: BmcStages;
   readonly now: () => Date;
-  /** console= of the kernel cmdline (Config.console): machine-details.yaml's console. */
-  readonly console: string;
+  /** The SMBIOS system manufacturer (sys_vendor under the sysfs root), read when the cmdline names no console (config/console.ts installedConsole). */
+  readonly manufacturer: () => string | undefined;
   /** Watchdog, clock sync, remote log, the planned reboot's lines, status: services only, no fact of the flow (built before the logger: its sink feeds the log shipper). */
   readonly ops: Operations;
   readonly disks: DiskStages;

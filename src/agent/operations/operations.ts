@@ -7,8 +7,8 @@
  *
  *   const ops = new Operations({ secrets, statusPath: `${runDir}/status.json` }); // STATUS_FILE
  *   const log = createLogger({ ..., write: (line) => { io.err(line); ops.sink(line); } });
- *   ops.startWatchdog(config.watchdog, log, {}, config.debugHang); // agent start
- *   await ops.stage("network", log);                          // each stage start (pets, status, METAL_DEBUG_HANG)
+ *   ops.startWatchdog(config.watchdog, log);                  // agent start
+ *   await ops.stage("network", log, config.debugHang);        // each stage start (pets, status, METAL_DEBUG_HANG)
  *   const clock = await ops.syncClock(config.ntpServers, log); // after the network, before the first TLS
  *   ops.startRemoteLog(bootConfig.logging, { uuid, ca, log }); // once metal-boot's config is known
  *   const plan = ops.planReboot(config, log);                 // wait stage: min(METAL_WAIT_TIMEOUT, planned reboot)
@@ -76,7 +76,6 @@ export class Operations {
   #watchdog: Watchdog = Watchdog.off("not started", silentLogger());
   #log: Logger = silentLogger();
   /** METAL_DEBUG_HANG (configuration, set once at agent start). */
-  #hangAt: StageName | undefined;
 
   constructor(opts: OperationsOptions) {
     this.#now = opts.now ?? Date.now;
@@ -94,23 +93,23 @@ export class Operations {
     return this.#watchdog;
   }
 
-  /** At agent start: arms /dev/watchdog unless METAL_WATCHDOG=0 or absent; remembers METAL_DEBUG_HANG. */
-  startWatchdog(setting: WatchdogSetting, log: Logger, deps: Partial<WatchdogDeps> = {}, debugHang?: StageName): void {
+  /** At agent start: arms /dev/watchdog unless METAL_WATCHDOG=0 or absent. */
+  startWatchdog(setting: WatchdogSetting, log: Logger, deps: Partial<WatchdogDeps> = {}): void {
     this.#log = log;
-    this.#hangAt = debugHang;
     this.#watchdog = startWatchdog(setting, { log, ...deps });
     this.status.update({ watchdog: watchdogSection(this.#watchdog.status) });
   }
 
   /**
    * At the start of every stage: pets the watchdog, records the stage. The flow awaits
-   * it: only METAL_DEBUG_HANG's stage returns a promise, one that does not settle (the
-   * agent blocks in it; with a test's `hang` recorder it resolves).
+   * it: only when `hangAt` (METAL_DEBUG_HANG, Config.debugHang) names this stage does it
+   * return a promise, one that does not settle (the agent blocks in it; with a test's
+   * `hang` recorder it resolves).
    */
-  stage(name: StageName, log: Logger = this.#log): void | Promise<void> {
+  stage(name: StageName, log: Logger = this.#log, hangAt?: StageName): void | Promise<void> {
     this.#watchdog.pet();
     this.status.update({ stage: name, watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
-    if (this.#hangAt === name) return this.#debugHang(name, log);
+    if (hangAt === name) return this.#debugHang(name, log);
   }
 
   /**

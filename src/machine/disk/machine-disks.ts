@@ -29,16 +29,15 @@ export interface MountedTarget {
 
 /** Wipe every disk before Waiting; build and mount the layout after the allocation. */
 export interface DiskStages {
-  readonly wipe: (log: Logger) => Promise<void>;
-  /** The longest the wipe may take by its own bounds (wipe-bound.ts): the watchdog is held that long. */
-  readonly wipeBoundMs: () => Promise<number>;
+  /** `mode`: METAL_WIPE (Config.wipe). */
+  readonly wipe: (mode: WipeMode, log: Logger) => Promise<void>;
+  /** The longest the wipe in `mode` may take by its own bounds (wipe-bound.ts): the watchdog is held that long. */
+  readonly wipeBoundMs: (mode: WipeMode) => Promise<number>;
   /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
   readonly layout: (layout: FilesystemLayout, log: Logger) => Promise<MountedTarget>;
 }
 
 export interface MachineDisksOptions {
-  /** METAL_WIPE. */
-  readonly mode: WipeMode;
   /** The sysfs root the disks are read from. */
   readonly sysRoot: string;
   /** The agent's version (written into the layout's fstab comment). */
@@ -50,11 +49,11 @@ export interface MachineDisksOptions {
 export function machineDisks(o: MachineDisksOptions): DiskStages {
   const guard = (what: string) => refuseOutsideInitramfs(what, (o.rootFs ?? readRootFs)());
   return {
-    wipe: async (log) => {
+    wipe: async (mode, log) => {
       guard("wipe the disks");
-      await wipeMachineDisks({ log, mode: o.mode, sysRoot: o.sysRoot });
+      await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot });
     },
-    wipeBoundMs: async () => wipeBoundMs(await readDisks(o.sysRoot), o.mode),
+    wipeBoundMs: async (mode) => wipeBoundMs(await readDisks(o.sysRoot), mode),
     layout: async (layout, log) => {
       guard("partition the disks");
       const io = systemDiskIo();

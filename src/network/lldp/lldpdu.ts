@@ -213,9 +213,8 @@ function decodeManagementAddress(t: Tlv): ManagementAddress {
 
 const SINGLE = new Set([TLV_CHASSIS_ID, TLV_PORT_ID, TLV_TTL, TLV_PORT_DESCRIPTION, TLV_SYSTEM_NAME, TLV_SYSTEM_DESCRIPTION, TLV_SYSTEM_CAPABILITIES]);
 
-/** Decodes an LLDPDU (the payload after the Ethernet header). `base` shifts the offsets in errors. */
-export function decodeLldpdu(buf: Uint8Array, base = 0): Lldpdu {
-  const { tlvs, endTlv, stop } = splitTlvs(buf, base);
+/** Chassis ID, Port ID and Time To Live: the three TLVs every LLDPDU starts with, in this order (8.2). */
+function decodeMandatory(tlvs: readonly Tlv[], stop: number): Pick<Lldpdu, "chassisId" | "portId" | "ttl"> {
   const [c, p, t] = tlvs;
   if (c?.type !== TLV_CHASSIS_ID)
     fail("missing_chassis_id", c?.offset ?? stop, `LLDPDU does not start with a Chassis ID TLV (found ${c ? `${tlvName(c.type)} at offset ${c.offset}` : "nothing"})`);
@@ -223,54 +222,80 @@ export function decodeLldpdu(buf: Uint8Array, base = 0): Lldpdu {
     fail("missing_port_id", p?.offset ?? stop, `LLDPDU's second TLV is not a Port ID (found ${p ? `${tlvName(p.type)} at offset ${p.offset}` : "nothing"})`);
   if (t?.type !== TLV_TTL) fail("missing_ttl", t?.offset ?? stop, `LLDPDU's third TLV is not a Time To Live (found ${t ? `${tlvName(t.type)} at offset ${t.offset}` : "nothing"})`);
   if (t.value.byteLength !== 2) fail("bad_length", t.offset, `LLDP Time To Live TLV at offset ${t.offset} has length ${t.value.byteLength}, expected 2`);
-  const chassisId = decodeId(c, "chassis");
-  const portId = decodeId(p, "port");
-  const ttl = ((t.value[0] ?? 0) << 8) | (t.value[1] ?? 0);
+  return { chassisId: decodeId(c, "chassis"), portId: decodeId(p, "port"), ttl: ((t.value[0] ?? 0) << 8) | (t.value[1] ?? 0) };
+}
 
-  const seen = new Set<number>([TLV_CHASSIS_ID, TLV_PORT_ID, TLV_TTL]);
-  const strings: Record<number, string> = {};
-  let capabilities: Lldpdu["capabilities"];
-  const managementAddresses: ManagementAddress[] = [];
-  const orgSpecific: OrgSpecific[] = [];
-  const unknown: { type: number; value: Uint8Array }[] = [];
-  for (const x of tlvs.slice(3)) {
-    if (SINGLE.has(x.type)) {
-      if (seen.has(x.type)) fail("duplicate_tlv", x.offset, `LLDPDU has a second ${tlvName(x.type)} TLV at offset ${x.offset}`);
-      seen.add(x.type);
-    }
-    switch (x.type) {
-      case TLV_PORT_DESCRIPTION:
-      case TLV_SYSTEM_NAME:
-      case TLV_SYSTEM_DESCRIPTION:
-        strings[x.type] = wireText(x.value);
-        break;
-      case TLV_SYSTEM_CAPABILITIES:
-        if (x.value.byteLength !== 4) fail("bad_length", x.offset, `LLDP System Capabilities TLV at offset ${x.offset} has length ${x.value.byteLength}, expected 4`);
-        capabilities = { system: ((x.value[0] ?? 0) << 8) | (x.value[1] ?? 0), enabled: ((x.value[2] ?? 0) << 8) | (x.value[3] ?? 0) };
-        break;
-      case TLV_MANAGEMENT_ADDRESS:
-        managementAddresses.push(decodeManagementAddress(x));
-        break;
-      case TLV_ORG_SPECIFIC:
-        if (x.value.byteLength < 4)
-          fail("bad_length", x.offset, `LLDP Organizationally Specific TLV at offset ${x.offset} has length ${x.value.byteLength}, expected at least 4 (OUI + subtype)`);
-        orgSpecific.push({ oui: macText(x.value.subarray(0, 3)), subtype: x.value[3] ?? 0, info: x.value.slice(4) });
-        break;
-      default:
-        unknown.push({ type: x.type, value: x.value.slice() });
-    }
+/** System Capabilities: the system's and the enabled capability bits, 2 bytes each (8.5.8). */
+function decodeCapabilities(x: Tlv): NonNullable<Lldpdu["capabilities"]> {
+  if (x.value.byteLength !== 4) fail("bad_length", x.offset, `LLDP System Capabilities TLV at offset ${x.offset} has length ${x.value.byteLength}, expected 4`);
+  return { system: ((x.value[0] ?? 0) << 8) | (x.value[1] ?? 0), enabled: ((x.value[2] ?? 0) << 8) | (x.value[3] ?? 0) };
+}
+
+/** Organizationally Specific: OUI, subtype, the information string as it came (8.6). */
+function decodeOrgSpecific(x: Tlv): OrgSpecific {
+  if (x.value.byteLength < 4)
+    fail("bad_length", x.offset, `LLDP Organizationally Specific TLV at offset ${x.offset} has length ${x.value.byteLength}, expected at least 4 (OUI + subtype)`);
+  return { oui: macText(x.value.subarray(0, 3)), subtype: x.value[3] ?? 0, info: x.value.slice(4) };
+}
+
+/** The optional TLVs read so far: the one state addOptional folds each TLV into. */
+interface Optional {
+  /** The TLV types that may appear once (SINGLE) already read. */
+  readonly seen: Set<number>;
+  portDescription?: string;
+  systemName?: string;
+  systemDescription?: string;
+  capabilities?: Lldpdu["capabilities"];
+  readonly managementAddresses: ManagementAddress[];
+  readonly orgSpecific: OrgSpecific[];
+  readonly unknown: { type: number; value: Uint8Array }[];
+}
+
+/** One optional TLV into the state: a second of a TLV that may appear once is refused; a reserved type is kept as it came. */
+function addOptional(o: Optional, x: Tlv): void {
+  if (SINGLE.has(x.type)) {
+    if (o.seen.has(x.type)) fail("duplicate_tlv", x.offset, `LLDPDU has a second ${tlvName(x.type)} TLV at offset ${x.offset}`);
+    o.seen.add(x.type);
   }
+  switch (x.type) {
+    case TLV_PORT_DESCRIPTION:
+      o.portDescription = wireText(x.value);
+      break;
+    case TLV_SYSTEM_NAME:
+      o.systemName = wireText(x.value);
+      break;
+    case TLV_SYSTEM_DESCRIPTION:
+      o.systemDescription = wireText(x.value);
+      break;
+    case TLV_SYSTEM_CAPABILITIES:
+      o.capabilities = decodeCapabilities(x);
+      break;
+    case TLV_MANAGEMENT_ADDRESS:
+      o.managementAddresses.push(decodeManagementAddress(x));
+      break;
+    case TLV_ORG_SPECIFIC:
+      o.orgSpecific.push(decodeOrgSpecific(x));
+      break;
+    default:
+      o.unknown.push({ type: x.type, value: x.value.slice() });
+  }
+}
+
+/** Decodes an LLDPDU (the payload after the Ethernet header): the TLVs split, the mandatory three, then each optional one. `base` shifts the offsets in errors. */
+export function decodeLldpdu(buf: Uint8Array, base = 0): Lldpdu {
+  const { tlvs, endTlv, stop } = splitTlvs(buf, base);
+  const head = decodeMandatory(tlvs, stop);
+  const o: Optional = { seen: new Set([TLV_CHASSIS_ID, TLV_PORT_ID, TLV_TTL]), managementAddresses: [], orgSpecific: [], unknown: [] };
+  for (const x of tlvs.slice(3)) addOptional(o, x);
   return {
-    chassisId,
-    portId,
-    ttl,
-    ...(strings[TLV_PORT_DESCRIPTION] !== undefined ? { portDescription: strings[TLV_PORT_DESCRIPTION] } : {}),
-    ...(strings[TLV_SYSTEM_NAME] !== undefined ? { systemName: strings[TLV_SYSTEM_NAME] } : {}),
-    ...(strings[TLV_SYSTEM_DESCRIPTION] !== undefined ? { systemDescription: strings[TLV_SYSTEM_DESCRIPTION] } : {}),
-    ...(capabilities ? { capabilities } : {}),
-    managementAddresses,
-    orgSpecific,
-    unknown,
+    ...head,
+    ...(o.portDescription !== undefined ? { portDescription: o.portDescription } : {}),
+    ...(o.systemName !== undefined ? { systemName: o.systemName } : {}),
+    ...(o.systemDescription !== undefined ? { systemDescription: o.systemDescription } : {}),
+    ...(o.capabilities ? { capabilities: o.capabilities } : {}),
+    managementAddresses: o.managementAddresses,
+    orgSpecific: o.orgSpecific,
+    unknown: o.unknown,
     endTlv,
   };
 }

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { configFromCmdline, type Config } from "../../../src/config/config.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import type { StageName } from "../../../src/config/stages.ts";
+import type { NicSelector } from "../../../src/config/params.ts";
+import { datedCert } from "../../helpers/dated-cert.ts";
 import { FilesystemLayoutSchema, type FilesystemLayout } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { runFlow } from "../../../src/agent/flow/run-flow.ts";
@@ -78,9 +80,9 @@ class RecordingOps extends Operations {
     this.sysLog?.push(`before-reboot ${why}`);
     await super.beforeReboot(why, log, flushMs);
   }
-  override stage(name: StageName, log?: Logger): void {
+  override stage(name: StageName, log?: Logger, hangAt?: StageName): void | Promise<void> {
     this.stages.push(name);
-    super.stage(name, log);
+    return super.stage(name, log, hangAt);
   }
   override async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
     this.holds.push({ stage: this.stages.at(-1), ms: boundMs });
@@ -125,7 +127,9 @@ function services(run: string, over: Partial<Services> = {}) {
     layouts: FilesystemLayout[];
     install: InstallInput[];
     superUser: string[];
-  } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [] };
+    nicSelectors: (readonly NicSelector[])[];
+    wipeModes: string[];
+  } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [], nicSelectors: [], wipeModes: [] };
   ops.sysLog = seen.sys;
   const kexecSys: KexecSys = {
     openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
@@ -154,7 +158,7 @@ function services(run: string, over: Partial<Services> = {}) {
     exec: () => {
       throw new Error("no exec in this test");
     },
-    selectNics: () => [{ name: "eth0", ifindex: 2, mac: "52:54:00:12:34:56" }],
+    selectNics: (selectors) => (seen.nicSelectors.push(selectors), [{ name: "eth0", ifindex: 2, mac: "52:54:00:12:34:56" }]),
     startLldp: (_i, name) => (seen.lldpName.push(name), lldp),
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
     inventory: async (net) => (
@@ -187,11 +191,11 @@ function services(run: string, over: Partial<Services> = {}) {
       superUser: async (vendor, password) => (seen.superUser.push(`${vendor.superUser.name}:${password}`), { ok: true, notes: [] }),
     },
     now: () => new Date("2026-01-01T00:00:00Z"),
-    console: "ttyS1,115200n8",
+    manufacturer: () => "QEMU",
     ops,
     disks: {
-      wipe: async () => void seen.sys.push("wipe"),
-      wipeBoundMs: async () => WIPE_BOUND_MS,
+      wipe: async (mode) => void (seen.sys.push("wipe"), seen.wipeModes.push(`wipe ${mode}`)),
+      wipeBoundMs: async (mode) => (seen.wipeModes.push(`bound ${mode}`), WIPE_BOUND_MS),
       layout: async (l) => (
         seen.layouts.push(l),
         {
@@ -241,13 +245,16 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
   test("from the network: every stage in order, each fed by the earlier ones, to kexec into the installed OS", async () => {
     const run = mkdtempSync(join(dir, "run-"));
     const { s, lines, raw, seen, ops } = services(run);
-    const e = await flow("network", s);
+    const e = await flow("network", s, "console=ttyS1,115200n8 METAL_WIPE=overwrite METAL_NICS=eth0");
     expect(e).toBeUndefined();
     expect(stages(lines)).toEqual(FULL);
     // Operations.stage at the start of every stage (watchdog pet, status.json's stage).
     expect(ops.stages).toEqual(FULL);
     // The wipe holds the watchdog for the disks' own bound (an overwrite of a large disk runs for hours), not a fixed 2 h.
     expect(ops.holds.filter((h) => h.stage === "wipe").map((h) => h.ms)).toEqual([WIPE_BOUND_MS]);
+    // The configuration reaches the services through the stages: METAL_WIPE to the disks (bound and wipe), METAL_NICS to LLDP's selection.
+    expect(seen.wipeModes).toEqual(["bound overwrite", "wipe overwrite"]);
+    expect(seen.nicSelectors).toEqual([[{ kind: "name", name: "eth0" }]]);
     // status.json's clock is the re-sync's (the boot stage's clock fact), not the skipped clock stage's.
     expect(JSON.parse(readFileSync(join(run, "status.json"), "utf8"))).toMatchObject({ stage: "kexec", clock: { decision: "keep", server: "[fd00:123::1]:123" } });
     // No METAL_NTP_SERVERS: the clock stage skips; metal-boot's ntp_servers then set it (the first answers).
@@ -347,6 +354,9 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(await flow("boot", b.s)).toBeUndefined();
     expect(b.seen.layouts).toEqual([fromJson(FilesystemLayoutSchema, raid)]);
     expect(b.seen.install[0]?.raidEnabled).toBe(true);
+    // No console= on the cmdline: the manufacturer decides (QEMU: ttyS0, as pixie's boot script); the default METAL_WIPE is fast.
+    expect(b.seen.install[0]?.console).toBe("ttyS0");
+    expect(b.seen.wipeModes).toEqual(["bound fast", "wipe fast"]);
   });
 
   test("the planned reboot ends the wait as a reboot, not an error: no layout, reboot(RESTART)", async () => {
@@ -374,7 +384,8 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
   test("a TLS certificate that has expired: the error names the machine's clock and METAL_NTP_SERVERS", async () => {
     const run = mkdtempSync(join(dir, "run-"));
     const pki = mkdtempSync(join(dir, "expired-"));
-    const cert = expiredCert(pki);
+    // Expired on 2020-01-02.
+    const cert = datedCert(pki, "s.pem", "20200101000000Z", "20200102000000Z");
     const server = Bun.serve({ hostname: "::1", port: 0, tls: { cert: cert.cert, key: cert.key }, fetch: () => new Response("{}") });
     try {
       const { s } = services(run, {
@@ -442,40 +453,14 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     ]);
     expect((st.machines.registered.get(UUID) as { partition: string }).partition).toBe("fra-equ01");
   });
-});
 
-/** A CA and a server certificate for ::1 that expired on 2020-01-02 (openssl ca with explicit dates). */
-function expiredCert(dir: string): { caFile: string; cert: string; key: string } {
-  const run = (args: string[]) => {
-    const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr.toString()}`);
-  };
-  run(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=expired-ca"]);
-  run(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "s.key", "-out", "s.csr", "-subj", "/CN=127.0.0.1"]);
-  Bun.spawnSync(["sh", "-c", "touch index.txt && echo 01 > serial"], { cwd: dir });
-  Bun.write(
-    join(dir, "ca.cnf"),
-    "[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n[ext]\nsubjectAltName=IP:::1\nbasicConstraints=CA:FALSE\n",
-  );
-  run([
-    "ca",
-    "-batch",
-    "-config",
-    "ca.cnf",
-    "-cert",
-    "ca.pem",
-    "-keyfile",
-    "ca.key",
-    "-in",
-    "s.csr",
-    "-out",
-    "s.pem",
-    "-startdate",
-    "20200101000000Z",
-    "-enddate",
-    "20200102000000Z",
-    "-extensions",
-    "ext",
-  ]);
-  return { caFile: join(dir, "ca.pem"), cert: readFileSync(join(dir, "s.pem"), "utf8"), key: readFileSync(join(dir, "s.key"), "utf8") };
-}
+  test("METAL_DEBUG_HANG reaches the stage it names from the config: the agent hangs there (a recorder here) and nowhere else", async () => {
+    const run = mkdtempSync(join(dir, "run-"));
+    const { s, lines } = services(run);
+    const hung: string[] = [];
+    const ops = new RecordingOps({ secrets: s.secrets, statusPath: join(run, "status.json"), hang: () => void hung.push("hang"), hangFlushMs: 50 });
+    expect(await flow("boot", { ...s, ops }, "METAL_DEBUG_HANG=image")).toBeUndefined();
+    expect(hung).toEqual(["hang"]);
+    expect(lines.filter((l) => l.debugHang === true).map((l) => l.stage)).toEqual(["image"]);
+  });
+});

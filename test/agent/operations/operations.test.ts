@@ -132,10 +132,10 @@ import { openWatchdogDevice } from ${JSON.stringify(join(import.meta.dir, "../..
 import { silentLogger } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/log/logger.ts"))};
 const ops = new Operations({ secrets: new SecretSet(), statusPath: ${JSON.stringify(join(dir, "hang-status.json"))} });
 const log = silentLogger();
-ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: ${JSON.stringify(wdFile)}, open: openWatchdogDevice }, "wait");
+ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: ${JSON.stringify(wdFile)}, open: openWatchdogDevice });
 // A long wait under hold(): pings every ~1.7 s while the event loop runs.
 void ops.hold(new Promise(() => {}), 60_000);
-setTimeout(async () => { console.log("stage wait"); await ops.stage("wait", log); console.log("not reached"); }, 4000);
+setTimeout(async () => { console.log("stage wait"); await ops.stage("wait", log, "wait"); console.log("not reached"); }, 4000);
 `,
     );
     const p = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "pipe" });
@@ -191,9 +191,9 @@ describe("METAL_DEBUG_HANG's last line", () => {
     const ops = hangOps("hang-flush", () => (atHang = [...written]));
     const wdFile = join(dir, "hang-flush-watchdog");
     writeFileSync(wdFile, "");
-    ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: wdFile, open: openWatchdogDevice }, "wait");
-    expect(ops.stage("boot", log)).toBeUndefined();
-    const pending = ops.stage("wait", log);
+    ops.startWatchdog({ enabled: true, timeoutS: 5 }, log, { path: wdFile, open: openWatchdogDevice });
+    expect(ops.stage("boot", log, "wait")).toBeUndefined();
+    const pending = ops.stage("wait", log, "wait");
     expect(pending).toBeInstanceOf(Promise);
     expect(atHang).toBeUndefined();
     await pending;
@@ -211,8 +211,8 @@ describe("METAL_DEBUG_HANG's last line", () => {
     let hung = false;
     const ops = hangOps("hang-stuck", () => (hung = true));
     const t0 = performance.now();
-    ops.startWatchdog({ enabled: false, timeoutS: 60 }, log, {}, "wait");
-    await ops.stage("wait", log);
+    ops.startWatchdog({ enabled: false, timeoutS: 60 }, log, {});
+    await ops.stage("wait", log, "wait");
     expect(hung).toBe(true);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
     expect(performance.now() - t0).toBeLessThan(3000);

@@ -38,7 +38,7 @@ afterAll(async () => {
     expectNothingLeaked(st, dir);
   } finally {
     await st?.stop();
-    link?.cleanup();
+    await link?.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 });

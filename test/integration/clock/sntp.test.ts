@@ -39,11 +39,11 @@ let lab: Lab | undefined;
 let link: Link;
 let agentNs = "";
 
-function cleanup(): void {
+async function cleanup(): Promise<void> {
   if (standin) lab?.kill(standin.pid);
   if (chrony) lab?.kill(chrony.pid);
   if (chronyDir) rmSync(chronyDir, { recursive: true, force: true });
-  lab?.cleanup();
+  await lab?.cleanup();
   if (agentNs) rmSync(`/etc/netns/${agentNs}`, { recursive: true, force: true });
 }
 
@@ -95,12 +95,12 @@ beforeAll(async () => {
     // Carrier on both ends.
     await waitFor(() => /state UP/.test(nsx(agentNs, "ip", "link", "show", link.agentIf)), 10_000, "carrier on the veth pair");
   } catch (e) {
-    cleanup();
+    await cleanup();
     throw e;
   }
 });
-afterAll(() => {
-  if (!reason) cleanup();
+afterAll(async () => {
+  if (!reason) await cleanup();
 });
 
 const BINARY = join(import.meta.dir, "../../../dist/metal-hammer");

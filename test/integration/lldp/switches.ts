@@ -182,7 +182,7 @@ export class SwitchLab {
       }
     }
     await Promise.all(this.procs.map((p) => Promise.race([p.exited, Bun.sleep(3000)])));
-    this.lab.cleanup();
+    await this.lab.cleanup();
   }
 }
 

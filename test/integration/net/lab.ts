@@ -11,7 +11,7 @@ export async function withLab<T>(fn: (lab: Lab) => Promise<T>): Promise<T> {
   try {
     return await fn(lab);
   } finally {
-    lab.cleanup();
+    await lab.cleanup();
   }
 }
 

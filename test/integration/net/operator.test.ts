@@ -62,7 +62,7 @@ describe.skipIf(SKIP !== undefined)("net up: interfaces that come and go", () =>
       const a = startAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", join(lab.dir, "resolv.conf"), "--timeout", "30s", "--json"]);
       await waitFor(() => events(a.logs, "net.link.up").length > 0 || a.stdout() !== "", 15_000, "the agent to set the link up");
       const before = lab.ifindex(link);
-      lab.deleteLink(link);
+      await lab.deleteLink(link);
       await lab.recreateLink(link, "slaac.conf");
       const after = lab.ifindex(link);
       const r = await a.done;
@@ -80,7 +80,7 @@ describe.skipIf(SKIP !== undefined)("net up: interfaces that come and go", () =>
     await withLink("slaac.conf", async (lab, link) => {
       const a = startAgent(lab, ["up", "--interfaces", link.agentIf, "--resolv-conf", join(lab.dir, "resolv.conf"), "--timeout", "30s", "--carrier-timeout", "2s"]);
       await waitFor(() => events(a.logs, "net.link.up").length > 0, 15_000, "the agent to set the link up");
-      lab.deleteLink(link);
+      await lab.deleteLink(link);
       const r = await a.done;
       expect(r.code).toBe(10);
       expect(r.stderr).toContain(`${link.agentIf}: interface disappeared`);

@@ -43,7 +43,7 @@ afterAll(async () => {
     expectNothingLeaked(st, dir, [CONSOLE_PASSWORD]);
   } finally {
     await st?.stop();
-    link?.cleanup();
+    await link?.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -33,8 +33,8 @@ describe("disks only from the initramfs", () => {
 
   test("the machine's disks stages ask what / is before each stage and refuse before reading any disk", async () => {
     let asked = 0;
-    const disks = machineDisks({ mode: "fast", sysRoot: "/nonexistent-sysfs", version: "v0", rootFs: () => (asked++, { initramfs: false, type: "xfs" }) });
-    const w = await refused(disks.wipe(silentLogger()));
+    const disks = machineDisks({ sysRoot: "/nonexistent-sysfs", version: "v0", rootFs: () => (asked++, { initramfs: false, type: "xfs" }) });
+    const w = await refused(disks.wipe("fast", silentLogger()));
     const l = await refused(disks.layout(create(FilesystemLayoutSchema, { id: "x" }), silentLogger()));
     expect([w.code, l.code, asked]).toEqual(["disks_guarded", "disks_guarded", 2]);
     expect(w.message).toStartWith("refusing to wipe the disks: / is xfs");

@@ -1,6 +1,7 @@
 /** The LLDP frames recorded from Debian's lldpd (test/fixtures/lldp/, capture.ts), and a TLV builder for hand-made frames. */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hexText } from "../../../src/network/lldp/text.ts";
 
 export interface LldpFixture {
   readonly what: string;
@@ -10,9 +11,19 @@ export interface LldpFixture {
   readonly frame: string;
 }
 
+const FIXTURES = join(import.meta.dir, "../../fixtures/lldp");
+
 export function fixture(name: string): { meta: LldpFixture; bytes: Uint8Array } {
-  const meta = JSON.parse(readFileSync(join(import.meta.dir, "../../fixtures/lldp", `${name}.json`), "utf8")) as LldpFixture;
+  const meta = JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), "utf8")) as LldpFixture;
   return { meta, bytes: Uint8Array.from(Buffer.from(meta.frame, "hex")) };
+}
+
+/** Writes a recorded frame as test/fixtures/lldp/<name>.json (what the recorders capture.ts and record-fabric.ts save); its path. */
+export function writeFixture(name: string, meta: Omit<LldpFixture, "frame">, frame: Uint8Array): string {
+  const file = join(FIXTURES, `${name}.json`);
+  const f: LldpFixture = { what: meta.what, source: meta.source, lldpcli: meta.lldpcli, switchMac: meta.switchMac, frame: hexText(frame) };
+  writeFileSync(file, JSON.stringify(f, null, 1) + "\n");
+  return file;
 }
 
 /** One TLV: 7-bit type, 9-bit length (given, or the value's), value. */

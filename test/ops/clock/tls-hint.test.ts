@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clockTlsKind, explainClockTls } from "../../../src/ops/clock/tls-hint.ts";
@@ -8,12 +8,9 @@ import { AgentError } from "../../../src/errors.ts";
 import { HttpClient } from "../../../src/clients/http/client.ts";
 import { TransportError } from "../../../src/clients/http/transport-error.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
+import { datedCert } from "../../helpers/dated-cert.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-tlsclock-"));
-const ossl = (args: string[]) => {
-  const r = Bun.spawnSync(["openssl", ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`openssl ${args.join(" ")}: ${r.stderr}`);
-};
 
 /** The AgentError the agent's HTTP client gives for a server with this certificate. */
 async function tlsErrorFor(certFile: string): Promise<AgentError> {
@@ -37,35 +34,10 @@ async function tlsErrorFor(certFile: string): Promise<AgentError> {
 }
 
 beforeAll(() => {
-  ossl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=ca"]);
-  ossl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "s.key", "-out", "s.csr", "-subj", "/CN=metal-boot"]);
-  writeFileSync(join(dir, "ext"), "subjectAltName=IP:::1\n");
-  // Expired: valid until yesterday.
-  ossl(["x509", "-req", "-in", "s.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "expired.pem", "-days", "-1", "-extfile", "ext"]);
+  // Expired: valid until 2020-01-02.
+  datedCert(dir, "expired.pem", "20200101000000Z", "20200102000000Z");
   // Not yet valid: from 2030 on (as a machine whose RTC says 2001 sees any certificate).
-  writeFileSync(join(dir, "ca.cnf"), "[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n");
-  writeFileSync(join(dir, "index.txt"), "");
-  writeFileSync(join(dir, "serial"), "01\n");
-  ossl([
-    "ca",
-    "-batch",
-    "-config",
-    "ca.cnf",
-    "-cert",
-    "ca.pem",
-    "-keyfile",
-    "ca.key",
-    "-in",
-    "s.csr",
-    "-out",
-    "future.pem",
-    "-startdate",
-    "20300101000000Z",
-    "-enddate",
-    "20310101000000Z",
-    "-extfile",
-    "ext",
-  ]);
+  datedCert(dir, "future.pem", "20300101000000Z", "20310101000000Z");
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
