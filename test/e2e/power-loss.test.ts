@@ -2,7 +2,7 @@
  * Power loss mid-install (issue 27, fault 4), in QEMU through the whole chain (ISO ->
  * iPXE over IPv6 -> boot.ipxe -> the agent initramfs as PID 1 -> the https stand-ins):
  * the machine registers, wipes its disk, waits, is allocated by the test as the
- * operator, builds the layout and starts streaming the image, which the image cache
+ * operator while its Wait is open, builds the layout and starts streaming the image, which the image cache
  * stand-in trickles (its first half at once, then 4 KiB every 250 ms, never the end:
  * the kill lands mid-stream whatever the machine's speed). On the agent's first
  * `install.image.progress` line QEMU is killed by its PID with SIGKILL (the power
@@ -57,7 +57,7 @@ const missing = [...(process.getuid?.() === 0 ? [] : ["root (netns, tap)"]), ...
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`power-loss e2e cannot run under CI: missing ${missing.join(", ")}`);
 const skipped = missing.length > 0 ? ` (skipped: missing ${missing.join(", ")})` : "";
 
-/** Bounds: the first boot to Register and to the image's first progress line; the second boot to the installed OS's power-off. */
+/** Bounds: the first boot to its open Wait and to the image's first progress line; the second boot to the installed OS's power-off. */
 const REGISTER_BOUND_MS = 150_000;
 const STREAM_BOUND_MS = 90_000;
 const SECOND_BOOT_BOUND_MS = 180_000;
@@ -77,6 +77,29 @@ const debugfs = (fs: string, cmd: string, write = false): { out: string; err: st
   return { out: r.out, err: r.err.replace(/^debugfs \d.*\n/m, "") };
 };
 const fsUuid = (fs: string): string | undefined => /^Filesystem UUID:\s+(\S+)/m.exec(debugfs(fs, "stats").out)?.[1];
+/**
+ * Waits (bounded) for `probe` on machine `m`'s run; its QEMU ending first is an error unless `ends` (then that is
+ * what is waited for). Either failure carries the console's last lines.
+ */
+async function until(m: RunningMachine, probe: () => boolean | Promise<boolean>, ms: number, what: string, ends = false): Promise<void> {
+  const tail = () => m.qemu.text().split("\n").slice(-40).join("\n");
+  try {
+    await waitFor(
+      () => {
+        if (m.qemu.exitCode !== null) {
+          if (ends) return true;
+          throw new Error(`QEMU ended (${m.qemu.exitCode}) before ${what}`);
+        }
+        return probe();
+      },
+      ms,
+      what,
+      250,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; the console's last lines:\n${tail()}`);
+  }
+}
 const recordsOf = (m: RunningMachine): (AgentRecord & { ms: number })[] => records(chunkLines(m.qemu.chunks, m.started));
 const ev = (recs: readonly AgentRecord[], event: string): AgentRecord[] => recs.filter((r) => r.event === event);
 
@@ -135,20 +158,26 @@ describe.skipIf(missing.length > 0)(`power loss mid-install: killed while the im
       await lab.setUp();
       lab.startMachines();
       const m1 = lab.machines[0] as RunningMachine;
-      /** Whether the first boot logged `event` (with `pred`); throws when its QEMU ended first. */
+      /** Whether the first boot logged `event` (with `pred`). */
       const logged =
         (event: string, pred: (r: AgentRecord) => boolean = () => true) =>
-        () => {
-          if (m1.qemu.exitCode !== null) throw new Error(`the first boot ended (QEMU ${m1.qemu.exitCode}) before ${event}:\n${m1.qemu.text().slice(-3000)}`);
-          return ev(recordsOf(m1), event).some(pred);
-        };
-      await waitFor(logged("provision.register"), REGISTER_BOUND_MS, "the first boot to register (provision.register on its console)", 250);
+        () =>
+          ev(recordsOf(m1), event).some(pred);
+      // The operator allocates while the first boot's Wait is open (the stand-in sends it on that stream); the
+      // second boot's Wait then opens on a machine already allocated, and nobody sends it anything.
+      const l = lab;
+      await until(
+        m1,
+        async () => logged("provision.wait")() && ((await l.standinMachines()) as { openWaits?: string[] }).openWaits?.includes(UUID) === true,
+        REGISTER_BOUND_MS,
+        "the first boot to register and open its Wait (provision.wait on its console, the stand-in's open Waits)",
+      );
       await lab.allocate(UUID, labAllocation(UUID, true));
-      await waitFor(
+      await until(
+        m1,
         logged("install.image.progress", (r) => Number(r.bytes) > 0),
         STREAM_BOUND_MS,
         "the first boot's image download to report progress (install.image.progress)",
-        100,
       );
       await lab.powerLoss("m");
       first = recordsOf(m1);
@@ -163,17 +192,17 @@ describe.skipIf(missing.length > 0)(`power loss mid-install: killed while the im
       machinesBetween = (await lab.standinMachines()) as typeof machinesBetween;
 
       const m2 = lab.powerOn("m");
-      await waitFor(() => m2.qemu.exitCode !== null, SECOND_BOOT_BOUND_MS, "the second boot to end (the installed OS powers off)", 250);
+      await until(m2, () => false, SECOND_BOOT_BOUND_MS, "the second boot to end (the installed OS powers off)", true);
       secondExit = m2.qemu.exitCode;
       second = recordsOf(m2);
       secondText = m2.qemu.text();
       requests = lab.standinRequests();
-      const at = (recs: typeof first, event: string) => `${((ev(recs, event)[0] as { ms?: number } | undefined)?.ms ?? Number.NaN) / 1000}`.slice(0, 5);
+      const at = (recs: typeof first, event: string) => ((ev(recs, event)[0] as { ms?: number } | undefined)?.ms ?? Number.NaN) / 1000;
       const wipe2 = ev(second, "disk.wipe.done")[0];
       const up = m2.qemu.timeOf(/testos: up: /);
       console.log(
-        `power-loss: first boot: registered at ${at(first, "provision.register")} s, image streaming at ${at(first, "install.image.progress")} s (${ev(first, "install.image.progress").at(-1)?.bytes} of ${imageBytes} bytes), killed; ` +
-          `second boot: registered at ${at(second, "provision.register")} s, vda wiped by ${wipe2?.method} in ${wipe2?.durationMs} ms, allocation after ${ev(second, "provision.allocation")[0]?.waitedMs} ms, ` +
+        `power-loss: first boot: registered at ${at(first, "provision.register").toFixed(1)} s, image streaming at ${at(first, "install.image.progress").toFixed(1)} s (${ev(first, "install.image.progress").at(-1)?.bytes} of ${imageBytes} bytes), killed; ` +
+          `second boot: registered at ${at(second, "provision.register").toFixed(1)} s, vda wiped by ${wipe2?.method} in ${wipe2?.durationMs} ms, allocation after ${ev(second, "provision.allocation")[0]?.waitedMs} ms, ` +
           `installed OS up at ${up === undefined ? "-" : ((up - m2.started) / 1000).toFixed(1)} s`,
       );
     },
