@@ -2,9 +2,9 @@
  * Power loss mid-install (issue 27, fault 4), in QEMU through the whole chain (ISO ->
  * iPXE over IPv6 -> boot.ipxe -> the agent initramfs as PID 1 -> the https stand-ins):
  * the machine registers, wipes its disk, waits, is allocated by the test as the
- * operator while its Wait is open, builds the layout and starts streaming the image, which the image cache
- * stand-in trickles (its first half at once, then 4 KiB every 250 ms, never the end:
- * the kill lands mid-stream whatever the machine's speed). On the agent's first
+ * operator while its Wait is open, builds the layout and starts streaming the image,
+ * which the image cache stand-in trickles (its first half at once, then 4 KiB every
+ * 250 ms, never the end: the kill lands mid-stream whatever the machine's speed). On the agent's first
  * `install.image.progress` line QEMU is killed by its PID with SIGKILL (the power
  * goes), and the disk image is read on the host: the killed install's partition and
  * filesystem are there, and the test leaves a file in that filesystem as the part of
