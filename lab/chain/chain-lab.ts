@@ -91,6 +91,8 @@ export interface ChainLabOptions {
     readonly image?: string;
     /** With `image`: the layout has an ESP at /boot/efi (the UEFI install, --esp). */
     readonly esp?: boolean;
+    /** With `image`: its first GET gets this many bytes, then a trickle that never ends (--image-trickle: a power loss lands mid-stream). */
+    readonly imageTrickleBytes?: number;
   };
   /** The machines' NIC: virtio-net (default) or e1000 (iPXE downloads faster with it under TCG). */
   readonly nicModel?: "virtio" | "e1000";
@@ -270,7 +272,7 @@ export class ChainLab {
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
-    if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []));
+    if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []), ...(s.imageTrickleBytes !== undefined ? ["--image-trickle", String(s.imageTrickleBytes)] : []));
     const su = this.opts.bmc?.superUserPassword;
     if (su) {
       const file = join(this.dir, "super-user-password");
@@ -306,6 +308,15 @@ export class ChainLab {
   /** GET /_standin/machines from inside the namespace: what the apiserver stand-in stored. */
   async standinMachines(): Promise<{ registered: Record<string, Record<string, unknown>> }> {
     return (await standinControl((argv) => this.nsExec(argv), join(this.dir, "standins"), "/_standin/machines")) as { registered: Record<string, Record<string, unknown>> };
+  }
+
+  /** POST /_standin/allocate from inside the namespace: the operator allocates machine `uuid` (its open Waits get it, later Waits at once). */
+  async allocate(uuid: string, allocation: Record<string, unknown>): Promise<void> {
+    const r = (await standinControl((argv) => this.nsExec(argv), join(this.dir, "standins"), "/_standin/allocate", { body: { uuid, allocation } })) as {
+      ok?: boolean;
+      error?: string;
+    };
+    if (!r.ok) throw new Error(`chain lab: /_standin/allocate ${uuid}: ${r.error ?? JSON.stringify(r)}`);
   }
 
   /** Logs in to machine i's BMC over lanplus from the lab's namespace, as metal-bmc would (cipher suite 3: suite 0 takes any password). */
@@ -364,49 +375,75 @@ export class ChainLab {
 
   /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
   startMachines(): void {
-    for (const m of this.pending.splice(0)) {
-      const b = this.opts.boot ?? { kind: "iso" };
-      const boot =
-        b.kind === "lkrn"
-          ? ["-kernel", b.lkrn, "-initrd", b.script]
-          : b.kind === "direct"
-            ? ["-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append]
-            : ["-cdrom", this.opts.iso, "-boot", "d"];
-      const i = this.opts.machines.findIndex((x) => x.name === m.name);
-      const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
-      const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
-      const qemu = this.spawn(`qemu-${m.name}`, [
-        "qemu-system-x86_64",
-        "-cpu",
-        "max",
-        "-smp",
-        "1",
-        "-m",
-        String(this.opts.memoryMb ?? 512),
-        "-nographic",
-        "-no-reboot",
-        "-nodefaults",
-        "-serial",
-        "stdio",
-        "-vga",
-        "none",
-        ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
-        ...boot,
+    for (const m of this.pending.splice(0)) this.machines.push(this.launch(m));
+  }
+
+  /**
+   * Power loss: machine `name`'s QEMU killed by its PID with SIGKILL (no shutdown, no
+   * flush of the guest's page cache: what reached the disk image is what QEMU had
+   * written), waited for within `boundMs`. Its tap, disks and BMC stay.
+   */
+  async powerLoss(name: string, boundMs = 10_000): Promise<RunningMachine> {
+    const m = this.machines.findLast((x) => x.name === name);
+    if (!m) throw new Error(`chain lab: no machine ${name} started`);
+    if (m.qemu.exitCode !== null) throw new Error(`chain lab: machine ${name} already exited (${m.qemu.exitCode})`);
+    process.kill(m.qemu.pid, "SIGKILL");
+    await waitFor(() => m.qemu.exitCode !== null, boundMs, `QEMU of ${name} (PID ${m.qemu.pid}) to die after SIGKILL`);
+    return m;
+  }
+
+  /** Powers machine `name` on again after its QEMU ended: a new QEMU on the same tap with the same disk image files (and NVRAM copy); the new run is the machine's last entry in `machines`. */
+  powerOn(name: string): RunningMachine {
+    const m = this.machines.findLast((x) => x.name === name);
+    if (!m) throw new Error(`chain lab: no machine ${name} started`);
+    if (m.qemu.exitCode === null) throw new Error(`chain lab: machine ${name} is still running (PID ${m.qemu.pid})`);
+    const again = this.launch(m);
+    this.machines.push(again);
+    return again;
+  }
+
+  private launch(m: LabMachine & { tap: string }): RunningMachine {
+    const b = this.opts.boot ?? { kind: "iso" };
+    const boot =
+      b.kind === "lkrn"
+        ? ["-kernel", b.lkrn, "-initrd", b.script]
+        : b.kind === "direct"
+          ? ["-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append]
+          : ["-cdrom", this.opts.iso, "-boot", "d"];
+    const i = this.opts.machines.findIndex((x) => x.name === m.name);
+    const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
+    const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
+    const qemu = this.spawn(`qemu-${m.name}`, [
+      "qemu-system-x86_64",
+      "-cpu",
+      "max",
+      "-smp",
+      "1",
+      "-m",
+      String(this.opts.memoryMb ?? 512),
+      "-nographic",
+      "-no-reboot",
+      "-nodefaults",
+      "-serial",
+      "stdio",
+      "-vga",
+      "none",
+      ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
+      ...boot,
+      "-netdev",
+      `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
+      "-device",
+      `${model},netdev=n0,mac=${m.mac},romfile=`,
+      ...(m.moreNics ?? []).flatMap((n, k) => [
         "-netdev",
-        `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
+        `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`,
         "-device",
-        `${model},netdev=n0,mac=${m.mac},romfile=`,
-        ...(m.moreNics ?? []).flatMap((n, k) => [
-          "-netdev",
-          `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`,
-          "-device",
-          `${model},netdev=n${k + 1},mac=${n.mac},romfile=`,
-        ]),
-        ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
-        ...this.bmcArgs(i),
-      ]);
-      this.machines.push({ ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() });
-    }
+        `${model},netdev=n${k + 1},mac=${n.mac},romfile=`,
+      ]),
+      ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
+      ...this.bmcArgs(i),
+    ]);
+    return { ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() };
   }
 
   /** PIDs of every process the lab started. */

@@ -1,16 +1,57 @@
 /**
  * Image cache stand-in: one small image under <os>/<version>/img.tar.lz4 with .sha256
  * and .md5 sidecars beside it. Faults: an HTTP status, slow answers, a truncated or
- * corrupted image, a missing .sha256.
+ * corrupted image, a missing .sha256; and `trickle`: the first `times` GETs of the image
+ * get `afterBytes` at once, then TRICKLE_CHUNK every TRICKLE_EVERY_MS and never the last
+ * byte (a download that does not end until the client goes away, so a power loss lands
+ * mid-stream; later GETs get the whole image). The trickle stays above the agent's
+ * too-slow bound (64 KiB a minute, src/install/image.ts) and ends after TRICKLE_MAX_MS.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { FaultBox } from "./faults.ts";
 
 export const IMAGE_PATH = "debian/12/img.tar.lz4";
 
+export interface ImageTrickle {
+  /** Bytes sent at once. */
+  readonly afterBytes: number;
+  /** How many GETs of the image still get the trickle. */
+  times: number;
+}
+
 export interface ImageCacheOptions {
   readonly faults: FaultBox;
   readonly image: Uint8Array;
+  readonly trickle?: ImageTrickle;
+}
+
+export const TRICKLE_CHUNK = 4096;
+export const TRICKLE_EVERY_MS = 250;
+export const TRICKLE_MAX_MS = 300_000;
+
+/** The image's first `afterBytes`, then a chunk at an interval, never the last one; errors after TRICKLE_MAX_MS. */
+function trickleBody(image: Uint8Array, afterBytes: number): ReadableStream<Uint8Array> {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let sent = Math.min(afterBytes, image.byteLength - 1);
+  const started = Date.now();
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(image.slice(0, sent));
+      timer = setInterval(() => {
+        if (Date.now() - started > TRICKLE_MAX_MS) {
+          clearInterval(timer);
+          c.error(new Error("stand-in trickle: bound reached"));
+          return;
+        }
+        const next = Math.min(sent + TRICKLE_CHUNK, image.byteLength - 1);
+        if (next > sent) c.enqueue(image.slice(sent, next));
+        sent = next;
+      }, TRICKLE_EVERY_MS);
+    },
+    cancel() {
+      clearInterval(timer);
+    },
+  });
 }
 
 export function makeImage(size = 256 << 10): Uint8Array {
@@ -35,6 +76,10 @@ export function imageCacheHandler(o: ImageCacheOptions) {
       const bad = o.image.slice();
       for (let i = 0; i < bad.length; i += 4096) bad[i] = (bad[i] ?? 0) ^ 0xff;
       return new Response(bad, { headers });
+    }
+    if (o.trickle && o.trickle.times > 0) {
+      o.trickle.times -= 1;
+      return new Response(trickleBody(o.image, o.trickle.afterBytes), { headers });
     }
     if (f.truncate) {
       const half = o.image.slice(0, o.image.byteLength >> 1);

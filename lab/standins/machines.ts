@@ -82,7 +82,13 @@ export class MachineBook {
     return machineConnections(this.switches, uuid);
   }
 
-  /** Records a Register request; schedules the lab's allocation when allocateAfterMs is set. */
+  /**
+   * Records a Register request; schedules the lab's allocation when allocateAfterMs is set.
+   * A machine that registers again (after a power loss) keeps its allocation, as upstream:
+   * metal-stack/metal-apiserver@3f09705a pkg/repository/machine.go:863-877 updates hardware,
+   * BIOS, IPMI and partition of the machine it found, never its Allocation; its next Wait
+   * then sends that allocation first (machine.go:1331-1339).
+   */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
     const after = this.allocateAfterMs;

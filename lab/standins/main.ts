@@ -10,6 +10,8 @@
  * metal-boot address (point the RA's RDNSS there). The apiserver's Wait streams nothing until
  * `POST <api>/_standin/allocate {"uuid": ..., "allocation": {...}}` (docs/apiserver.md lists the
  * control endpoints), or, with --allocate-after, MS after the machine registers.
+ * --image-trickle BYTES: the first GET of the image gets BYTES, then a trickle that never ends
+ * (image-cache.ts: a power loss lands mid-stream); later GETs get the whole image.
  * --super-user-password-file FILE: BootService/SuperUserPassword hands out its content (else feature_disabled).
  * --no-switch-rule drops the two-switch rule of Register (the only deviation from the
  * real server; for a lab whose NICs see no LLDP peers). --switches FILE is the switch table
@@ -51,6 +53,8 @@ const { values } = parseArgs({
     // Lab install runs: the cache serves this img.tar.lz4 (make test-image), and the lab's
     // allocation carries a filesystem layout for the VM's disk /dev/vda and this image.
     image: { type: "string" },
+    // The first GET of the image: this many bytes, then a trickle that never ends (image-cache.ts).
+    "image-trickle": { type: "string" },
     // With --image: the layout has an ESP (the UEFI install, lab/standins/machines.ts LAB_LAYOUT_UEFI).
     esp: { type: "boolean" },
     // BootService/SuperUserPassword's password, read from this file (a secret: never argv); without it feature_disabled.
@@ -64,7 +68,7 @@ const { values } = parseArgs({
 });
 if (!values.listen || !values["state-dir"]) {
   process.stderr.write(
-    "usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp] [--allocation FILE]]\n",
+    "usage: main.ts --listen [addr]:port --state-dir DIR [--api [addr]:port] [--images [addr]:port] [--name NAME] [--advertise-name NAME] [--machine UUID[,PARTITION]]... [--dns [addr]:port] [--allocate-after MS] [--ntp-server ADDR]... [--no-switch-rule] [--switches switches.json] [--super-user-password-file FILE] [--image img.tar.lz4 [--esp] [--allocation FILE] [--image-trickle BYTES]]\n",
   );
   process.exit(2);
 }
@@ -74,6 +78,8 @@ const machines = (values.machine ?? ["00000000-0000-0000-0000-0000000000aa"]).ma
   const [uuid = "", partition = "lab"] = m.split(",");
   return { uuid: uuid.toLowerCase(), partition };
 });
+const trickle = values["image-trickle"];
+if (trickle !== undefined && !/^\d+$/.test(trickle)) throw new Error(`--image-trickle ${JSON.stringify(trickle)}: expected a byte count`);
 const s = await startStandins({
   stateDir,
   listen: {
@@ -87,6 +93,7 @@ const s = await startStandins({
   ntpServers: values["ntp-server"] ?? [],
   logFile: join(stateDir, "requests.jsonl"),
   ...(values.image ? { image: new Uint8Array(readFileSync(values.image)) } : {}),
+  ...(trickle !== undefined ? { imageTrickleBytes: Number(trickle) } : {}),
 });
 if (values.image) s.machines.labInstall = true;
 if (values.esp) s.machines.labEsp = true;

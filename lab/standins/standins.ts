@@ -49,6 +49,8 @@ export interface StandinOptions {
   readonly ntpServers?: readonly string[];
   /** The image the cache serves (default: random bytes, enough for probes and fault tests). */
   readonly image?: Uint8Array;
+  /** The first GET of the image trickles after this many bytes and never ends (image-cache.ts trickle). */
+  readonly imageTrickleBytes?: number;
 }
 
 export interface Standins {
@@ -104,7 +106,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const validator = requestValidator();
   const handlers: Record<Exclude<Role, "api">, (r: Request) => Promise<Response>> = {
     boot: metalBootHandler(metalBoot),
-    images: imageCacheHandler({ faults: faults.images, image }),
+    images: imageCacheHandler({ faults: faults.images, image, ...(o.imageTrickleBytes !== undefined ? { trickle: { afterBytes: o.imageTrickleBytes, times: 1 } } : {}) }),
   };
   const api = apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator });
   let outage: (ms: number) => Promise<void> = async () => {};
