@@ -1,0 +1,99 @@
+/**
+ * The image cache stand-in's HTTPS server: node:https (Bun implements it), not Bun.serve,
+ * because Bun.serve sends a streamed body chunked without our Content-Length: here a cut
+ * is a real TCP close with the body short of its Content-Length, as a cache node going
+ * away does it. Answers the fetch-style handler's Response (image-cache.ts) and the
+ * control endpoints; writes every body in 64 KiB pieces as the socket drains, and while
+ * the drop window (image-drop.ts) is open closes each image connection after its
+ * allowance of bytes. A body shorter than its Content-Length (the `truncate` fault) ends
+ * with the connection closed too. Logs every request when its head is written.
+ */
+import { createServer, type Server } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerCert } from "./pki.ts";
+import type { RequestLog } from "./request-log.ts";
+import type { Listen } from "./standins.ts";
+import { listenNode } from "./node-listen.ts";
+import type { ImageDropWindow } from "./image-drop.ts";
+
+type Control = (role: "images", path: string, req: Request) => Promise<Response | undefined>;
+type Handler = (req: Request) => Promise<Response>;
+
+const PIECE = 64 << 10;
+
+async function readBody(req: IncomingMessage): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** Writes `data`, resolving when the socket took it (false when the connection went away first). */
+function write(res: ServerResponse, data: Uint8Array): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (res.destroyed) return resolve(false);
+    const onClose = () => resolve(false);
+    res.once("close", onClose);
+    res.write(data, (err) => {
+      res.off("close", onClose);
+      resolve(!err && !res.destroyed);
+    });
+  });
+}
+
+export interface ImageServerOptions {
+  readonly listen: Listen;
+  readonly cert: ServerCert;
+  readonly log: RequestLog;
+  readonly control: Control;
+  readonly handler: Handler;
+  /** The path (without the leading /) whose GETs the drop window counts and cuts. */
+  readonly imagePath: string;
+  readonly drop: ImageDropWindow;
+}
+
+export async function serveImages(o: ImageServerOptions): Promise<{ port: number; stop(): Promise<void> }> {
+  const server: Server = createServer({ cert: o.cert.cert, key: o.cert.key }, (req, res) => {
+    void (async () => {
+      const method = req.method ?? "GET";
+      const path = (req.url ?? "/").split("?")[0] ?? "/";
+      const source = req.socket.remoteAddress ?? null;
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+      try {
+        const body = method === "POST" ? await readBody(req) : undefined;
+        const request = new Request(`https://standin${req.url ?? "/"}`, { method, headers, ...(body ? { body } : {}) });
+        const isImage = method === "GET" && path === `/${o.imagePath}`;
+        if (isImage) o.drop.request(source, /^bytes=\d+-$/.test(headers.range ?? ""));
+        const r = (await o.control("images", path, request)) ?? (await o.handler(request));
+        o.log.add({ time: new Date().toISOString(), server: "images", method, path, source, status: r.status, headers, body: body ? new TextDecoder().decode(body) : "" });
+        res.writeHead(r.status, Object.fromEntries(r.headers));
+        const data = method === "HEAD" || r.body === null ? new Uint8Array(0) : new Uint8Array(await r.arrayBuffer());
+        const announced = Number(r.headers.get("content-length") ?? data.byteLength);
+        const cuttable = isImage && (r.status === 200 || r.status === 206);
+        let sent = 0;
+        while (sent < data.byteLength) {
+          let n = Math.min(PIECE, data.byteLength - sent);
+          const allowed = cuttable ? o.drop.allowance(sent, n) : undefined;
+          if (allowed !== undefined) n = allowed;
+          if (n > 0 && !(await write(res, data.subarray(sent, sent + n)))) return;
+          sent += n;
+          if (allowed !== undefined) {
+            // The window's cut: the connection closes with the body short of its Content-Length.
+            o.drop.dropped(source);
+            res.socket?.destroy();
+            return;
+          }
+        }
+        if (method !== "HEAD" && sent < announced) {
+          res.socket?.destroy();
+          return;
+        }
+        res.end();
+      } catch {
+        res.destroy();
+      }
+    })();
+  });
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 30_000;
+  return listenNode(server, o.listen);
+}
