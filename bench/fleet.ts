@@ -98,12 +98,13 @@ if (d) {
       .join(", ")}); ${mib(d.imageBytes)} MiB image, ${d.entries} entries`,
   );
   console.log(
-    `  drop window       ${(d.ms / 1000).toFixed(1)} s from the installs' start, each connection closed after ${d.afterBytes} bytes: ${d.dropped} dropped, ${d.ranges} Range requests of ${d.gets} image GETs`,
+    `  drop window       ${(d.ms / 1000).toFixed(1)} s from the last machine's first image GET, each connection closed after ${d.afterBytes} bytes: ${d.dropped} dropped, ${d.ranges} Range requests of ${d.gets} image GETs`,
   );
   console.log(
     `  resumes / machine min ${Math.min(...resumes)}, max ${Math.max(...resumes)} Range requests (the agent counted ${per.reduce((a, p) => a + p.resumes, 0)} resumes); ${per.filter((p) => p.restarts > 0 || p.fromZero > 1).length} machines restarted from byte 0`,
   );
   console.log(`  dropped / machine min ${Math.min(...per.map((p) => p.dropped))}, max ${Math.max(...per.map((p) => p.dropped))}; ${per.filter((p) => p.missing > 0).length} targets miss image entries`);
+  console.log(`  first image GETs  ${fmtMs(d.firstGetMs)} after the first machine's (held until the last came; the window opened then)`);
   console.log(`  to finished       ${fmtMs(d.toFinished)} after the install started`);
   console.log(`  reconnects        ${d.reconnects} in all, at most ${d.reconnectBurst.requests} in one 100 ms`);
   console.log(`  peak RSS/install  p50 ${d.peakRssMiB.p50.toFixed(0)} MiB, p95 ${d.peakRssMiB.p95.toFixed(0)} MiB, max ${d.peakRssMiB.max.toFixed(0)} MiB (n=${d.peakRssMiB.n})`);

@@ -166,6 +166,23 @@ export function countsPerMachine<K extends string>(
   return out;
 }
 
+/** Each machine's first GET of `path` (the machine known by its addresses), undefined for a machine that sent none. */
+export function firstGetTimes(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly server: string; readonly method?: string; readonly path: string }[],
+  addresses: readonly (readonly string[])[],
+  path: string,
+  server = "images",
+): (number | undefined)[] {
+  const owner = ownerOf(addresses);
+  const out: (number | undefined)[] = addresses.map(() => undefined);
+  for (const r of requests) {
+    if (r.server !== server || r.path !== path || (r.method !== undefined && r.method !== "GET") || r.source === null) continue;
+    const i = owner.get(canonicalAddress(r.source));
+    if (i !== undefined && (out[i] === undefined || r.time < (out[i] as number))) out[i] = r.time;
+  }
+  return out;
+}
+
 /**
  * The times each machine came back for more of the image: its GETs of `path` after its
  * first one (the machine known by its addresses, as in answersPerMachine).

@@ -8,8 +8,9 @@
  * `image-drop` waits until every machine waits, then has each run the agent's image
  * install (`metal-hammer image install`, in its namespace, diskless, into a directory of its
  * run dir) of the lab's test image from the image cache while the cache closes every
- * connection after `dropAfterBytes` of its body for `dropMs` from the moment the
- * installs start (the installs resume by Range and finish).
+ * connection after `dropAfterBytes` of its body for `dropMs` from the moment every
+ * machine's download started (the cache holds the first GETs until the last one came;
+ * the installs resume by Range and finish).
  * Returns the figures; the caller prints or asserts them.
  */
 import { spawnSync } from "node:child_process";
@@ -19,7 +20,7 @@ import { join } from "node:path";
 import { buildTestImage, type TestImage } from "../images/build.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import { Fleet, type FleetMachine } from "./fleet.ts";
-import { answersPerMachine, comebacks, countsPerMachine, reconnectTimes, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
+import { answersPerMachine, comebacks, countsPerMachine, firstGetTimes, reconnectTimes, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
 import { waitFor } from "../wait.ts";
 
 export const FLEET_SCENARIOS = ["none", "outage", "unavailable", "image-drop"] as const;
@@ -89,6 +90,8 @@ export interface ImageDropFigures {
   readonly gets: number;
   readonly ranges: number;
   readonly dropped: number;
+  /** Each machine's first image GET after the first machine's (the cache held them until the last came, then opened the window). */
+  readonly firstGetMs: Spread;
   /** The machines' GETs after their first (reconnects): the fullest 100 ms. */
   readonly reconnectBurst: { readonly requests: number; readonly atMs: number };
   readonly reconnects: number;
@@ -300,16 +303,16 @@ async function installUnderDrops(
 ): Promise<(addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures> {
   const afterBytes = o.dropAfterBytes ?? IMAGE_DROP_AFTER_BYTES;
   const ms = o.dropMs ?? IMAGE_DROP_MS;
-  const w = await fleet.imageDrop({ afterBytes, ms, delayMs: 0 });
+  // Opens when every machine's first image GET arrived (held till then): processes started at once on a loaded
+  // host reach the network seconds apart, and each download is to meet the window from its start.
+  await fleet.imageDrop({ afterBytes, ms, delayMs: 0, holdFor: fleet.machines.length });
   fleet.startImageInstalls();
   say(`fleet: every machine installs the ${image.bytes}-byte test image; the cache closes each connection after ${afterBytes} bytes for ${(ms / 1000).toFixed(1)} s`);
   await waitFor(() => fleet.machines.every((m) => m.install?.exitCode !== undefined), left(), "every machine's image install to end", 250);
-  const endsAt = w.endsAt ?? Date.now();
   const report = await waitFor(
     async () => {
-      if (Date.now() < endsAt) return false;
       const r = await fleet.imageDropReport().catch(() => undefined);
-      return r && !r.active ? r : false;
+      return r && !r.active && (r.endsAt === null || Date.now() >= r.endsAt) ? r : false;
     },
     left(),
     "the image cache's drop window to close",
@@ -340,6 +343,8 @@ async function installUnderDrops(
     const exitCodes: Record<string, number> = {};
     for (const p of perMachine) exitCodes[String(p.exitCode)] = (exitCodes[String(p.exitCode)] ?? 0) + 1;
     const reconnects = reconnectTimes(log, addresses, `/${IMAGE_PATH}`);
+    const firstGets = firstGetTimes(log, addresses, `/${IMAGE_PATH}`).flatMap((t) => (t === undefined ? [] : [t]));
+    const firsts = firstGets.map((t) => t - Math.min(...firstGets));
     return {
       imageBytes: image.bytes,
       sha256: image.sha256,
@@ -354,6 +359,7 @@ async function installUnderDrops(
       gets: report.gets,
       ranges: report.ranges,
       dropped: report.dropped,
+      firstGetMs: spread(firsts),
       reconnectBurst: largestBurst(reconnects),
       reconnects: reconnects.length,
       peakRssMiB: spread(perMachine.flatMap((p) => (p.peakMiB !== null ? [p.peakMiB] : []))),

@@ -5,6 +5,11 @@
  * Content-Length, never an HTTP error): a cache node restarting or a proxy in front of it
  * timing connections out. A connection whose body is already past `afterBytes` when the
  * window opens is closed at its next chunk. Outside the window the image is served whole.
+ * With `holdFor: n` the window opens (delayMs later) once the n-th image GET after the set
+ * arrived, and the GETs before it wait for that moment (the server bounds the wait,
+ * image-server.ts): a rig's way to start a rack's downloads together, so that every
+ * machine's download meets the window from its start (processes started at once on a
+ * loaded host reach the network seconds apart).
  * The window counts, by client address, the image GETs it saw from when it was set, those
  * asking for a Range (resumes) and those without (a download from byte 0), and the
  * connections it dropped. Pure: the clock comes in; image-server.ts does the I/O.
@@ -15,8 +20,10 @@ export interface ImageDropSpec {
   readonly afterBytes: number;
   /** The window lasts this long (0..600000 ms)... */
   readonly ms: number;
-  /** ...from this long after it is set (0..600000 ms, default 0). */
+  /** ...from this long after it is set, or after the holdFor-th image GET (0..600000 ms, default 0). */
   readonly delayMs: number;
+  /** 0 (default): delayMs counts from the set; n: from the n-th image GET, the ones before held until it (0..10000). */
+  readonly holdFor: number;
 }
 
 export interface ImageDropCounts {
@@ -33,7 +40,7 @@ export interface ImageDropReport extends ImageDropCounts {
   readonly afterBytes: number;
   readonly ms: number;
   readonly delayMs: number;
-  /** When the window opens and closes (ms since epoch); null before the first one is set. */
+  /** When the window opens and closes (ms since epoch); null before one is set (or, with holdFor, before that GET). */
   readonly startsAt: number | null;
   readonly endsAt: number | null;
   readonly active: boolean;
@@ -46,13 +53,15 @@ const MAX_MS = 600_000;
 
 /** The spec from a control request's JSON, or an error naming what was expected. */
 export function parseImageDropSpec(v: unknown): ImageDropSpec | { readonly error: string } {
-  const o = (v && typeof v === "object" ? v : {}) as { afterBytes?: unknown; ms?: unknown; delayMs?: unknown };
+  const o = (v && typeof v === "object" ? v : {}) as { afterBytes?: unknown; ms?: unknown; delayMs?: unknown; holdFor?: unknown };
   const int = (x: unknown, lo: number, hi: number) => typeof x === "number" && Number.isInteger(x) && x >= lo && x <= hi;
-  const expected = "expected {afterBytes, ms, delayMs?}";
+  const expected = "expected {afterBytes, ms, delayMs?, holdFor?}";
   if (!int(o.afterBytes, 1, MAX_BYTES)) return { error: `${expected}: afterBytes an integer 1..${MAX_BYTES} (each connection's body is cut after that many bytes), got ${JSON.stringify(o.afterBytes)}` };
   if (!int(o.ms, 0, MAX_MS)) return { error: `${expected}: ms an integer 0..${MAX_MS}, got ${JSON.stringify(o.ms)}` };
   if (o.delayMs !== undefined && !int(o.delayMs, 0, MAX_MS)) return { error: `${expected}: delayMs an integer 0..${MAX_MS}, got ${JSON.stringify(o.delayMs)}` };
-  return { afterBytes: o.afterBytes as number, ms: o.ms as number, delayMs: (o.delayMs as number | undefined) ?? 0 };
+  if (o.holdFor !== undefined && !int(o.holdFor, 0, 10_000))
+    return { error: `${expected}: holdFor an integer 0..10000 (the window opens at that image GET, the ones before wait for it), got ${JSON.stringify(o.holdFor)}` };
+  return { afterBytes: o.afterBytes as number, ms: o.ms as number, delayMs: (o.delayMs as number | undefined) ?? 0, holdFor: (o.holdFor as number | undefined) ?? 0 };
 }
 
 interface Counts {
@@ -65,8 +74,12 @@ interface Counts {
 const zero = (): Counts => ({ gets: 0, ranges: 0, fromZero: 0, dropped: 0 });
 
 export class ImageDropWindow {
-  #spec: ImageDropSpec = { afterBytes: 0, ms: 0, delayMs: 0 };
+  #spec: ImageDropSpec = { afterBytes: 0, ms: 0, delayMs: 0, holdFor: 0 };
   #setAt: number | null = null;
+  /** When delayMs counts from: the set, or the holdFor-th image GET after it (null until it came). */
+  #from: number | null = null;
+  /** The held GETs' release (called when the window's start is known). */
+  #held: (() => void)[] = [];
   #total: Counts = zero();
   #bySource = new Map<string, Counts>();
 
@@ -76,14 +89,16 @@ export class ImageDropWindow {
   set(spec: ImageDropSpec): ImageDropReport {
     this.#spec = spec;
     this.#setAt = this.now();
+    this.#release();
+    this.#from = spec.holdFor === 0 ? this.#setAt : null;
     this.#total = zero();
     this.#bySource = new Map();
     return this.report();
   }
 
   #active(t: number): boolean {
-    if (this.#setAt === null) return false;
-    const start = this.#setAt + this.#spec.delayMs;
+    if (this.#from === null) return false;
+    const start = this.#from + this.#spec.delayMs;
     return t >= start && t < start + this.#spec.ms;
   }
 
@@ -95,13 +110,32 @@ export class ImageDropWindow {
     return [this.#total, c];
   }
 
-  /** An image GET arrived (counted once a window has been set). */
-  request(source: string | null, range: boolean): void {
+  /**
+   * An image GET arrived (counted once a window has been set): resolves when it may be
+   * answered, at once unless the window holds GETs until its holdFor-th.
+   */
+  request(source: string | null, range: boolean): Promise<void> {
     for (const c of this.#of(source)) {
       c.gets++;
       if (range) c.ranges++;
       else c.fromZero++;
     }
+    if (this.#setAt === null || this.#from !== null) return Promise.resolve();
+    if (this.#total.gets >= this.#spec.holdFor) {
+      this.open();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#held.push(resolve));
+  }
+
+  /** Starts the window now if it is still holding GETs (the server's bound on the hold), and lets them go. */
+  open(): void {
+    if (this.#setAt !== null && this.#from === null) this.#from = this.now();
+    this.#release();
+  }
+
+  #release(): void {
+    for (const r of this.#held.splice(0)) r();
   }
 
   /**
@@ -120,8 +154,7 @@ export class ImageDropWindow {
   }
 
   report(): ImageDropReport {
-    const s = this.#setAt;
-    const startsAt = s === null ? null : s + this.#spec.delayMs;
+    const startsAt = this.#from === null ? null : this.#from + this.#spec.delayMs;
     return {
       ...this.#spec,
       startsAt,

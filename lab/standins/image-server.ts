@@ -5,7 +5,7 @@
  * away does it. Answers the fetch-style handler's Response (image-cache.ts) and the
  * control endpoints; writes every body in 64 KiB pieces as the socket drains, and while
  * the drop window (image-drop.ts) is open closes each image connection after its
- * allowance of bytes. A body shorter than its Content-Length (the `truncate` fault) ends
+ * allowance of bytes (a GET the window holds, holdFor, waits at most HOLD_MAX_MS). A body shorter than its Content-Length (the `truncate` fault) ends
  * with the connection closed too. Logs every request when its head is written.
  */
 import { createServer, type Server } from "node:https";
@@ -20,6 +20,14 @@ type Control = (role: "images", path: string, req: Request) => Promise<Response 
 type Handler = (req: Request) => Promise<Response>;
 
 const PIECE = 64 << 10;
+/** A GET held for the drop window's holdFor waits at most this long; then the window opens anyway. */
+export const HOLD_MAX_MS = 30_000;
+
+async function held(p: Promise<void>, drop: ImageDropWindow): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(() => (drop.open(), resolve()), HOLD_MAX_MS)))]);
+  clearTimeout(timer);
+}
 
 async function readBody(req: IncomingMessage): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -62,12 +70,14 @@ export async function serveImages(o: ImageServerOptions): Promise<{ port: number
         const body = method === "POST" ? await readBody(req) : undefined;
         const request = new Request(`https://standin${req.url ?? "/"}`, { method, headers, ...(body ? { body } : {}) });
         const isImage = method === "GET" && path === `/${o.imagePath}`;
-        if (isImage) o.drop.request(source, /^bytes=\d+-$/.test(headers.range ?? ""));
+        if (isImage) await held(o.drop.request(source, /^bytes=\d+-$/.test(headers.range ?? "")), o.drop);
         const r = (await o.control("images", path, request)) ?? (await o.handler(request));
         o.log.add({ time: new Date().toISOString(), server: "images", method, path, source, status: r.status, headers, body: body ? new TextDecoder().decode(body) : "" });
-        res.writeHead(r.status, Object.fromEntries(r.headers));
-        const data = method === "HEAD" || r.body === null ? new Uint8Array(0) : new Uint8Array(await r.arrayBuffer());
-        const announced = Number(r.headers.get("content-length") ?? data.byteLength);
+        const whole = r.body === null ? new Uint8Array(0) : new Uint8Array(await r.arrayBuffer());
+        // Every answer with its length (a HEAD with the GET's), never chunked.
+        const announced = Number(r.headers.get("content-length") ?? whole.byteLength);
+        res.writeHead(r.status, { ...Object.fromEntries(r.headers), "content-length": String(announced) });
+        const data = method === "HEAD" ? new Uint8Array(0) : whole;
         const cuttable = isImage && (r.status === 200 || r.status === 206);
         let sent = 0;
         while (sent < data.byteLength) {

@@ -11,8 +11,9 @@
  * and connections, then listens again on the same ports, state kept), /_standin/unavailable
  * (POST {every, ms}: a balancer in front answers every every-th request 503 for ms; GET: the
  * counts; only from this host itself, unavailable.ts), /_standin/image-drop (POST {afterBytes, ms,
- * delayMs}: the image cache closes every image connection after afterBytes of its body for ms
- * from delayMs on; GET: its counts by client address; only from this host itself, image-drop.ts),
+ * delayMs, holdFor}: the image cache closes every image connection after afterBytes of its body for
+ * ms from delayMs on, counted from the holdFor-th image GET when given; GET: its counts by client
+ * address; only from this host itself, image-drop.ts),
  * /_standin/keepalive ({ms}) and /_standin/switches
  * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
  * /_standin/machines (with each machine's switch connections) and /_standin/switches.
