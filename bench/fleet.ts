@@ -103,9 +103,12 @@ if (d) {
   console.log(
     `  resumes / machine min ${Math.min(...resumes)}, max ${Math.max(...resumes)} Range requests (the agent counted ${per.reduce((a, p) => a + p.resumes, 0)} resumes); ${per.filter((p) => p.restarts > 0 || p.fromZero > 1).length} machines restarted from byte 0`,
   );
-  console.log(`  dropped / machine min ${Math.min(...per.map((p) => p.dropped))}, max ${Math.max(...per.map((p) => p.dropped))}; ${per.filter((p) => p.missing > 0).length} targets miss image entries`);
+  console.log(
+    `  dropped / machine min ${Math.min(...per.map((p) => p.dropped))}, max ${Math.max(...per.map((p) => p.dropped))}; ${per.filter((p) => p.missing > 0).length} targets miss image entries`,
+  );
   console.log(`  first image GETs  ${fmtMs(d.firstGetMs)} after the first machine's (held until the last came; the window opened then)`);
-  console.log(`  to finished       ${fmtMs(d.toFinished)} after the install started`);
+  console.log(`  to finished       ${fmtMs(d.toFinished)} after the install started (its Bun process spawned)`);
+  console.log(`                    ${fmtMs(d.afterWindowMs)} after the window opened (every download started)`);
   console.log(`  reconnects        ${d.reconnects} in all, at most ${d.reconnectBurst.requests} in one 100 ms`);
   console.log(`  peak RSS/install  p50 ${d.peakRssMiB.p50.toFixed(0)} MiB, p95 ${d.peakRssMiB.p95.toFixed(0)} MiB, max ${d.peakRssMiB.max.toFixed(0)} MiB (n=${d.peakRssMiB.n})`);
   for (const p of per) if (p.exitCode !== 0) console.log(`  install failed: ${p.uuid} exit ${p.exitCode}: ${(p.error ?? "").slice(0, 200)}`);

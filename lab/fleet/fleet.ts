@@ -60,7 +60,14 @@ export interface ImageInstall {
 }
 
 /** What `image install --json` prints (src/install/image.ts ImageInstallResult, with the target). */
-export interface ImageInstallOutput { readonly bytes: number; readonly checksum: { readonly algo: string; readonly hex: string }; readonly resumes: number; readonly restarts: number; readonly passes: number; readonly ms: number }
+export interface ImageInstallOutput {
+  readonly bytes: number;
+  readonly checksum: { readonly algo: string; readonly hex: string };
+  readonly resumes: number;
+  readonly restarts: number;
+  readonly passes: number;
+  readonly ms: number;
+}
 
 export interface LogLine extends Record<string, unknown> {
   readonly event?: string;

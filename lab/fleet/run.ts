@@ -20,7 +20,20 @@ import { join } from "node:path";
 import { buildTestImage, type TestImage } from "../images/build.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import { Fleet, type FleetMachine } from "./fleet.ts";
-import { answersPerMachine, comebacks, countsPerMachine, firstGetTimes, reconnectTimes, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
+import {
+  answersPerMachine,
+  comebacks,
+  countsPerMachine,
+  firstGetTimes,
+  reconnectTimes,
+  firstTimes,
+  largestBurst,
+  retriesAfter,
+  spread,
+  timeTo,
+  unavailableRetries,
+  type Spread,
+} from "./report.ts";
 import { waitFor } from "../wait.ts";
 
 export const FLEET_SCENARIOS = ["none", "outage", "unavailable", "image-drop"] as const;
@@ -84,8 +97,10 @@ export interface ImageDropFigures {
   /** Exit code -> how many machines ended with it. */
   readonly exitCodes: Readonly<Record<string, number>>;
   readonly perMachine: readonly ImageDropMachine[];
-  /** From the install's start to its end, the finished ones. */
+  /** From the install's start (its process spawned) to its end, the finished ones. */
   readonly toFinished: Spread;
+  /** From the window's opening (every machine's download started) to each finished install's end. */
+  readonly afterWindowMs: Spread;
   /** The image cache's own counts over the run. */
   readonly gets: number;
   readonly ranges: number;
@@ -300,7 +315,9 @@ async function installUnderDrops(
   o: FleetRunOptions,
   left: () => number,
   say: (l: string) => void,
-): Promise<(addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures> {
+): Promise<
+  (addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures
+> {
   const afterBytes = o.dropAfterBytes ?? IMAGE_DROP_AFTER_BYTES;
   const ms = o.dropMs ?? IMAGE_DROP_MS;
   // Opens when every machine's first image GET arrived (held till then): processes started at once on a loaded
@@ -356,6 +373,9 @@ async function installUnderDrops(
       exitCodes,
       perMachine,
       toFinished: spread(perMachine.flatMap((p) => (p.exitCode === 0 && p.ms !== null ? [p.ms] : []))),
+      afterWindowMs: spread(
+        fleet.machines.flatMap((m) => (m.install?.exitCode === 0 && m.install.endedAt !== undefined && report.startsAt !== null ? [m.install.endedAt - report.startsAt] : [])),
+      ),
       gets: report.gets,
       ranges: report.ranges,
       dropped: report.dropped,

@@ -56,7 +56,8 @@ export function parseImageDropSpec(v: unknown): ImageDropSpec | { readonly error
   const o = (v && typeof v === "object" ? v : {}) as { afterBytes?: unknown; ms?: unknown; delayMs?: unknown; holdFor?: unknown };
   const int = (x: unknown, lo: number, hi: number) => typeof x === "number" && Number.isInteger(x) && x >= lo && x <= hi;
   const expected = "expected {afterBytes, ms, delayMs?, holdFor?}";
-  if (!int(o.afterBytes, 1, MAX_BYTES)) return { error: `${expected}: afterBytes an integer 1..${MAX_BYTES} (each connection's body is cut after that many bytes), got ${JSON.stringify(o.afterBytes)}` };
+  if (!int(o.afterBytes, 1, MAX_BYTES))
+    return { error: `${expected}: afterBytes an integer 1..${MAX_BYTES} (each connection's body is cut after that many bytes), got ${JSON.stringify(o.afterBytes)}` };
   if (!int(o.ms, 0, MAX_MS)) return { error: `${expected}: ms an integer 0..${MAX_MS}, got ${JSON.stringify(o.ms)}` };
   if (o.delayMs !== undefined && !int(o.delayMs, 0, MAX_MS)) return { error: `${expected}: delayMs an integer 0..${MAX_MS}, got ${JSON.stringify(o.delayMs)}` };
   if (o.holdFor !== undefined && !int(o.holdFor, 0, 10_000))

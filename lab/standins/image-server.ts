@@ -6,7 +6,7 @@
  * control endpoints; writes every body in 64 KiB pieces as the socket drains, and while
  * the drop window (image-drop.ts) is open closes each image connection after its
  * allowance of bytes (a GET the window holds, holdFor, waits at most HOLD_MAX_MS). A body shorter than its Content-Length (the `truncate` fault) ends
- * with the connection closed too. Logs every request when its head is written.
+ * with the connection closed too. Logs every request (with the time it arrived) when its head is written.
  */
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -62,6 +62,8 @@ export interface ImageServerOptions {
 export async function serveImages(o: ImageServerOptions): Promise<{ port: number; stop(): Promise<void> }> {
   const server: Server = createServer({ cert: o.cert.cert, key: o.cert.key }, (req, res) => {
     void (async () => {
+      // Logged with the time it arrived (a GET the drop window holds is answered later).
+      const arrived = new Date().toISOString();
       const method = req.method ?? "GET";
       const path = (req.url ?? "/").split("?")[0] ?? "/";
       const source = req.socket.remoteAddress ?? null;
@@ -72,7 +74,7 @@ export async function serveImages(o: ImageServerOptions): Promise<{ port: number
         const isImage = method === "GET" && path === `/${o.imagePath}`;
         if (isImage) await held(o.drop.request(source, /^bytes=\d+-$/.test(headers.range ?? "")), o.drop);
         const r = (await o.control("images", path, request)) ?? (await o.handler(request));
-        o.log.add({ time: new Date().toISOString(), server: "images", method, path, source, status: r.status, headers, body: body ? new TextDecoder().decode(body) : "" });
+        o.log.add({ time: arrived, server: "images", method, path, source, status: r.status, headers, body: body ? new TextDecoder().decode(body) : "" });
         const whole = r.body === null ? new Uint8Array(0) : new Uint8Array(await r.arrayBuffer());
         // Every answer with its length (a HEAD with the GET's), never chunked.
         const announced = Number(r.headers.get("content-length") ?? whole.byteLength);

@@ -47,5 +47,4 @@ describe("image install refuses bad input before any download", () => {
       err: "metal-hammer: image install: http://[fd00::1]:8445/img.tar.lz4: plain http is refused unless METAL_ALLOW_HTTP=1 is on the kernel cmdline\n",
     });
   });
-
 });

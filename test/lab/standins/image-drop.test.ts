@@ -156,7 +156,10 @@ async function rawGet(path: string, range?: string): Promise<{ status: number; h
 
 describe.if(ok)("the image cache stand-in dropping its connections", () => {
   const control = async (body?: unknown) => {
-    const r = await fetch(`${box.st.urls.api}/_standin/image-drop`, { ...(body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }), tls: { ca: box.st.apiCa.pem } });
+    const r = await fetch(`${box.st.urls.api}/_standin/image-drop`, {
+      ...(body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }),
+      tls: { ca: box.st.apiCa.pem },
+    });
     return { status: r.status, json: (await r.json()) as Record<string, unknown> };
   };
 
@@ -180,6 +183,9 @@ describe.if(ok)("the image cache stand-in dropping its connections", () => {
 
   test("a Range past the end is answered 416; a bad spec is refused with 400 naming what was expected", async () => {
     expect(await rawGet(box.st.imagePath, `bytes=${box.st.image.byteLength}-`)).toMatchObject({ status: 416 });
-    expect(await control({ afterBytes: 10 })).toEqual({ status: 400, json: { error: "/_standin/image-drop: expected {afterBytes, ms, delayMs?, holdFor?}: ms an integer 0..600000, got undefined" } });
+    expect(await control({ afterBytes: 10 })).toEqual({
+      status: 400,
+      json: { error: "/_standin/image-drop: expected {afterBytes, ms, delayMs?, holdFor?}: ms an integer 0..600000, got undefined" },
+    });
   });
 });
