@@ -5,12 +5,13 @@
  * trickle guards, the retry bound with jitter) with the same HTTP client rules as `run`
  * (METAL_CA from the cmdline; https only, plain http only with METAL_ALLOW_HTTP=1 on the
  * cmdline, as every command that talks to a server). A checksum sidecar beside the image
- * is required (as in the flow). The target must be an existing directory; it is not
- * wiped first (the flow's is a fresh filesystem). Exits as the flow's install stage does
+ * is required (as in the flow). The target must be an existing, empty directory (a
+ * fresh filesystem's lost+found aside): a restart from byte 0 or a checksum mismatch
+ * empties it, as the flow's fresh filesystems are emptied. Exits as the flow's install stage does
  * (exit-codes.ts: 50 download, 51 checksum, 52 unpack, 53 disk full; 2 for bad input).
  */
 import type { Command } from "commander";
-import { stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
 import { HttpClient } from "../clients/http/client.ts";
@@ -41,12 +42,20 @@ export function parseImageUrl(text: string): URL {
   return url;
 }
 
-/** The target: an existing directory, else a usage error (nothing is created or wiped). */
+/** The target: an existing, empty directory, else a usage error (nothing is created or wiped). */
 async function checkTarget(dir: string | undefined): Promise<string> {
   if (!dir) throw new AgentError("usage", "image install: --target DIR is required (an existing directory the image is unpacked into)", {});
   const st = await stat(dir).catch(() => undefined);
   if (!st) throw new AgentError("usage", `image install: --target ${dir}: no such directory (it is not created: give an existing, empty directory)`, { target: dir });
   if (!st.isDirectory()) throw new AgentError("usage", `image install: --target ${dir}: not a directory`, { target: dir });
+  // The install empties its target before a fetch from byte 0 again (clean.ts): only an empty one (a fresh filesystem's lost+found aside) is taken.
+  const inside = (await readdir(dir)).filter((n) => n !== "lost+found");
+  if (inside.length > 0)
+    throw new AgentError(
+      "usage",
+      `image install: --target ${dir}: not empty (${inside.length} entries, e.g. ${inside.slice(0, 3).join(", ")}): a restart from byte 0 empties the target, so it must hold nothing`,
+      { target: dir },
+    );
   return dir;
 }
 

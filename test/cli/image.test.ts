@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
@@ -12,6 +12,8 @@ describe("image install refuses bad input before any download", () => {
   const dir = mkdtempSync(join(tmpdir(), "mh-image-cli-"));
   const file = join(dir, "a-file");
   writeFileSync(file, "x");
+  const empty = join(dir, "empty");
+  mkdirSync(empty);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = async (args: string[]) => {
@@ -33,16 +35,29 @@ describe("image install refuses bad input before any download", () => {
     expect((await run([URL_OK, "--cmdline", CL])).code).toBe(2);
   });
 
+  test("a target that is not empty is a usage error (a restart from byte 0 would empty it); lost+found alone is empty", async () => {
+    const full = join(dir, "full");
+    mkdirSync(join(full, "lost+found"), { recursive: true });
+    writeFileSync(join(full, "keep-me"), "data");
+    expect(await run([URL_OK, "--target", full, "--cmdline", CL])).toEqual({
+      code: 2,
+      err: `metal-hammer: image install: --target ${full}: not empty (1 entries, e.g. keep-me): a restart from byte 0 empties the target, so it must hold nothing\n`,
+    });
+    rmSync(join(full, "keep-me"));
+    // Past the target check: the http refusal comes next.
+    expect((await run(["http://[fd00::1]/img.tar.lz4", "--target", full, "--cmdline", CL])).err).toContain("plain http is refused");
+  });
+
   test("a URL that is none, or not http(s), is a usage error", async () => {
-    expect(await run(["debian/12/img.tar.lz4", "--target", dir, "--cmdline", CL])).toEqual({
+    expect(await run(["debian/12/img.tar.lz4", "--target", empty, "--cmdline", CL])).toEqual({
       code: 2,
       err: 'metal-hammer: image install: "debian/12/img.tar.lz4" is not a URL: expected an absolute https:// URL of an img.tar.lz4\n',
     });
-    expect((await run(["ftp://[fd00::1]/img.tar.lz4", "--target", dir, "--cmdline", CL])).code).toBe(2);
+    expect((await run(["ftp://[fd00::1]/img.tar.lz4", "--target", empty, "--cmdline", CL])).code).toBe(2);
   });
 
   test("plain http is refused without METAL_ALLOW_HTTP=1 on the cmdline, as every command refuses it", async () => {
-    expect(await run(["http://[fd00::1]:8445/img.tar.lz4", "--target", dir, "--cmdline", CL])).toEqual({
+    expect(await run(["http://[fd00::1]:8445/img.tar.lz4", "--target", empty, "--cmdline", CL])).toEqual({
       code: 2,
       err: "metal-hammer: image install: http://[fd00::1]:8445/img.tar.lz4: plain http is refused unless METAL_ALLOW_HTTP=1 is on the kernel cmdline\n",
     });
