@@ -103,6 +103,7 @@ if (d) {
   console.log(
     `  resumes / machine min ${Math.min(...resumes)}, max ${Math.max(...resumes)} Range requests (the agent counted ${per.reduce((a, p) => a + p.resumes, 0)} resumes); ${per.filter((p) => p.restarts > 0 || p.fromZero > 1).length} machines restarted from byte 0`,
   );
+  console.log(`  per machine       Range requests ${per.map((p) => p.ranges).join(" ")}; drops ${per.map((p) => p.dropped).join(" ")} (in machine order)`);
   console.log(
     `  dropped / machine min ${Math.min(...per.map((p) => p.dropped))}, max ${Math.max(...per.map((p) => p.dropped))}; ${per.filter((p) => p.missing > 0).length} targets miss image entries`,
   );
