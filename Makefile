@@ -71,7 +71,7 @@ test: deps typecheck format-check build
 bench-startup: build
 	$(BUN) bench/startup.ts
 
-# A rack at once (bench/fleet.ts, docs/bench.md): make bench-fleet [N=8] [SCENARIO=none|outage|unavailable]
+# A rack at once (bench/fleet.ts, docs/bench.md): make bench-fleet [N=8] [SCENARIO=none|outage|unavailable|image-drop]
 N ?= 8
 SCENARIO ?= outage
 bench-fleet: deps

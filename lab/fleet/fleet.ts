@@ -11,7 +11,7 @@
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../diskless.ts";
@@ -19,6 +19,8 @@ import { compileAgentDriver } from "./driver-binary.ts";
 import { run } from "../ipxe/lab-process.ts";
 import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
+import { IMAGE_PATH } from "../standins/image-cache.ts";
+import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
 import { withPrivateRun } from "../plan.ts";
 import { waitFor } from "../wait.ts";
 import { radvdConf as renderRadvdConf } from "../rig/radvd-conf.ts";
@@ -29,6 +31,8 @@ const STANDINS = join(REPO, "lab/standins/main.ts");
 export const FLEET_PREFIX = "2001:db8:f1::";
 export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
 export const SERVERS_PORT = 18443;
+/** The image cache listens on the port after the apiserver's (main.ts: metal-boot, api, images). */
+export const IMAGES_PORT = SERVERS_PORT + 2;
 
 export interface FleetOptions {
   readonly machines: number;
@@ -36,6 +40,33 @@ export interface FleetOptions {
   readonly cmdline?: string;
   /** LLDP hello interval of the leaves (s); metal-roles uses 10, the lab 1. */
   readonly lldpIntervalS?: number;
+  /** An img.tar.lz4 (with its sidecars written by the stand-in) the image cache serves instead of random bytes. */
+  readonly image?: string;
+}
+
+/** One machine's run of `metal-hammer image install` (the agent's real CLI, in its namespace, diskless). */
+export interface ImageInstall {
+  readonly target: string;
+  readonly startedAt: number;
+  endedAt?: number;
+  exitCode?: number;
+  /** What the command printed with --json (ImageInstallResult and root), when it finished. */
+  result?: ImageInstallOutput;
+  /** Its log lines (JSON) and the final error line, if any. */
+  readonly logs: LogLine[];
+  stderr: string;
+  /** Peak RSS of the command's processes (the agent's Bun process the largest; tar and lz4 below it), bytes. */
+  peakBytes?: number;
+}
+
+/** What `image install --json` prints (src/install/image.ts ImageInstallResult, with the target). */
+export interface ImageInstallOutput {
+  readonly bytes: number;
+  readonly checksum: { readonly algo: string; readonly hex: string };
+  readonly resumes: number;
+  readonly restarts: number;
+  readonly passes: number;
+  readonly ms: number;
 }
 
 export interface LogLine extends Record<string, unknown> {
@@ -57,12 +88,14 @@ export interface FleetMachine {
   peakKb?: number;
   /** Its private memory (RssAnon), kB, read at the same time. */
   anonKb?: number;
+  install?: ImageInstall;
 }
 
 export interface ServerRequest {
   readonly time: string;
   readonly source: string | null;
   readonly server: string;
+  readonly method?: string;
   readonly path: string;
   readonly status: number;
 }
@@ -79,6 +112,7 @@ export class Fleet {
   readonly machines: FleetMachine[] = [];
   private readonly namespaces: string[] = [];
   private readonly daemons: ReturnType<typeof Bun.spawn>[] = [];
+  private readonly installs: ReturnType<typeof Bun.spawn>[] = [];
   readonly state = join(this.dir, "standins");
   /** The agent every machine runs (compiled in setUp). */
   private agent = "";
@@ -178,6 +212,7 @@ export class Fleet {
       "--switches",
       table,
       ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
+      ...(this.opts.image ? ["--image", this.opts.image] : []),
     ];
     const p = this.spawn(this.nsExec(this.leaves[0], argv), "pipe");
     await waitFor(
@@ -197,8 +232,7 @@ export class Fleet {
   /** Starts every agent at once (a rack powered on); `extra` adds cmdline words. */
   startAgents(extra = ""): void {
     for (const m of this.machines) {
-      const cmdline =
-        `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
+      const cmdline = this.cmdline(m, extra);
       m.startedAt = Date.now();
       const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
@@ -225,6 +259,65 @@ export class Fleet {
       })();
       void proc.exited.then((c) => (m.exitCode = c));
     }
+  }
+
+  /** Machine m's kernel cmdline (the same for `run` and `image install`). */
+  private cmdline(m: FleetMachine, extra = ""): string {
+    return `METAL_BOOT_URL=https://[${SERVERS_ADDR}]:${SERVERS_PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${m.uuid} METAL_NICS=eth0,eth1 METAL_LOG_FORMAT=json ${this.opts.cmdline ?? ""} ${extra}`.trim();
+  }
+
+  /** The image's URL at the fleet's image cache (over the rack's IPv6 network). */
+  get imageUrl(): string {
+    return `https://[${SERVERS_ADDR}]:${IMAGES_PORT}/${IMAGE_PATH}`;
+  }
+
+  /**
+   * Every machine runs `metal-hammer image install <the cache's image> --target <run dir>/image-root --json`
+   * at once, in its namespace and kept from the host's disks (diskless.ts), beside its waiting agent: the
+   * agent's real install (HttpClient with METAL_CA, GNU tar + lz4) into a directory, as the machines have no disks.
+   */
+  startImageInstalls(): void {
+    for (const m of this.machines) {
+      const target = join(m.runDir, "image-root");
+      mkdirSync(target, { recursive: true });
+      const install: ImageInstall = { target, startedAt: Date.now(), logs: [], stderr: "" };
+      m.install = install;
+      const argv = [this.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
+      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv(argv)), {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      this.installs.push(proc);
+      void (async () => {
+        const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+        install.stderr = err;
+        for (const l of err.split("\n"))
+          if (l.startsWith("{")) {
+            try {
+              install.logs.push(JSON.parse(l) as LogLine);
+            } catch {}
+          }
+        try {
+          install.result = JSON.parse(out.trim().split("\n").at(-1) ?? "") as ImageInstallOutput;
+        } catch {}
+        const peak = proc.resourceUsage()?.maxRSS;
+        if (peak) install.peakBytes = peak;
+        install.endedAt = Date.now();
+        install.exitCode = code;
+      })();
+    }
+  }
+
+  /** Opens the image cache's drop window (POST /_standin/image-drop); resolves with it as the stand-in set it. */
+  async imageDrop(spec: ImageDropSpec): Promise<ImageDropReport> {
+    return dropAnswer(await this.control("/_standin/image-drop", spec));
+  }
+
+  /** The drop window and its counts (by client address). */
+  async imageDropReport(): Promise<ImageDropReport> {
+    return dropAnswer(await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/image-drop", { timeoutMs: 30_000 }));
   }
 
   /** Machines with a log line of `event` (e.g. "provision.wait": waiting for an allocation). */
@@ -321,6 +414,12 @@ export class Fleet {
 
   /** Ends every agent (SIGKILL: the namespace goes with it), the daemons by PID, the namespaces and the dir. */
   async tearDown(keep = false): Promise<void> {
+    for (const p of this.installs) {
+      try {
+        p.kill("SIGKILL");
+      } catch {}
+      await p.exited;
+    }
     for (const m of this.machines) {
       try {
         m.proc?.kill("SIGKILL");
@@ -345,6 +444,13 @@ function balancerAnswer(v: unknown): UnavailableReport {
   const o = v as Partial<UnavailableReport> & { error?: unknown };
   if (typeof o?.requests !== "number" || typeof o.unavailable !== "number") throw new Error(`/_standin/unavailable answered ${JSON.stringify(v)}`);
   return o as UnavailableReport;
+}
+
+/** The drop control endpoint's answer, or its refusal as an error. */
+function dropAnswer(v: unknown): ImageDropReport {
+  const o = v as Partial<ImageDropReport> & { error?: unknown };
+  if (typeof o?.gets !== "number" || typeof o.dropped !== "number") throw new Error(`/_standin/image-drop answered ${JSON.stringify(v)}`);
+  return o as ImageDropReport;
 }
 
 /** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */

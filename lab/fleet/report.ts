@@ -94,6 +94,13 @@ export function canonicalAddress(a: string): string {
   }
 }
 
+/** Address (canonical) -> the index of the machine holding it. */
+function ownerOf(addresses: readonly (readonly string[])[]): Map<string, number> {
+  const owner = new Map<string, number>();
+  for (const [i, list] of addresses.entries()) for (const a of list) owner.set(canonicalAddress(a), i);
+  return owner;
+}
+
 /**
  * How many answers with `status` from `server` each machine got, the machine known by its
  * addresses (one list per machine, in order); requests from no machine's address are left out.
@@ -104,8 +111,7 @@ export function answersPerMachine(
   status: number,
   server = "api",
 ): number[] {
-  const owner = new Map<string, number>();
-  for (const [i, list] of addresses.entries()) for (const a of list) owner.set(canonicalAddress(a), i);
+  const owner = ownerOf(addresses);
   const out = addresses.map(() => 0);
   for (const r of requests) {
     if (r.server !== server || r.status !== status || r.source === null) continue;
@@ -142,6 +148,62 @@ export function retriesAfter(
     if (r.status !== status || r.source === null) continue;
     const next = sorted.slice(i + 1).find((x) => x.source === r.source && x.path === r.path);
     if (next) out.push({ at: next.time, delayMs: next.time - r.time });
+  }
+  return out;
+}
+
+/** Per-address counts (as a server saw its clients) summed per machine, the machine known by its addresses; other addresses left out. */
+export function countsPerMachine<K extends string>(
+  bySource: Readonly<Record<string, Readonly<Record<K, number>>>>,
+  addresses: readonly (readonly string[])[],
+  keys: readonly K[],
+): Record<K, number>[] {
+  const owner = ownerOf(addresses);
+  const out = addresses.map(() => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>);
+  for (const [source, c] of Object.entries(bySource)) {
+    const i = owner.get(canonicalAddress(source));
+    const row = i === undefined ? undefined : out[i];
+    if (row) for (const k of keys) row[k] = (row[k] ?? 0) + (c[k] ?? 0);
+  }
+  return out;
+}
+
+/** Each machine's first GET of `path` (the machine known by its addresses), undefined for a machine that sent none. */
+export function firstGetTimes(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly server: string; readonly method?: string; readonly path: string }[],
+  addresses: readonly (readonly string[])[],
+  path: string,
+  server = "images",
+): (number | undefined)[] {
+  const owner = ownerOf(addresses);
+  const out: (number | undefined)[] = addresses.map(() => undefined);
+  for (const r of requests) {
+    if (r.server !== server || r.path !== path || (r.method !== undefined && r.method !== "GET") || r.source === null) continue;
+    const i = owner.get(canonicalAddress(r.source));
+    if (i !== undefined && (out[i] === undefined || r.time < (out[i] as number))) out[i] = r.time;
+  }
+  return out;
+}
+
+/**
+ * The times each machine came back for more of the image: its GETs of `path` after its
+ * first one (the machine known by its addresses, as in answersPerMachine).
+ */
+export function reconnectTimes(
+  requests: readonly { readonly time: number; readonly source: string | null; readonly server: string; readonly method?: string; readonly path: string }[],
+  addresses: readonly (readonly string[])[],
+  path: string,
+  server = "images",
+): number[] {
+  const owner = ownerOf(addresses);
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const r of [...requests].sort((a, b) => a.time - b.time)) {
+    if (r.server !== server || r.path !== path || (r.method !== undefined && r.method !== "GET") || r.source === null) continue;
+    const i = owner.get(canonicalAddress(r.source));
+    if (i === undefined) continue;
+    if (seen.has(i)) out.push(r.time);
+    else seen.add(i);
   }
   return out;
 }

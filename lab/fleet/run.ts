@@ -4,14 +4,39 @@
  * as the machines ask metal-boot and again while they Wait (state kept, as a restart of
  * the real servers); `unavailable` puts a balancer with a third of its backends down in
  * front of the apiserver from power-on for `unavailableMs` (every third apiserver request
- * answered 503, by a counter), and the run lasts at least until that window closed.
+ * answered 503, by a counter), and the run lasts at least until that window closed;
+ * `image-drop` waits until every machine waits, then has each run the agent's image
+ * install (`metal-hammer image install`, in its namespace, diskless, into a directory of its
+ * run dir) of the lab's test image from the image cache while the cache closes every
+ * connection after `dropAfterBytes` of its body for `dropMs` from the moment every
+ * machine's download started (the cache holds the first GETs until the last one came;
+ * the installs resume by Range and finish).
  * Returns the figures; the caller prints or asserts them.
  */
+import { spawnSync } from "node:child_process";
+import { lstatSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildTestImage, type TestImage } from "../images/build.ts";
+import { IMAGE_PATH } from "../standins/image-cache.ts";
 import { Fleet, type FleetMachine } from "./fleet.ts";
-import { answersPerMachine, comebacks, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries, type Spread } from "./report.ts";
+import {
+  answersPerMachine,
+  comebacks,
+  countsPerMachine,
+  firstGetTimes,
+  reconnectTimes,
+  firstTimes,
+  largestBurst,
+  retriesAfter,
+  spread,
+  timeTo,
+  unavailableRetries,
+  type Spread,
+} from "./report.ts";
 import { waitFor } from "../wait.ts";
 
-export const FLEET_SCENARIOS = ["none", "outage", "unavailable"] as const;
+export const FLEET_SCENARIOS = ["none", "outage", "unavailable", "image-drop"] as const;
 export type FleetScenario = (typeof FLEET_SCENARIOS)[number];
 /** The `unavailable` scenario: every this many-th apiserver request is answered 503. */
 export const UNAVAILABLE_EVERY = 3;
@@ -32,6 +57,60 @@ export interface UnavailableFigures {
   /** The retries the request log shows after a 503 (the same machine's next request to the same path): how long after, and the most in one 100 ms. */
   readonly retryDelayMs: Spread;
   readonly retryBurst: { readonly requests: number; readonly atMs: number };
+}
+
+/** The `image-drop` scenario's defaults: the test image padded to this size, each connection cut after this many bytes, for this long. */
+export const IMAGE_DROP_PAD_MIB = 8;
+export const IMAGE_DROP_AFTER_BYTES = 256 << 10;
+export const IMAGE_DROP_MS = 3_000;
+
+/** One machine's image install under the drop window. */
+export interface ImageDropMachine {
+  readonly uuid: string;
+  /** The command's exit code (0: installed, the checksum verified); null when it did not end within the run. */
+  readonly exitCode: number | null;
+  /** The final error line, when it failed. */
+  readonly error: string | null;
+  /** The checksum the install verified (algo:hex), from its result. */
+  readonly verified: string | null;
+  /** The install's own count of resumes by Range and restarts from byte 0. */
+  readonly resumes: number;
+  readonly restarts: number;
+  /** What the image cache saw from this machine: image GETs with a Range, without one (from byte 0), connections it dropped. */
+  readonly ranges: number;
+  readonly fromZero: number;
+  readonly dropped: number;
+  /** Entries of the image (tar -t) missing from the machine's target directory. */
+  readonly missing: number;
+  readonly ms: number | null;
+  readonly peakMiB: number | null;
+}
+
+export interface ImageDropFigures {
+  readonly imageBytes: number;
+  readonly sha256: string;
+  readonly entries: number;
+  readonly afterBytes: number;
+  readonly ms: number;
+  readonly finished: number;
+  readonly failed: number;
+  /** Exit code -> how many machines ended with it. */
+  readonly exitCodes: Readonly<Record<string, number>>;
+  readonly perMachine: readonly ImageDropMachine[];
+  /** From the install's start (its process spawned) to its end, the finished ones. */
+  readonly toFinished: Spread;
+  /** From the window's opening (every machine's download started) to each finished install's end. */
+  readonly afterWindowMs: Spread;
+  /** The image cache's own counts over the run. */
+  readonly gets: number;
+  readonly ranges: number;
+  readonly dropped: number;
+  /** Each machine's first image GET after the first machine's (the cache held them until the last came, then opened the window). */
+  readonly firstGetMs: Spread;
+  /** The machines' GETs after their first (reconnects): the fullest 100 ms. */
+  readonly reconnectBurst: { readonly requests: number; readonly atMs: number };
+  readonly reconnects: number;
+  readonly peakRssMiB: Spread;
 }
 
 export interface FleetResult {
@@ -55,6 +134,7 @@ export interface FleetResult {
   /** Private memory (RssAnon) per agent at the end of the run. */
   readonly privateMiB: Spread;
   readonly unavailable?: UnavailableFigures;
+  readonly imageDrop?: ImageDropFigures;
   readonly requests: number;
   readonly wallMs: number;
 }
@@ -67,6 +147,9 @@ export interface FleetRunOptions {
   readonly outageMs?: number;
   /** The `unavailable` window, ms (default 60 s). */
   readonly unavailableMs?: number;
+  /** The `image-drop` window (default IMAGE_DROP_MS) and cut (default IMAGE_DROP_AFTER_BYTES). */
+  readonly dropMs?: number;
+  readonly dropAfterBytes?: number;
   readonly keep?: boolean;
   /** Called with progress lines. */
   readonly progress?: (line: string) => void;
@@ -76,7 +159,13 @@ const lastLine = (m: FleetMachine) => m.stderr.trim().split("\n").at(-1) ?? "";
 
 export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
   const say = o.progress ?? (() => {});
-  const fleet = new Fleet({ machines: o.machines });
+  let image: TestImage | undefined;
+  let imageDir: string | undefined;
+  if (o.scenario === "image-drop") {
+    imageDir = mkdtempSync(join(tmpdir(), "mhf-image-"));
+    image = buildTestImage(join(imageDir, "debian/12"), { padMib: IMAGE_DROP_PAD_MIB });
+  }
+  const fleet = new Fleet({ machines: o.machines, ...(image ? { image: image.image } : {}) });
   const t0 = Date.now();
   const deadline = t0 + o.timeoutMs;
   const left = () => Math.max(1_000, deadline - Date.now());
@@ -135,8 +224,9 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       );
       await allWaiting("every machine still registered and waiting after the 503 window");
     }
+    const imageDrop = image ? await installUnderDrops(fleet, image, o, left, say) : undefined;
     fleet.readPeaks();
-    const addresses = window ? await fleet.addresses() : [];
+    const addresses = window || image ? await fleet.addresses() : [];
     const st = await fleet.standinMachines();
     const traces = fleet.machines.map((m) => ({
       startedAt: m.startedAt,
@@ -189,10 +279,114 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
       peakRssMiB: spread(traces.flatMap((t) => (t.peakKb ? [t.peakKb / 1024] : []))),
       privateMiB: spread(traces.flatMap((t) => (t.anonKb ? [t.anonKb / 1024] : []))),
       ...(unavailable ? { unavailable } : {}),
+      ...(imageDrop ? { imageDrop: imageDrop(addresses, log) } : {}),
       requests: times.length,
       wallMs: Date.now() - on,
     };
   } finally {
     await fleet.tearDown(o.keep);
+    if (imageDir && !o.keep) rmSync(imageDir, { recursive: true, force: true });
   }
+}
+
+/** The image's entries (tar -t), as paths relative to the target. */
+function imageEntries(image: string): string[] {
+  const r = spawnSync("sh", ["-c", 'lz4 -dc "$1" | tar -tf -', "entries", image], { encoding: "utf8", maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`tar -t ${image}: ${r.stderr}`);
+  return r.stdout
+    .split("\n")
+    .map((l) => l.replace(/^\.\/?/, "").replace(/\/$/, ""))
+    .filter((l) => l !== "");
+}
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The `image-drop` run: the window opened, then every machine's install started at once;
+ * waits (bounded) until every install ended and the window closed. Returns a function of
+ * the machines' addresses and the request log (read after) that makes the figures.
+ */
+async function installUnderDrops(
+  fleet: Fleet,
+  image: TestImage,
+  o: FleetRunOptions,
+  left: () => number,
+  say: (l: string) => void,
+): Promise<
+  (addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures
+> {
+  const afterBytes = o.dropAfterBytes ?? IMAGE_DROP_AFTER_BYTES;
+  const ms = o.dropMs ?? IMAGE_DROP_MS;
+  // Opens when every machine's first image GET arrived (held till then): processes started at once on a loaded
+  // host reach the network seconds apart, and each download is to meet the window from its start.
+  await fleet.imageDrop({ afterBytes, ms, delayMs: 0, holdFor: fleet.machines.length });
+  fleet.startImageInstalls();
+  say(`fleet: every machine installs the ${image.bytes}-byte test image; the cache closes each connection after ${afterBytes} bytes for ${(ms / 1000).toFixed(1)} s`);
+  await waitFor(() => fleet.machines.every((m) => m.install?.exitCode !== undefined), left(), "every machine's image install to end", 250);
+  const report = await waitFor(
+    async () => {
+      const r = await fleet.imageDropReport().catch(() => undefined);
+      return r && !r.active && (r.endsAt === null || Date.now() >= r.endsAt) ? r : false;
+    },
+    left(),
+    "the image cache's drop window to close",
+    250,
+  );
+  const entries = imageEntries(image.image);
+  return (addresses, log) => {
+    const seen = countsPerMachine(report.bySource, addresses, ["ranges", "fromZero", "dropped"]);
+    const perMachine: ImageDropMachine[] = fleet.machines.map((m, i) => {
+      const x = m.install;
+      const r = x?.result;
+      const ok = x?.exitCode === 0;
+      return {
+        uuid: m.uuid,
+        exitCode: x?.exitCode ?? null,
+        error: ok || !x ? null : (x.stderr.trim().split("\n").at(-1) ?? ""),
+        verified: r ? `${r.checksum.algo}:${r.checksum.hex}` : null,
+        resumes: r?.resumes ?? 0,
+        restarts: r?.restarts ?? 0,
+        ranges: seen[i]?.ranges ?? 0,
+        fromZero: seen[i]?.fromZero ?? 0,
+        dropped: seen[i]?.dropped ?? 0,
+        missing: x ? entries.filter((e) => !exists(join(x.target, e))).length : entries.length,
+        ms: x?.endedAt !== undefined ? x.endedAt - x.startedAt : null,
+        peakMiB: x?.peakBytes ? x.peakBytes / (1 << 20) : null,
+      };
+    });
+    const exitCodes: Record<string, number> = {};
+    for (const p of perMachine) exitCodes[String(p.exitCode)] = (exitCodes[String(p.exitCode)] ?? 0) + 1;
+    const reconnects = reconnectTimes(log, addresses, `/${IMAGE_PATH}`);
+    const firstGets = firstGetTimes(log, addresses, `/${IMAGE_PATH}`).flatMap((t) => (t === undefined ? [] : [t]));
+    const firsts = firstGets.map((t) => t - Math.min(...firstGets));
+    return {
+      imageBytes: image.bytes,
+      sha256: image.sha256,
+      entries: entries.length,
+      afterBytes,
+      ms,
+      finished: perMachine.filter((p) => p.exitCode === 0).length,
+      failed: perMachine.filter((p) => p.exitCode !== 0).length,
+      exitCodes,
+      perMachine,
+      toFinished: spread(perMachine.flatMap((p) => (p.exitCode === 0 && p.ms !== null ? [p.ms] : []))),
+      afterWindowMs: spread(
+        fleet.machines.flatMap((m) => (m.install?.exitCode === 0 && m.install.endedAt !== undefined && report.startsAt !== null ? [m.install.endedAt - report.startsAt] : [])),
+      ),
+      gets: report.gets,
+      ranges: report.ranges,
+      dropped: report.dropped,
+      firstGetMs: spread(firsts),
+      reconnectBurst: largestBurst(reconnects),
+      reconnects: reconnects.length,
+      peakRssMiB: spread(perMachine.flatMap((p) => (p.peakMiB !== null ? [p.peakMiB] : []))),
+    };
+  };
 }

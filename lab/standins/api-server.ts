@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerCert } from "./pki.ts";
 import type { RequestLog } from "./request-log.ts";
 import type { Listen } from "./standins.ts";
+import { listenNode } from "./node-listen.ts";
 import { BALANCER_BODY, type UnavailableWindow } from "./unavailable.ts";
 
 /** Where a control request came from: `local` when from this host itself (loopback, or the server's own address). */
@@ -96,17 +97,5 @@ export async function serveApi(
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
   server.setTimeout(0);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(listen.port, listen.host, () => resolve());
-  });
-  const address = server.address();
-  return {
-    port: typeof address === "object" && address ? address.port : 0,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenNode(server, listen);
 }

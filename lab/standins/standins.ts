@@ -1,7 +1,8 @@
 /**
  * Starts the three stand-ins (metal-boot, apiserver, image cache) as real HTTPS
- * servers: metal-boot and the image cache on Bun.serve, the apiserver (connect-es,
- * apiserver.ts) on node:https for connect-node (api-server.ts). PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
+ * servers: metal-boot on Bun.serve, the apiserver (connect-es, apiserver.ts) on
+ * node:https for connect-node (api-server.ts), the image cache on node:https so that a
+ * cut is a real short body (image-server.ts). PKI: the "boot" CA signs metal-boot and the image cache (the machine gets
  * it via METAL_CA); the "api" CA signs the apiserver and is handed out by metal-boot,
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
@@ -9,7 +10,11 @@
  * (cut the open Wait streams), /_standin/outage ({ms}: every server closes its listeners
  * and connections, then listens again on the same ports, state kept), /_standin/unavailable
  * (POST {every, ms}: a balancer in front answers every every-th request 503 for ms; GET: the
- * counts; only from this host itself, unavailable.ts), /_standin/keepalive ({ms}) and /_standin/switches
+ * counts; only from this host itself, unavailable.ts), /_standin/image-drop (POST {afterBytes, ms,
+ * delayMs, holdFor}: the image cache closes every image connection after afterBytes of its body for
+ * ms from delayMs on, counted from the holdFor-th image GET when given; GET: its counts by client
+ * address; only from this host itself, image-drop.ts),
+ * /_standin/keepalive ({ms}) and /_standin/switches
  * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
  * /_standin/machines (with each machine's switch connections) and /_standin/switches.
  */
@@ -21,6 +26,8 @@ import { requestValidator } from "./validation.ts";
 import { FaultBox, sleep, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
+import { ImageDropWindow, parseImageDropSpec } from "./image-drop.ts";
+import { serveImages } from "./image-server.ts";
 import { metalBootHandler, type Machine, type MetalBootOptions } from "./metal-boot.ts";
 import { makeCa, makeServerCert, type Ca } from "./pki.ts";
 import { RequestLog } from "./request-log.ts";
@@ -68,6 +75,8 @@ export interface Standins {
   readonly metalBoot: MetalBootOptions;
   /** The balancer in front of the apiserver (POST /_standin/unavailable). */
   readonly unavailable: UnavailableWindow;
+  /** The image cache's drop window (POST /_standin/image-drop). */
+  readonly imageDrop: ImageDropWindow;
   stop(): Promise<void>;
 }
 
@@ -112,6 +121,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   let outage: (ms: number) => Promise<void> = async () => {};
   const cutWaits = () => book.breakWaits();
   const unavailable = new UnavailableWindow();
+  const imageDrop = new ImageDropWindow();
   const control = async (role: Role, path: string, req: Request, peer?: Peer): Promise<Response | undefined> => {
     if (role === "api" && path === "/_standin/unavailable") {
       if (!peer?.local) return Response.json({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" }, { status: 403 });
@@ -120,6 +130,14 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
       const spec = parseUnavailableSpec(await req.json().catch(() => undefined));
       if ("error" in spec) return Response.json({ error: `/_standin/unavailable: ${spec.error}` }, { status: 400 });
       return Response.json(unavailable.set(spec));
+    }
+    if (role === "api" && path === "/_standin/image-drop") {
+      if (!peer?.local) return Response.json({ error: "/_standin/image-drop: only from this host itself (loopback or the server's own address)" }, { status: 403 });
+      if (req.method === "GET") return Response.json(imageDrop.report());
+      if (req.method !== "POST") return Response.json({ error: "/_standin/image-drop: GET or POST expected" }, { status: 405 });
+      const spec = parseImageDropSpec(await req.json().catch(() => undefined));
+      if ("error" in spec) return Response.json({ error: `/_standin/image-drop: ${spec.error}` }, { status: 400 });
+      return Response.json(imageDrop.set(spec));
     }
     if (path === "/_standin/outage" && req.method === "POST") {
       const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
@@ -138,6 +156,8 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   };
   const serve = async (role: Role, port: number): Promise<{ port: number; stop(): Promise<void> }> => {
     if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, control, api, unavailable);
+    if (role === "images")
+      return serveImages({ listen: { ...o.listen.images, port }, cert: certs.images, log, control, handler: handlers.images, imagePath: IMAGE_PATH, drop: imageDrop });
     const s = Bun.serve({
       hostname: o.listen[role].host,
       port,
@@ -190,6 +210,7 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     imagePath: IMAGE_PATH,
     metalBoot,
     unavailable,
+    imageDrop,
     async stop() {
       await Promise.all(servers.map((s) => s.stop()));
     },

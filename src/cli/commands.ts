@@ -20,6 +20,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Registrar>>> = {
   inventory: async () => (await import("./inventory.ts")).registerInventory,
   bmc: async () => (await import("./bmc.ts")).registerBmc,
   disk: async () => (await import("./disk.ts")).registerDisk,
+  image: async () => (await import("./image.ts")).registerImage,
   kconfig: async () => (await import("./kconfig.ts")).registerKconfig,
   status: async () => (await import("./status.ts")).registerStatus,
   clock: async () => (await import("./clock.ts")).registerClock,

@@ -11,10 +11,9 @@
 import { describe, expect, test } from "bun:test";
 import { Fleet } from "../../../lab/fleet/fleet.ts";
 import { runFleet, UNAVAILABLE_EVERY } from "../../../lab/fleet/run.ts";
-import { run } from "../../../lab/ipxe/lab-process.ts";
 import { standinControl } from "../../../lab/standins/control-client.ts";
-import { waitFor } from "../../../lab/wait.ts";
 import { fleetPrerequisites } from "./prerequisites.ts";
+import { machineWithAddress } from "./slaac.ts";
 
 const ok = fleetPrerequisites("the fleet's 503 suite");
 const N = 8;
@@ -46,14 +45,7 @@ describe.if(ok)("a rack of 8 while the apiserver answers 503 to a third of the r
     const fleet = new Fleet({ machines: 1 });
     try {
       await fleet.setUp();
-      const m = fleet.machines[0];
-      if (!m) throw new Error("no machine");
-      // The kernel's own SLAAC on the machine's NIC (no agent), past DAD: the address the servers see it by.
-      await run(["ip", "-n", m.ns, "link", "set", "eth0", "up"]);
-      const usable = async () =>
-        (JSON.parse(await run(["ip", "-n", m.ns, "-j", "-6", "addr", "show", "dev", "eth0", "scope", "global", "-tentative"])) as { addr_info?: unknown[] }[])[0]?.addr_info
-          ?.length ?? 0;
-      await waitFor(async () => (await usable()) > 0, 20_000, "the machine's SLAAC address past DAD", 100);
+      const m = await machineWithAddress(fleet);
       const fromMachine = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, "/_standin/unavailable", { body: { every: 3, ms: 1_000 } });
       expect(fromMachine).toEqual({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" });
       expect(await fleet.unavailableReport()).toMatchObject({ startedAt: null, requests: 0 });

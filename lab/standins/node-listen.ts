@@ -1,0 +1,19 @@
+/** A node:http(s) server listening on `listen` (resolves once it does), with a stop that closes it and every connection. */
+import type { Server } from "node:https";
+import type { Listen } from "./standins.ts";
+
+export async function listenNode(server: Server, listen: Listen): Promise<{ port: number; stop(): Promise<void> }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, () => resolve());
+  });
+  const address = server.address();
+  return {
+    port: typeof address === "object" && address ? address.port : 0,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
