@@ -92,11 +92,14 @@ export async function startImageServer(dir: string, opts: { tls?: { cert: string
     }
     if (!fault || fault.kind === "corrupt") return void res.end(body);
     const head = body.subarray(0, Math.max(0, fault.at - start));
-    // cut: the bytes up to the fault, then the connection is destroyed once they are out.
+    // cut: the bytes up to the fault, then the connection closes (FIN once they are out: a
+    // body short of its Content-Length, the client gets every byte sent; a bare destroy
+    // can reset the connection and the client's kernel then drops what it had queued, so
+    // where the client stands would be chance).
     // stall: the same bytes, then nothing; the client's stall detector must give up.
     // trickle: the same bytes, then one byte every 100 ms until the client gives up.
     res.write(head, () => {
-      if (fault.kind === "cut") res.destroy();
+      if (fault.kind === "cut") res.socket?.end() ?? res.destroy();
       if (fault.kind !== "trickle") return;
       let next = head.length;
       const t = setInterval(() => {

@@ -7,7 +7,10 @@
  * Faults, each bounded:
  * - the body breaks off (reset, short body, stall: no byte for `stallMs`): retried with
  *   exponential backoff and full jitter (src/clients/http/retry.ts backoffDelay) up to
- *   `retry.attempts` breaks and `retry.totalMs`; resumed with `Range: bytes=N-` when the
+ *   `retry.attempts` breaks in a row that got no further into the image than the furthest
+ *   break before, and `retry.totalMs` without getting further (a break after new bytes starts the count and
+ *   the backoff again: a cache that drops connections for a while costs time, not the
+ *   install; the deadline bounds the whole); resumed with `Range: bytes=N-` when the
  *   server answers 206 with the matching Content-Range, else fetched from the start
  *   (the target is cleaned first).
  * - the checksum does not match: the target is cleaned and the image fetched once more
@@ -269,6 +272,11 @@ interface PassState {
   resumes: number;
   restarts: number;
   breaks: number;
+  /** The furthest byte any break reached; a break past it is progress. */
+  furthest: number;
+  /** Breaks in a row that got no further than `furthest`, and since when. */
+  stuck: number;
+  stuckSince: number;
   readonly started: number;
   readonly meter: ProgressMeter;
 }
@@ -308,7 +316,7 @@ function newPass(c: PassConfig): PassState {
   const ext = c.extractor(c.o.root);
   const started = c.env.now();
   const meter = new ProgressMeter(c.env.now(), c.o.progressMs ?? 5_000);
-  return { c, hash, ext, unpack: undefined, offset: 0, total: undefined, resumes: 0, restarts: 0, breaks: 0, started, meter };
+  return { c, hash, ext, unpack: undefined, offset: 0, total: undefined, resumes: 0, restarts: 0, breaks: 0, furthest: 0, stuck: 0, stuckSince: started, started, meter };
 }
 
 /** One GET (resumed from the offset when there is one): true when the body was read to its end, false to go again. */
@@ -469,22 +477,28 @@ async function onBreak(s: PassState, stall: StallGuard, e: unknown): Promise<voi
   const err = stall.fired !== undefined ? new Break(stall.fired) : e;
   if (!isBreak(err)) throw err;
   s.breaks++;
+  if (s.offset > s.furthest) {
+    s.furthest = s.offset;
+    s.stuck = 0;
+    s.stuckSince = env.now();
+  }
+  s.stuck++;
   const why = err instanceof Error ? err.message : String(err);
-  const delayMs = backoffDelay(policy, s.breaks - 1, env.random());
+  const delayMs = backoffDelay(policy, s.stuck - 1, env.random());
   if (env.now() + delayMs - s.started > deadlineMs) throw deadlineError(o, deadlineMs, s.offset, s.total, err);
-  if (s.breaks >= policy.attempts || env.now() + delayMs - s.started > policy.totalMs) {
+  if (s.stuck >= policy.attempts || env.now() + delayMs - s.stuckSince > policy.totalMs) {
     throw new AgentError(
       "image_download",
-      `image: GET ${redactUrl(o.url)} broke off ${s.breaks} time(s), last at byte ${s.offset}${s.total !== undefined ? ` of ${s.total}` : ""}: ${why}; giving up (bound: ${policy.attempts} attempts, ${Math.round(policy.totalMs / 1000)} s)`,
-      { url: redactUrl(o.url), offset: s.offset, breaks: s.breaks },
+      `image: GET ${redactUrl(o.url)} broke off ${s.stuck} time(s) in a row without getting past byte ${s.furthest}${s.total !== undefined ? ` of ${s.total}` : ""} (${s.breaks} breaks in all), last at byte ${s.offset}: ${why}; giving up (bound: ${policy.attempts} attempts or ${Math.round(policy.totalMs / 1000)} s without getting further)`,
+      { url: redactUrl(o.url), offset: s.offset, furthest: s.furthest, breaks: s.breaks, stuck: s.stuck },
       { cause: err },
     );
   }
   logEvent(
     o.log,
     "install.image.resume",
-    { url: redactUrl(o.url), offset: s.offset, total: s.total ?? null, attempt: s.breaks, attempts: policy.attempts, delayMs, reason: why },
-    `image: download broke at byte ${s.offset} (${why}); attempt ${s.breaks + 1}/${policy.attempts} in ${delayMs} ms`,
+    { url: redactUrl(o.url), offset: s.offset, total: s.total ?? null, attempt: s.stuck, attempts: policy.attempts, breaks: s.breaks, delayMs, reason: why },
+    `image: download broke at byte ${s.offset} (${why}); attempt ${s.stuck + 1}/${policy.attempts} in ${delayMs} ms`,
     "warn",
   );
   await env.sleep(delayMs);
