@@ -2,7 +2,9 @@
  * Image install throughput and peak memory, side by side, on the same image and the
  * same target filesystem (not asserted; run as root):
  *   bun bench/install.ts [--pad-mib 256] [--runs 3] [--target DIR] [--proto http|https|both]
- * - metal-hammer (this agent): installImage: one download, hash inline, tar -I lz4 inline.
+ * - metal-hammer (this agent): installImage: one download, hash inline, tar -I lz4 inline,
+ *   from TypeScript source (the way the numbers were first taken) and as the compiled binary
+ *   the initramfs runs (`dist/metal-hammer image install`, `make build`).
  * - pipeline: `curl -s URL | lz4 -d | tar -x` (the floor: no hashing, no retries).
  * --proto both (default): the three ways over plain http, then over https (the image
  * cache may be either: a CA made for the run, trusted by the agent and by curl).
@@ -13,7 +15,7 @@
  * The image cache stand-in runs in its own process (lab/images/server.ts).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -75,6 +77,9 @@ async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; o
   return { ms: performance.now() - t0, peakKiB: peak, out };
 }
 
+const BINARY = join(import.meta.dir, "../dist/metal-hammer");
+if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run make build first (the bench runs the compiled agent too)`);
+
 const protos = v.proto === "both" ? ["http", "https"] : [v.proto as string];
 if (!protos.every((p) => p === "http" || p === "https")) throw new Error(`--proto ${v.proto}: expected http, https or both`);
 const work = mkdtempSync(join(tmpdir(), "mh-bench-install-"));
@@ -108,8 +113,11 @@ try {
     const url = `${proto}://127.0.0.1:${port}/bench/img.tar.lz4`;
     const tlsArgs = proto === "https" ? ["--ca", ca.certFile] : [];
     const curl = proto === "https" ? `curl -sf --cacert "${ca.certFile}"` : "curl -sf";
+    // The cmdline the command reads its config from (a machine's carries METAL_BOOT_URL; the bench names none it uses).
+    const cmdline = `METAL_BOOT_URL=https://[::1]:1/ METAL_LOG_LEVEL=warn ${proto === "https" ? `METAL_CA=${ca.certFile}` : "METAL_ALLOW_HTTP=1"}`;
     const ways: Record<string, () => Promise<{ ms: number; peakKiB: number }>> = {
       "metal-hammer (stream)": () => measure([process.execPath, import.meta.path, "--run-ours", fresh(), "--url", url, ...tlsArgs]),
+      "metal-hammer (compiled)": () => measure([BINARY, "image", "install", url, "--target", fresh(), "--cmdline", cmdline, "--json"]),
       "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `${curl} "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
       "download, md5, unpack": async () => {
         const t = fresh();
