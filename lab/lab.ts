@@ -390,8 +390,9 @@ export async function runLab(run: LabRun): Promise<LabResult> {
 
 const OUTCOMES: readonly Outcome[] = ["poweroff", "reboot", "halt", "panic", "timeout", "crashed"];
 
-async function main(): Promise<number> {
-  const { values: v } = parseArgs({
+/** `bun lab/lab.ts` options (Makefile's `make lab-direct` passes them). */
+function parseLabArgs() {
+  return parseArgs({
     options: {
       kernel: { type: "string" },
       initrd: { type: "string" },
@@ -414,24 +415,30 @@ async function main(): Promise<number> {
       "switch-os": { type: "string", default: "sonic" },
     },
     strict: true,
-  });
-  const usage = (m: string): number => {
-    process.stderr.write(`lab: ${m}\n`);
-    return 2;
-  };
+  }).values;
+}
+type LabArgs = ReturnType<typeof parseLabArgs>;
+
+/** A refused option: what main prints (`lab: ...`) before exiting 2. */
+class Usage {
+  constructor(readonly message: string) {}
+}
+
+/** The run the options ask for, or the first option refused (in the order they are listed). */
+function labRunFrom(v: LabArgs): LabRun | Usage {
   const nics = Number(v.nics);
-  if (!Number.isInteger(nics) || nics < 1 || nics > 8) return usage(`--nics ${v.nics}: expected 1..8`);
-  if (v.nic !== "virtio" && v.nic !== "e1000") return usage(`--nic ${v.nic}: expected virtio or e1000`);
-  if (!(OUTCOMES as readonly string[]).includes(v.expect as string)) return usage(`--expect ${v.expect}: expected one of ${OUTCOMES.join(", ")}`);
-  if (!["poweroff", "reboot", "halt", "shell"].includes(v.done as string)) return usage(`--done ${v.done}: expected poweroff, reboot, halt or shell`);
-  if (v.firmware !== "seabios" && v.firmware !== "qboot") return usage(`--firmware ${v.firmware}: expected seabios or qboot`);
-  if (!((v.servers as string) in SERVER_SETS)) return usage(`--servers ${v.servers}: expected one of ${Object.keys(SERVER_SETS).join(", ")}`);
-  if (!(SWITCH_OSES as readonly string[]).includes(v["switch-os"] as string)) return usage(`--switch-os ${v["switch-os"]}: expected ${SWITCH_OSES.join(" or ")}`);
+  if (!Number.isInteger(nics) || nics < 1 || nics > 8) return new Usage(`--nics ${v.nics}: expected 1..8`);
+  if (v.nic !== "virtio" && v.nic !== "e1000") return new Usage(`--nic ${v.nic}: expected virtio or e1000`);
+  if (!(OUTCOMES as readonly string[]).includes(v.expect as string)) return new Usage(`--expect ${v.expect}: expected one of ${OUTCOMES.join(", ")}`);
+  if (!["poweroff", "reboot", "halt", "shell"].includes(v.done as string)) return new Usage(`--done ${v.done}: expected poweroff, reboot, halt or shell`);
+  if (v.firmware !== "seabios" && v.firmware !== "qboot") return new Usage(`--firmware ${v.firmware}: expected seabios or qboot`);
+  if (!((v.servers as string) in SERVER_SETS)) return new Usage(`--servers ${v.servers}: expected one of ${Object.keys(SERVER_SETS).join(", ")}`);
+  if (!(SWITCH_OSES as readonly string[]).includes(v["switch-os"] as string)) return new Usage(`--switch-os ${v["switch-os"]}: expected ${SWITCH_OSES.join(" or ")}`);
   const mem = Number(v.memory);
-  if (!Number.isInteger(mem) || mem < 256 || mem > 16384) return usage(`--memory ${v.memory}: expected MiB in 256..16384`);
+  if (!Number.isInteger(mem) || mem < 256 || mem > 16384) return new Usage(`--memory ${v.memory}: expected MiB in 256..16384`);
   const timeout = Number(v.timeout);
-  if (!(timeout > 0)) return usage(`--timeout ${v.timeout}: expected seconds > 0`);
-  const run = defaultRun({
+  if (!(timeout > 0)) return new Usage(`--timeout ${v.timeout}: expected seconds > 0`);
+  return defaultRun({
     nics,
     nicModel: v.nic,
     ra: !v["no-ra"],
@@ -451,25 +458,40 @@ async function main(): Promise<number> {
     ...(v.kernel ? { kernel: v.kernel } : {}),
     ...(v.initrd ? { initrd: v.initrd } : {}),
   });
-  for (const f of [run.kernel, run.initrd]) if (!(await Bun.file(f).exists())) return usage(`${f} is missing (make lab builds it)`);
-  if (!v.install) return (await runLab(run)).exitCode;
-  // --install: the whole flow on a disk. A sparse 1 GiB virtio disk and the test OS image
-  // (lab/images/build.ts, the installed kernel is the lab's own) served by the image-cache
-  // stand-in, which then allocates with a one-partition ext4 layout; the run ends when the
-  // installed OS, kexec'd with its initrd, says `testos: up` and powers off.
-  if (v.servers !== "standins") return usage("--install needs --servers standins");
-  if (v["no-allocate"]) return usage("--install needs the allocation (drop --no-allocate)");
+}
+
+/**
+ * --install: the whole flow on a disk. A sparse 1 GiB virtio disk and the test OS image
+ * (lab/images/build.ts, the installed kernel is the lab's own) served by the image-cache
+ * stand-in, which then allocates with a one-partition ext4 layout; the run ends when the
+ * installed OS, kexec'd with its initrd, says `testos: up` and powers off.
+ */
+function installRun(run: LabRun, v: LabArgs): LabRun | Usage {
+  if (v.servers !== "standins") return new Usage("--install needs --servers standins");
+  if (v["no-allocate"]) return new Usage("--install needs the allocation (drop --no-allocate)");
   const kver = run.kernel.replace(/^.*vmlinux-/, "");
   const { disk, image: img } = installMedia(resolve(run.dir), { kernel: `/boot/vmlinuz-${kver}` });
   process.stderr.write(`lab: --install: disk ${disk} (1 GiB, sparse), test OS image ${img.image}\n`);
-  return (
-    await runLab({
-      ...run,
-      expect: "poweroff",
-      extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
-      servers: (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image] } : srv)),
-    })
-  ).exitCode;
+  return {
+    ...run,
+    expect: "poweroff",
+    extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
+    servers: (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image] } : srv)),
+  };
+}
+
+async function main(): Promise<number> {
+  const v = parseLabArgs();
+  const usage = (u: Usage): number => {
+    process.stderr.write(`lab: ${u.message}\n`);
+    return 2;
+  };
+  const run = labRunFrom(v);
+  if (run instanceof Usage) return usage(run);
+  for (const f of [run.kernel, run.initrd]) if (!(await Bun.file(f).exists())) return usage(new Usage(`${f} is missing (make lab builds it)`));
+  const chosen = v.install ? installRun(run, v) : run;
+  if (chosen instanceof Usage) return usage(chosen);
+  return (await runLab(chosen)).exitCode;
 }
 
 if (import.meta.main) {

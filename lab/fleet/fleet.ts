@@ -5,8 +5,11 @@
  * description `Ethernet<4(n-1)>`); leaf01 also runs radvd (one /64 for the rack, RDNSS)
  * and the stand-ins (metal-boot, apiserver with the switch table, image cache). Every
  * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced),
- * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by construction (lab/diskless.ts). Names are unique per
- * fleet; everything is removed by tearDown, processes ended by PID.
+ * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by
+ * construction (lab/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
+ * route, the machines take RAs with `router: false`); names are unique per fleet
+ * (`mhf-<id>-l1`, `mhf-<id>-m<i>`); everything is removed by tearDown: agents and installs
+ * killed by PID, the leaves' daemons stopped by PID by their rigs, then the namespaces.
  *
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
@@ -16,15 +19,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../diskless.ts";
 import { compileAgentDriver } from "./driver-binary.ts";
-import { run } from "../ipxe/lab-process.ts";
 import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
 import { withPrivateRun } from "../plan.ts";
 import { waitFor } from "../wait.ts";
-import { radvdConf as renderRadvdConf } from "../rig/radvd-conf.ts";
-import { startRadvd } from "../rig/radvd.ts";
+import { NetnsRig } from "../rig/rig.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const STANDINS = join(REPO, "lab/standins/main.ts");
@@ -108,10 +109,11 @@ export const fleetUuid = (i: number) => `00000000-f1ee-7000-8000-${i.toString(16
 export class Fleet {
   readonly id = Math.random().toString(36).slice(2, 7);
   readonly dir = mkdtempSync(join(tmpdir(), "mhf-"));
-  readonly leaves = [`mhf${this.id}-l1`, `mhf${this.id}-l2`] as const;
+  readonly leaves = [`mhf-${this.id}-l1`, `mhf-${this.id}-l2`] as const;
   readonly machines: FleetMachine[] = [];
-  private readonly namespaces: string[] = [];
-  private readonly daemons: ReturnType<typeof Bun.spawn>[] = [];
+  /** The leaves' rigs (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, in creation order. */
+  private readonly leafRigs: NetnsRig[] = [];
+  private readonly machineRigs: NetnsRig[] = [];
   private readonly installs: ReturnType<typeof Bun.spawn>[] = [];
   readonly state = join(this.dir, "standins");
   /** The agent every machine runs (compiled in setUp). */
@@ -121,69 +123,72 @@ export class Fleet {
     chmodSync(this.dir, 0o755);
   }
 
-  private nsExec(ns: string, argv: readonly string[]): string[] {
-    return ["ip", "netns", "exec", ns, ...argv];
+  /** leaf01's rig: radvd, lldpd, the stand-ins and the servers' address live there. */
+  private get leaf01(): NetnsRig {
+    const r = this.leafRigs[0];
+    if (!r) throw new Error(`fleet ${this.id}: not set up (no leaf01)`);
+    return r;
   }
 
-  private async addNs(name: string): Promise<void> {
-    await run(["ip", "netns", "add", name]);
-    this.namespaces.push(name);
-    await run(["ip", "-n", name, "link", "set", "lo", "up"]);
+  /** `argv` in leaf01 (the stand-ins' control client runs there). */
+  private inLeaf01 = (argv: readonly string[]): string[] => this.leaf01.exec(argv);
+
+  private machineRig(m: FleetMachine): NetnsRig {
+    const r = this.machineRigs[m.index];
+    if (!r) throw new Error(`fleet ${this.id}: machine ${m.index} has no namespace`);
+    return r;
   }
 
   /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
   async setUp(): Promise<void> {
-    const n = this.opts.machines;
     this.agent = compileAgentDriver(join(this.dir, "agent-driver"));
-    for (const leaf of this.leaves) {
-      await this.addNs(leaf);
-      await run(["ip", "-n", leaf, "link", "add", "br0", "type", "bridge"]);
-      await run(["ip", "-n", leaf, "link", "set", "br0", "up"]);
-      await run(this.nsExec(leaf, ["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]));
-    }
-    await run(["ip", "-n", this.leaves[0], "addr", "add", `${SERVERS_ADDR}/64`, "dev", "br0", "nodad"]);
-    for (let i = 0; i < n; i++) {
-      const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
-      await this.addNs(m.ns);
-      for (const [k, leaf] of this.leaves.entries()) {
-        const port = `p${i}`;
-        await run(["ip", "link", "add", port, "netns", leaf, "type", "veth", "peer", "name", `eth${k}`, "netns", m.ns, "address", `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}`]);
-        await run(["ip", "-n", leaf, "link", "set", port, "master", "br0"]);
-        await run(["ip", "-n", leaf, "link", "set", port, "up"]);
-      }
-      this.machines.push(m);
-    }
+    this.addLeaves();
+    for (let i = 0; i < this.opts.machines; i++) this.addMachine(i);
     // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
-    const radvdConf = join(this.dir, "radvd.conf");
-    writeFileSync(radvdConf, renderRadvdConf([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]));
-    this.daemons.push(
-      await startRadvd({ exec: (argv) => this.nsExec(this.leaves[0], argv), conf: radvdConf, pidFile: join(this.dir, "radvd.pid"), log: join(this.dir, "radvd.log") }),
-    );
+    await this.leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
     await this.startLldpd();
     await this.startStandins();
   }
 
-  private spawn(argv: readonly string[], stdout: "ignore" | "pipe" = "ignore"): ReturnType<typeof Bun.spawn> {
-    const p = Bun.spawn([...argv], { stdin: "ignore", stdout, stderr: "pipe" });
-    this.daemons.push(p);
-    return p;
+  /** Both leaves: a routing namespace with bridge br0; leaf01's bridge has the servers' address. */
+  private addLeaves(): void {
+    for (const leaf of this.leaves) {
+      const rig = NetnsRig.create(leaf, this.dir);
+      this.leafRigs.push(rig);
+      rig.addBridge("br0");
+    }
+    this.leaf01.addAddr("br0", `${SERVERS_ADDR}/64`);
+  }
+
+  /** Machine i: its namespace (taking RAs) and NIC eth<k> on leaf k's bridge as port p<i>, MAC 02:f1:<i>:00:0<k+1>. */
+  private addMachine(i: number): void {
+    const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf-${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
+    const rig = NetnsRig.create(m.ns, this.dir, { router: false });
+    this.machineRigs.push(rig);
+    for (const [k, leaf] of this.leafRigs.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
+    this.machines.push(m);
   }
 
   /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
   private async startLldpd(): Promise<void> {
-    for (const [k, leaf] of this.leaves.entries()) {
+    for (const k of this.leaves.keys()) {
       const host = `leaf0${k + 1}`;
       const conf = join(this.dir, `lldpd-${host}.conf`);
       const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
       for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
       writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
       const sock = join(this.dir, `lldpd-${host}.sock`);
-      const p = this.spawn(this.nsExec(leaf, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf])));
+      const rig = this.leafRigs[k] as NetnsRig;
+      const p = rig.spawn(`lldpd ${host}`, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf]), {
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "ignore",
+      });
       const last = `Eth1/${this.opts.machines}(Port${this.opts.machines})`;
       await waitFor(
         () => {
           if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
-          const r = Bun.spawnSync(this.nsExec(leaf, ["lldpcli", "-u", sock, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" });
+          const r = Bun.spawnSync(rig.exec(["lldpcli", "-u", sock, "show", "interfaces"]), { stdout: "pipe", stderr: "pipe" });
           return r.stdout.toString().includes(last);
         },
         30_000,
@@ -214,7 +219,7 @@ export class Fleet {
       ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
       ...(this.opts.image ? ["--image", this.opts.image] : []),
     ];
-    const p = this.spawn(this.nsExec(this.leaves[0], argv), "pipe");
+    const p = this.leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     await waitFor(
       () => {
         if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
@@ -234,7 +239,7 @@ export class Fleet {
     for (const m of this.machines) {
       const cmdline = this.cmdline(m, extra);
       m.startedAt = Date.now();
-      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
+      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
         stdin: "ignore",
         stdout: "ignore",
@@ -283,7 +288,7 @@ export class Fleet {
       const install: ImageInstall = { target, startedAt: Date.now(), logs: [], stderr: "" };
       m.install = install;
       const argv = [this.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
-      const proc = Bun.spawn(this.nsExec(m.ns, disklessArgv(argv)), {
+      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv(argv)), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json" },
         stdin: "ignore",
         stdout: "pipe",
@@ -317,7 +322,7 @@ export class Fleet {
 
   /** The drop window and its counts (by client address). */
   async imageDropReport(): Promise<ImageDropReport> {
-    return dropAnswer(await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/image-drop", { timeoutMs: 30_000 }));
+    return dropAnswer(await standinControl(this.inLeaf01, this.state, "/_standin/image-drop", { timeoutMs: 30_000 }));
   }
 
   /** Machines with a log line of `event` (e.g. "provision.wait": waiting for an allocation). */
@@ -337,7 +342,7 @@ export class Fleet {
 
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
   async standinMachines(): Promise<{ registered: Record<string, unknown>; openWaits: string[]; waitOpenedAt: number[] }> {
-    return (await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/machines", { timeoutMs: 30_000 })) as {
+    return (await standinControl(this.inLeaf01, this.state, "/_standin/machines", { timeoutMs: 30_000 })) as {
       registered: Record<string, unknown>;
       openWaits: string[];
       waitOpenedAt: number[];
@@ -346,7 +351,7 @@ export class Fleet {
 
   /** POST to an apiserver control endpoint. */
   async control(path: string, body: unknown = {}): Promise<unknown> {
-    return await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, path, { body });
+    return await standinControl(this.inLeaf01, this.state, path, { body });
   }
 
   /**
@@ -380,14 +385,14 @@ export class Fleet {
 
   /** The balancer's window and its counts: requests seen in it, 503s sent. */
   async unavailableReport(): Promise<UnavailableReport> {
-    return balancerAnswer(await standinControl((argv) => this.nsExec(this.leaves[0], argv), this.state, "/_standin/unavailable", { timeoutMs: 30_000 }));
+    return balancerAnswer(await standinControl(this.inLeaf01, this.state, "/_standin/unavailable", { timeoutMs: 30_000 }));
   }
 
   /** Each machine's global IPv6 addresses now (what the servers see as its source), in machine order. */
   async addresses(): Promise<string[][]> {
     const out: string[][] = [];
     for (const m of this.machines) {
-      const info = JSON.parse(await run(["ip", "-n", m.ns, "-j", "-6", "addr", "show", "scope", "global"])) as { addr_info?: { local?: string }[] }[];
+      const info = JSON.parse(this.machineRig(m).ip("-j", "-6", "addr", "show", "scope", "global")) as { addr_info?: { local?: string }[] }[];
       out.push(info.flatMap((l) => (l.addr_info ?? []).flatMap((a) => (a.local ? [a.local] : []))));
     }
     return out;
@@ -412,7 +417,7 @@ export class Fleet {
     }
   }
 
-  /** Ends every agent (SIGKILL: the namespace goes with it), the daemons by PID, the namespaces and the dir. */
+  /** Ends every install and agent (SIGKILL, by PID), then the leaves' daemons by PID and every namespace (the rigs' cleanup), then the dir. */
   async tearDown(keep = false): Promise<void> {
     for (const p of this.installs) {
       try {
@@ -426,15 +431,8 @@ export class Fleet {
       } catch {}
       await m.proc?.exited;
     }
-    for (const d of [...this.daemons].reverse()) {
-      try {
-        d.kill("SIGTERM");
-      } catch {}
-      const ended = await Promise.race([d.exited.then(() => true), Bun.sleep(5_000).then(() => false)]);
-      if (!ended) d.kill("SIGKILL");
-      await d.exited;
-    }
-    for (const ns of this.namespaces.splice(0).reverse()) await run(["ip", "netns", "del", ns]).catch(() => undefined);
+    // Last created first, as before: the machines (their veths go with them), then leaf02, then leaf01 (the stand-ins, lldpd, radvd).
+    for (const rig of [...this.leafRigs.splice(0), ...this.machineRigs.splice(0)].reverse()) await rig.cleanup();
     if (!keep) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -19,7 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildTestImage, type TestImage } from "../images/build.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
-import { Fleet, type FleetMachine } from "./fleet.ts";
+import { Fleet, type FleetMachine, type ServerRequest } from "./fleet.ts";
+import type { UnavailableReport } from "../standins/unavailable.ts";
 import {
   answersPerMachine,
   comebacks,
@@ -157,136 +158,190 @@ export interface FleetRunOptions {
 
 const lastLine = (m: FleetMachine) => m.stderr.trim().split("\n").at(-1) ?? "";
 
+/** One run's state: its options, the fleet, the test image (image-drop), the deadline, the outages and 503 window so far. */
+interface FleetRun {
+  readonly o: FleetRunOptions;
+  readonly say: (line: string) => void;
+  readonly fleet: Fleet;
+  readonly image?: TestImage;
+  readonly imageDir?: string;
+  /** What is left of the run's time (at least 1 s): every wait's bound. */
+  readonly left: () => number;
+  readonly outages: { downAt: number; upAt: number }[];
+  /** The balancer's 503 window (unavailable), as the stand-in opened it. */
+  window?: { readonly startedAt: number; readonly endsAt: number };
+}
+
+/** An answered request of the log with its time as a number (the figures' input). */
+type TimedRequest = Omit<ServerRequest, "time"> & { readonly time: number };
+
 export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
-  const say = o.progress ?? (() => {});
+  const r = prepare(o);
+  const t0 = Date.now();
+  try {
+    r.say(`fleet: ${o.machines} machines, scenario ${o.scenario}: setting up namespaces, leaves, lldpd, radvd, stand-ins`);
+    await r.fleet.setUp();
+    r.say(`fleet: set up in ${((Date.now() - t0) / 1000).toFixed(1)} s; powering on`);
+    if (o.scenario === "unavailable") await openBalancer(r);
+    const on = Date.now();
+    r.fleet.startAgents();
+    if (o.scenario === "outage") await twoOutages(r);
+    await allWaiting(r, "every machine registered and waiting");
+    const balancer = r.window ? await balancerClosed(r) : undefined;
+    const imageDrop = r.image ? await installUnderDrops(r.fleet, r.image, o, r.left, r.say) : undefined;
+    r.fleet.readPeaks();
+    const addresses = r.window || r.image ? await r.fleet.addresses() : [];
+    return await figures(r, on, addresses, balancer, imageDrop);
+  } finally {
+    await r.fleet.tearDown(o.keep);
+    if (r.imageDir && !o.keep) rmSync(r.imageDir, { recursive: true, force: true });
+  }
+}
+
+/** The fleet (not set up yet) and, for image-drop, the test image it serves. */
+function prepare(o: FleetRunOptions): FleetRun {
   let image: TestImage | undefined;
   let imageDir: string | undefined;
   if (o.scenario === "image-drop") {
     imageDir = mkdtempSync(join(tmpdir(), "mhf-image-"));
     image = buildTestImage(join(imageDir, "debian/12"), { padMib: IMAGE_DROP_PAD_MIB });
   }
-  const fleet = new Fleet({ machines: o.machines, ...(image ? { image: image.image } : {}) });
-  const t0 = Date.now();
-  const deadline = t0 + o.timeoutMs;
-  const left = () => Math.max(1_000, deadline - Date.now());
-  const outages: { downAt: number; upAt: number }[] = [];
-  const outageMs = o.outageMs ?? 10_000;
-  const allWaiting = async (what: string) => {
-    await waitFor(
-      async () => {
-        const dead = fleet.machines.filter((m) => m.exitCode !== undefined);
-        if (dead.length > 0) return true; // reported below
-        // A stand-in busy with a rack's requests may answer its control endpoint late: ask again.
-        const st = await fleet.standinMachines().catch(() => undefined);
-        return (st?.openWaits.length ?? 0) >= o.machines;
-      },
-      left(),
-      what,
-      250,
-    );
+  const deadline = Date.now() + o.timeoutMs;
+  return {
+    o,
+    say: o.progress ?? (() => {}),
+    fleet: new Fleet({ machines: o.machines, ...(image ? { image: image.image } : {}) }),
+    ...(image ? { image } : {}),
+    ...(imageDir ? { imageDir } : {}),
+    left: () => Math.max(1_000, deadline - Date.now()),
+    outages: [],
   };
-  try {
-    say(`fleet: ${o.machines} machines, scenario ${o.scenario}: setting up namespaces, leaves, lldpd, radvd, stand-ins`);
-    await fleet.setUp();
-    say(`fleet: set up in ${((Date.now() - t0) / 1000).toFixed(1)} s; powering on`);
-    let window: { readonly startedAt: number; readonly endsAt: number } | undefined;
-    if (o.scenario === "unavailable") {
-      // Open from the power-on: the balancer is set, then the rack powered on.
-      const w = await fleet.unavailable(UNAVAILABLE_EVERY, o.unavailableMs ?? 60_000);
-      window = { startedAt: w.startedAt ?? Date.now(), endsAt: w.endsAt ?? Date.now() };
-      say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (by a counter) for ${((o.unavailableMs ?? 60_000) / 1000).toFixed(0)} s`);
-    }
-    const on = Date.now();
-    fleet.startAgents();
-    if (o.scenario === "outage") {
-      // Down just as the machines ask metal-boot for their config.
-      await waitFor(() => fleet.requests().some((r) => r.path.startsWith("/config/")), left(), "the first machine asking metal-boot", 20);
-      say("fleet: servers down (metal-boot asked)");
-      outages.push(await fleet.outage(outageMs));
-      await allWaiting("every machine registered and waiting after the first outage");
-      say("fleet: servers down (every machine waiting)");
-      outages.push(await fleet.outage(outageMs));
-    }
-    await allWaiting("every machine registered and waiting");
-    let balancer: Awaited<ReturnType<typeof fleet.unavailableReport>> | undefined;
-    if (window) {
-      // The window's counts are complete once it closed; the machines must still be waiting then.
-      const endsAt = window.endsAt;
-      balancer = await waitFor(
-        async () => {
-          if (Date.now() < endsAt) return false;
-          const r = await fleet.unavailableReport().catch(() => undefined);
-          return r && !r.active ? r : false;
-        },
-        left(),
-        "the balancer's 503 window to close",
-        250,
-      );
-      await allWaiting("every machine still registered and waiting after the 503 window");
-    }
-    const imageDrop = image ? await installUnderDrops(fleet, image, o, left, say) : undefined;
-    fleet.readPeaks();
-    const addresses = window || image ? await fleet.addresses() : [];
-    const st = await fleet.standinMachines();
-    const traces = fleet.machines.map((m) => ({
-      startedAt: m.startedAt,
-      firsts: firstTimes(m.logs),
-      ...(m.exitCode !== undefined ? { exitCode: m.exitCode } : {}),
-      ...(m.peakKb ? { peakKb: m.peakKb } : {}),
-      ...(m.anonKb ? { anonKb: m.anonKb } : {}),
-    }));
-    // Answered requests from the log, plus every Wait stream's opening (an open Wait is never answered, so never logged);
-    // a Wait the balancer answered 503 never opened a stream, so it counts from the log.
-    // The run's own control requests (/_standin/...) are in the log too: not the machines' load.
-    const log = fleet
-      .requests()
-      .filter((r) => !r.path.startsWith("/_standin/"))
-      .map((r) => ({ ...r, time: Date.parse(r.time) }));
-    const times = [...log.filter((r) => !r.path.endsWith("/Wait") || r.status === 503).map((r) => r.time), ...st.waitOpenedAt];
-    const unavailable: UnavailableFigures | undefined =
-      window && balancer
-        ? (() => {
-            const answered = answersPerMachine(log, addresses, 503);
-            // A Wait answered 503 comes back as a Wait stream (not in the log when it stays open): only unary retries are paired here.
-            const retries = retriesAfter(log.filter((r) => r.server === "api" && !r.path.endsWith("/Wait")));
-            const { startedAt, endsAt } = window;
-            return {
-              every: balancer.every,
-              ms: balancer.ms,
-              requests: balancer.requests,
-              sent: balancer.unavailable,
-              inLog: log.filter((r) => r.server === "api" && r.status === 503).length,
-              perMachine: fleet.machines.map((m, i) => ({ uuid: m.uuid, answered: answered[i] ?? 0, retried: unavailableRetries(m.logs) })),
-              burst: largestBurst(times.filter((t) => t >= startedAt && t < endsAt)),
-              retryDelayMs: spread(retries.map((x) => x.delayMs)),
-              retryBurst: largestBurst(retries.map((x) => x.at)),
-            };
-          })()
-        : undefined;
-    return {
-      machines: o.machines,
-      scenario: o.scenario,
-      registered: Object.keys(st.registered).length,
-      waiting: st.openWaits.length,
-      ended: fleet.machines.filter((m) => m.exitCode !== undefined).map((m) => ({ uuid: m.uuid, exitCode: m.exitCode as number, lastLine: lastLine(m) })),
-      toNetworkReady: timeTo(traces, "net.ready"),
-      toRegister: timeTo(traces, "provision.register"),
-      toWait: timeTo(traces, "provision.wait"),
-      burst: largestBurst(times.filter((t) => t >= on)),
-      burstsAfterOutage: outages.map((x) => largestBurst(times, x.upAt)),
-      comebackBursts: outages.map((x) => largestBurst(comebacks(log, st.waitOpenedAt, x.upAt), x.upAt)),
-      outages,
-      peakRssMiB: spread(traces.flatMap((t) => (t.peakKb ? [t.peakKb / 1024] : []))),
-      privateMiB: spread(traces.flatMap((t) => (t.anonKb ? [t.anonKb / 1024] : []))),
-      ...(unavailable ? { unavailable } : {}),
-      ...(imageDrop ? { imageDrop: imageDrop(addresses, log) } : {}),
-      requests: times.length,
-      wallMs: Date.now() - on,
-    };
-  } finally {
-    await fleet.tearDown(o.keep);
-    if (imageDir && !o.keep) rmSync(imageDir, { recursive: true, force: true });
-  }
+}
+
+/** Waits (bounded by the run's time) until every machine has an open Wait stream, or one ended (reported in the figures). */
+async function allWaiting(r: FleetRun, what: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const dead = r.fleet.machines.filter((m) => m.exitCode !== undefined);
+      if (dead.length > 0) return true; // reported below
+      // A stand-in busy with a rack's requests may answer its control endpoint late: ask again.
+      const st = await r.fleet.standinMachines().catch(() => undefined);
+      return (st?.openWaits.length ?? 0) >= r.o.machines;
+    },
+    r.left(),
+    what,
+    250,
+  );
+}
+
+/** unavailable: the balancer's window opened from the power-on (set before the rack powers on). */
+async function openBalancer(r: FleetRun): Promise<void> {
+  const ms = r.o.unavailableMs ?? 60_000;
+  const w = await r.fleet.unavailable(UNAVAILABLE_EVERY, ms);
+  r.window = { startedAt: w.startedAt ?? Date.now(), endsAt: w.endsAt ?? Date.now() };
+  r.say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (by a counter) for ${(ms / 1000).toFixed(0)} s`);
+}
+
+/** outage: the servers down just as the machines ask metal-boot for their config, and again once every machine waits. */
+async function twoOutages(r: FleetRun): Promise<void> {
+  const outageMs = r.o.outageMs ?? 10_000;
+  await waitFor(() => r.fleet.requests().some((q) => q.path.startsWith("/config/")), r.left(), "the first machine asking metal-boot", 20);
+  r.say("fleet: servers down (metal-boot asked)");
+  r.outages.push(await r.fleet.outage(outageMs));
+  await allWaiting(r, "every machine registered and waiting after the first outage");
+  r.say("fleet: servers down (every machine waiting)");
+  r.outages.push(await r.fleet.outage(outageMs));
+}
+
+/** The balancer's counts once its window closed (complete then); the machines must still be waiting then. */
+async function balancerClosed(r: FleetRun): Promise<UnavailableReport> {
+  const endsAt = r.window?.endsAt ?? Date.now();
+  const balancer = await waitFor(
+    async () => {
+      if (Date.now() < endsAt) return false;
+      const rep = await r.fleet.unavailableReport().catch(() => undefined);
+      return rep && !rep.active ? rep : false;
+    },
+    r.left(),
+    "the balancer's 503 window to close",
+    250,
+  );
+  await allWaiting(r, "every machine still registered and waiting after the 503 window");
+  return balancer;
+}
+
+/** The run's figures from the machines' logs, the stand-ins' request log and Wait streams, the balancer's and the drop window's counts. */
+async function figures(
+  r: FleetRun,
+  on: number,
+  addresses: readonly (readonly string[])[],
+  balancer: UnavailableReport | undefined,
+  imageDrop: ((addresses: readonly (readonly string[])[], log: readonly TimedRequest[]) => ImageDropFigures) | undefined,
+): Promise<FleetResult> {
+  const { o, fleet, outages } = r;
+  const st = await fleet.standinMachines();
+  const traces = fleet.machines.map((m) => ({
+    startedAt: m.startedAt,
+    firsts: firstTimes(m.logs),
+    ...(m.exitCode !== undefined ? { exitCode: m.exitCode } : {}),
+    ...(m.peakKb ? { peakKb: m.peakKb } : {}),
+    ...(m.anonKb ? { anonKb: m.anonKb } : {}),
+  }));
+  // Answered requests from the log, plus every Wait stream's opening (an open Wait is never answered, so never logged);
+  // a Wait the balancer answered 503 never opened a stream, so it counts from the log.
+  // The run's own control requests (/_standin/...) are in the log too: not the machines' load.
+  const log: TimedRequest[] = fleet
+    .requests()
+    .filter((q) => !q.path.startsWith("/_standin/"))
+    .map((q) => ({ ...q, time: Date.parse(q.time) }));
+  const times = [...log.filter((q) => !q.path.endsWith("/Wait") || q.status === 503).map((q) => q.time), ...st.waitOpenedAt];
+  const unavailable = r.window && balancer ? unavailableFigures(fleet, r.window, balancer, log, times, addresses) : undefined;
+  return {
+    machines: o.machines,
+    scenario: o.scenario,
+    registered: Object.keys(st.registered).length,
+    waiting: st.openWaits.length,
+    ended: fleet.machines.filter((m) => m.exitCode !== undefined).map((m) => ({ uuid: m.uuid, exitCode: m.exitCode as number, lastLine: lastLine(m) })),
+    toNetworkReady: timeTo(traces, "net.ready"),
+    toRegister: timeTo(traces, "provision.register"),
+    toWait: timeTo(traces, "provision.wait"),
+    burst: largestBurst(times.filter((t) => t >= on)),
+    burstsAfterOutage: outages.map((x) => largestBurst(times, x.upAt)),
+    comebackBursts: outages.map((x) => largestBurst(comebacks(log, st.waitOpenedAt, x.upAt), x.upAt)),
+    outages,
+    peakRssMiB: spread(traces.flatMap((t) => (t.peakKb ? [t.peakKb / 1024] : []))),
+    privateMiB: spread(traces.flatMap((t) => (t.anonKb ? [t.anonKb / 1024] : []))),
+    ...(unavailable ? { unavailable } : {}),
+    ...(imageDrop ? { imageDrop: imageDrop(addresses, log) } : {}),
+    requests: times.length,
+    wallMs: Date.now() - on,
+  };
+}
+
+/** The 503 window's figures: what the balancer sent, what each machine was answered and retried, the bursts in it. */
+function unavailableFigures(
+  fleet: Fleet,
+  window: { readonly startedAt: number; readonly endsAt: number },
+  balancer: UnavailableReport,
+  log: readonly TimedRequest[],
+  times: readonly number[],
+  addresses: readonly (readonly string[])[],
+): UnavailableFigures {
+  const answered = answersPerMachine(log, addresses, 503);
+  // A Wait answered 503 comes back as a Wait stream (not in the log when it stays open): only unary retries are paired here.
+  const retries = retriesAfter(log.filter((q) => q.server === "api" && !q.path.endsWith("/Wait")));
+  const { startedAt, endsAt } = window;
+  return {
+    every: balancer.every,
+    ms: balancer.ms,
+    requests: balancer.requests,
+    sent: balancer.unavailable,
+    inLog: log.filter((q) => q.server === "api" && q.status === 503).length,
+    perMachine: fleet.machines.map((m, i) => ({ uuid: m.uuid, answered: answered[i] ?? 0, retried: unavailableRetries(m.logs) })),
+    burst: largestBurst(times.filter((t) => t >= startedAt && t < endsAt)),
+    retryDelayMs: spread(retries.map((x) => x.delayMs)),
+    retryBurst: largestBurst(retries.map((x) => x.at)),
+  };
 }
 
 /** The image's entries (tar -t), as paths relative to the target. */

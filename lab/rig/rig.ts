@@ -5,8 +5,9 @@
  * (processes ended by PID, last started first, then the namespace with its taps).
  * The direct lab (lab/lab.ts), the chain lab (lab/chain/) and the root tests' veth
  * labs (test/helpers/netns.ts: an agent namespace with `router: false`, one router
- * namespace per link, radvd from a fixture config) build on it; the fleet shares its
- * radvd start.
+ * namespace per link, radvd from a fixture config) and the fleet (lab/fleet/: two leaf
+ * namespaces with a bridge of N ports, veths to N machine namespaces with `router: false`,
+ * radvd on a leaf's bridge) build on it.
  *
  *   const rig = NetnsRig.create("mhl-d69e44", dir);
  *   rig.addTap("mhld69e44t0", "fd6d:686c:0:1::1");
@@ -116,6 +117,28 @@ export class NetnsRig {
     this.ip("tuntap", "add", "dev", tap, "mode", "tap");
     this.ip("-6", "addr", "add", `${routerAddr}/64`, "dev", tap, "nodad");
     this.ip("link", "set", tap, "up");
+  }
+
+  /** A bridge in the namespace, up (the fleet's leaf: every machine's veth a port of it). */
+  addBridge(bridge: string): void {
+    this.ip("link", "add", bridge, "type", "bridge");
+    this.ip("link", "set", bridge, "up");
+  }
+
+  /** An address on a device of the namespace (`cidr` with its prefix length), nodad: usable at once. */
+  addAddr(dev: string, cidr: string): void {
+    this.ip("addr", "add", cidr, "dev", dev, "nodad");
+  }
+
+  /**
+   * A veth from this namespace (`port`, up, enslaved to `o.master` if given) to `peer`'s
+   * namespace (`peerName`, with MAC `o.peerMac` if given; left down, as a machine's NIC at
+   * power-on). Two `ip` runs (one with `master`: the create, then set master and up at once):
+   * the fleet adds hundreds. Deleted with either namespace.
+   */
+  addVeth(port: string, peer: NetnsRig, peerName: string, o: { readonly master?: string; readonly peerMac?: string } = {}): void {
+    sh(["ip", "link", "add", port, "netns", this.ns, "type", "veth", "peer", "name", peerName, "netns", peer.ns, ...(o.peerMac ? ["address", o.peerMac] : [])]);
+    this.ip("link", "set", port, ...(o.master ? ["master", o.master] : []), "up");
   }
 
   /** What cleanup() must undo besides the namespace (a process to stop by its PID, a file to remove), last added first. */

@@ -55,47 +55,78 @@ export async function serveApi(
   api: Api,
   balancer?: UnavailableWindow,
 ): Promise<{ port: number; stop(): Promise<void> }> {
-  const server: Server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
-    void (async () => {
-      const path = (req.url ?? "/").split("?")[0] ?? "/";
-      const body = await readBody(req);
-      const headers = headerObject(req);
-      const source = req.socket.remoteAddress ?? null;
-      const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
-      let logged = false;
-      (res as unknown as { writeHead: (...a: unknown[]) => ServerResponse }).writeHead = (...a: unknown[]) => {
-        // Not when the client has gone (a Wait that never answered ends so): nothing was answered.
-        if (!logged && !req.socket.destroyed) {
-          logged = true;
-          log.add({ time: new Date().toISOString(), server: "api", method: req.method ?? "", path, source, status: Number(a[0]), headers, body: new TextDecoder().decode(body) });
-        }
-        return writeHead(...a);
-      };
-      try {
-        if (path.startsWith("/_standin/")) {
-          const r = await control(
-            "api",
-            path,
-            new Request(`https://standin${req.url ?? "/"}`, { method: req.method ?? "GET", headers, ...(req.method === "POST" ? { body } : {}) }),
-            { local: isLocalPeer(req.socket.remoteAddress, req.socket.localAddress) },
-          );
-          await writeFetchResponse(r ?? Response.json({ error: `no control endpoint ${path}` }, { status: 404 }), res);
-          return;
-        }
-        if (balancer?.take()) {
-          // The balancer's own answer: no Connect error body (the client maps the status).
-          res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(BALANCER_BODY)) });
-          res.end(BALANCER_BODY);
-          return;
-        }
-        await api(req, res, body);
-      } catch {
-        res.destroy();
-      }
-    })();
-  });
+  const serving: ApiServing = { log, control, api, ...(balancer ? { balancer } : {}) };
+  const server: Server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => void answer(serving, req, res));
   server.requestTimeout = 0;
   server.headersTimeout = 30_000;
   server.setTimeout(0);
   return listenNode(server, listen);
+}
+
+/** What every request of the server is answered with: the log, the control endpoints, the apiserver, the balancer in front. */
+interface ApiServing {
+  readonly log: RequestLog;
+  readonly control: Control;
+  readonly api: Api;
+  readonly balancer?: UnavailableWindow;
+}
+
+/** One request as read: its path (no query), whole body and headers. */
+interface ReadRequest {
+  readonly path: string;
+  readonly body: Uint8Array;
+  readonly headers: Record<string, string>;
+}
+
+/** One request: read whole, logged when its head is written, routed to the control endpoints, the balancer or the apiserver. */
+async function answer(s: ApiServing, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const r: ReadRequest = { path: (req.url ?? "/").split("?")[0] ?? "/", body: await readBody(req), headers: headerObject(req) };
+  logOnHead(s.log, req, res, r);
+  try {
+    if (r.path.startsWith("/_standin/")) return await answerControl(s.control, req, res, r);
+    if (s.balancer?.take()) return answerBalancer(res);
+    await s.api(req, res, r.body);
+  } catch {
+    res.destroy();
+  }
+}
+
+/** Logs the answer when its head is written; not when the client has gone (a Wait that never answered ends so): nothing was answered. */
+function logOnHead(log: RequestLog, req: IncomingMessage, res: ServerResponse, r: ReadRequest): void {
+  const source = req.socket.remoteAddress ?? null;
+  const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
+  let logged = false;
+  (res as unknown as { writeHead: (...a: unknown[]) => ServerResponse }).writeHead = (...a: unknown[]) => {
+    if (!logged && !req.socket.destroyed) {
+      logged = true;
+      log.add({
+        time: new Date().toISOString(),
+        server: "api",
+        method: req.method ?? "",
+        path: r.path,
+        source,
+        status: Number(a[0]),
+        headers: r.headers,
+        body: new TextDecoder().decode(r.body),
+      });
+    }
+    return writeHead(...a);
+  };
+}
+
+/** A /_standin/ request as a fetch Request to the control endpoints, told whether it came from this host; 404 for an unknown one. */
+async function answerControl(control: Control, req: IncomingMessage, res: ServerResponse, r: ReadRequest): Promise<void> {
+  const answer = await control(
+    "api",
+    r.path,
+    new Request(`https://standin${req.url ?? "/"}`, { method: req.method ?? "GET", headers: r.headers, ...(req.method === "POST" ? { body: r.body } : {}) }),
+    { local: isLocalPeer(req.socket.remoteAddress, req.socket.localAddress) },
+  );
+  await writeFetchResponse(answer ?? Response.json({ error: `no control endpoint ${r.path}` }, { status: 404 }), res);
+}
+
+/** The balancer's own answer: no Connect error body (the client maps the status). */
+function answerBalancer(res: ServerResponse): void {
+  res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "content-length": String(Buffer.byteLength(BALANCER_BODY)) });
+  res.end(BALANCER_BODY);
 }

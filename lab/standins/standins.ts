@@ -82,7 +82,61 @@ export interface Standins {
 
 const hostInUrl = (h: string) => (h.includes(":") ? `[${h}]` : h);
 
+interface Server {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** What the three servers share: options, PKI, the books, the handlers, the control windows, the listening servers. */
+interface StandinState {
+  readonly o: StandinOptions;
+  readonly bootCa: Ca;
+  readonly apiCa: Ca;
+  readonly certs: Readonly<Record<Role, { readonly cert: string; readonly key: string }>>;
+  readonly faults: Readonly<Record<Role, FaultBox>>;
+  readonly log: RequestLog;
+  readonly tokens: TokenIssuer;
+  readonly calls: ApiCall[];
+  readonly book: MachineBook;
+  readonly image: Uint8Array;
+  readonly metalBoot: MetalBootOptions;
+  readonly handlers: Readonly<Record<Exclude<Role, "api">, (r: Request) => Promise<Response>>>;
+  readonly api: ReturnType<typeof apiserverListener>;
+  readonly unavailable: UnavailableWindow;
+  readonly imageDrop: ImageDropWindow;
+  /** The listening servers in ROLES order (replaced after an outage). */
+  readonly servers: Server[];
+}
+
 export async function startStandins(o: StandinOptions): Promise<Standins> {
+  const st = prepare(o);
+  st.servers.push(...(await Promise.all(ROLES.map((role) => serve(st, role, o.listen[role].port)))));
+  // Ports may be 0 (picked): metal-boot learns the URLs once the servers listen.
+  const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`])) as Record<Role, string>;
+  st.metalBoot.apiserverUrl = urls.api;
+  st.metalBoot.imageCacheUrl = `${urls.images}/`;
+  return {
+    urls,
+    bootCa: st.bootCa,
+    apiCa: st.apiCa,
+    faults: st.faults,
+    calls: st.calls,
+    machines: st.book,
+    log: st.log,
+    tokens: st.tokens,
+    image: st.image,
+    imagePath: IMAGE_PATH,
+    metalBoot: st.metalBoot,
+    unavailable: st.unavailable,
+    imageDrop: st.imageDrop,
+    async stop() {
+      await Promise.all(st.servers.map((s) => s.stop()));
+    },
+  };
+}
+
+/** The state dir, the PKI (certificates for every listen host and name), the books and the handlers; nothing listens yet. */
+function prepare(o: StandinOptions): StandinState {
   mkdirSync(o.stateDir, { recursive: true });
   const pkiDir = join(o.stateDir, "pki");
   const bootCa = makeCa(pkiDir, "boot-ca");
@@ -94,16 +148,12 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     images: makeServerCert(bootCa, "image-cache", [o.listen.images.host], names),
   };
   const faults = { boot: new FaultBox(), api: new FaultBox(), images: new FaultBox() };
-  const log = new RequestLog(o.logFile);
   const tokens = new TokenIssuer();
   const calls: ApiCall[] = [];
   const book = new MachineBook();
   const image = o.image ?? makeImage();
-  const machines = new Map(o.machines.map((m) => [m.uuid, m]));
-
-  // Ports may be 0 (pick one): start the servers first, then tell metal-boot the URLs.
   const metalBoot: MetalBootOptions = {
-    machines,
+    machines: new Map(o.machines.map((m) => [m.uuid, m])),
     defaultPartition: o.machines[0]?.partition ?? "lab",
     tokens,
     apiserverUrl: "",
@@ -112,109 +162,107 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
     ntpServers: o.ntpServers ?? [],
     faults: faults.boot,
   };
-  const validator = requestValidator();
-  const handlers: Record<Exclude<Role, "api">, (r: Request) => Promise<Response>> = {
-    boot: metalBootHandler(metalBoot),
-    images: imageCacheHandler({ faults: faults.images, image, ...(o.imageTrickleBytes !== undefined ? { trickle: { afterBytes: o.imageTrickleBytes, times: 1 } } : {}) }),
-  };
-  const api = apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator });
-  let outage: (ms: number) => Promise<void> = async () => {};
-  const cutWaits = () => book.breakWaits();
-  const unavailable = new UnavailableWindow();
-  const imageDrop = new ImageDropWindow();
-  const control = async (role: Role, path: string, req: Request, peer?: Peer): Promise<Response | undefined> => {
-    if (role === "api" && path === "/_standin/unavailable") {
-      if (!peer?.local) return Response.json({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" }, { status: 403 });
-      if (req.method === "GET") return Response.json(unavailable.report());
-      if (req.method !== "POST") return Response.json({ error: "/_standin/unavailable: GET or POST expected" }, { status: 405 });
-      const spec = parseUnavailableSpec(await req.json().catch(() => undefined));
-      if ("error" in spec) return Response.json({ error: `/_standin/unavailable: ${spec.error}` }, { status: 400 });
-      return Response.json(unavailable.set(spec));
-    }
-    if (role === "api" && path === "/_standin/image-drop") {
-      if (!peer?.local) return Response.json({ error: "/_standin/image-drop: only from this host itself (loopback or the server's own address)" }, { status: 403 });
-      if (req.method === "GET") return Response.json(imageDrop.report());
-      if (req.method !== "POST") return Response.json({ error: "/_standin/image-drop: GET or POST expected" }, { status: 405 });
-      const spec = parseImageDropSpec(await req.json().catch(() => undefined));
-      if ("error" in spec) return Response.json({ error: `/_standin/image-drop: ${spec.error}` }, { status: 400 });
-      return Response.json(imageDrop.set(spec));
-    }
-    if (path === "/_standin/outage" && req.method === "POST") {
-      const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
-      if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });
-      // Answered first; the servers go down right after this answer is written.
-      setTimeout(() => void outage(ms), 50);
-      return Response.json({ ok: true, ms });
-    }
-    if (path === "/_standin/fault" && req.method === "POST") {
-      faults[role].set((await req.json()) as Fault);
-      return Response.json({ ok: true });
-    }
-    if (path === "/_standin/calls") return Response.json({ calls, requests: log.entries.map(({ headers: _h, body: _b, ...e }) => e) });
-    if (role === "api" && path.startsWith("/_standin/")) return apiControl(book, path, req);
-    return undefined;
-  };
-  const serve = async (role: Role, port: number): Promise<{ port: number; stop(): Promise<void> }> => {
-    if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, control, api, unavailable);
-    if (role === "images")
-      return serveImages({ listen: { ...o.listen.images, port }, cert: certs.images, log, control, handler: handlers.images, imagePath: IMAGE_PATH, drop: imageDrop });
-    const s = Bun.serve({
-      hostname: o.listen[role].host,
-      port,
-      tls: certs[role],
-      idleTimeout: 30,
-      async fetch(req, server) {
-        const path = new URL(req.url).pathname;
-        const body = req.method === "POST" ? await req.clone().text() : "";
-        const res = (await control(role, path, req)) ?? (await handlers[role](req));
-        log.add({
-          time: new Date().toISOString(),
-          server: role,
-          method: req.method,
-          path,
-          source: server.requestIP(req)?.address ?? null,
-          status: res.status,
-          headers: Object.fromEntries(req.headers),
-          body,
-        });
-        return res;
-      },
-    });
-    return { port: s.port ?? 0, stop: () => s.stop(true) };
-  };
-  const servers: { port: number; stop(): Promise<void> }[] = await Promise.all(ROLES.map((role) => serve(role, o.listen[role].port)));
-  /**
-   * A restart of the servers with their state kept (as the real ones keep theirs in a
-   * database): every listener and connection closes now (clients are refused), the same
-   * ports listen again after `ms`. POST /_standin/outage {ms} on any server.
-   */
-  outage = async (ms: number) => {
-    cutWaits();
-    await Promise.all(servers.map((x) => x.stop()));
-    await sleep(ms);
-    for (const [i, role] of ROLES.entries()) servers[i] = await serve(role, servers[i]?.port ?? 0);
-  };
-  const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${servers[i]?.port}`])) as Record<Role, string>;
-  metalBoot.apiserverUrl = urls.api;
-  metalBoot.imageCacheUrl = `${urls.images}/`;
   return {
-    urls,
+    o,
     bootCa,
     apiCa,
+    certs,
     faults,
-    calls,
-    machines: book,
-    log,
+    log: new RequestLog(o.logFile),
     tokens,
+    calls,
+    book,
     image,
-    imagePath: IMAGE_PATH,
     metalBoot,
-    unavailable,
-    imageDrop,
-    async stop() {
-      await Promise.all(servers.map((s) => s.stop()));
+    handlers: {
+      boot: metalBootHandler(metalBoot),
+      images: imageCacheHandler({ faults: faults.images, image, ...(o.imageTrickleBytes !== undefined ? { trickle: { afterBytes: o.imageTrickleBytes, times: 1 } } : {}) }),
     },
+    api: apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator: requestValidator() }),
+    unavailable: new UnavailableWindow(),
+    imageDrop: new ImageDropWindow(),
+    servers: [],
   };
+}
+
+/** A control window's endpoint (GET its counts, POST a spec): only from this host itself. */
+async function windowEndpoint<Spec>(
+  path: string,
+  req: Request,
+  peer: Peer | undefined,
+  window: { report(): unknown; set(spec: Spec): unknown },
+  parse: (v: unknown) => Spec | { readonly error: string },
+): Promise<Response> {
+  if (!peer?.local) return Response.json({ error: `${path}: only from this host itself (loopback or the server's own address)` }, { status: 403 });
+  if (req.method === "GET") return Response.json(window.report());
+  if (req.method !== "POST") return Response.json({ error: `${path}: GET or POST expected` }, { status: 405 });
+  const spec = parse(await req.json().catch(() => undefined));
+  if (typeof spec === "object" && spec !== null && "error" in spec) return Response.json({ error: `${path}: ${spec.error}` }, { status: 400 });
+  return Response.json(window.set(spec as Spec));
+}
+
+/** The /_standin/ endpoints every server answers (and the apiserver's own); undefined: not a control request. */
+async function control(st: StandinState, role: Role, path: string, req: Request, peer?: Peer): Promise<Response | undefined> {
+  if (role === "api" && path === "/_standin/unavailable") return windowEndpoint(path, req, peer, st.unavailable, parseUnavailableSpec);
+  if (role === "api" && path === "/_standin/image-drop") return windowEndpoint(path, req, peer, st.imageDrop, parseImageDropSpec);
+  if (path === "/_standin/outage" && req.method === "POST") {
+    const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
+    if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });
+    // Answered first; the servers go down right after this answer is written.
+    setTimeout(() => void outage(st, ms), 50);
+    return Response.json({ ok: true, ms });
+  }
+  if (path === "/_standin/fault" && req.method === "POST") {
+    st.faults[role].set((await req.json()) as Fault);
+    return Response.json({ ok: true });
+  }
+  if (path === "/_standin/calls") return Response.json({ calls: st.calls, requests: st.log.entries.map(({ headers: _h, body: _b, ...e }) => e) });
+  if (role === "api" && path.startsWith("/_standin/")) return apiControl(st.book, path, req);
+  return undefined;
+}
+
+/** One server listening on `port` (0: any): the apiserver on node:https, the image cache on node:https, metal-boot on Bun.serve. */
+async function serve(st: StandinState, role: Role, port: number): Promise<Server> {
+  const { o, certs, log } = st;
+  const ctl = (r: Role, path: string, req: Request, peer?: Peer) => control(st, r, path, req, peer);
+  if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, ctl, st.api, st.unavailable);
+  if (role === "images")
+    return serveImages({ listen: { ...o.listen.images, port }, cert: certs.images, log, control: ctl, handler: st.handlers.images, imagePath: IMAGE_PATH, drop: st.imageDrop });
+  const s = Bun.serve({
+    hostname: o.listen[role].host,
+    port,
+    tls: certs[role],
+    idleTimeout: 30,
+    async fetch(req, server) {
+      const path = new URL(req.url).pathname;
+      const body = req.method === "POST" ? await req.clone().text() : "";
+      const res = (await control(st, role, path, req)) ?? (await st.handlers[role](req));
+      log.add({
+        time: new Date().toISOString(),
+        server: role,
+        method: req.method,
+        path,
+        source: server.requestIP(req)?.address ?? null,
+        status: res.status,
+        headers: Object.fromEntries(req.headers),
+        body,
+      });
+      return res;
+    },
+  });
+  return { port: s.port ?? 0, stop: () => s.stop(true) };
+}
+
+/**
+ * A restart of the servers with their state kept (as the real ones keep theirs in a
+ * database): every listener and connection closes now (clients are refused), the same
+ * ports listen again after `ms`. POST /_standin/outage {ms} on any server.
+ */
+async function outage(st: StandinState, ms: number): Promise<void> {
+  st.book.breakWaits();
+  await Promise.all(st.servers.map((x) => x.stop()));
+  await sleep(ms);
+  for (const [i, role] of ROLES.entries()) st.servers[i] = await serve(st, role, st.servers[i]?.port ?? 0);
 }
 
 /** The apiserver's control endpoints (the lab and tests set allocations and cut streams). */

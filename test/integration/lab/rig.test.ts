@@ -1,7 +1,8 @@
 /**
  * The lab rig (lab/rig/) for real (root, radvd): a namespace with two taps, radvd serving
  * one /64 on each, and a clean-up that leaves nothing behind; a radvd that refuses its
- * config fails the start with radvd's own words.
+ * config fails the start with radvd's own words; the fleet's shape (a bridge in one rig, a
+ * veth into a `router: false` rig as its port) as `ip` shows it.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -74,6 +75,38 @@ describe.if(ready)("lab rig", () => {
     const err = await startRadvd({ exec: (argv) => rig.exec(argv), conf, pidFile: join(dir, "bad.pid"), log: join(dir, "bad.log"), timeoutMs: 5000 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toContain(`radvd (${conf}) exited`);
+  });
+
+  test("a bridge with an address, a veth from it into a router: false rig with the MAC asked for; cleanup removes both", async () => {
+    const sfx = id();
+    const leaf = NetnsRig.create(`mhr-${sfx}-l`, workDir());
+    rigs.push(leaf);
+    const machine = NetnsRig.create(`mhr-${sfx}-m`, workDir(), { router: false });
+    rigs.push(machine);
+    leaf.addBridge("br0");
+    leaf.addAddr("br0", "fd00:5e:1::1/64");
+    leaf.addVeth("p0", machine, "eth0", { master: "br0", peerMac: "02:f1:00:00:00:01" });
+
+    const links = (rig: NetnsRig) => JSON.parse(rig.ip("-j", "link", "show")) as { ifname: string; master?: string; address?: string; flags: string[] }[];
+    const port = links(leaf).find((l) => l.ifname === "p0");
+    expect(port?.master).toBe("br0");
+    expect(port?.flags).toContain("UP");
+    expect(links(leaf).find((l) => l.ifname === "br0")?.flags).toContain("UP");
+    const nic = links(machine).find((l) => l.ifname === "eth0");
+    expect(nic?.address).toBe("02:f1:00:00:00:01");
+    expect(nic?.flags).not.toContain("UP");
+    expect(leaf.ip("-6", "addr", "show", "dev", "br0")).toContain("fd00:5e:1::1/64");
+    const forwarding = (rig: NetnsRig) =>
+      Bun.spawnSync(rig.exec(["sysctl", "-n", "net.ipv6.conf.all.forwarding"]), { stdout: "pipe" })
+        .stdout.toString()
+        .trim();
+    expect(forwarding(leaf)).toBe("1");
+    expect(forwarding(machine)).toBe("0");
+
+    await machine.cleanup();
+    await leaf.cleanup();
+    expect(namespaces()).not.toContain(machine.ns);
+    expect(namespaces()).not.toContain(leaf.ns);
   });
 
   test("a namespace name outside the labs' prefixes is refused before anything is created", () => {
