@@ -16,8 +16,9 @@ import type { RequestLog } from "./request-log.ts";
 import type { Listen } from "./standins.ts";
 import { listenNode } from "./node-listen.ts";
 import type { ImageDropWindow } from "./image-drop.ts";
+import { isLocalPeer, type Peer } from "./api-server.ts";
 
-type Control = (role: "images", path: string, req: Request) => Promise<Response | undefined>;
+type Control = (role: "images", path: string, req: Request, peer: Peer) => Promise<Response | undefined>;
 type Handler = (req: Request) => Promise<Response>;
 
 const PIECE = 64 << 10;
@@ -91,7 +92,8 @@ export async function serveImages(o: ImageServerOptions): Promise<{ port: number
         const request = new Request(`https://standin${req.url ?? "/"}`, { method, headers, ...(body ? { body } : {}) });
         const isImage = method === "GET" && path === `/${o.imagePath}`;
         if (isImage) await held(o.drop.request(source, /^bytes=\d+-$/.test(headers.range ?? "")), o.drop);
-        const r = (await o.control("images", path, request)) ?? (await o.handler(request));
+        const peer = { local: isLocalPeer(req.socket.remoteAddress, req.socket.localAddress) };
+        const r = (await o.control("images", path, request, peer)) ?? (await o.handler(request));
         o.log.add({ time: arrived, server: "images", method, path, source, status: r.status, headers, body: body ? new TextDecoder().decode(body) : "" });
         const length = r.headers.get("content-length");
         // A body with its length announced is streamed as it comes (the trickle fault's

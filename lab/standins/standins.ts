@@ -21,7 +21,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { apiserverListener, type ApiCall } from "./apiserver.ts";
-import { serveApi, type Peer } from "./api-server.ts";
+import { isLocalPeer, serveApi, type Peer } from "./api-server.ts";
 import { requestValidator } from "./validation.ts";
 import { FaultBox, sleep, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
@@ -185,15 +185,13 @@ function prepare(o: StandinOptions): StandinState {
   };
 }
 
-/** A control window's endpoint (GET its counts, POST a spec): only from this host itself. */
+/** A control window's endpoint (GET its counts, POST a spec). */
 async function windowEndpoint<Spec>(
   path: string,
   req: Request,
-  peer: Peer | undefined,
   window: { report(): unknown; set(spec: Spec): unknown },
   parse: (v: unknown) => Spec | { readonly error: string },
 ): Promise<Response> {
-  if (!peer?.local) return Response.json({ error: `${path}: only from this host itself (loopback or the server's own address)` }, { status: 403 });
   if (req.method === "GET") return Response.json(window.report());
   if (req.method !== "POST") return Response.json({ error: `${path}: GET or POST expected` }, { status: 405 });
   const spec = parse(await req.json().catch(() => undefined));
@@ -201,10 +199,16 @@ async function windowEndpoint<Spec>(
   return Response.json(window.set(spec as Spec));
 }
 
-/** The /_standin/ endpoints every server answers (and the apiserver's own); undefined: not a control request. */
-async function control(st: StandinState, role: Role, path: string, req: Request, peer?: Peer): Promise<Response | undefined> {
-  if (role === "api" && path === "/_standin/unavailable") return windowEndpoint(path, req, peer, st.unavailable, parseUnavailableSpec);
-  if (role === "api" && path === "/_standin/image-drop") return windowEndpoint(path, req, peer, st.imageDrop, parseImageDropSpec);
+/**
+ * The /_standin/ endpoints every server answers (and the apiserver's own); undefined: not a
+ * control request. Only from this host itself: a machine must not be able to fault, outage
+ * or allocate (the real servers have no such door at all).
+ */
+async function control(st: StandinState, role: Role, path: string, req: Request, peer: Peer): Promise<Response | undefined> {
+  if (!path.startsWith("/_standin/")) return undefined;
+  if (!peer.local) return Response.json({ error: `${path}: only from this host itself (loopback or the server's own address)` }, { status: 403 });
+  if (role === "api" && path === "/_standin/unavailable") return windowEndpoint(path, req, st.unavailable, parseUnavailableSpec);
+  if (role === "api" && path === "/_standin/image-drop") return windowEndpoint(path, req, st.imageDrop, parseImageDropSpec);
   if (path === "/_standin/outage" && req.method === "POST") {
     const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
     if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });
@@ -224,7 +228,7 @@ async function control(st: StandinState, role: Role, path: string, req: Request,
 /** One server listening on `port` (0: any): the apiserver on node:https, the image cache on node:https, metal-boot on Bun.serve. */
 async function serve(st: StandinState, role: Role, port: number): Promise<Server> {
   const { o, certs, log } = st;
-  const ctl = (r: Role, path: string, req: Request, peer?: Peer) => control(st, r, path, req, peer);
+  const ctl = (r: Role, path: string, req: Request, peer: Peer) => control(st, r, path, req, peer);
   if (role === "api") return serveApi({ ...o.listen.api, port }, certs.api, log, ctl, st.api, st.unavailable);
   if (role === "images")
     return serveImages({ listen: { ...o.listen.images, port }, cert: certs.images, log, control: ctl, handler: st.handlers.images, imagePath: IMAGE_PATH, drop: st.imageDrop });
@@ -236,7 +240,8 @@ async function serve(st: StandinState, role: Role, port: number): Promise<Server
     async fetch(req, server) {
       const path = new URL(req.url).pathname;
       const body = req.method === "POST" ? await req.clone().text() : "";
-      const res = (await control(st, role, path, req)) ?? (await st.handlers[role](req));
+      const peer = { local: isLocalPeer(server.requestIP(req)?.address, o.listen[role].host) };
+      const res = (await control(st, role, path, req, peer)) ?? (await st.handlers[role](req));
       log.add({
         time: new Date().toISOString(),
         server: role,

@@ -41,13 +41,24 @@ describe.if(ok)("a rack of 8 while the apiserver answers 503 to a third of the r
     expect(r.toRegister.n).toBe(N);
   }, 120_000);
 
-  test("a machine cannot open the window: the control endpoint refuses it, the servers' own host is answered", async () => {
+  test("a machine cannot open the window nor use any other control endpoint; the servers' own host is answered", async () => {
     const fleet = new Fleet({ machines: 1 });
     try {
       await fleet.setUp();
       const m = await machineWithAddress(fleet);
       const fromMachine = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, "/_standin/unavailable", { body: { every: 3, ms: 1_000 } });
       expect(fromMachine).toEqual({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" });
+      // Nor any other door of the stand-ins: allocating, an outage, a fault, reading the book.
+      for (const [path, body] of [
+        ["/_standin/allocate", { uuid: m.uuid, allocation: {} }],
+        ["/_standin/outage", { ms: 1_000 }],
+        ["/_standin/fault", { status: 500 }],
+        ["/_standin/machines", undefined],
+      ] as const) {
+        const answer = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, path, body === undefined ? {} : { body });
+        expect(answer).toEqual({ error: `${path}: only from this host itself (loopback or the server's own address)` });
+      }
+      expect(Object.keys((await fleet.standinMachines()).registered)).toEqual([]);
       expect(await fleet.unavailableReport()).toMatchObject({ startedAt: null, requests: 0 });
       expect(await fleet.unavailable(3, 1_000)).toMatchObject({ every: 3, ms: 1_000, active: true });
     } finally {
