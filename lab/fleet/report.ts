@@ -168,42 +168,24 @@ export function countsPerMachine<K extends string>(
   return out;
 }
 
-/** Each machine's first GET of `path` (the machine known by its addresses), undefined for a machine that sent none. */
-export function firstGetTimes(
+/**
+ * Each machine's GETs of `path` on `server`, their times in order (the machine known by its
+ * addresses, as in answersPerMachine): the first is its download's start, the rest its
+ * reconnects. Requests from no machine's address are left out.
+ */
+export function getsPerMachine(
   requests: readonly { readonly time: number; readonly source: string | null; readonly server: string; readonly method?: string; readonly path: string }[],
   addresses: readonly (readonly string[])[],
   path: string,
   server = "images",
-): (number | undefined)[] {
+): number[][] {
   const owner = ownerOf(addresses);
-  const out: (number | undefined)[] = addresses.map(() => undefined);
+  const out: number[][] = addresses.map(() => []);
   for (const r of requests) {
     if (r.server !== server || r.path !== path || (r.method !== undefined && r.method !== "GET") || r.source === null) continue;
     const i = owner.get(canonicalAddress(r.source));
-    if (i !== undefined && (out[i] === undefined || r.time < (out[i] as number))) out[i] = r.time;
+    if (i !== undefined) out[i]?.push(r.time);
   }
-  return out;
-}
-
-/**
- * The times each machine came back for more of the image: its GETs of `path` after its
- * first one (the machine known by its addresses, as in answersPerMachine).
- */
-export function reconnectTimes(
-  requests: readonly { readonly time: number; readonly source: string | null; readonly server: string; readonly method?: string; readonly path: string }[],
-  addresses: readonly (readonly string[])[],
-  path: string,
-  server = "images",
-): number[] {
-  const owner = ownerOf(addresses);
-  const seen = new Set<number>();
-  const out: number[] = [];
-  for (const r of [...requests].sort((a, b) => a.time - b.time)) {
-    if (r.server !== server || r.path !== path || (r.method !== undefined && r.method !== "GET") || r.source === null) continue;
-    const i = owner.get(canonicalAddress(r.source));
-    if (i === undefined) continue;
-    if (seen.has(i)) out.push(r.time);
-    else seen.add(i);
-  }
+  for (const times of out) times.sort((x, y) => x - y);
   return out;
 }

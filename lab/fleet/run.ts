@@ -25,8 +25,7 @@ import {
   answersPerMachine,
   comebacks,
   countsPerMachine,
-  firstGetTimes,
-  reconnectTimes,
+  getsPerMachine,
   firstTimes,
   largestBurst,
   retriesAfter,
@@ -418,8 +417,9 @@ async function installUnderDrops(
     });
     const exitCodes: Record<string, number> = {};
     for (const p of perMachine) exitCodes[String(p.exitCode)] = (exitCodes[String(p.exitCode)] ?? 0) + 1;
-    const reconnects = reconnectTimes(log, addresses, `/${IMAGE_PATH}`);
-    const firstGets = firstGetTimes(log, addresses, `/${IMAGE_PATH}`).flatMap((t) => (t === undefined ? [] : [t]));
+    const gets = getsPerMachine(log, addresses, `/${IMAGE_PATH}`);
+    const reconnects = gets.flatMap((times) => times.slice(1)).sort((x, y) => x - y);
+    const firstGets = gets.flatMap((times) => times.slice(0, 1));
     const firsts = firstGets.map((t) => t - Math.min(...firstGets));
     return {
       imageBytes: image.bytes,

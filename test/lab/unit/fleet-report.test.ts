@@ -1,5 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { answersPerMachine, canonicalAddress, comebacks, firstTimes, largestBurst, retriesAfter, spread, timeTo, unavailableRetries } from "../../../lab/fleet/report.ts";
+import {
+  answersPerMachine,
+  canonicalAddress,
+  comebacks,
+  firstTimes,
+  getsPerMachine,
+  largestBurst,
+  retriesAfter,
+  spread,
+  timeTo,
+  unavailableRetries,
+} from "../../../lab/fleet/report.ts";
 
 describe("fleet report", () => {
   test("spread takes nearest-rank percentiles", () => {
@@ -60,6 +71,22 @@ describe("fleet report", () => {
       { source: null, status: 503, server: "api" },
     ];
     expect(answersPerMachine(log, [["2001:db8:f1::a"], ["fd00::b", "2001:db8:f1::b"], []], 503)).toEqual([2, 1, 0]);
+  });
+
+  test("getsPerMachine lists each machine's GETs of the image in time order; other paths, servers, methods and sources left out", () => {
+    const img = "/debian/12/img.tar.lz4";
+    const log = [
+      { time: 30, source: "2001:db8:f1::a", server: "images", method: "GET", path: img },
+      { time: 10, source: "2001:db8:f1:0:0:0:0:a", server: "images", method: "GET", path: img },
+      { time: 20, source: "2001:db8:f1::b", server: "images", path: img },
+      { time: 15, source: "2001:db8:f1::b", server: "images", method: "HEAD", path: img },
+      { time: 12, source: "2001:db8:f1::b", server: "images", method: "GET", path: `${img}.sha256` },
+      { time: 11, source: "2001:db8:f1::b", server: "boot", method: "GET", path: img },
+      { time: 5, source: "2001:db8:f1::1", server: "images", method: "GET", path: img },
+      { time: 6, source: null, server: "images", method: "GET", path: img },
+      { time: 25, source: "2001:db8:f1::a", server: "images", method: "GET", path: img },
+    ];
+    expect(getsPerMachine(log, [["2001:db8:f1::a"], ["fd00::b", "2001:db8:f1::b"], []], img)).toEqual([[10, 25, 30], [20], []]);
   });
 
   test("unavailableRetries counts the retries that name an apiserver 503, unary and Wait", () => {
