@@ -7,18 +7,14 @@
  * cache closes every image connection after 256 KiB of its body (a TCP close mid-body).
  * Every install must finish with the sha256 verified and the image's entries in its
  * directory; every machine must have been dropped at least once and have resumed by
- * Range (the cache honours Range, so none from byte 0); the agents keep waiting. The
- * window opens only from the servers' own host: a machine asking for it is refused.
- * Root only; agents diskless.
+ * Range (the cache honours Range, so none from byte 0); the agents keep waiting. That only the
+ * servers' own host opens the window: control.test.ts. Root only; agents diskless.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { Fleet } from "../../../lab/fleet/fleet.ts";
 import { runFleet } from "../../../lab/fleet/run.ts";
-import { standinControl } from "../../../lab/standins/control-client.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { fleetPrerequisites } from "./prerequisites.ts";
-import { machineWithAddress } from "./slaac.ts";
 
 // The test image is built here (busybox-static, setfattr) and unpacked by the agent with GNU tar + lz4.
 const tools = ["tar", "lz4", "setfattr"].filter((t) => !Bun.which(t, { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }));
@@ -55,18 +51,4 @@ describe.if(ok)("a rack of 8 installing its image while the image cache drops ev
     expect(d.perMachine.reduce((a, m) => a + m.ranges, 0)).toBe(d.ranges);
     expect(d.finished).toBe(N);
   }, 180_000);
-
-  test("a machine cannot open the drop window: the control endpoint refuses it, the servers' own host is answered", async () => {
-    const fleet = new Fleet({ machines: 1 });
-    try {
-      await fleet.setUp();
-      const m = await machineWithAddress(fleet);
-      const fromMachine = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, "/_standin/image-drop", { body: { afterBytes: 1, ms: 1_000 } });
-      expect(fromMachine).toEqual({ error: "/_standin/image-drop: only from this host itself (loopback or the server's own address)" });
-      expect(await fleet.imageDropReport()).toMatchObject({ startsAt: null, gets: 0 });
-      expect(await fleet.imageDrop({ afterBytes: 1, ms: 1_000, delayMs: 0, holdFor: 0 })).toMatchObject({ afterBytes: 1, ms: 1_000, active: true });
-    } finally {
-      await fleet.tearDown();
-    }
-  }, 60_000);
 });

@@ -5,15 +5,12 @@
  * of the n requests in the window). Every machine must end registered and waiting, none
  * may exit, and each machine must have logged one retry naming the 503 for every 503 it
  * was answered (the HTTP client's http.retry "status 503", Wait's reconnect
- * "unavailable: HTTP 503"). The window opens only from the servers' own host: a
- * machine asking for it is refused. Root only; agents diskless.
+ * "unavailable: HTTP 503"). That only the
+ * servers' own host opens the window: control.test.ts. Root only; agents diskless.
  */
 import { describe, expect, test } from "bun:test";
-import { Fleet } from "../../../lab/fleet/fleet.ts";
 import { runFleet, UNAVAILABLE_EVERY } from "../../../lab/fleet/run.ts";
-import { standinControl } from "../../../lab/standins/control-client.ts";
 import { fleetPrerequisites } from "./prerequisites.ts";
-import { machineWithAddress } from "./slaac.ts";
 
 const ok = fleetPrerequisites("the fleet's 503 suite");
 const N = 8;
@@ -40,29 +37,4 @@ describe.if(ok)("a rack of 8 while the apiserver answers 503 to a third of the r
     expect(u.perMachine.filter((m) => m.answered > 0).length).toBeGreaterThanOrEqual(1);
     expect(r.toRegister.n).toBe(N);
   }, 120_000);
-
-  test("a machine cannot open the window nor use any other control endpoint; the servers' own host is answered", async () => {
-    const fleet = new Fleet({ machines: 1 });
-    try {
-      await fleet.setUp();
-      const m = await machineWithAddress(fleet);
-      const fromMachine = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, "/_standin/unavailable", { body: { every: 3, ms: 1_000 } });
-      expect(fromMachine).toEqual({ error: "/_standin/unavailable: only from this host itself (loopback or the server's own address)" });
-      // Nor any other door of the stand-ins: allocating, an outage, a fault, reading the book.
-      for (const [path, body] of [
-        ["/_standin/allocate", { uuid: m.uuid, allocation: {} }],
-        ["/_standin/outage", { ms: 1_000 }],
-        ["/_standin/fault", { status: 500 }],
-        ["/_standin/machines", undefined],
-      ] as const) {
-        const answer = await standinControl((argv) => ["ip", "netns", "exec", m.ns, ...argv], fleet.state, path, body === undefined ? {} : { body });
-        expect(answer).toEqual({ error: `${path}: only from this host itself (loopback or the server's own address)` });
-      }
-      expect(Object.keys((await fleet.standinMachines()).registered)).toEqual([]);
-      expect(await fleet.unavailableReport()).toMatchObject({ startedAt: null, requests: 0 });
-      expect(await fleet.unavailable(3, 1_000)).toMatchObject({ every: 3, ms: 1_000, active: true });
-    } finally {
-      await fleet.tearDown();
-    }
-  }, 60_000);
 });
