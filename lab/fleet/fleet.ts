@@ -407,9 +407,10 @@ export class Fleet {
         try {
           if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.agent) continue;
           const st = readFileSync(`/proc/${p}/status`, "utf8");
-          const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(st)?.[1] ?? 0);
-          if (kb("VmHWM") > 0) m.peakKb = kb("VmHWM");
-          if (kb("RssAnon") > 0) m.anonKb = kb("RssAnon");
+          const peak = Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0);
+          const anon = Number(/RssAnon:\s+(\d+)/.exec(st)?.[1] ?? 0);
+          if (peak > 0) m.peakKb = peak;
+          if (anon > 0) m.anonKb = anon;
         } catch {
           // exited meanwhile
         }
