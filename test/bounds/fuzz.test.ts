@@ -1,7 +1,8 @@
 /**
  * Fuzzing with a fixed seed and a bounded count (a few seconds, in CI): the kernel
  * cmdline, and every parser of a server answer (metal-boot's config, each Connect
- * method's answer, Connect error bodies, streaming envelopes, image checksum sidecars) fed through the agent's
+ * method's answer, Connect error bodies, streaming envelopes, image checksum sidecars, the
+ * image's LZ4 frames, decoded in the agent's own process through liblz4) fed through the agent's
  * own entry points. Every outcome must be a success or the documented code for bad
  * input (2 for the cmdline, 24 for an answer): never an internal error (1), never a
  * bare exception. A failing case prints its seed and index to replay it.
@@ -16,6 +17,8 @@ import { BootService } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
 import { fetchBootConfig } from "../../src/clients/metal-boot/client.ts";
 import { parseChecksumFile } from "../../src/clients/image-cache/checksum.ts";
+import { Lz4Error, lz4Decoder } from "../../src/install/lz4-frame.ts";
+import { spawnSync } from "node:child_process";
 import { runCli } from "../../src/cli/program.ts";
 import { AgentError, toAgentError } from "../../src/errors.ts";
 import type { HttpClient, HttpResponse, HttpStream } from "../../src/clients/http/client.ts";
@@ -318,4 +321,65 @@ describe(`fuzz (seed ${SEED}, ${COUNT} cases each)`, () => {
     const t = tally(codes);
     expect((t.ok ?? 0) > 0 && (t.bad_answer ?? 0) > 0).toBe(true);
   });
+
+  test("LZ4 frames, mutated and cut into random chunks: decoded or Lz4Error naming the fault; never another throw, never a crash", async () => {
+    // 192 KiB, part text, part noise: three 64 KiB blocks (-B4), linked (-BD), block checksums (-BX), content checksum.
+    const r = rng(SEED + 7);
+    const plain = Buffer.alloc(192 * 1024);
+    for (let i = 0; i < plain.length; i++) plain[i] = i % 3 === 0 ? int(r, 256) : 97 + ((i >> 4) % 26);
+    const z = spawnSync("lz4", ["-B4", "-BD", "-BX", "-c"], { input: plain, maxBuffer: 8 << 20 });
+    expect(z.status).toBe(0);
+    const frame: Buffer = z.stdout;
+    const kinds: string[] = [];
+    for (let i = 0; i < COUNT / 3; i++) {
+      const bad = mutateBytes(r, frame);
+      const d = lz4Decoder();
+      let out = 0;
+      try {
+        for (let at = 0; at < bad.length; ) {
+          const n = 1 + int(r, 70_000);
+          await d.push(bad.subarray(at, at + n), async (b) => void (out += b.byteLength));
+          at += n;
+        }
+        d.finish();
+        kinds.push("ok");
+      } catch (e) {
+        if (!(e instanceof Lz4Error)) throw new Error(`case ${i}: ${String(e)}`);
+        expect(e.message).toMatch(/^lz4: .+ \(at or after compressed byte \d+\)$/);
+        kinds.push("bad");
+      } finally {
+        d.close();
+      }
+      expect(out).toBeLessThanOrEqual(8 << 20);
+    }
+    const t = tally(kinds);
+    expect((t.ok ?? 0) > 0 && (t.bad ?? 0) > 0).toBe(true);
+  });
 });
+
+/** A few byte-level changes: flips, inserts, deletions, a cut, a copied slice. */
+function mutateBytes(r: R, b: Buffer): Buffer {
+  let out = Buffer.from(b);
+  for (let k = r() < 0.1 ? 0 : 1 + int(r, 4); k > 0; k--) {
+    const at = int(r, out.length + 1);
+    switch (int(r, 5)) {
+      case 0:
+        if (at < out.length) out[at] = out[at]! ^ (1 << int(r, 8));
+        break;
+      case 1:
+        out = Buffer.concat([out.subarray(0, at), Buffer.from([int(r, 256), int(r, 256)]), out.subarray(at)]);
+        break;
+      case 2:
+        out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1 + int(r, 64))]);
+        break;
+      case 3:
+        out = out.subarray(0, at);
+        break;
+      default: {
+        const from = int(r, out.length + 1);
+        out = Buffer.concat([out.subarray(0, at), out.subarray(from, from + int(r, 4096)), out.subarray(at)]);
+      }
+    }
+  }
+  return out;
+}

@@ -329,7 +329,24 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     expect((e as AgentError).code).toBe("image_unpack");
     expect((e as AgentError).exitCode).toBe(52);
     expect((e as AgentError).message).toContain("sha256 is right but tar/lz4 failed");
+    expect((e as AgentError).message).toContain("lz4: not an lz4 frame: magic 0x73696874, expected 0x184d2204 (at or after compressed byte 0)");
     expect(server.requests.filter((q) => q.path === "/bad/img.tar.lz4").length).toBe(1);
+  });
+
+  test("an image cut short at the source, its checksum made for the cut file: image_unpack naming the unfinished lz4 frame, tar stopped", async () => {
+    const whole = readFileSync(join(work, "cache/debian/12/img.tar.lz4"));
+    const cut = whole.subarray(0, whole.length - 100_000);
+    const dir = join(work, "cache", "cut");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "img.tar.lz4"), cut);
+    writeFileSync(join(dir, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(cut).digest("hex")}  img.tar.lz4\n`);
+    server.requests.length = 0;
+    const e = await installImage({ http, url: new URL("/cut/img.tar.lz4", server.url), root: target(), log: silentLogger(), env: noWait }).catch((x: unknown) => x);
+    expect((e as AgentError).code).toBe("image_unpack");
+    expect((e as AgentError).message).toMatch(
+      /sha256 is right but tar\/lz4 failed \(tar stopped\): .*lz4: the stream ended inside a frame \(\d+ more bytes expected\) \(at or after compressed byte \d+\)$/,
+    );
+    expect(server.requests.filter((q) => q.path === "/cut/img.tar.lz4").length).toBe(1);
   });
 
   test("a missing image is fatal at once (image_download, 404 not retried)", async () => {
@@ -348,7 +365,9 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     const e = await installImage({ http, url: new URL(p, server.url), root: target(), log: silentLogger(), env: noWait, tailCapBytes: 1 << 20 }).catch((x: unknown) => x);
     server.faults = [];
     expect((e as AgentError).code).toBe("image_unpack");
-    expect((e as AgentError).message).toMatch(/tar\/lz4 ended \(exit .*\) and the body, without a Content-Length, went on for more than 1048576 bytes after it/);
+    expect((e as AgentError).message).toMatch(
+      /tar\/lz4 ended \(tar stopped: .*lz4: not an lz4 frame: magic 0x73696874.*\) and the body, without a Content-Length, went on for more than 1048576 bytes after it/,
+    );
     expect((e as AgentError).details).toMatchObject({ tailCapBytes: 1 << 20 });
     // The cap, not the server's 1 GiB: read up to ~1 MiB past the end, quickly.
     expect(Number((e as AgentError).details.offset)).toBeLessThan(junk.length + (1 << 20) + (1 << 20));
