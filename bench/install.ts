@@ -6,10 +6,14 @@
  *   from TypeScript source (the way the numbers were first taken) and as the compiled binary
  *   the initramfs runs (`dist/metal-hammer image install`, `make build`).
  * - pipeline: `curl -s URL | lz4 -d | tar -x` (the floor: no hashing, no retries).
+ * - the same pipeline verifying as the agent does: `curl | tee >(sha256sum) | lz4 -d | tar -x`
+ *   (bash; Debian's sha256sum, the sidecar the agent picks).
  * --proto both (default): the three ways over plain http, then over https (the image
  * cache may be either: a CA made for the run, trusted by the agent and by curl).
  * - download-then-unpack (metal-hammer today, cmd/image/image.go): curl to a file on a
  *   tmpfs (the initramfs' /tmp is RAM), md5sum it, then lz4 -d | tar -x from the file.
+ * CPU = user + system time of the way's whole process tree (the children's times the bench
+ * collects when it reaps them, /proc/self/stat cutime + cstime); the image server's own is not in it.
  * Peak memory = the largest sum of VmRSS over the process tree (sampled every 20 ms),
  * plus, for download-then-unpack, the image file held in tmpfs.
  * The image cache stand-in runs in its own process (lab/images/server.ts).
@@ -64,7 +68,21 @@ function treeRssKiB(pid: number): number {
   return sum;
 }
 
-async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; out: string }> {
+/** User + system seconds of the children this process has reaped (clock ticks of 10 ms). */
+function childrenCpuS(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[13]) + Number(f[14])) / 100;
+}
+
+interface Measured {
+  ms: number;
+  peakKiB: number;
+  cpuS: number;
+}
+
+async function measure(argv: string[]): Promise<Measured & { out: string }> {
+  const cpu0 = childrenCpuS();
   const t0 = performance.now();
   const p = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -74,7 +92,7 @@ async function measure(argv: string[]): Promise<{ ms: number; peakKiB: number; o
   const code = await new Promise<number | null>((r) => p.on("close", r));
   clearInterval(timer);
   if (code !== 0) throw new Error(`${argv.join(" ")} exited ${code}`);
-  return { ms: performance.now() - t0, peakKiB: peak, out };
+  return { ms: performance.now() - t0, peakKiB: peak, cpuS: childrenCpuS() - cpu0, out };
 }
 
 const BINARY = join(import.meta.dir, "../dist/metal-hammer");
@@ -115,10 +133,12 @@ try {
     const curl = proto === "https" ? `curl -sf --cacert "${ca.certFile}"` : "curl -sf";
     // The cmdline the command reads its config from (a machine's carries METAL_BOOT_URL; the bench names none it uses).
     const cmdline = `METAL_BOOT_URL=https://[::1]:1/ METAL_LOG_LEVEL=warn ${proto === "https" ? `METAL_CA=${ca.certFile}` : "METAL_ALLOW_HTTP=1"}`;
-    const ways: Record<string, () => Promise<{ ms: number; peakKiB: number }>> = {
+    const ways: Record<string, () => Promise<Measured>> = {
       "metal-hammer (stream)": () => measure([process.execPath, import.meta.path, "--run-ours", fresh(), "--url", url, ...tlsArgs]),
       "metal-hammer (compiled)": () => measure([BINARY, "image", "install", url, "--target", fresh(), "--cmdline", cmdline, "--json"]),
       "curl | lz4 -d | tar -x": () => measure(["sh", "-c", `${curl} "${url}" | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
+      "the same, sha256 (tee)": () =>
+        measure(["bash", "-c", `set -o pipefail; ${curl} "${url}" | tee >(sha256sum >/dev/null) | lz4 -d | tar -x -C "${fresh()}" --numeric-owner --xattrs --xattrs-include='*'`]),
       "download, md5, unpack": async () => {
         const t = fresh();
         const r = await measure([
@@ -127,19 +147,20 @@ try {
           `${curl} -o "${ram}/img" "${url}" && md5sum "${ram}/img" >/dev/null && lz4 -d < "${ram}/img" | tar -x -C "${t}" --numeric-owner --xattrs --xattrs-include='*'; rc=$?; rm -f "${ram}/img"; exit $rc`,
         ]);
         // The image file lived in RAM (tmpfs) for the whole unpack.
-        return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024) };
+        return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024), cpuS: r.cpuS };
       },
     };
     console.log(`over ${proto}:`);
     // Side by side: each round runs every way once, so load from elsewhere hits all alike.
-    const results: Record<string, { ms: number; peakKiB: number }[]> = {};
+    const results: Record<string, Measured[]> = {};
     for (let r = 0; r < Number(v.runs); r++) for (const [name, fn] of Object.entries(ways)) (results[name] ??= []).push(await fn());
     const curlMs = median(results["curl | lz4 -d | tar -x"]!.map((r) => r.ms));
     for (const [name, rs] of Object.entries(results)) {
       const ms = median(rs.map((r) => r.ms));
       const peak = Math.max(...rs.map((r) => r.peakKiB));
+      const cpu = median(rs.map((r) => r.cpuS));
       console.log(
-        `${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(img.bytes / 2 ** 20 / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB  ${(curlMs / ms).toFixed(2)}x the curl pipeline`,
+        `${name.padEnd(24)} ${(ms / 1000).toFixed(2).padStart(7)} s  ${(img.bytes / 2 ** 20 / (ms / 1000)).toFixed(1).padStart(7)} MiB/s  peak ${(peak / 1024).toFixed(0).padStart(5)} MiB  ${(curlMs / ms).toFixed(2)}x the curl pipeline  cpu ${cpu.toFixed(2)} s  runs ${rs.map((r) => (r.ms / 1000).toFixed(2)).join(" / ")} s`,
       );
     }
   }
