@@ -279,7 +279,7 @@ export class Fleet {
   /**
    * Every machine runs `metal-hammer image install <the cache's image> --target <run dir>/image-root --json`
    * at once, in its namespace and kept from the host's disks (diskless.ts), beside its waiting agent: the
-   * agent's real install (HttpClient with METAL_CA, GNU tar + lz4) into a directory, as the machines have no disks.
+   * agent's real install (HttpClient with METAL_CA, liblz4 into GNU tar) into a directory, as the machines have no disks.
    */
   startImageInstalls(): void {
     for (const m of this.machines) {

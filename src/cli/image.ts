@@ -1,7 +1,7 @@
 /**
  * `metal-hammer image install <url> --target DIR`: the flow's image install by hand, for
  * the debug shell (and the fleet bench, whose machines have no disks): the same
- * installImage (one stream, hashed inline, GNU tar + lz4, resumed by Range, stall and
+ * installImage (one stream, hashed inline, decoded by liblz4 into GNU tar, resumed by Range, stall and
  * trickle guards, the retry bound with jitter) with the same HTTP client rules as `run`
  * (METAL_CA from the cmdline; https only, plain http only with METAL_ALLOW_HTTP=1 on the
  * cmdline, as every command that talks to a server). A checksum sidecar beside the image

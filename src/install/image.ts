@@ -30,8 +30,9 @@
  *
  * The bytes' path (docs/install.md "Throughput"): Bun's native fetch
  * (HttpClient.streamNative: same CAs, https-only rule, no redirects) -> the native hasher
- * (Bun.CryptoHasher) -> tar's stdin; per chunk of the runtime's size (~64-700 KiB) a few
- * counters and one write, nothing copied in JavaScript.
+ * (Bun.CryptoHasher) and liblz4's frame decoder (extract.ts, lz4-frame.ts) -> tar's stdin;
+ * per chunk of the runtime's size (~64-700 KiB) a few counters, a decode call (one more
+ * for each further 4 MiB it yields) and a write per run out, nothing copied in JavaScript.
  */
 import { AgentError } from "../errors.ts";
 import { isRetryableStreamFailure, statusRetry } from "../clients/http/classify.ts";
@@ -67,7 +68,7 @@ export interface ImageInstallOptions {
   readonly deadlineMs?: number;
   /** Progress line interval (default 5 s). */
   readonly progressMs?: number;
-  /** Default: GNU tar + lz4 from PATH, checked before the download (checkTools). */
+  /** Default: liblz4 in the agent and GNU tar from PATH, checked before the download (checkTools). */
   readonly extractor?: ExtractorFactory;
   readonly clean?: (root: string) => Promise<void>;
   /** Clock, timers (stall guard, unpack bound, deadline), backoff jitter and sleep (default: real). */

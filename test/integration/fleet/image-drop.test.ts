@@ -16,7 +16,7 @@ import { runFleet } from "../../../lab/fleet/run.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { fleetPrerequisites } from "./prerequisites.ts";
 
-// The test image is built here (busybox-static, setfattr) and unpacked by the agent with GNU tar + lz4.
+// The test image is built here (busybox-static, setfattr, packed with the lz4 tool) and unpacked by the agent (liblz4 into GNU tar).
 const tools = ["tar", "lz4", "setfattr"].filter((t) => !Bun.which(t, { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }));
 const ok = fleetPrerequisites("the fleet's image-drop suite") && prerequisites("the fleet's image-drop image", [...tools, !existsSync("/bin/busybox") && "busybox-static"]);
 const N = 8;

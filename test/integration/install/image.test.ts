@@ -1,6 +1,6 @@
 /**
  * The streaming image install against the image cache stand-in on loopback: a real
- * tar + lz4 unpacking onto a directory (onto a small tmpfs for disk-full). Faults,
+ * liblz4 + GNU tar unpacking onto a directory (onto a small tmpfs for disk-full). Faults,
  * each a test: a cut (resumed with Range), a server without Range (restart), a
  * corrupted byte (retried once, then image_checksum), a stall (detected within the
  * bound), disk full (fatal at once). Fidelity: modes, owners, hard links, symlinks,
