@@ -107,7 +107,8 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
   });
   const stdin: FileSink = tar.stdin;
   let ended = false;
-  const running = () => !failed && !ended && !bad && tar.exitCode === null && tar.signalCode === null;
+  // `bad` sets `ended`; `failed` is set only once tar has exited.
+  const running = () => !ended && tar.exitCode === null && tar.signalCode === null;
   const toTar = async (bytes: Uint8Array) => {
     stdin.write(bytes);
     // Backpressure: resolves once the pipe took the bytes (the buffer is reused after).
@@ -134,7 +135,7 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
       }
     },
     async end() {
-      if (!ended && !bad) {
+      if (!ended) {
         try {
           decoder.finish();
         } catch (e) {

@@ -92,10 +92,10 @@ export function lz4Decoder(): Lz4Decoder {
   const dstSizeP = ptr(sizes, 0);
   const srcSizeP = ptr(sizes, 8);
   let closed = false;
+  /** Compressed bytes read; every successful call reads at least one, so 0 = nothing yet. */
   let consumed = 0;
-  /** The last hint: 0 between frames (and before the first: `started` tells). */
+  /** The last hint: 0 between frames (and before the first). */
   let hint = 0n;
-  let started = false;
 
   const fail = (reason: string): never => {
     throw new Lz4Error(reason, consumed);
@@ -126,14 +126,13 @@ export function lz4Decoder(): Lz4Decoder {
         off += read;
         consumed += read;
         hint = r;
-        started = true;
         if (wrote > 0) await sink(out.subarray(0, wrote));
         // Done with this chunk once it is read and the output did not fill (nothing held back).
         if (off >= chunk.byteLength && wrote < OUT_BYTES) return;
       }
     },
     finish() {
-      if (!started) fail("the stream is empty: no lz4 frame");
+      if (consumed === 0) fail("the stream is empty: no lz4 frame");
       if (hint !== 0n) fail(`the stream ended inside a frame (${hint} more bytes expected)`);
     },
     close() {
