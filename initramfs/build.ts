@@ -21,6 +21,11 @@
  * PCI names (--pci-ids, Debian's pci.ids) go in at /usr/share/metal-hammer/pci.ids, only
  * for the devices the kernel's display and network drivers bind (lib/pci-subset.ts).
  *
+ * The carried os-installer (--os-installer PATH --os-installer-version V [--os-installer-name
+ * N]) goes in at /usr/lib/metal-hammer/os-installer with its facts (name, version, sha256,
+ * size, kind) as JSON beside it and in the manifest's header: the agent runs it when
+ * the image has no installer (src/install/carried-installer.ts, lib/carried-installer.ts).
+ *
  * The kernel's config (--kernel-config, default /boot/config-<KVER>) goes in at
  * /boot/config-<KVER>: PID 1 checks the running kernel against the fragment with it
  * when the kernel has no /proc/config.gz (src/init/kernel-facts.ts).
@@ -34,6 +39,8 @@ import { COMPRESSORS, DEFAULT_COMPRESSION, parseCompression, parseLevel, type Co
 import { readElfDeps } from "./lib/elf.ts";
 import { appletLinks, composeImage, sizeByGroup, SKELETON, type ImageItem } from "./lib/layout.ts";
 import { parseLdd, verifyClosure, type SharedLib } from "./lib/ldd.ts";
+import { carriedInstallerInfo } from "./lib/carried-installer.ts";
+import { CARRIED_INSTALLER_INFO_PATH, CARRIED_INSTALLER_PATH, describeCarried, type CarriedInstallerInfo } from "../src/install/carried-installer.ts";
 import { parseToolList } from "./lib/tools.ts";
 import { displayAndNetworkDevices, keeps } from "./lib/pci-subset.ts";
 import { parsePciIds, PCI_IDS_PATH, renderPciIds } from "../src/machine/inventory/pci-ids.ts";
@@ -63,6 +70,9 @@ const { values: opt } = parseArgs({
     level: { type: "string" },
     out: { type: "string" },
     mtime: { type: "string" },
+    "os-installer": { type: "string" },
+    "os-installer-version": { type: "string" },
+    "os-installer-name": { type: "string", default: "os-installer" },
   },
   strict: true,
 });
@@ -285,6 +295,23 @@ async function toolItems(seenLibs: Map<string, SharedLib>): Promise<{ items: Ima
   return { items, tools };
 }
 
+/** The carried os-installer (--os-installer) and its facts beside it; none without the option. */
+async function carriedItems(): Promise<{ items: ImageItem[]; info: CarriedInstallerInfo | undefined }> {
+  const path = opt["os-installer"];
+  if (!path) return { items: [], info: undefined };
+  const version = opt["os-installer-version"] ?? fail(`--os-installer ${path} needs --os-installer-version (make: OS_INSTALLER_VERSION=vX.Y.Z)`);
+  const bytes = await bytesOf(path);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const info = carriedInstallerInfo(bytes, path, opt["os-installer-name"] as string, version, sha256);
+  return {
+    items: [
+      { kind: "file", path: CARRIED_INSTALLER_PATH.slice(1), mode: 0o755, size: bytes.length, source: { kind: "bytes", data: bytes }, group: "installer" },
+      bytesItem(CARRIED_INSTALLER_INFO_PATH.slice(1), new TextEncoder().encode(`${JSON.stringify(info)}\n`), "installer"),
+    ],
+    info,
+  };
+}
+
 /** The config of the kernel the modules are for: PID 1's boot-time check reads it when the kernel has no /proc/config.gz. */
 function kernelConfigItem(kver: string): ImageItem {
   const kconfig = opt["kernel-config"] ?? `/boot/config-${kver}`;
@@ -351,13 +378,13 @@ function manifestLines(image: Image): string {
 }
 
 /** `<out>.manifest`: the image's sha256, how it was built, the modules and missing firmware, then every entry; the sha256. */
-async function writeManifest(image: Image, b: Build, mods: ModuleItems): Promise<string> {
+async function writeManifest(image: Image, b: Build, mods: ModuleItems, carried: CarriedInstallerInfo | undefined): Promise<string> {
   const sha = createHash("sha256")
     .update(await bytesOf(b.out))
     .digest("hex");
   await Bun.write(
     `${b.out}.manifest`,
-    `# ${b.out}\n# sha256 ${sha}\n# kernel ${b.kver}, compression ${b.compression} level ${b.level}, mtime ${b.mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n${manifestLines(image)}\n`,
+    `# ${b.out}\n# sha256 ${sha}\n# kernel ${b.kver}, compression ${b.compression} level ${b.level}, mtime ${b.mtime}\n# modules: ${mods.load.join(" ")}\n# firmware missing from the image: ${mods.missingFirmware.join(" ") || "none"}\n# os-installer: ${carried ? `${describeCarried(carried)} ${carried.kind}, sha256 ${carried.sha256}` : "none"}\n${manifestLines(image)}\n`,
   );
   return sha;
 }
@@ -372,6 +399,7 @@ function summary(o: {
   mods: ModuleItems;
   seenLibs: Map<string, SharedLib>;
   tools: readonly string[];
+  carried: CarriedInstallerInfo | undefined;
 }): string {
   const { b, mods } = o;
   const groups = sizeByGroup(o.items);
@@ -387,6 +415,7 @@ function summary(o: {
     `  firmware   ${mods.firmware.join(" ") || "none"}${mods.missingFirmware.length ? `; missing: ${mods.missingFirmware.join(" ")}` : ""}`,
     `  libs       ${[...o.seenLibs.values()].map((l) => l.path).join(" ")}`,
     ...(o.tools.length ? [`  tools      ${o.tools.join(" ")}`] : []),
+    `  installer  ${o.carried ? describeCarried(o.carried) : "none carried"}`,
   ].join("\n");
 }
 
@@ -398,6 +427,8 @@ async function main(): Promise<void> {
   items.push(await busyboxItem(), hostFile("etc/ssl/certs/ca-certificates.crt", opt.ca as string, 0o644, "ca"));
   const tools = await toolItems(seenLibs);
   items.push(...tools.items, kernelConfigItem(b.kver));
+  const carried = await carriedItems();
+  items.push(...carried.items);
   // Kernel modules: the fragment's, the boot list and --list files, with dependencies, decompressed.
   const mods = await moduleItems(b.kver, b.modDir);
   items.push(...mods.items, await pciIdsItem(b.modDir));
@@ -406,8 +437,8 @@ async function main(): Promise<void> {
 
   const image = composeImage(items);
   const rawSize = await writeImage(image, b);
-  const sha = await writeManifest(image, b, mods);
-  process.stdout.write(summary({ b, items, image, rawSize, sha, mods, seenLibs, tools: tools.tools }) + "\n");
+  const sha = await writeManifest(image, b, mods, carried.info);
+  process.stdout.write(summary({ b, items, image, rawSize, sha, mods, seenLibs, tools: tools.tools, carried: carried.info }) + "\n");
 }
 
 try {

@@ -32,7 +32,7 @@ INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
 export INITRAMFS
 # Host binaries to add with their libraries, one absolute path per line (initramfs/tools.list when present).
 TOOLS ?= $(wildcard initramfs/tools.list)
-INITRAMFS_SRC := initramfs/build.ts $(wildcard initramfs/lib/*.ts src/kernel/kmod/*.ts) src/kernel/kconfig/fragment.ts src/init/paths.ts src/machine/inventory/pci-ids.ts $(wildcard /usr/share/misc/pci.ids) \
+INITRAMFS_SRC := initramfs/build.ts $(wildcard initramfs/lib/*.ts src/kernel/kmod/*.ts) src/kernel/kconfig/fragment.ts src/init/paths.ts src/install/carried-installer.ts src/machine/inventory/pci-ids.ts $(wildcard /usr/share/misc/pci.ids) \
 	kernel-config/metal-hammer.config initramfs/modules/boot.list $(TOOLS) $(wildcard /boot/config-$(KVER))
 # Debian's firmware packages (initramfs/firmware.list), unpacked; the build takes the files its modules name.
 FIRMWARE_DIR := build/firmware
@@ -47,22 +47,44 @@ $(FIRMWARE_STAMP): initramfs/firmware.list initramfs/firmware.sh | deps-apt
 	sh initramfs/firmware.sh $(FIRMWARE_DIR)
 	@touch $@
 
-# $(call BUILD_INITRAMFS,<compression>,<level or empty>): the image at $@.
-BUILD_INITRAMFS = $(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --firmware-dir $(FIRMWARE_DIR)/root/lib/firmware \
-	$(if $(TOOLS),--tools $(TOOLS)) --compress $(1) $(if $(2),--level $(2)) --out $@
+# The os-installer the agent carries (docs/install.md "The carried os-installer"): metal-images
+# carry no installer since 2026-08. A static os-installer binary built elsewhere (the Go module
+# proxy refuses metal-stack's modules here; nothing in this repository fetches or builds it):
+#   make initramfs OS_INSTALLER=PATH [OS_INSTALLER_VERSION=v0.3.1]
+OS_INSTALLER ?=
+OS_INSTALLER_VERSION ?= v0.3.1
+ifneq ($(OS_INSTALLER),)
+ifeq ($(wildcard $(OS_INSTALLER)),)
+$(error OS_INSTALLER=$(OS_INSTALLER): no such file (expected a static os-installer $(OS_INSTALLER_VERSION) binary))
+endif
+endif
+# The two values in a file rewritten only when they change: the image is rebuilt then, and only then.
+CARRIED_VARS := build/initramfs/.os-installer.vars
+.PHONY: FORCE
+$(CARRIED_VARS): FORCE
+	@mkdir -p $(@D); v='$(abspath $(OS_INSTALLER)) $(OS_INSTALLER_VERSION)'; [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+CARRIED_FLAGS := $(if $(OS_INSTALLER),--os-installer $(OS_INSTALLER) --os-installer-version $(OS_INSTALLER_VERSION))
 
-$(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-apt
-	$(call BUILD_INITRAMFS,$(COMPRESS),$(COMPRESS_LEVEL))
+# $(call BUILD_INITRAMFS,<compression>,<level or empty>,<carried installer flags>): the image at $@.
+BUILD_INITRAMFS = $(BUN) initramfs/build.ts --agent dist/metal-hammer --kver $(KVER) --firmware-dir $(FIRMWARE_DIR)/root/lib/firmware \
+	$(if $(TOOLS),--tools $(TOOLS)) --compress $(1) $(if $(2),--level $(2)) $(3) --out $@
+
+$(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) $(CARRIED_VARS) $(OS_INSTALLER) | deps-apt
+	$(call BUILD_INITRAMFS,$(COMPRESS),$(COMPRESS_LEVEL),$(CARRIED_FLAGS))
 
 # make test's QEMU suites boot the same cpio compressed with lz4: under TCG it unpacks
 # ~3 s faster per boot than the zstd default (kernel unpack under TCG, docs/initramfs.md), ~19 boots in the suite.
+# It carries the lab's test installer (lab/images/test-installer.ts, os-installer's shape on the
+# contract) in place of os-installer: the suites install images without an installer with it.
 # The default image itself is size-checked (test/initramfs/size.test.ts) and booted by
 # test/e2e/drivers.test.ts (lab/kernel.ts DEFAULT_INITRD).
-TEST_INITRAMFS := build/initramfs/initramfs-$(KVER).cpio.lz4
-ifneq ($(TEST_INITRAMFS),$(INITRAMFS))
-$(TEST_INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) | deps-apt
-	$(call BUILD_INITRAMFS,lz4,)
-endif
+TEST_INITRAMFS := build/initramfs/initramfs-$(KVER)-test.cpio.lz4
+TEST_INSTALLER := build/test-installer/os-installer
+$(TEST_INSTALLER): lab/images/test-installer.ts | deps-npm
+	@mkdir -p $(@D)
+	$(BUN) lab/images/test-installer.ts --shape os-installer --out $@
+$(TEST_INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) $(TEST_INSTALLER) | deps-apt
+	$(call BUILD_INITRAMFS,lz4,,--os-installer $(TEST_INSTALLER) --os-installer-version os-installer-shape --os-installer-name test-installer)
 
 # Size and unpack time of every compression side by side (docs/initramfs.md, docs/bench.md).
 .PHONY: bench-initramfs

@@ -1,21 +1,17 @@
 # The real OS (issue 22, docs/install.md "The real os-installer and the Debian image"):
-# metal-stack's os-installer built as a static binary, cached under build/tools.
-#   make os-installer [OS_INSTALLER=PATH]   (PATH: a static binary built elsewhere, where the
-#   Go module proxy does not serve metal-stack's modules)
+# metal-stack's os-installer as a static binary built elsewhere, OS_INSTALLER=PATH (defined in
+# mk/initramfs.mk: the initramfs carries it). The Go module proxy refuses metal-stack's modules
+# (403, final): nothing in this repository fetches or builds os-installer.
 # Debian packages only the real-OS targets need: mmdebstrap builds the image, fusefat mounts
 # the test's ESP (this machine's kernel has no vfat), file checks the binary is static.
 REALOS_APT_PACKAGES := mmdebstrap fusefat fuse3 file
-OS_INSTALLER_VERSION := v0.3.1
-OS_INSTALLER := build/tools/os-installer-$(OS_INSTALLER_VERSION)
-.PHONY: os-installer deps-realos
+.PHONY: deps-realos need-os-installer
 
 deps-realos:
 	@$(MAKE) --no-print-directory deps-apt APT_PACKAGES="$(REALOS_APT_PACKAGES)"
 
-os-installer: $(OS_INSTALLER)
-
-$(OS_INSTALLER): lab/images/os-installer.ts | deps-npm deps-realos
-	$(BUN) lab/images/os-installer.ts --version $(OS_INSTALLER_VERSION) --out $@
+need-os-installer:
+	@[ -n "$(OS_INSTALLER)" ] || { echo "OS_INSTALLER=PATH is required: a static os-installer $(OS_INSTALLER_VERSION) binary built elsewhere (docs/install.md)"; exit 2; }
 
 # The lab's Debian image (lab/images/debian.ts): mmdebstrap trixie + /os-installer, packed
 # as metal-images pack theirs; rebuilt only when its inputs change (inputs.sha256 beside it).
@@ -23,7 +19,7 @@ $(OS_INSTALLER): lab/images/os-installer.ts | deps-npm deps-realos
 DEBIAN_IMAGE_DIR := build/debian
 .PHONY: debian-image
 
-debian-image: $(OS_INSTALLER) | deps-npm deps-realos
+debian-image: need-os-installer | deps-npm deps-realos
 	$(BUN) lab/images/debian.ts --out $(DEBIAN_IMAGE_DIR) --os-installer $(OS_INSTALLER)
 
 # Root: the real os-installer against the agent's contract files (test/realos/, not in

@@ -1,8 +1,11 @@
 #!/usr/bin/env bun
 /**
  * Builds the tiny test OS image: busybox (Debian's busybox-static) as the userland,
- * an `/install.sh` that checks the installer contract files, writes
- * /etc/metal/boot-info.yaml and a marker, plus entries that check extraction fidelity
+ * an `/install.sh` (test-installer.ts, the `efibootmgr` shape) that checks the installer
+ * contract files, writes /etc/metal/boot-info.yaml and a marker (`--installer
+ * /install-go` puts it there instead, as metal-images of 2022-10 to 2026-08 carried
+ * install-go; `--installer none` leaves the image without one, as metal-images build
+ * theirs now), plus entries that check extraction fidelity
  * (modes incl. setuid/sticky, numeric owners, a hard link, symbolic links, user and
  * security xattrs). Packed as `img.tar.lz4` with GNU tar (--xattrs, numeric owners)
  * and lz4, with `.md5` (as metal-images ship) and `.sha256` sidecars.
@@ -17,10 +20,7 @@
  * then writes GRUB to the ESP (/boot/efi) when the layout has one: on a UEFI machine as
  * EFI/testos/grubx64.efi with a boot entry "testos" (efibootmgr), else as the fallback
  * EFI/BOOT/BOOTX64.EFI (needs grub-efi-amd64-bin and efibootmgr on the host).
- * The installer fails on purpose (exit 7, after printing lines) when the allocation's
- * hostname is "fail-install", hangs (sleep 600) when it is "hang-install", leaves a `setsid`
- * daemon holding its stdout ("daemon-install"; "daemon-hang" then hangs too), and leaves a
- * boot-info.yaml that is a link to /dev/zero ("link-bootinfo") or 2 MiB ("huge-bootinfo").
+ * The installer's failure cases by hostname: test-installer.ts.
  */
 import { parseArgs } from "node:util";
 import { spawnSync } from "node:child_process";
@@ -28,92 +28,10 @@ import { chmodSync, chownSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, r
 import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { testInstallerScript } from "./test-installer.ts";
 
-export const INSTALL_SH = `#!/bin/sh
-# Test OS installer: checks the contract files metal-hammer wrote, writes boot-info.yaml.
-set -e
-d=/etc/metal
-[ -s $d/machine-details.yaml ] || { echo "missing $d/machine-details.yaml"; exit 3; }
-[ -s $d/machine-allocation.yaml ] || { echo "missing $d/machine-allocation.yaml"; exit 3; }
-[ -s $d/install.yaml ] || { echo "missing $d/install.yaml"; exit 3; }
-grep -q '"root_uuid"' $d/machine-details.yaml || { echo "machine-details.yaml has no root_uuid"; exit 3; }
-grep -q '"password"' $d/machine-details.yaml || { echo "machine-details.yaml has no password"; exit 3; }
-# A careless installer echoes the secret: the agent's log must not show it.
-echo "installer: read $(grep '"password"' $d/machine-details.yaml)"
-grep -q '"auth_key": "[^"]' $d/install.yaml && echo "installer: vpn $(grep '"auth_key"' $d/install.yaml)"
-[ -c /dev/null ] || { echo "/dev is not mounted"; exit 3; }
-[ -r /proc/self/stat ] || { echo "/proc is not mounted"; exit 3; }
-[ -d /sys/kernel ] || { echo "/sys is not mounted"; exit 3; }
-if grep -q '"hostname": "fail-install"' $d/machine-allocation.yaml; then
-  echo "installer: step 1 ok"
-  echo "installer: grub-install failed: no EFI partition"
-  exit 7
-fi
-# A careless installer that leaves a daemon (its own session, holding stdout), and looks at PID 1.
-if grep -q '"hostname": "daemon-' $d/machine-allocation.yaml; then
-  echo "installer: pid 1 is $(tr '\\000' ' ' < /proc/1/cmdline)"
-  setsid sh -c 'while :; do sleep 1; done' &
-  echo "installer: daemon started"
-fi
-if grep -q '"hostname": "daemon-hang"' $d/machine-allocation.yaml; then
-  echo "installer: waiting forever"
-  sleep 600
-fi
-if grep -q '"hostname": "hang-install"' $d/machine-allocation.yaml; then
-  echo "installer: waiting forever"
-  sleep 600
-fi
-# Hostile boot-info.yaml: a link to /dev/zero (absolute: inside the root, not the agent's), or 2 MiB.
-if grep -q '"hostname": "link-bootinfo"' $d/machine-allocation.yaml; then
-  ln -sf /dev/zero $d/boot-info.yaml
-  exit 0
-fi
-if grep -q '"hostname": "huge-bootinfo"' $d/machine-allocation.yaml; then
-  dd if=/dev/zero of=$d/boot-info.yaml bs=1048576 count=2 2>/dev/null
-  exit 0
-fi
-id=$(sed -n 's/^ *"id": "\\(.*\\)",$/\\1/p' $d/machine-details.yaml)
-initrd=""
-[ ! -f /boot/initrd.img ] || initrd=/boot/initrd.img
-cat > $d/boot-info.yaml <<EOT
-kernel: /boot/vmlinuz
-initrd: "\${initrd}"
-cmdline: "console=ttyS0 panic=-1 TESTOS_MARKER=installed-\${id}"
-bootloader_id: testos
-EOT
-echo "installed \${id}" > /installed-marker
-# UEFI (an image built with --efi, a layout with an ESP at /boot/efi): GRUB on the ESP and
-# its config on the root. On a UEFI machine (efivarfs in the chroot) as grub-install
-# --bootloader-id=testos does it: EFI/testos/grubx64.efi and a boot entry "testos" made
-# by efibootmgr, moved to the end of BootOrder (the agent then sets the order); else the removable-media fallback
-# loader EFI/BOOT/BOOTX64.EFI, which firmware finds on a disk by itself.
-if [ -f /usr/lib/testos/BOOTX64.EFI ] && [ -d /boot/efi ]; then
-  mkdir -p /boot/grub
-  echo "linux /boot/vmlinuz console=ttyS0 panic=-1 TESTOS_MARKER=disk-boot-\${id}" > /boot/grub/grub.cfg
-  [ -z "$initrd" ] || echo "initrd $initrd" >> /boot/grub/grub.cfg
-  echo "boot" >> /boot/grub/grub.cfg
-  if [ -d /sys/firmware/efi/efivars ] && [ -x /usr/bin/efibootmgr ]; then
-    part=$(sed -n 's|^\\(/dev/[^ ]*\\) /boot/efi .*|\\1|p' /proc/self/mounts)
-    [ -b "$part" ] || { echo "installer: no block device mounted at /boot/efi"; exit 4; }
-    disk=$(echo "$part" | sed 's/p\\{0,1\\}[0-9]*$//')
-    num=$(echo "$part" | sed 's/^.*[^0-9]//')
-    mkdir -p /boot/efi/EFI/testos
-    cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/testos/grubx64.efi
-    efibootmgr --create --disk "$disk" --part "$num" --label testos --loader '\\EFI\\testos\\grubx64.efi' || { echo "installer: efibootmgr failed"; exit 5; }
-    # efibootmgr puts the new entry first; move it last, so that the agent's boot order
-    # step is what puts it first (firmware or a BMC may have reordered on a real server).
-    order=$(efibootmgr | sed -n 's/^BootOrder: //p')
-    rest=$(echo "$order" | sed 's/^[^,]*,\\{0,1\\}//')
-    [ -z "$rest" ] || efibootmgr --bootorder "$rest,$(echo "$order" | sed 's/,.*//')" > /dev/null
-    echo "installer: UEFI boot entry testos written for $disk partition $num: /boot/efi/EFI/testos/grubx64.efi"
-  else
-    mkdir -p /boot/efi/EFI/BOOT
-    cp /usr/lib/testos/BOOTX64.EFI /boot/efi/EFI/BOOT/BOOTX64.EFI
-    echo "installer: UEFI boot loader written to /boot/efi/EFI/BOOT/BOOTX64.EFI"
-  fi
-fi
-echo "installer: done for \${id}"
-`;
+/** Where the test image carries its installer, or `none`. */
+export type TestImageInstaller = "/install.sh" | "/install-go" | "none";
 
 /**
  * GRUB for the test OS (--efi): one EFI binary (grub-mkstandalone, Debian's
@@ -198,16 +116,19 @@ function run(argv: string[], opts: { cwd?: string } = {}): string {
 }
 
 /** Builds the tree in a temporary directory and packs it into `out`. */
-export function buildTestImage(out: string, opts: { padMib?: number; kernel?: string; busybox?: string; efi?: boolean } = {}): TestImage {
+export function buildTestImage(out: string, opts: { padMib?: number; kernel?: string; busybox?: string; efi?: boolean; installer?: TestImageInstaller } = {}): TestImage {
   const tree = mkdtempSync(join(tmpdir(), "mh-testos-"));
   try {
     for (const d of ["bin", "etc/metal", "dev", "proc", "sys", "boot", "tmp", "var/empty", "data"]) mkdirSync(join(tree, d), { recursive: true });
     copyFileSync(opts.busybox ?? "/bin/busybox", join(tree, "bin/busybox"));
     chmodSync(join(tree, "bin/busybox"), 0o755);
-    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd", "setsid", "tr"])
+    for (const applet of ["sh", "cat", "grep", "sed", "echo", "ls", "id", "test", "[", "sleep", "mkdir", "cp", "ln", "dd", "setsid", "tr", "basename"])
       symlinkSync("busybox", join(tree, "bin", applet));
-    writeFileSync(join(tree, "install.sh"), INSTALL_SH, { mode: 0o755 });
-    chmodSync(join(tree, "install.sh"), 0o755);
+    const installer = opts.installer ?? "/install.sh";
+    if (installer !== "none") {
+      writeFileSync(join(tree, installer), testInstallerScript("efibootmgr"), { mode: 0o755 });
+      chmodSync(join(tree, installer), 0o755);
+    }
     writeFileSync(join(tree, "etc/os-release"), 'ID=testos\nNAME="metal-hammer test OS"\n');
     if (opts.kernel) {
       copyFileSync(opts.kernel, join(tree, "boot/vmlinuz"));
@@ -250,15 +171,19 @@ export function buildTestImage(out: string, opts: { padMib?: number; kernel?: st
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" }, efi: { type: "boolean" } } });
-  if (!values.out) {
-    console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH] [--efi]");
+  const { values } = parseArgs({
+    options: { out: { type: "string" }, "pad-mib": { type: "string" }, kernel: { type: "string" }, efi: { type: "boolean" }, installer: { type: "string" } },
+  });
+  const installer = (values.installer ?? "/install.sh") as TestImageInstaller;
+  if (!values.out || !["/install.sh", "/install-go", "none"].includes(installer)) {
+    console.error("usage: bun lab/images/build.ts --out DIR [--pad-mib N] [--kernel PATH] [--efi] [--installer /install.sh|/install-go|none]");
     process.exit(2);
   }
   const img = buildTestImage(values.out, {
     padMib: values["pad-mib"] ? Number(values["pad-mib"]) : 0,
     ...(values.kernel ? { kernel: values.kernel } : {}),
     efi: values.efi === true,
+    installer,
   });
   console.log(JSON.stringify(img));
 }

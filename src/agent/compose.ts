@@ -14,6 +14,7 @@
 import type { Config } from "../config/config.ts";
 import { HttpClient } from "../clients/http/client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
+import { readCarriedInstaller } from "../install/carried-installer.ts";
 import { installOs } from "../install/install.ts";
 import { inBandBmc } from "../machine/bmc/in-band.ts";
 import { machineDisks } from "../machine/disk/machine-disks.ts";
@@ -68,6 +69,7 @@ export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Lo
     manufacturer: () => readDmi(sysRoot, "sys_vendor"),
     ops: over.ops ?? composeOps(ctx, paths),
     disks: machineDisks({ sysRoot, version: versionInfo().version }),
+    carriedInstaller: readCarriedInstaller(),
     installOs,
     kexecSys: linuxKexec,
     ...over,

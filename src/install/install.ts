@@ -19,6 +19,7 @@ import type { MountSys } from "../platform/sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
 import { allocationSecrets, contractFiles, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";
+import type { CarriedInstaller } from "./carried-installer.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
 import { generateConsolePassword } from "./password.ts";
 import { writeContract } from "./write-contract.ts";
@@ -48,6 +49,8 @@ export interface InstallInput {
   readonly now?: () => Date;
   /** Where the kernel shows UEFI (default /sys/firmware/efi): present, the installer gets efivarfs and the boot order is set; absent, both are skipped. */
   readonly efiDir?: string;
+  /** The os-installer the initramfs carries: run when the image has no installer of its own. */
+  readonly carried?: CarriedInstaller;
   /** The UEFI boot order step (default: ensureBootOrder on this machine's efivarfs). */
   readonly bootOrder?: (b: BootOrderInput) => Promise<BootOrderOutcome>;
 }
@@ -96,6 +99,7 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     ...(i.installerTimeoutMs !== undefined ? { timeoutMs: i.installerTimeoutMs } : {}),
     ...(i.mounts ? { mounts: i.mounts } : {}),
     ...(i.efiDir !== undefined ? { uefi: existsSync(i.efiDir) } : {}),
+    ...(i.carried ? { carried: i.carried } : {}),
   });
   await (i.bootOrder ?? ensureBootOrder)({
     log: i.log,

@@ -1,7 +1,11 @@
 /**
- * Runs the image's installer in a chroot of the target root, as metal-hammer does
- * (metal-stack/metal-hammer@ec148e3 cmd/install.go: chroot, uid/gid 0): `/os-installer`
- * when the image has it (metal-stack/os-installer@7ea1c98), else `/install.sh`. /dev and /sys are
+ * Runs the installer in a chroot of the target root, as metal-hammer does
+ * (metal-stack/metal-hammer@ec148e3 cmd/install.go: chroot, uid/gid 0): the image's own
+ * (`/install-go`, `/os-installer`, `/install.sh`), else the os-installer the initramfs
+ * carries, copied into the target as `/os-installer` (its sha256 checked against the
+ * build's) and removed after the run, whatever happened (installer-choice.ts). The binary
+ * that ran is removed from the installed system after a success, as metal-hammer does
+ * (cmd/install.go:114). /dev and /sys are
  * bind-mounted in first (recursive binds through mount(2), src/platform/sys/mount.ts), and on a
  * UEFI machine (/sys/firmware/efi exists) efivarfs at /sys/firmware/efi/efivars, as
  * metal-hammer's cmd/storage/filesystem.go specialMounts has it, so the installer's
@@ -27,7 +31,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync } from "node:fs";
-import { access, constants } from "node:fs/promises";
+import { access, constants, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { EFI_DIR } from "./efi/ensure-boot-order.ts";
 import { AgentError } from "../errors.ts";
@@ -36,12 +40,14 @@ import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, linuxMount, type MountSys
 import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";
 import { BOOT_INFO_PATH } from "./contract.ts";
 import { READ_CAPS } from "../platform/fs/read-bounded.ts";
-import { dirInRoot, readInRoot } from "../platform/fs/root-file.ts";
+import { dirInRoot, readInRoot, writeInRoot } from "../platform/fs/root-file.ts";
+import { readBoundedSync } from "../platform/fs/read-bounded.ts";
+import { CARRIED_INSTALLER_CAP, type CarriedInstaller } from "./carried-installer.ts";
+import { chooseInstaller, IMAGE_INSTALLERS, type InstallerChoice } from "./installer-choice.ts";
 import { escapeLine } from "./escape-line.ts";
 import { installerFailure, type InstallerEnd } from "./installer-failure.ts";
 import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerLogState, type OsInstallerRun } from "./os-installer-log.ts";
 
-export const INSTALLER_CANDIDATES = ["/os-installer", "/install.sh"] as const;
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
 /** After the installer exited (or was killed): how long its output may still drain before the pipes are cut. */
 export const OUTPUT_GRACE_MS = 2_000;
@@ -69,25 +75,75 @@ export interface InstallerOptions {
   readonly outputGraceMs?: number;
   /** Scrubs secrets from the lines kept for the error (the log scrubs its own). */
   readonly scrub?: (text: string) => string;
+  /** The os-installer this initramfs carries (carried-installer.ts readCarriedInstaller), used when the image has none. */
+  readonly carried?: CarriedInstaller;
 }
 
 export interface InstallerResult {
   readonly binary: string;
+  /** Which installer ran and why: the image's own or the carried one. */
+  readonly choice: InstallerChoice;
   readonly ms: number;
   readonly lines: number;
   readonly bootInfo: BootInfo;
 }
 
-export async function findInstaller(root: string): Promise<string> {
-  for (const c of INSTALLER_CANDIDATES) {
+/** Which of the image installers the unpacked image has as executable files. */
+export async function imageInstallers(root: string): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const c of IMAGE_INSTALLERS) {
     try {
       await access(join(root, c), constants.X_OK);
-      return c;
+      found.add(c);
     } catch {
-      // next candidate
+      // not there, or not executable
     }
   }
-  throw new AgentError("installer", `installer: the image has neither ${INSTALLER_CANDIDATES.join(" nor ")} (executable) in ${root}`, { root });
+  return found;
+}
+
+const NO_CARRIED: CarriedInstaller = { present: false, why: "no carried installer was given" };
+
+/**
+ * Copies the carried installer into the target (inside the root, atomically, 0755) after
+ * checking its bytes against the sha256 the initramfs build recorded: a damaged copy in
+ * the initramfs is named, never run.
+ */
+function placeCarried(root: string, c: Extract<InstallerChoice, { kind: "carried" }>): void {
+  let bytes: Uint8Array;
+  try {
+    bytes = readBoundedSync(c.source, CARRIED_INSTALLER_CAP);
+  } catch (e) {
+    throw new AgentError("installer", `installer: cannot read the carried ${c.info.name} ${c.source}: ${(e as Error).message}`, { source: c.source });
+  }
+  const sha256 = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  if (sha256 !== c.info.sha256 || bytes.length !== c.info.bytes)
+    throw new AgentError(
+      "installer",
+      `installer: the carried ${c.info.name} ${c.source} has ${bytes.length} bytes with sha256 ${sha256}, the initramfs build recorded ${c.info.bytes} bytes with sha256 ${c.info.sha256}`,
+      { source: c.source },
+    );
+  try {
+    writeInRoot(root, c.binary, bytes, 0o755);
+  } catch (e) {
+    throw new AgentError("installer", `installer: cannot copy the carried ${c.info.name} into the target as ${c.binary}: ${(e as Error).message}`, { root });
+  }
+}
+
+/** Removes the installer that ran from the installed system; a failure is a warning (metal-hammer: "unable to remove, ignoring"). */
+async function removeInstaller(root: string, binary: string, log: Logger): Promise<void> {
+  try {
+    // Only the name inside the root: rm does not follow a final link.
+    await rm(join(root, binary), { force: true });
+  } catch (e) {
+    logEvent(
+      log,
+      "install.installer.done",
+      { binary, removeFailed: (e as Error).message },
+      `installer: could not remove ${binary} from the target: ${(e as Error).message}`,
+      "warn",
+    );
+  }
 }
 
 interface ChrootMount {
@@ -274,8 +330,21 @@ function readBootInfo(root: string, binary: string): BootInfo {
 export async function runInstaller(o: InstallerOptions): Promise<InstallerResult> {
   const t0 = performance.now();
   const timeoutMs = o.timeoutMs ?? DEFAULT_INSTALLER_TIMEOUT_MS;
+  const choice = chooseInstaller(await imageInstallers(o.root), o.carried ?? NO_CARRIED);
+  const binary = choice.binary;
+  logEvent(o.log, "install.installer.choice", { binary, kind: choice.kind, reason: choice.reason }, `installer: ${binary}: ${choice.reason}`);
+  if (choice.kind === "carried") placeCarried(o.root, choice);
+  try {
+    return await runChosen(o, choice, t0, timeoutMs);
+  } finally {
+    if (choice.kind === "carried") await removeInstaller(o.root, binary, o.log);
+  }
+}
+
+/** The chosen installer in its container, then its boot-info; the image's own is removed after a success. */
+async function runChosen(o: InstallerOptions, choice: InstallerChoice, t0: number, timeoutMs: number): Promise<InstallerResult> {
+  const binary = choice.binary;
   const sys = o.mounts ?? linuxMount;
-  const binary = await findInstaller(o.root);
   const proc = mountPoint(o.root, "/proc");
   closeSync(proc.fd);
   const binds = await bindSystem(o.root, sys, o.uefi ?? isUefi());
@@ -301,11 +370,12 @@ export async function runInstaller(o: InstallerOptions): Promise<InstallerResult
     throw new AgentError("installer", f.message, f.details);
   }
   const bootInfo = readBootInfo(o.root, binary);
+  if (choice.kind === "image") await removeInstaller(o.root, binary, o.log);
   logEvent(
     o.log,
     "install.installer.done",
     { binary, ms, lines: run.lines, kernel: bootInfo.kernel, initrd: bootInfo.initrd, bootloaderId: bootInfo.bootloaderId },
     `installer: ${binary} done in ${ms} ms; boot ${bootInfo.kernel}`,
   );
-  return { binary, ms, lines: run.lines, bootInfo };
+  return { binary, choice, ms, lines: run.lines, bootInfo };
 }

@@ -58,12 +58,16 @@ describe("metal-hammer CLI", () => {
     }
   });
 
-  test("version --json names version, commit, bun and target", async () => {
+  test("version --json names version, commit, bun, target and the carried os-installer (none on this host)", async () => {
     const c = captureContext();
     expect(await runCli(["version", "--json"], c.ctx)).toBe(0);
     const v = JSON.parse(c.out());
-    expect(Object.keys(v).sort()).toEqual(["bun", "commit", "target", "version"]);
+    expect(Object.keys(v).sort()).toEqual(["bun", "commit", "osInstaller", "target", "version"]);
     expect(v.bun).toBe(Bun.version);
+    expect(v.osInstaller).toBeNull();
+    const t = captureContext();
+    expect(await runCli(["version"], t.ctx)).toBe(0);
+    expect(t.out()).toContain("carries no os-installer: this initramfs carries no os-installer (no /usr/lib/metal-hammer/os-installer.json;");
   });
 
   test("run logs start, config and config warnings as JSON, and stops when no NIC matches", async () => {

@@ -218,6 +218,29 @@ describe.skipIf(!ready)("initramfs build", () => {
     expect([bad.code, bad.stderr.trim()]).toEqual([2, `initramfs: ${list}:1: "sgdisk": expected an absolute host path like /usr/sbin/sgdisk`]);
   });
 
+  test("--os-installer carries the installer with its facts (name, version, sha256, kind) beside it and in the manifest; a dynamic binary is refused", () => {
+    const script = `${dir}/test-installer`;
+    writeFileSync(script, "#!/bin/sh\necho installing\n", { mode: 0o755 });
+    const sha = new Bun.CryptoHasher("sha256").update(readFileSync(script)).digest("hex");
+    const r = build(`${dir}/carried.cpio.lz4`, ["--os-installer", script, "--os-installer-version", "v0.3.1", "--os-installer-name", "test-installer"]);
+    expect(r.stderr).toBe("");
+    const entries = decodeCpio(new Uint8Array(Bun.spawnSync(["lz4", "-dc", `${dir}/carried.cpio.lz4`], { stdout: "pipe" }).stdout));
+    const bin = entries.find((e) => e.name === "usr/lib/metal-hammer/os-installer");
+    expect(new TextDecoder().decode(bin?.data)).toBe("#!/bin/sh\necho installing\n");
+    expect(bin?.fields.mode).toBe(0o100755);
+    const info = JSON.parse(new TextDecoder().decode(entries.find((e) => e.name === "usr/lib/metal-hammer/os-installer.json")?.data));
+    expect(info).toEqual({ name: "test-installer", version: "v0.3.1", sha256: sha, bytes: 26, kind: "script" });
+    expect(readFileSync(`${dir}/carried.cpio.lz4.manifest`, "utf8")).toContain(`# os-installer: test-installer v0.3.1 (sha256 ${sha.slice(0, 12)}) script, sha256 ${sha}\n`);
+    expect(r.stdout).toContain(`  installer  test-installer v0.3.1 (sha256 ${sha.slice(0, 12)})`);
+    // Without the option: none, said so.
+    expect(readFileSync(`${dir}/c.cpio.lz4.manifest`, "utf8")).toContain("# os-installer: none\n");
+    const dynamic = build(`${dir}/dyn.cpio.lz4`, ["--os-installer", "/usr/bin/true", "--os-installer-version", "v0.3.1"]);
+    expect(dynamic.code).toBe(2);
+    expect(dynamic.stderr).toContain("initramfs: OS_INSTALLER=/usr/bin/true is dynamically linked");
+    const noVersion = build(`${dir}/nover.cpio.lz4`, ["--os-installer", script]);
+    expect([noVersion.code, noVersion.stderr.trim()]).toEqual([2, `initramfs: --os-installer ${script} needs --os-installer-version (make: OS_INSTALLER_VERSION=vX.Y.Z)`]);
+  });
+
   // gzip is left out: -n (no name, no time) is its whole reproducibility, checked in compress.test.ts; each build here costs seconds.
   test("xz (the default) and zstd (multi-threaded) output are reproducible too", () => {
     for (const c of ["xz", "zstd"]) {

@@ -1,11 +1,10 @@
-/** The file-level steps on temp directories (no root needed): installer choice, contract writing, target cleaning. */
+/** The file-level steps on temp directories (no root needed): contract writing, target cleaning (the installer choice: installer-choice.test.ts). */
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
 import { cleanTarget } from "../../src/install/clean.ts";
-import { findInstaller } from "../../src/install/installer.ts";
 import { writeContract } from "../../src/install/write-contract.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "../../src/install/lvmlocal.ts";
 import { createLogger, silentLogger } from "../../src/platform/log/logger.ts";
@@ -14,23 +13,6 @@ import { SecretSet } from "../../src/platform/log/redact.ts";
 const work = mkdtempSync(join(tmpdir(), "mh-install-files-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const dir = () => mkdtempSync(join(work, "t-"));
-const exe = (p: string) => {
-  writeFileSync(p, "#!/bin/sh\n");
-  chmodSync(p, 0o755);
-};
-
-describe("installer choice", () => {
-  test("/os-installer wins over /install.sh; /install.sh alone is used; neither is an installer error naming both", async () => {
-    const a = dir();
-    exe(join(a, "install.sh"));
-    expect(await findInstaller(a)).toBe("/install.sh");
-    exe(join(a, "os-installer"));
-    expect(await findInstaller(a)).toBe("/os-installer");
-    const e = await findInstaller(dir()).catch((x: unknown) => x);
-    expect((e as AgentError).code).toBe("installer");
-    expect((e as AgentError).message).toContain("neither /os-installer nor /install.sh");
-  });
-});
 
 describe("contract writing", () => {
   const files = { files: [{ path: "/etc/metal/machine-details.yaml", content: '{"password": "x"}\n' }] };

@@ -4,6 +4,7 @@
  * BootService/Register with uuid, hardware, bios, neighbours, partition and the
  * agent's version. Events Preparing/Registering go out best effort.
  */
+import { versionWithCarried } from "../../install/carried-installer.ts";
 import type { Api } from "./api.ts";
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { Config } from "../../config/config.ts";
@@ -64,7 +65,7 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
     notes: inv.notes,
   });
   await api.events.send(E.REGISTERING, `${h.nics.length} NIC(s), ${h.disks.length} disk(s), ${h.cpus.length} CPU(s)`);
-  const request = registerRequest(boot.uuid, inv, neighbours, boot.partition, `${v.version} (${v.commit})`, bmcFields);
+  const request = registerRequest(boot.uuid, inv, neighbours, boot.partition, versionWithCarried(`${v.version} (${v.commit})`, s.carriedInstaller), bmcFields);
   const r = await registerCall(api.client, request, seen);
   logEvent(
     s.log,

@@ -10,6 +10,7 @@
  */
 import type { LldpInterface, LldpSession } from "../../network/lldp/neighbour.ts";
 import type { HttpClient } from "../../clients/http/client.ts";
+import type { CarriedInstaller } from "../../install/carried-installer.ts";
 import type { InstallInput, InstallOutput } from "../../install/install.ts";
 import type { Inventory } from "../../machine/inventory/map.ts";
 import type { Logger } from "../../platform/log/logger.ts";
@@ -54,6 +55,8 @@ export interface Services {
   /** Watchdog, clock sync, remote log, the planned reboot's lines, status: services only, no fact of the flow (built before the logger: its sink feeds the log shipper). */
   readonly ops: Operations;
   readonly disks: DiskStages;
+  /** The os-installer this initramfs carries, or why there is none (src/install/carried-installer.ts): run when the image has no installer; named in Register's version. */
+  readonly carriedInstaller: CarriedInstaller;
   /** Streams the image onto the target and runs its installer (src/install installOs). */
   readonly installOs: (i: InstallInput) => Promise<InstallOutput>;
   /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec.ts linuxKexec): kexec into the installed OS, the planned reboot. */

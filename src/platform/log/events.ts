@@ -103,6 +103,8 @@ export const EVENTS = {
   "install.image.retry": "the image checksum did not match: the target is cleaned and the image fetched once more",
   "install.image.done": "the image is on the target, its checksum verified",
   "install.config": "the installer contract files were written (paths only, never their content)",
+  "install.installer.choice":
+    "which installer runs and why: the image's own (/install-go, /os-installer, /install.sh) or the os-installer the initramfs carries (name, version, sha256)",
   "install.installer.start": "the image's installer runs in a chroot, in its own PID namespace (binary, bound, argv)",
   "install.installer.output": "one line of the installer's output (escaped)",
   "install.installer.done": "the installer finished and boot-info.yaml was read",

@@ -206,12 +206,13 @@ function services(run: string, over: Partial<Services> = {}) {
         }
       ),
     },
+    carriedInstaller: { present: false, why: "the flow test carries none" },
     installOs: async (i) => {
       seen.install.push(i);
       i.secrets.add(PASSWORD);
       return {
         image: { url: i.imageUrl.href, bytes: 1, checksum: { algo: "sha256", hex: "00" }, passes: 1, resumes: 0, restarts: 0, ms: 1 },
-        installer: { binary: "/install.sh", ms: 1, lines: 0, bootInfo: BOOT_INFO },
+        installer: { binary: "/install.sh", choice: { kind: "image", binary: "/install.sh", reason: "the image carries /install.sh" }, ms: 1, lines: 0, bootInfo: BOOT_INFO },
         bootInfo: BOOT_INFO,
         report: { uuid: i.machineId, consolePassword: PASSWORD },
       } satisfies InstallOutput;

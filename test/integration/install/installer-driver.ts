@@ -2,7 +2,8 @@
  * Runs the installer steps as the agent will, inside the private mount namespace the
  * test gives it (`unshare --mount --propagation private`), so the bind mounts never
  * reach the host's mount table:
- *   bun installer-driver.ts <image URL> <root> <hostname> <timeoutMs> <VPN auth key>
+ *   bun installer-driver.ts <image URL> <root> <hostname> <timeoutMs> <VPN auth key> [<initramfs root>]
+ * With an initramfs root, the os-installer carried there (usr/lib/metal-hammer) is offered.
  * installOs: streams the image from the URL, writes the contract with a fresh console
  * password, runs the installer. stdout: the agent's JSON log lines, then one
  * `RESULT {...}` line (with the password, for the test to search the log for it).
@@ -13,10 +14,11 @@ import { HttpClient } from "../../../src/clients/http/client.ts";
 import { create, fromJson } from "@bufbuild/protobuf";
 import { MachineAllocationSchema, MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { installOs } from "../../../src/install/install.ts";
+import { readCarriedInstaller } from "../../../src/install/carried-installer.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 
-const [imageUrl, root, hostname, timeout, vpnAuthKey] = process.argv.slice(2) as [string, string, string, string, string];
+const [imageUrl, root, hostname, timeout, vpnAuthKey, initramfsRoot] = process.argv.slice(2) as [string, string, string, string, string, string | undefined];
 const secrets = new SecretSet();
 const log = createLogger({ level: "info", format: "json", write: (l) => process.stdout.write(l), secrets });
 const http = new HttpClient({ caBundle: "/nonexistent", allowHttp: true, log });
@@ -46,9 +48,10 @@ try {
     raidEnabled: false,
     rootUuid: "8f3c0000-1111-2222-3333-444455556666",
     installerTimeoutMs: Number(timeout),
+    ...(initramfsRoot ? { carried: readCarriedInstaller(initramfsRoot) } : {}),
   });
   password = out.report.consolePassword;
-  result = { ok: true, binary: out.installer.binary, bootInfo: out.bootInfo, report: { uuid: out.report.uuid }, imageBytes: out.image.bytes };
+  result = { ok: true, binary: out.installer.binary, choice: out.installer.choice.kind, bootInfo: out.bootInfo, report: { uuid: out.report.uuid }, imageBytes: out.image.bytes };
 } catch (e) {
   const err = e as AgentError;
   result = { ok: false, code: err.code, exitCode: err.exitCode, message: secrets.scrub(err.message) };

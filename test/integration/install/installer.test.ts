@@ -4,12 +4,17 @@
  * (install.sh checks them) and gone after, boot-info.yaml read back, the console
  * password in no log line; a failing installer's last lines in the error (exit 54);
  * a hanging installer killed at its bound; a daemon it leaves killed with it, in its own PID namespace.
+ * The installer choice (issue 34): an image with /install-go (the v1 contract) runs it; an
+ * image without an installer gets the one the initramfs carries, copied in, checked by its
+ * sha256 and removed after; neither is exit 54 naming both.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildTestImage } from "../../../lab/images/build.ts";
+import { testInstallerScript } from "../../../lab/images/test-installer.ts";
+import { CARRIED_INSTALLER_INFO_PATH, CARRIED_INSTALLER_PATH } from "../../../src/install/carried-installer.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 import { runMountNsDriver } from "../../helpers/mount-ns-driver.ts";
 
@@ -33,6 +38,8 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mh-installer-"));
     buildTestImage(join(work, "cache/testos/1"));
+    buildTestImage(join(work, "cache/testos/bare"), { installer: "none" });
+    buildTestImage(join(work, "cache/testos/go"), { installer: "/install-go" });
     server = await startImageServer(join(work, "cache"));
   });
   afterAll(async () => {
@@ -40,9 +47,9 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
     rmSync(work, { recursive: true, force: true });
   });
 
-  async function drive(hostname: string, timeoutMs = 30_000) {
+  async function drive(hostname: string, timeoutMs = 30_000, image = "1", initramfsRoot?: string) {
     const root = mkdtempSync(join(work, "root-"));
-    const argv = [DRIVER, new URL("/testos/1/img.tar.lz4", server.url).href, root, hostname, String(timeoutMs), VPN_AUTH_KEY];
+    const argv = [DRIVER, new URL(`/testos/${image}/img.tar.lz4`, server.url).href, root, hostname, String(timeoutMs), VPN_AUTH_KEY, ...(initramfsRoot ? [initramfsRoot] : [])];
     const { result, logLines, out } = await runMountNsDriver<Record<string, unknown> & { password: string }>(argv, timeoutMs + 30_000);
     return { root, result, logLines, out };
   }
@@ -141,5 +148,74 @@ describe.skipIf(!ready)(`the image's installer in a chroot${ready ? "" : ` (skip
     expect(result.message).toContain("installer: waiting forever");
     expect(performance.now() - t0).toBeLessThan(20_000);
     expect(result.mountsLeft).toBe(0);
+  });
+
+  /** An initramfs root carrying the test installer (os-installer's shape), its facts as the build writes them; `sha256` to damage them. */
+  function initramfsWithInstaller(sha256?: string): string {
+    const dir = mkdtempSync(join(work, "initramfs-"));
+    const script = testInstallerScript("os-installer");
+    mkdirSync(join(dir, "usr/lib/metal-hammer"), { recursive: true });
+    writeFileSync(join(dir, CARRIED_INSTALLER_PATH), script, { mode: 0o755 });
+    const info = {
+      name: "test-installer",
+      version: "os-installer-shape",
+      sha256: sha256 ?? new Bun.CryptoHasher("sha256").update(script).digest("hex"),
+      bytes: script.length,
+      kind: "script",
+    };
+    writeFileSync(join(dir, CARRIED_INSTALLER_INFO_PATH), JSON.stringify(info));
+    return dir;
+  }
+
+  test("an image with /install-go runs it (the v1 contract, install.yaml), and it is gone from the installed system after", async () => {
+    const { root, result, logLines } = await drive("web-go", 30_000, "go", initramfsWithInstaller());
+    expect(result.ok).toBe(true);
+    expect(result.binary).toBe("/install-go");
+    expect(result.choice).toBe("image");
+    expect(statSync(join(root, "etc/metal/install.yaml")).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(root, "install-go"))).toBe(false);
+    expect(existsSync(join(root, "os-installer"))).toBe(false);
+    expect(logLines.some((l) => l.includes('"event":"install.installer.choice"') && l.includes("the image carries /install-go"))).toBe(true);
+  });
+
+  test("an image without an installer: the carried one runs as /os-installer, with os-installer's bootloader id, and is removed after", async () => {
+    const { root, result, logLines } = await drive("web-bare", 30_000, "bare", initramfsWithInstaller());
+    expect(result.ok).toBe(true);
+    expect(result.binary).toBe("/os-installer");
+    expect(result.choice).toBe("carried");
+    expect((result.bootInfo as { bootloaderId: string }).bootloaderId).toBe("metal-testos");
+    expect(readFileSync(join(root, "installed-marker"), "utf8")).toBe("installed 00000000-0000-0000-0000-00000000c0de\n");
+    expect(existsSync(join(root, "os-installer"))).toBe(false);
+    expect(
+      logLines.some((l) =>
+        l.includes("installer: /os-installer: the image has none of /install-go, /os-installer, /install.sh (executable): the test-installer os-installer-shape"),
+      ),
+    ).toBe(true);
+    expect(result.mountsLeft).toBe(0);
+  });
+
+  test("a carried installer whose bytes do not match the build's sha256 is never run (exit 54 naming both digests)", async () => {
+    const { root, result } = await drive("web-bare", 30_000, "bare", initramfsWithInstaller("0".repeat(64)));
+    expect(result.ok).toBe(false);
+    expect(result.exitCode).toBe(54);
+    expect(result.message).toContain("the initramfs build recorded");
+    expect(result.message).toContain(`sha256 ${"0".repeat(64)}`);
+    expect(existsSync(join(root, "installed-marker"))).toBe(false);
+    expect(existsSync(join(root, "os-installer"))).toBe(false);
+  });
+
+  test("an image without an installer and an initramfs without one: exit 54 naming both and the build variable", async () => {
+    const { result } = await drive("web-bare", 30_000, "bare", mkdtempSync(join(work, "initramfs-empty-")));
+    expect(result.ok).toBe(false);
+    expect(result.exitCode).toBe(54);
+    expect(result.message).toContain("the image has none of /install-go, /os-installer, /install.sh (executable), and this initramfs carries no os-installer");
+    expect(result.message).toContain("make initramfs OS_INSTALLER=PATH");
+  });
+
+  test("a carried installer that fails is removed from the target all the same", async () => {
+    const { root, result } = await drive("fail-install", 30_000, "bare", initramfsWithInstaller());
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain("/os-installer failed (exit 7)");
+    expect(existsSync(join(root, "os-installer"))).toBe(false);
   });
 });
