@@ -4,6 +4,7 @@
  * (`--image`; `--esp` for the UEFI layout), the run expected to end in the installed OS's
  * power-off (its initrd says `testos: up` and powers off).
  */
+import type { TestImageInstaller } from "./images/build.ts";
 import { installMedia } from "./install-media.ts";
 import { defaultRun, runLab, type LabResult, type LabRun } from "./lab.ts";
 import { standinServers } from "./servers.ts";
@@ -16,12 +17,14 @@ export interface InstallRunOptions {
   readonly diskQemu: (disk: string) => string[];
   /** The UEFI install: GRUB's EFI build in the image, the layout with an ESP. */
   readonly uefi?: boolean;
+  /** Where the test OS image carries its installer (default /install.sh); `none`: the initramfs's carried one runs. */
+  readonly installer?: TestImageInstaller;
   /** More of the run's settings (firmware arguments, the kernel the lab boots). */
   readonly run?: Partial<LabRun>;
 }
 
 export async function runInstall(dir: string, o: InstallRunOptions): Promise<{ r: LabResult; disk: string }> {
-  const { disk, image: img } = installMedia(dir, { kernel: o.kernel, efi: o.uefi === true });
+  const { disk, image: img } = installMedia(dir, { kernel: o.kernel, efi: o.uefi === true, ...(o.installer ? { installer: o.installer } : {}) });
   const extra = ["--image", img.image, ...(o.uefi ? ["--esp"] : [])];
   const r = await runLab(
     defaultRun({

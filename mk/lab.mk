@@ -77,9 +77,10 @@ else
 endif
 
 # The UEFI install and the installed OS's disk boot after a power cycle (OVMF; the test OS
-# image with GRUB's EFI build), alone; make test runs it too.
-test-install-uefi: deps $(VMLINUX) $(INITRAMFS)
-	$(BUN) test --timeout 600000 ./test/e2e/install-uefi.test.ts
+# image with GRUB's EFI build; the test initramfs, which carries the test installer), alone;
+# make test runs it too.
+test-install-uefi: deps $(VMLINUX) $(TEST_INITRAMFS)
+	INITRAMFS=$(TEST_INITRAMFS) $(BUN) test --timeout 900000 ./test/e2e/install-uefi.test.ts
 
 # The e2e suite (test/e2e/) boots the lab: make test builds what it needs first.
 test: $(VMLINUX) $(INITRAMFS) $(TEST_INITRAMFS)
