@@ -1,7 +1,14 @@
 /**
  * The install on UEFI, then a power cycle that boots the installed OS from the disk by
- * UEFI itself (run by `make test-install-uefi`, not by `make test`: ~52 s under TCG,
- * more than the suite's time allows).
+ * UEFI itself (`make test-install-uefi` alone; `make test` runs it too: ~60 s a scenario
+ * under TCG). Two scenarios:
+ * - the image's own /install.sh writes its entry with efibootmgr and leaves it last: the
+ *   agent puts it first;
+ * - the image has no installer (as metal-images build theirs now): the test initramfs's
+ *   carried installer runs in os-installer's shape, `grub-install --removable`, GRUB as
+ *   EFI/BOOT/BOOTX64.EFI and no NVRAM entry (issue 34): the agent writes the entry, as
+ *   efibootmgr would, and puts it first; the power cycle boots through it, not through
+ *   the firmware's removable-media fallback.
  *
  * 0. A first power-on without a disk, with the lab's first NIC: OVMF writes its network
  *    boot options (PXE, HTTP boot) into the VM's variable store and tries PXE; stopped there.
@@ -22,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LAB_KERNEL } from "../../lab/kernel.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
 import type { LabResult } from "../../lab/lab.ts";
 import { runInstall } from "../../lab/install-run.ts";
 import { LAB_UUID, guestMac } from "../../lab/plan.ts";
@@ -41,7 +48,17 @@ const missing = labMissing([
   Bun.which("grub-mkstandalone") ? undefined : "grub-mkstandalone (apt-get install grub-efi-amd64-bin)",
   existsSync("/usr/bin/efibootmgr") ? undefined : "/usr/bin/efibootmgr (apt-get install efibootmgr)",
   existsSync(BZIMAGE) ? undefined : `${BZIMAGE} (OVMF boots the bzImage; the installed OS's kernel)`,
+  carriesTestInstaller() ? undefined : `the test installer in ${LAB_INITRD} (make test boots build/initramfs/initramfs-<kver>-test.cpio.lz4, which carries it)`,
 ]);
+
+/** The initramfs the lab boots carries the test installer (its manifest's header says so). */
+function carriesTestInstaller(): boolean {
+  try {
+    return readFileSync(`${LAB_INITRD}.manifest`, "utf8").includes("\n# os-installer: test-installer ");
+  } catch {
+    return false;
+  }
+}
 if (missing.length > 0 && process.env.CI === "true") throw new Error(`e2e UEFI install cannot run under CI: missing ${missing.join(", ")}`);
 
 const INSTALL_BOUND_MS = 300_000;
@@ -49,113 +66,164 @@ const FIRST_POWER_ON_BOUND_MS = 120_000;
 const DISK_BOOT_BOUND_MS = 180_000;
 const ev = (r: LabResult, event: string) => r.records.filter((x) => x.event === event);
 
-describe.skipIf(missing.length > 0)(`UEFI: install, power cycle, the installed OS boots from disk${missing.length ? ` (skipped: missing ${missing.join(", ")})` : ""}`, () => {
-  let dir: string;
-  let disk: string;
-  let r: LabResult;
-  let diskBoot: Proc | undefined;
-  /** The #### of the installer's entry, first in the BootOrder the agent wrote. */
-  let testosEntry = -1;
-  // No bootindex: QEMU would hand OVMF a boot order of its own (fw_cfg bootorder), which OVMF writes over BootOrder on every boot.
-  const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0"];
+/** What differs between the two scenarios. */
+interface Scenario {
+  readonly title: string;
+  /** Where the test image carries its installer: /install.sh, or none (the initramfs's carried one runs). */
+  readonly installer: "/install.sh" | "none";
+  readonly choice: "image" | "carried";
+  /** boot-info's bootloader_id: the entry's description. */
+  readonly bootloaderId: string;
+  /** The installer's own line about GRUB on the ESP. */
+  readonly installerLine: string;
+  /** Who wrote the entry: the image's installer (left last) or the agent (none before). */
+  readonly entryBy: "installer" | "agent";
+  /** The loader the first boot option names on the ESP. */
+  readonly loader: RegExp;
+}
 
-  /** The machine's first power-on, as a new server's: OVMF enumerates the lab's first NIC and writes its network boot options. */
-  let firstPowerOn = "";
-  const qemuBase = [...qemuMachineArgv(512)];
+const SCENARIOS: readonly Scenario[] = [
+  {
+    title: "the image's installer writes its boot entry",
+    installer: "/install.sh",
+    choice: "image",
+    bootloaderId: "testos",
+    installerLine: "installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi",
+    entryBy: "installer",
+    loader: /\\EFI\\testos\\grubx64\.efi$/,
+  },
+  {
+    title: "an image without an installer, the carried one as os-installer: --removable, no NVRAM entry, the agent writes it",
+    installer: "none",
+    choice: "carried",
+    bootloaderId: "metal-testos",
+    installerLine: "installer: grub-install --removable --bootloader-id=metal-testos: /boot/efi/EFI/BOOT/BOOTX64.EFI",
+    entryBy: "agent",
+    loader: /\\EFI\\BOOT\\BOOTX64\.EFI$/,
+  },
+];
 
-  beforeAll(
-    async () => {
-      dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
-      // The lab boots with -kernel, and OVMF then writes no network boot options: this power-on
-      // (the lab's first NIC, same model and MAC, a user-mode network that reaches nothing) stops
-      // once OVMF tries PXE, so the NVRAM holds PXE and HTTP entries, as a server's does.
-      const pre = new Proc("first-power-on", [
-        ...qemuBase,
-        ...ovmfArgs(dir, "vm"),
-        "-netdev",
-        "user,id=n0,restrict=on",
-        "-device",
-        `virtio-net-pci,netdev=n0,mac=${guestMac(0)},romfile=`,
-      ]);
-      try {
-        await waitFor(() => pre.text().includes("Start PXE over IPv4") || pre.exitCode !== null, FIRST_POWER_ON_BOUND_MS, "OVMF's first power-on to try PXE");
-        firstPowerOn = pre.text();
-      } finally {
-        await pre.stop();
-      }
-      ({ r, disk } = await runInstall(dir, {
-        kernel: BZIMAGE,
-        timeoutMs: INSTALL_BOUND_MS,
-        uefi: true,
-        diskQemu: diskArgs,
-        // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
-        run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
-      }));
+for (const sc of SCENARIOS)
+  describe.skipIf(missing.length > 0)(
+    `UEFI: install, power cycle, the installed OS boots from disk: ${sc.title}${missing.length ? ` (skipped: missing ${missing.join(", ")})` : ""}`,
+    () => {
+      let dir: string;
+      let disk: string;
+      let r: LabResult;
+      let diskBoot: Proc | undefined;
+      /** The #### of the installer's entry, first in the BootOrder the agent wrote. */
+      let testosEntry = -1;
+      // No bootindex: QEMU would hand OVMF a boot order of its own (fw_cfg bootorder), which OVMF writes over BootOrder on every boot.
+      const diskArgs = (d: string) => ["-drive", `file=${d},if=none,id=d0,format=raw`, "-device", "virtio-blk-pci,drive=d0"];
+
+      /** The machine's first power-on, as a new server's: OVMF enumerates the lab's first NIC and writes its network boot options. */
+      let firstPowerOn = "";
+      const qemuBase = [...qemuMachineArgv(512)];
+
+      beforeAll(
+        async () => {
+          dir = mkdtempSync(join(tmpdir(), "mh-e2e-install-uefi-"));
+          // The lab boots with -kernel, and OVMF then writes no network boot options: this power-on
+          // (the lab's first NIC, same model and MAC, a user-mode network that reaches nothing) stops
+          // once OVMF tries PXE, so the NVRAM holds PXE and HTTP entries, as a server's does.
+          const pre = new Proc("first-power-on", [
+            ...qemuBase,
+            ...ovmfArgs(dir, "vm"),
+            "-netdev",
+            "user,id=n0,restrict=on",
+            "-device",
+            `virtio-net-pci,netdev=n0,mac=${guestMac(0)},romfile=`,
+          ]);
+          try {
+            await waitFor(() => pre.text().includes("Start PXE over IPv4") || pre.exitCode !== null, FIRST_POWER_ON_BOUND_MS, "OVMF's first power-on to try PXE");
+            firstPowerOn = pre.text();
+          } finally {
+            await pre.stop();
+          }
+          ({ r, disk } = await runInstall(dir, {
+            kernel: BZIMAGE,
+            timeoutMs: INSTALL_BOUND_MS,
+            uefi: true,
+            installer: sc.installer,
+            diskQemu: diskArgs,
+            // OVMF starts the kernel through its EFI stub: the bzImage, not the lab's ELF vmlinux.
+            run: { kernel: BZIMAGE, extraQemu: ovmfArgs(dir, "vm") },
+          }));
+        },
+        FIRST_POWER_ON_BOUND_MS + INSTALL_BOUND_MS + 60_000,
+      );
+
+      afterAll(async () => {
+        await diskBoot?.stop().catch(() => undefined);
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      });
+
+      test("the install on UEFI: layout with the ESP, image, installer wrote the boot loader, InstallationSucceeded, kexec", () => {
+        expect(ev(r, "agent.fatal")).toEqual([]);
+        expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual([...STAGES]);
+        // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
+        expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
+        expect(ev(r, "disk.layout.done")).toHaveLength(1);
+        expect(ev(r, "install.installer.choice").map((c) => c.kind)).toEqual([sc.choice]);
+        expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain(sc.installerLine);
+        const [order] = ev(r, "install.boot_order");
+        expect(order?.bootloaderId).toBe(sc.bootloaderId);
+        expect(order?.changed).toBe(true);
+        testosEntry = (order?.order as number[])[0]!;
+        const old = order?.old as number[];
+        const was = String(order?.msg).slice(String(order?.msg).indexOf(" (was:"));
+        if (sc.entryBy === "installer") {
+          // The installer left its entry last; the agent wrote BootOrder with it first (before InstallationSucceeded).
+          expect(String(order?.msg)).toMatch(/^UEFI boot order set: Boot[0-9A-F]{4} "testos", .* \(was: .*, Boot[0-9A-F]{4} "testos"\)$/);
+          expect(old.at(-1)).toBe(testosEntry);
+        } else {
+          // No entry of the installed OS before: the agent wrote one (HD() of the ESP + the loader the installer wrote) and put it first.
+          expect(was).not.toContain(`"${sc.bootloaderId}"`);
+          expect(old).not.toContain(testosEntry);
+          expect(String(order?.msg)).toStartWith(`UEFI boot order set: ${bootName(testosEntry)} "${sc.bootloaderId}", `);
+        }
+        expect(firstPowerOn).toContain("Start PXE over IPv4");
+        // Then OVMF's network entries (PXE, HTTP boot, each v4 and v6), then the rest in their old order.
+        const msg = String(order?.msg);
+        const mac = guestMac(0).replaceAll(":", "").toUpperCase();
+        const listed = [...msg.slice(0, msg.indexOf(" (was:")).matchAll(/Boot[0-9A-F]{4} "([^"]*)"/g)].map((m) => m[1]);
+        expect(listed.slice(0, 5)).toEqual([sc.bootloaderId, ...["PXEv4", "PXEv6", "HTTPv4", "HTTPv6"].map((p) => `UEFI ${p} (MAC:${mac})`)]);
+        expect(listed.slice(5).every((d) => !d?.startsWith("UEFI PXE") && !d?.startsWith("UEFI HTTP"))).toBe(true);
+        expect(new Set(order?.order as number[])).toEqual(new Set(sc.entryBy === "installer" ? old : [...old, testosEntry]));
+        console.log(`boot order line: ${String(order?.msg)}`);
+        const names = r.records.map((x) => (x.event === "agent.stage" ? `stage ${String(x.stage)}` : String(x.event)));
+        expect(names.indexOf("install.boot_order")).toBeLessThan(names.indexOf("stage installed"));
+        expect(ev(r, "install.kexec")).toHaveLength(1);
+        // Either of the kexec'd kernel's two cmdline lines (see test/e2e/install.test.ts: a character can be lost in the first).
+        expect(r.lines.some((l) => /(Kernel c|C)ommand line: .*TESTOS_MARKER=installed-/.test(l.text))).toBe(true);
+      });
+
+      test(
+        "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): the entry the agent put first, GRUB from the ESP, the installed kernel with the disk-boot marker",
+        async () => {
+          const vars = join(dir, "vm-OVMF_VARS.fd");
+          // The same NVRAM the first boot used (ovmfArgs keeps the VM's copy), written by the firmware.
+          expect(readFileSync(vars).equals(readFileSync(OVMF_VARS))).toBe(false);
+          diskBoot = new Proc("disk-boot", [...qemuBase, ...ovmfArgs(dir, "vm"), ...diskArgs(disk)]);
+          const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
+          // The installed OS's init (its initrd, named in GRUB's config by the installer) prints its command line, then powers off.
+          const up = (t: string) => t.split("\n").some((l) => l.startsWith("testos: up: ") && l.includes(marker));
+          await waitFor(() => up(diskBoot?.text() ?? "") || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed OS's first line from a disk boot");
+          const text = diskBoot.text();
+          // The first boot option OVMF tries is the entry the agent put first, not the firmware's removable-media fallback ("UEFI Misc Device").
+          const first = /BdsDxe: (?:loading|starting) (Boot[0-9A-F]{4}) "([^"]*)" from (\S+)/.exec(text);
+          const name = bootName(testosEntry);
+          expect(first?.slice(1, 3)).toEqual([name, sc.bootloaderId]);
+          expect(first?.[3]).toMatch(/^HD\(1,GPT,[0-9A-F-]{36},0x800,0x80000\)\//);
+          expect(first?.[3]).toMatch(sc.loader);
+          expect(text).toContain(`BdsDxe: starting ${name} "${sc.bootloaderId}"`);
+          expect(text).not.toContain("UEFI Misc Device");
+          expect(text).not.toContain("DVD-ROM");
+          expect(text).toContain("Welcome to GRUB!");
+          expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
+          expect(up(text)).toBe(true);
+        },
+        DISK_BOOT_BOUND_MS + 30_000,
+      );
     },
-    FIRST_POWER_ON_BOUND_MS + INSTALL_BOUND_MS + 60_000,
   );
-
-  afterAll(async () => {
-    await diskBoot?.stop().catch(() => undefined);
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-
-  test("the install on UEFI: layout with the ESP, image, installer wrote the boot loader, InstallationSucceeded, kexec", () => {
-    expect(ev(r, "agent.fatal")).toEqual([]);
-    expect(ev(r, "agent.stage").map((s) => s.stage)).toEqual([...STAGES]);
-    // The kernel the lab booted came up on UEFI (OVMF), not SeaBIOS.
-    expect(r.lines.some((l) => /efi: EFI v[0-9.]+ by EDK II/.test(l.text))).toBe(true);
-    expect(ev(r, "disk.layout.done")).toHaveLength(1);
-    expect(ev(r, "install.installer.output").map((l) => String(l.line))).toContain(
-      "installer: UEFI boot entry testos written for /dev/vda partition 1: /boot/efi/EFI/testos/grubx64.efi",
-    );
-    // The installer left its entry last; the agent wrote BootOrder with it first (before InstallationSucceeded).
-    const [order] = ev(r, "install.boot_order");
-    expect(order?.bootloaderId).toBe("testos");
-    expect(order?.changed).toBe(true);
-    expect(String(order?.msg)).toMatch(/^UEFI boot order set: Boot[0-9A-F]{4} "testos", .* \(was: .*, Boot[0-9A-F]{4} "testos"\)$/);
-    testosEntry = (order?.order as number[])[0]!;
-    const old = order?.old as number[];
-    expect(old.at(-1)).toBe(testosEntry);
-    expect(firstPowerOn).toContain("Start PXE over IPv4");
-    // Then OVMF's network entries (PXE, HTTP boot, each v4 and v6), then the rest in their old order.
-    const msg = String(order?.msg);
-    const mac = guestMac(0).replaceAll(":", "").toUpperCase();
-    const listed = [...msg.slice(0, msg.indexOf(" (was:")).matchAll(/Boot[0-9A-F]{4} "([^"]*)"/g)].map((m) => m[1]);
-    expect(listed.slice(0, 5)).toEqual(["testos", ...["PXEv4", "PXEv6", "HTTPv4", "HTTPv6"].map((p) => `UEFI ${p} (MAC:${mac})`)]);
-    expect(listed.slice(5).every((d) => !d?.startsWith("UEFI PXE") && !d?.startsWith("UEFI HTTP"))).toBe(true);
-    expect(new Set(order?.order as number[])).toEqual(new Set(old));
-    console.log(`boot order line: ${String(order?.msg)}`);
-    const names = r.records.map((x) => (x.event === "agent.stage" ? `stage ${String(x.stage)}` : String(x.event)));
-    expect(names.indexOf("install.boot_order")).toBeLessThan(names.indexOf("stage installed"));
-    expect(ev(r, "install.kexec")).toHaveLength(1);
-    // Either of the kexec'd kernel's two cmdline lines (see test/e2e/install.test.ts: a character can be lost in the first).
-    expect(r.lines.some((l) => /(Kernel c|C)ommand line: .*TESTOS_MARKER=installed-/.test(l.text))).toBe(true);
-  });
-
-  test(
-    "after a power cycle OVMF boots the installed OS from the disk (no kernel, initrd or NIC given): the installer's boot entry first, GRUB from the ESP, the installed kernel with the disk-boot marker",
-    async () => {
-      const vars = join(dir, "vm-OVMF_VARS.fd");
-      // The same NVRAM the first boot used (ovmfArgs keeps the VM's copy), written by the firmware.
-      expect(readFileSync(vars).equals(readFileSync(OVMF_VARS))).toBe(false);
-      diskBoot = new Proc("disk-boot", [...qemuBase, ...ovmfArgs(dir, "vm"), ...diskArgs(disk)]);
-      const marker = `TESTOS_MARKER=disk-boot-${LAB_UUID}`;
-      // The installed OS's init (its initrd, named in GRUB's config by the installer) prints its command line, then powers off.
-      const up = (t: string) => t.split("\n").some((l) => l.startsWith("testos: up: ") && l.includes(marker));
-      await waitFor(() => up(diskBoot?.text() ?? "") || diskBoot?.exitCode !== null, DISK_BOOT_BOUND_MS, "the installed OS's first line from a disk boot");
-      const text = diskBoot.text();
-      // The first boot option OVMF tries is the installer's entry, by the order the agent wrote (no fallback loader on the ESP).
-      const first = /BdsDxe: (?:loading|starting) (Boot[0-9A-F]{4}) "([^"]*)" from (\S+)/.exec(text);
-      const name = bootName(testosEntry);
-      expect(first?.slice(1, 3)).toEqual([name, "testos"]);
-      expect(first?.[3]).toMatch(/^HD\(1,GPT,[0-9A-F-]{36},0x800,0x80000\)\/\\EFI\\testos\\grubx64\.efi$/);
-      expect(text).toContain(`BdsDxe: starting ${name} "testos"`);
-      expect(text).not.toContain("DVD-ROM");
-      expect(text).toContain("Welcome to GRUB!");
-      expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
-      expect(up(text)).toBe(true);
-    },
-    DISK_BOOT_BOUND_MS + 30_000,
-  );
-});
