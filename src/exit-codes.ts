@@ -41,7 +41,8 @@ export const EXIT_CODES = {
   kexec: { exit: 55, meaning: "kexec into the installed kernel failed and so did the fallback reboot" },
   boot_order: {
     exit: 57,
-    meaning: "UEFI: no boot entry is named by the installer's bootloader_id (the message names the entries found), or the EFI boot variables could not be read or written",
+    meaning:
+      "UEFI: no boot entry can be made to boot the installed OS: no ESP mounted at <root>/boot/efi (or not FAT, not a GPT partition or a RAID 1 of them), no loader file on it, no bootloader_id; or the EFI boot variables could not be read or written",
   },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
   wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },

@@ -1,9 +1,11 @@
 /**
  * The thin shell around boot-order-plan.ts (metal-hammer cmd/install.go calls
  * EnsureBootOrder(bootloaderID) right after reading boot-info.yaml, before the kexec and
- * before reporting the install): on a UEFI machine it reads BootOrder and every
- * Boot#### from efivarfs, plans the order and writes BootOrder back (NV|BS|RT, after
- * clearing the file's immutable flag, which is set again after), then reads it back.
+ * before reporting the install): on a UEFI machine it finds the ESP mounted at
+ * <root>/boot/efi and its partitions (esp.ts), reads BootOrder and every Boot#### from
+ * efivarfs, looks up on the ESP the loaders the entries name (esp-loader.ts), plans,
+ * writes the Boot#### the plan adds, then BootOrder (each NV|BS|RT, after clearing the
+ * file's immutable flag, which is set again after), and reads each back.
  * Not UEFI (no /sys/firmware/efi): skipped with one log line. efivarfs is mounted at
  * <efi>/efivars for the step when it is not mounted there yet, and unmounted after.
  */
@@ -11,25 +13,47 @@ import { closeSync, existsSync, openSync, readdirSync, writeSync, constants } fr
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentError } from "../../errors.ts";
-import { parseMounts } from "../../platform/fs/mount-table.ts";
+import { parseMountInfo } from "../../platform/fs/mountinfo.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { FS_IMMUTABLE_FL, linuxInodeFlags, type InodeFlags } from "../../platform/sys/inode-flags.ts";
 import { MNT_DETACH, linuxMount, type MountSys } from "../../platform/sys/mount.ts";
-import { BootOrderError, describeEntry, planBootOrder, type BootOrderPlan } from "./boot-order-plan.ts";
-import { BOOT_ORDER_ATTRIBUTES, EFI_GLOBAL_VARIABLE, LoadOptionError, bootNumber, decodeBootOrder, decodeLoadOption, encodeBootOrder, type LoadOption } from "./load-option.ts";
+import { BootOrderError, describeEntry, loaderCandidates, planBootOrder, REMOVABLE_LOADERS, type BootOrderPlan } from "./boot-order-plan.ts";
+import { formatDevicePath } from "./device-path.ts";
+import { findLoader, loaderKey } from "./esp-loader.ts";
+import { findEsp, type Esp } from "./esp.ts";
+import {
+  BOOT_VARIABLE_ATTRIBUTES,
+  EFI_GLOBAL_VARIABLE,
+  LoadOptionError,
+  bootName,
+  bootNumber,
+  decodeBootOrder,
+  decodeLoadOption,
+  encodeBootOrder,
+  type LoadOption,
+} from "./load-option.ts";
 
 export interface BootOrderInput {
   readonly log: Logger;
   /** From the installer's /etc/metal/boot-info.yaml. */
   readonly bootloaderId: string;
+  /** The mounted target root (the disks stage's): the ESP is the FAT filesystem mounted at <root>/boot/efi. Needed on UEFI. */
+  readonly root?: string;
+  /** Where the ESP's block devices are looked up (default /sys; the flow: --sysfs). */
+  readonly sysRoot?: string;
+  /** Where the disks' device nodes are (default /dev), for their GPT. */
+  readonly devRoot?: string;
   /** Default /sys/firmware/efi (tests: a directory with an `efivars` tree). */
   readonly efiDir?: string;
   readonly mounts?: MountSys;
   readonly flags?: InodeFlags;
-  readonly readMounts?: () => Promise<string>;
+  /** /proc/self/mountinfo's text: the efivarfs and ESP mounts (default: read it). */
+  readonly readMountInfo?: () => Promise<string>;
+  /** The loader `grub-install --removable` writes (default: this machine's, REMOVABLE_LOADERS). */
+  readonly removableLoader?: string;
 }
 
-export type BootOrderOutcome = { readonly kind: "skipped" } | { readonly kind: "set"; readonly plan: BootOrderPlan };
+export type BootOrderOutcome = { readonly kind: "skipped" } | { readonly kind: "set"; readonly plan: BootOrderPlan; readonly esp: Esp };
 
 export interface EfiVars {
   readonly order: number[];
@@ -88,9 +112,9 @@ export async function readBootVars(dir: string): Promise<EfiVars> {
   return { order, entries };
 }
 
-/** Writes BootOrder (attributes NV|BS|RT + the UINT16 list in one write(2), as efivarfs wants it). */
-export function writeBootOrder(dir: string, order: readonly number[], flags: InodeFlags): void {
-  const path = varPath(dir, "BootOrder");
+/** Writes a variable (attributes NV|BS|RT + the data in one write(2), as efivarfs wants it; a new one is created). */
+export function writeVariable(dir: string, name: string, data: Uint8Array, flags: InodeFlags): void {
+  const path = varPath(dir, name);
   const exists = existsSync(path);
   let old = 0;
   if (exists) {
@@ -101,9 +125,8 @@ export function writeBootOrder(dir: string, order: readonly number[], flags: Ino
       if (e < 0) throw fail(`cannot clear the immutable flag of ${path} (errno ${-e})`);
     }
   }
-  const data = encodeBootOrder(order);
   const buf = new Uint8Array(4 + data.length);
-  new DataView(buf.buffer).setUint32(0, BOOT_ORDER_ATTRIBUTES, true);
+  new DataView(buf.buffer).setUint32(0, BOOT_VARIABLE_ATTRIBUTES, true);
   buf.set(data, 4);
   try {
     const fd = openSync(path, constants.O_WRONLY | (exists ? 0 : constants.O_CREAT), 0o644);
@@ -120,9 +143,21 @@ export function writeBootOrder(dir: string, order: readonly number[], flags: Ino
   }
 }
 
-/** Whether efivarfs is mounted at `target` (/proc/self/mounts text). */
-export function efivarfsMounted(mountsText: string, target: string): boolean {
-  return parseMounts(mountsText).some((m) => m.target === target && m.fstype === "efivarfs");
+/** Writes BootOrder (NV|BS|RT + the UINT16 list). */
+export function writeBootOrder(dir: string, order: readonly number[], flags: InodeFlags): void {
+  writeVariable(dir, "BootOrder", encodeBootOrder(order), flags);
+}
+
+/** Whether efivarfs is mounted at `target` (/proc/self/mountinfo text). */
+export function efivarfsMounted(mountinfo: string, target: string): boolean {
+  return parseMountInfo(mountinfo).some((m) => m.mountPoint === target && m.fstype === "efivarfs");
+}
+
+/** The loader paths of `candidates` that are on the ESP (loaderKey form). */
+async function loadersOn(esp: Esp, candidates: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const c of candidates) if (await findLoader(esp.dir, c)) found.add(loaderKey(c));
+  return found;
 }
 
 export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutcome> {
@@ -131,33 +166,63 @@ export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutco
     logEvent(i.log, "install.boot_order", { skipped: "not UEFI" }, `UEFI boot order: skipped, ${efiDir} does not exist (the machine did not boot by UEFI)`);
     return { kind: "skipped" };
   }
+  if (i.root === undefined) throw fail("no target root was given, so the ESP (mounted at <root>/boot/efi) cannot be found");
+  const mountinfo = await (i.readMountInfo ?? (() => readFile("/proc/self/mountinfo", "utf8")))();
+  const esp = await findEsp({ root: i.root, readMountInfo: async () => mountinfo, ...(i.sysRoot ? { sysRoot: i.sysRoot } : {}), ...(i.devRoot ? { devRoot: i.devRoot } : {}) });
+  const removableLoader = i.removableLoader ?? REMOVABLE_LOADERS[process.arch] ?? REMOVABLE_LOADERS.x64!;
   const dir = join(efiDir, "efivars");
   const sys = i.mounts ?? linuxMount;
-  const mounted = efivarfsMounted(await (i.readMounts ?? (() => readFile("/proc/self/mounts", "utf8")))(), dir);
+  const flags = i.flags ?? linuxInodeFlags;
+  const mounted = efivarfsMounted(mountinfo, dir);
   if (!mounted) {
     const e = sys.mount("efivarfs", dir, "efivarfs", 0);
     if (e !== 0) throw fail(`cannot mount efivarfs at ${dir} (errno ${e})`, { errno: e });
   }
   try {
     const vars = await readBootVars(dir);
+    const loadersOnEsp = await loadersOn(esp, loaderCandidates(vars.entries, i.bootloaderId, removableLoader));
     let plan: BootOrderPlan;
     try {
-      plan = planBootOrder(vars.order, vars.entries, i.bootloaderId);
+      plan = planBootOrder({ old: vars.order, entries: vars.entries, bootloaderId: i.bootloaderId, espPartitions: esp.partitions, loadersOnEsp, removableLoader });
     } catch (e) {
-      if (e instanceof BootOrderError) throw fail(e.message, { bootloaderId: i.bootloaderId });
+      if (e instanceof BootOrderError) throw fail(`${e.message} (the ESP: ${esp.dir} on ${esp.device})`, { bootloaderId: i.bootloaderId });
       throw e;
     }
-    if (plan.changed) writeBootOrder(dir, plan.order, i.flags ?? linuxInodeFlags);
+    const entries = new Map(vars.entries);
+    const rejected = plan.rejected.map((r) => `${describeEntry(r.number, vars.entries)}: ${r.why}`);
+    for (const w of plan.writes) {
+      const name = bootName(w.number);
+      writeVariable(dir, name, w.data, flags);
+      const back = await readVar(dir, name);
+      if (!back || !Buffer.from(back).equals(Buffer.from(w.data)))
+        throw fail(`${name} reads back as ${back ? Buffer.from(back).toString("hex") : "missing"} after writing ${Buffer.from(w.data).toString("hex")}`);
+      entries.set(w.number, w.option);
+      const why = rejected.length > 0 ? `none named "${i.bootloaderId}" boots from it: ${rejected.join("; ")}` : `no entry is named "${i.bootloaderId}"`;
+      logEvent(
+        i.log,
+        "install.boot_entry",
+        { entry: name, description: w.option.description, path: formatDevicePath(w.option.filePath), partition: w.partition, reused: w.reused },
+        `UEFI boot entry ${name} ${JSON.stringify(w.option.description)} ${w.reused ? "rewritten" : "written"} for the ESP partition ${w.partition}: ${formatDevicePath(w.option.filePath)} (${why})`,
+      );
+    }
+    if (plan.changed) writeBootOrder(dir, plan.order, flags);
     const back = await readBootOrder(dir);
     if (back.join() !== plan.order.join()) throw fail(`BootOrder reads back as ${back.join(",")} after writing ${plan.order.join(",")}`);
-    const show = (o: readonly number[]) => o.map((n) => describeEntry(n, vars.entries)).join(", ");
+    const show = (o: readonly number[]) => o.map((n) => describeEntry(n, entries)).join(", ");
     logEvent(
       i.log,
       "install.boot_order",
-      { bootloaderId: i.bootloaderId, old: plan.old, order: plan.order, changed: plan.changed },
+      {
+        bootloaderId: i.bootloaderId,
+        old: plan.old,
+        order: plan.order,
+        changed: plan.changed,
+        written: plan.writes.map((w) => bootName(w.number)),
+        ...(rejected.length > 0 ? { rejected } : {}),
+      },
       `UEFI boot order ${plan.changed ? "set" : "already right"}: ${show(plan.order)} (was: ${show(plan.old) || "empty"})`,
     );
-    return { kind: "set", plan };
+    return { kind: "set", plan, esp };
   } finally {
     if (!mounted) sys.umount(dir, MNT_DETACH);
   }

@@ -1,5 +1,5 @@
 /**
- * EFI boot variables as the firmware stores them (UEFI spec 2.10). Pure.
+ * EFI boot variables as the firmware stores them (UEFI spec 2.10), both ways. Pure.
  *
  * - `Boot####` holds an EFI_LOAD_OPTION (§3.1.3 "Load Options"): UINT32 Attributes,
  *   UINT16 FilePathListLength (bytes), CHAR16 Description[] (UTF-16LE, NUL-terminated),
@@ -21,8 +21,8 @@ export const EFI_GLOBAL_VARIABLE = "8be4df61-93ca-11d2-aa0d-00e098032b8c";
 export const EFI_VARIABLE_NON_VOLATILE = 0x1;
 export const EFI_VARIABLE_BOOTSERVICE_ACCESS = 0x2;
 export const EFI_VARIABLE_RUNTIME_ACCESS = 0x4;
-/** BootOrder's attributes: NV|BS|RT = 0x7 (§3.3). */
-export const BOOT_ORDER_ATTRIBUTES = EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+/** The attributes of BootOrder and Boot####: NV|BS|RT = 0x7 (§3.3). */
+export const BOOT_VARIABLE_ATTRIBUTES = EFI_VARIABLE_NON_VOLATILE | EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
 /** LOAD_OPTION_ACTIVE (§3.1.3). */
 export const LOAD_OPTION_ACTIVE = 0x1;
 
@@ -87,6 +87,39 @@ export function decodeLoadOption(b: Uint8Array): LoadOption {
     filePath: decodeDevicePath(b.subarray(pathStart, pathStart + pathLen)),
     optionalData: b.subarray(pathStart + pathLen),
   };
+}
+
+const END_ENTIRE = Uint8Array.of(DP_END, 0xff, 4, 0);
+
+/** A device path's bytes: the nodes, then End Entire (7F FF 0400). */
+export function encodeDevicePath(nodes: readonly DevicePathNode[]): Uint8Array {
+  const out = new Uint8Array(nodes.reduce((n, x) => n + 4 + x.data.length, END_ENTIRE.length));
+  let o = 0;
+  for (const n of nodes) {
+    const len = 4 + n.data.length;
+    if (len > 0xffff) throw new LoadOptionError(`device path: node ${n.type}/${n.subType} of ${len} bytes, more than a UINT16 length holds`);
+    out[o] = n.type;
+    out[o + 1] = n.subType;
+    view(out).setUint16(o + 2, len, true);
+    out.set(n.data, o + 4);
+    o += len;
+  }
+  out.set(END_ENTIRE, o);
+  return out;
+}
+
+/** A Boot#### value (without efivarfs' 4 attribute bytes), as efivar's efi_loadopt_create lays it out. */
+export function encodeLoadOption(o: LoadOption): Uint8Array {
+  const path = encodeDevicePath(o.filePath);
+  if (path.length > 0xffff) throw new LoadOptionError(`load option "${o.description}": file path list of ${path.length} bytes, more than a UINT16 length holds`);
+  const desc = new Uint8Array(Buffer.from(`${o.description}\0`, "utf16le"));
+  const out = new Uint8Array(6 + desc.length + path.length + o.optionalData.length);
+  view(out).setUint32(0, o.attributes, true);
+  view(out).setUint16(4, path.length, true);
+  out.set(desc, 6);
+  out.set(path, 6 + desc.length);
+  out.set(o.optionalData, 6 + desc.length + path.length);
+  return out;
 }
 
 /** A network boot option (PXE or HTTP): its device path has a MAC, IPv4, IPv6 or URI node. */

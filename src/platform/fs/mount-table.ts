@@ -1,7 +1,8 @@
 /**
  * /proc/self/mounts as data: the mount point and filesystem type of every line (fstab
  * format; octal escapes such as \040 for a space decoded). Pure. The one reader of that
- * table: PID 1's mount plan, the disks guard (what "/" is) and the UEFI boot order step.
+ * table: PID 1's mount plan and the disks guard (what "/" is); the UEFI boot order step
+ * reads /proc/self/mountinfo instead (mountinfo.ts: it needs the device numbers).
  */
 export interface MountedFs {
   readonly target: string;

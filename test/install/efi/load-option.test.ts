@@ -1,5 +1,20 @@
 import { describe, expect, test } from "bun:test";
-import { bootName, bootNumber, decodeBootOrder, decodeLoadOption, encodeBootOrder, isNetworkOption, LoadOptionError } from "../../../src/install/efi/load-option.ts";
+import { filePathNode, formatDevicePath, hardDriveNode, hardDriveOf, loaderPathOf } from "../../../src/install/efi/device-path.ts";
+import { guidText } from "../../../src/install/efi/efi-guid.ts";
+import {
+  bootName,
+  bootNumber,
+  decodeBootOrder,
+  decodeDevicePath,
+  decodeLoadOption,
+  encodeBootOrder,
+  encodeDevicePath,
+  encodeLoadOption,
+  isNetworkOption,
+  LOAD_OPTION_ACTIVE,
+  LoadOptionError,
+} from "../../../src/install/efi/load-option.ts";
+import { EFIBOOT_TESTOS, EFIBOOT_VECTORS, MBR_PATH, vectorHardDrive } from "./efiboot-vectors.ts";
 import { HTTP_HEX, MISC_HEX, PXE_HEX, SHELL_HEX, TESTOS_HEX, UIAPP_HEX, hex } from "./vectors.ts";
 
 describe("EFI_LOAD_OPTION (UEFI 2.10 §3.1.3)", () => {
@@ -67,5 +82,54 @@ describe("BootOrder (§3.3)", () => {
     expect(bootNumber("Boot001A")).toBe(0x1a);
     expect(bootNumber("BootOrder")).toBeUndefined();
     expect(bootNumber("Boot001a")).toBeUndefined();
+  });
+});
+
+describe("encoding a boot entry as efibootmgr does (libefiboot's bytes)", () => {
+  const hexOf = (b: Uint8Array) => Buffer.from(b).toString("hex");
+
+  test.each(EFIBOOT_VECTORS.map((v) => [v.text, v] as const))("%s: the agent's bytes are efi_loadopt_create's", (_t, v) => {
+    const option = {
+      attributes: LOAD_OPTION_ACTIVE,
+      description: v.description,
+      filePath: [hardDriveNode(vectorHardDrive(v)), filePathNode(v.loader)],
+      optionalData: new Uint8Array(0),
+    };
+    expect(hexOf(encodeLoadOption(option))).toBe(v.hex);
+    expect(formatDevicePath(option.filePath)).toBe(v.text);
+  });
+
+  test.each(EFIBOOT_VECTORS.map((v) => [v.text, v] as const))("%s: decoding gives the fields back, and encoding the decoded option its bytes", (_t, v) => {
+    const o = decodeLoadOption(hex(v.hex));
+    expect([o.attributes, o.description, o.optionalData.length]).toEqual([LOAD_OPTION_ACTIVE, v.description, 0]);
+    const hd = hardDriveOf(o.filePath)!;
+    expect([hd.partitionNumber, hd.start, hd.size, guidText(hd.signature), hd.mbrType, hd.signatureType]).toEqual([v.partition, v.start, v.size, v.guid, 2, 2]);
+    expect(loaderPathOf(o.filePath)).toBe(v.loader);
+    expect(hexOf(encodeLoadOption(o))).toBe(v.hex);
+  });
+
+  test("the entry efibootmgr wrote into OVMF's NVRAM is the library's bytes", () => {
+    expect(EFIBOOT_TESTOS.hex).toBe(TESTOS_HEX);
+  });
+
+  test("OVMF's options (with optional data and other nodes) encode back to their bytes", () => {
+    for (const h of [PXE_HEX, HTTP_HEX, MISC_HEX, UIAPP_HEX, SHELL_HEX]) expect(hexOf(encodeLoadOption(decodeLoadOption(hex(h))))).toBe(h);
+  });
+
+  test("an MBR HD() prints as efivar prints it; other nodes by type", () => {
+    const nodes = decodeDevicePath(hex(MBR_PATH.hex));
+    expect(formatDevicePath(nodes)).toBe(MBR_PATH.text);
+    expect(hexOf(encodeDevicePath(nodes))).toBe(MBR_PATH.hex);
+    expect(formatDevicePath(decodeLoadOption(hex(MISC_HEX)).filePath)).toBe("Path(2,1)/Path(1,1)");
+  });
+
+  test("a File() path split over several nodes reads as one path; none: undefined", () => {
+    const hd = decodeLoadOption(hex(TESTOS_HEX)).filePath[0]!;
+    expect(loaderPathOf([hd, filePathNode("\\EFI"), filePathNode("BOOT\\"), filePathNode("BOOTX64.EFI")])).toBe("\\EFI\\BOOT\\BOOTX64.EFI");
+    expect(loaderPathOf([hd])).toBeUndefined();
+  });
+
+  test("an HD() node of the wrong length is refused", () => {
+    expect(() => hardDriveOf([{ type: 4, subType: 1, data: new Uint8Array(20) }])).toThrow(new LoadOptionError("device path: an HD() node of 24 bytes, expected 42"));
   });
 });
