@@ -47,6 +47,8 @@ export interface InstallInput {
   readonly installerTimeoutMs?: number;
   readonly mounts?: MountSys;
   readonly now?: () => Date;
+  /** The sysfs root the ESP's block devices are read from (default /sys; the flow: --sysfs). */
+  readonly sysRoot?: string;
   /** Where the kernel shows UEFI (default /sys/firmware/efi): present, the installer gets efivarfs and the boot order is set; absent, both are skipped. */
   readonly efiDir?: string;
   /** The os-installer the initramfs carries: run when the image has no installer of its own. */
@@ -104,6 +106,8 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
   await (i.bootOrder ?? ensureBootOrder)({
     log: i.log,
     bootloaderId: installer.bootInfo.bootloaderId,
+    root: i.root,
+    ...(i.sysRoot !== undefined ? { sysRoot: i.sysRoot } : {}),
     ...(i.mounts ? { mounts: i.mounts } : {}),
     ...(i.efiDir !== undefined ? { efiDir: i.efiDir } : {}),
   });

@@ -51,6 +51,7 @@ export async function install(
     now: s.now,
     // UEFI as the sysfs root shows it (--sysfs): firmware/efi there, efivarfs for the installer and the boot order.
     efiDir: `${s.sysRoot}/firmware/efi`,
+    sysRoot: s.sysRoot,
     carried: s.carriedInstaller,
   });
   const out = await s.ops.hold(run, INSTALL_HOLD_MS);

@@ -37,8 +37,8 @@ export interface BootOrderInput {
   readonly log: Logger;
   /** From the installer's /etc/metal/boot-info.yaml. */
   readonly bootloaderId: string;
-  /** The mounted target root (the disks stage's): the ESP is the FAT filesystem mounted at <root>/boot/efi. Needed on UEFI. */
-  readonly root?: string;
+  /** The mounted target root (the disks stage's): the ESP is the FAT filesystem mounted at <root>/boot/efi. */
+  readonly root: string;
   /** Where the ESP's block devices are looked up (default /sys; the flow: --sysfs). */
   readonly sysRoot?: string;
   /** Where the disks' device nodes are (default /dev), for their GPT. */
@@ -166,7 +166,6 @@ export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutco
     logEvent(i.log, "install.boot_order", { skipped: "not UEFI" }, `UEFI boot order: skipped, ${efiDir} does not exist (the machine did not boot by UEFI)`);
     return { kind: "skipped" };
   }
-  if (i.root === undefined) throw fail("no target root was given, so the ESP (mounted at <root>/boot/efi) cannot be found");
   const mountinfo = await (i.readMountInfo ?? (() => readFile("/proc/self/mountinfo", "utf8")))();
   const esp = await findEsp({ root: i.root, readMountInfo: async () => mountinfo, ...(i.sysRoot ? { sysRoot: i.sysRoot } : {}), ...(i.devRoot ? { devRoot: i.devRoot } : {}) });
   const removableLoader = i.removableLoader ?? REMOVABLE_LOADERS[process.arch] ?? REMOVABLE_LOADERS.x64!;
