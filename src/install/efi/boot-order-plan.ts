@@ -11,7 +11,13 @@
  * ESP) without such an entry gets one, as efibootmgr writes it: LOAD_OPTION_ACTIVE, the
  * bootloader_id, HD() of the partition + File() of a loader the installer did write, no
  * optional data; at the lowest free Boot#### number, or at the number of an entry with
- * the same description and device path (reinstalls do not pile up entries).
+ * the same description and device path (reinstalls do not pile up entries). The entries
+ * named after the bootloader_id that do not boot the installed OS (an earlier install's
+ * ESP, a loader that is not there) are deleted, as grub-install deletes the entries of its
+ * label before it registers its own (GRUB 2.02 grub-core/osdep/unix/platform.c
+ * grub_install_remove_efi_entries_by_distributor; later releases do it in
+ * grub-core/osdep/efivar.c): they would pile up over reinstalls (each layout gives the ESP
+ * a new partition GUID), and a firmware that reaches one boots nothing.
  * metal-stack's os-installer needs this: it runs `grub-install --removable`, which writes
  * \EFI\BOOT\BOOTX64.EFI and no NVRAM entry, and on RAID adds efibootmgr entries for
  * \EFI\<id>\grubx64.efi, a file that then does not exist
@@ -64,6 +70,8 @@ export interface BootOrderPlan {
   readonly writes: readonly EntryWrite[];
   /** The entries named after the bootloader_id that do not boot it, and why. */
   readonly rejected: readonly { readonly number: number; readonly why: string }[];
+  /** The rejected entries that are deleted (all but those rewritten at their number), out of the order too. */
+  readonly deletes: readonly number[];
 }
 
 /** `Boot0003 "debian"` for log lines and errors. */
@@ -153,12 +161,14 @@ export function planBootOrder(f: BootOrderFacts): BootOrderPlan {
     }
   }
   const os = [...new Set([...good, ...writes.map((w) => w.number)])];
-  const seen = new Set<number>();
+  const rewritten = new Set(writes.map((w) => w.number));
+  const deletes = rejected.map((r) => r.number).filter((n) => !rewritten.has(n));
+  const seen = new Set<number>(deletes);
   const dedup = old.filter((n) => (seen.has(n) ? false : (seen.add(n), true)));
   const network = dedup.filter((n) => !os.includes(n) && entries.get(n) !== undefined && isNetworkOption(entries.get(n)!));
   const rest = dedup.filter((n) => !os.includes(n) && !network.includes(n));
   const order = [...os, ...network, ...rest];
-  return { old, order, os, network, changed: order.length !== old.length || order.some((n, i) => n !== old[i]), writes, rejected };
+  return { old, order, os, network, changed: order.length !== old.length || order.some((n, i) => n !== old[i]), writes, rejected, deletes };
 }
 
 /** The loader for a new entry: one an entry named after the id names, when it is on the ESP; else the removable one. */

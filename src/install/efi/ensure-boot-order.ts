@@ -9,7 +9,7 @@
  * Not UEFI (no /sys/firmware/efi): skipped with one log line. efivarfs is mounted at
  * <efi>/efivars for the step when it is not mounted there yet, and unmounted after.
  */
-import { closeSync, existsSync, openSync, readdirSync, writeSync, constants } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, unlinkSync, writeSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentError } from "../../errors.ts";
@@ -143,6 +143,23 @@ export function writeVariable(dir: string, name: string, data: Uint8Array, flags
   }
 }
 
+/** Deletes a variable: efivarfs marks its files immutable, so the flag is cleared first; one already gone is fine. */
+export function deleteVariable(dir: string, name: string, flags: InodeFlags): void {
+  const path = varPath(dir, name);
+  if (!existsSync(path)) return;
+  const old = flags.get(path);
+  if (old < 0) throw fail(`cannot read the inode flags of ${path} (errno ${-old})`);
+  if (old & FS_IMMUTABLE_FL) {
+    const e = flags.set(path, old & ~FS_IMMUTABLE_FL);
+    if (e < 0) throw fail(`cannot clear the immutable flag of ${path} (errno ${-e})`);
+  }
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw fail(`cannot delete ${path}: ${(e as Error).message}`);
+  }
+}
+
 /** Writes BootOrder (NV|BS|RT + the UINT16 list). */
 export function writeBootOrder(dir: string, order: readonly number[], flags: InodeFlags): void {
   writeVariable(dir, "BootOrder", encodeBootOrder(order), flags);
@@ -204,7 +221,18 @@ export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutco
         `UEFI boot entry ${name} ${JSON.stringify(w.option.description)} ${w.reused ? "rewritten" : "written"} for the ESP partition ${w.partition}: ${formatDevicePath(w.option.filePath)} (${why})`,
       );
     }
+    // BootOrder first: it never names a deleted entry, even if a deletion fails half-way.
     if (plan.changed) writeBootOrder(dir, plan.order, flags);
+    for (const n of plan.deletes) {
+      const why = plan.rejected.find((r) => r.number === n)?.why ?? "";
+      deleteVariable(dir, bootName(n), flags);
+      logEvent(
+        i.log,
+        "install.boot_entry",
+        { entry: bootName(n), description: vars.entries.get(n)?.description, deleted: true, why },
+        `UEFI boot entry ${describeEntry(n, vars.entries)} deleted: it does not boot the installed OS (${why}); grub-install deletes the entries of its label the same way`,
+      );
+    }
     const back = await readBootOrder(dir);
     if (back.join() !== plan.order.join()) throw fail(`BootOrder reads back as ${back.join(",")} after writing ${plan.order.join(",")}`);
     const show = (o: readonly number[]) => o.map((n) => describeEntry(n, entries)).join(", ");
@@ -217,6 +245,7 @@ export async function ensureBootOrder(i: BootOrderInput): Promise<BootOrderOutco
         order: plan.order,
         changed: plan.changed,
         written: plan.writes.map((w) => bootName(w.number)),
+        deleted: plan.deletes.map(bootName),
         ...(rejected.length > 0 ? { rejected } : {}),
       },
       `UEFI boot order ${plan.changed ? "set" : "already right"}: ${show(plan.order)} (was: ${show(plan.old) || "empty"})`,

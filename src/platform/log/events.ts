@@ -111,7 +111,7 @@ export const EVENTS = {
   "install.boot_order":
     "UEFI: the boot order after the installer (old and new, each entry with its description: the installed OS first, then network boot, then the rest), or skipped (not UEFI)",
   "install.boot_entry":
-    "UEFI: a Boot#### the agent wrote for an ESP partition (its device path, HD() + File() of the loader on the ESP), because no entry named after the bootloader_id boots from it (the message says why)",
+    "UEFI: a Boot#### the agent wrote for an ESP partition (its device path, HD() + File() of the loader on the ESP), because no entry named after the bootloader_id boots from it; or one named after it that boots nothing, deleted (the message says why)",
   "install.kexec": "kexec into the installed kernel (kernel, initrd, cmdline length)",
   "install.reboot": "kexec was refused or failed: the machine reboots instead (reason)",
   "disk.inventory": "the disks found in sysfs (name, size, rotational, discard, NVMe, read-only)",

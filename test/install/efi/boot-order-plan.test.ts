@@ -78,7 +78,7 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
     expect(p.rejected).toEqual([]);
   });
 
-  test("the named entry names a loader missing on the ESP (os-installer on RAID: \\EFI\\metal-debian\\grubx64.efi): a new entry for the removable loader first, the old one after the network entries", () => {
+  test("the named entry names a loader missing on the ESP (os-installer on RAID: \\EFI\\metal-debian\\grubx64.efi): a new entry for the removable loader first, the dead one deleted", () => {
     const entries = new Map([
       [0, UIAPP],
       [1, PXE],
@@ -88,7 +88,8 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
     expect(p.rejected).toEqual([{ number: 2, why: "\\EFI\\metal-debian\\grubx64.efi is not on the ESP" }]);
     expect(p.writes.map((w) => bootName(w.number))).toEqual(["Boot0003"]);
     expect(hexOf(p.writes[0]!.data)).toBe(EFIBOOT_DEBIAN_VDA.hex);
-    expect(p.order).toEqual([3, 1, 2, 0]);
+    expect(p.deletes).toEqual([2]);
+    expect(p.order).toEqual([3, 1, 0]);
   });
 
   test("the named entry is on another disk: rejected saying whose HD() it has; its loader, present on this ESP, is the one the new entry names", () => {
@@ -104,7 +105,9 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
       },
     ]);
     expect(p.writes[0]!.option).toEqual(entry("metal-debian", VDA1, GRUB_NAMED));
-    expect(p.order).toEqual([1, 0, 5]);
+    // An earlier install's entry (another partition GUID): deleted, as grub-install deletes its label's.
+    expect(p.deletes).toEqual([5]);
+    expect(p.order).toEqual([1, 0]);
   });
 
   test("RAID: an entry per ESP partition (one per disk), the partitions in name order; a partition that has a good entry keeps it", () => {
@@ -120,12 +123,14 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
       ["Boot0005", "vdb1"],
     ]);
     expect(p.writes.map((w) => hexOf(w.data))).toEqual([EFIBOOT_DEBIAN_VDA.hex, EFIBOOT_DEBIAN_VDB.hex]);
-    expect(p.order).toEqual([4, 5, 1, 2, 3, 0]);
+    expect(p.deletes).toEqual([2, 3]);
+    expect(p.order).toEqual([4, 5, 1, 0]);
 
     const half = new Map([...entries, [7, entry("metal-debian", VDB1, REMOVABLE)]]);
     const q = planBootOrder(facts({ old: [2, 3, 0, 1, 7], entries: half, espPartitions: [VDA1, VDB1] }));
     expect(q.writes.map((w) => [bootName(w.number), w.partition])).toEqual([["Boot0004", "vda1"]]);
-    expect(q.order).toEqual([7, 4, 1, 2, 3, 0]);
+    expect(q.deletes).toEqual([2, 3]);
+    expect(q.order).toEqual([7, 4, 1, 0]);
   });
 
   test("reuse: an entry with the same description and device path is not added again; an inactive one is rewritten active at its number", () => {
@@ -152,6 +157,8 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
     );
     expect(inactive.rejected).toEqual([{ number: 4, why: "inactive (LOAD_OPTION_ACTIVE clear)" }]);
     expect(inactive.writes.map((w) => [bootName(w.number), w.reused, hexOf(w.data)])).toEqual([["Boot0004", true, EFIBOOT_DEBIAN_VDA.hex]]);
+    // Rewritten at its number, not deleted.
+    expect(inactive.deletes).toEqual([]);
     expect(inactive.order).toEqual([4, 1]);
   });
 
@@ -169,7 +176,7 @@ describe("planBootOrder: the entries that boot the installed OS first, then netw
     );
     expect(p.rejected).toEqual([{ number: 2, why: "no HD() node (File(\\EFI\\BOOT\\BOOTX64.EFI))" }]);
     expect(p.writes.map((w) => w.number)).toEqual([3]);
-    expect(p.order).toEqual([3, 1, 0, 2]);
+    expect([p.deletes, p.order]).toEqual([[2], [3, 1, 0]]);
   });
 
   test("no loader on the ESP, or no bootloader_id: a typed error naming what is missing", () => {

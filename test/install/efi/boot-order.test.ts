@@ -126,7 +126,7 @@ describe("ensureBootOrder (efivarfs shell)", () => {
     ]);
   });
 
-  test("os-installer on RAID (ESP md RAID 1 over vda1 and vdb1, entries for a missing \\EFI\\metal-debian\\grubx64.efi): one entry per member, first; the installer's after the network entries", async () => {
+  test("os-installer on RAID (ESP md RAID 1 over vda1 and vdb1, entries for a missing \\EFI\\metal-debian\\grubx64.efi): one entry per member, first; the installer's dead entries deleted", async () => {
     // What os-installer's `efibootmgr -c -d <disk> -p1 -l \\EFI\\metal-debian\\grubx64.efi -L metal-debian` stands for: HD() of the member, a loader grub-install --removable did not write.
     const grubNamed = (v: typeof EFIBOOT_DEBIAN_VDA) => {
       const o = decodeLoadOption(hex(v.hex));
@@ -141,7 +141,19 @@ describe("ensureBootOrder (efivarfs shell)", () => {
     expect(out.kind === "set" && out.esp.device).toBe("md127");
     expect(varHex(t, "Boot0004")).toBe("07000000" + EFIBOOT_DEBIAN_VDA.hex);
     expect(varHex(t, "Boot0005")).toBe("07000000" + EFIBOOT_DEBIAN_VDB.hex);
-    expect(varHex(t, "BootOrder")).toBe("07000000" + "04000500010002000300" + "0000");
+    expect(varHex(t, "BootOrder")).toBe("07000000" + "040005000100" + "0000");
+    // The entries naming the missing grubx64.efi are gone from NVRAM, not only from BootOrder.
+    expect(existsSync(join(t.vars, `Boot0002-${EFI_GLOBAL_VARIABLE}`))).toBe(false);
+    expect(existsSync(join(t.vars, `Boot0003-${EFI_GLOBAL_VARIABLE}`))).toBe(false);
+    expect(cap.events("install.boot_entry").map((e) => [e.entry, e.deleted === true])).toEqual([
+      ["Boot0004", false],
+      ["Boot0005", false],
+      ["Boot0002", true],
+      ["Boot0003", true],
+    ]);
+    expect(String(cap.events("install.boot_entry")[2]?.msg)).toBe(
+      'UEFI boot entry Boot0002 "metal-debian" deleted: it does not boot the installed OS (\\EFI\\metal-debian\\grubx64.efi is not on the ESP); grub-install deletes the entries of its label the same way',
+    );
     const [first] = cap.events("install.boot_entry");
     expect(String(first?.msg)).toBe(
       `UEFI boot entry Boot0004 "metal-debian" written for the ESP partition vda1: ${EFIBOOT_DEBIAN_VDA.text} (none named "metal-debian" boots from it: Boot0002 "metal-debian": \\EFI\\metal-debian\\grubx64.efi is not on the ESP; Boot0003 "metal-debian": \\EFI\\metal-debian\\grubx64.efi is not on the ESP)`,
