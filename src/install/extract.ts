@@ -21,6 +21,7 @@
  */
 import { spawnSync } from "node:child_process";
 import type { FileSink, Subprocess } from "bun";
+import { LineTail } from "./line-tail.ts";
 import { checkLiblz4, Lz4Error, lz4Decoder, type Lz4Decoder } from "./lz4-frame.ts";
 
 export interface ExtractFailure {
@@ -189,29 +190,26 @@ function deadExtractor(why: string): Extractor {
 }
 
 /**
- * tar's stderr as lines: the last KEEP_LINES kept while it runs, ENOSPC
- * noticed on any line; `end()` adds a last line without a newline. Pure.
+ * tar's stderr as lines: the last KEEP_LINES kept while it runs, each capped (line-tail.ts:
+ * a member name of 30 MB is a line of 2 KB here), ENOSPC noticed on any line; `end()` adds
+ * a last line without a newline. Pure.
  */
 export class StderrTail {
-  readonly lines: string[] = [];
   diskFull = false;
-  #partial = "";
+  readonly #tail = new LineTail(KEEP_LINES, (l) => {
+    if (ENOSPC.test(l)) this.diskFull = true;
+  });
+
+  get lines(): readonly string[] {
+    return this.#tail.lines;
+  }
 
   push(text: string): void {
-    const lines = (this.#partial + text).split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const l of lines) {
-      if (ENOSPC.test(l)) this.diskFull = true;
-      this.lines.push(l);
-      if (this.lines.length > KEEP_LINES) this.lines.shift();
-    }
+    this.#tail.push(text);
   }
 
   end(): void {
-    if (this.#partial === "") return;
-    if (ENOSPC.test(this.#partial)) this.diskFull = true;
-    this.lines.push(this.#partial);
-    this.#partial = "";
+    this.#tail.end();
   }
 }
 

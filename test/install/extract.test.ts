@@ -42,3 +42,19 @@ describe("tar's stderr tail", () => {
     expect(t.diskFull).toBe(false);
   });
 });
+
+describe("tar's stderr tail, bounded", () => {
+  test("a member name of 30 MB is a line of 2 KB: its start and tar's reason at its end; ENOSPC at the end of such a line still marks the disk full", () => {
+    const t = new StderrTail();
+    const name = `./d/${"n".repeat(30_000_000)}`;
+    for (const text of [`tar: ${name}: Cannot open: File name too long\n`, `tar: ${name}: Cannot write: No space left on device\n`])
+      for (let i = 0; i < text.length; i += 64 << 10) t.push(text.slice(i, i + (64 << 10)));
+    t.end();
+    expect(t.lines.length).toBe(2);
+    expect(t.lines.every((l) => l.length < 2_100)).toBe(true);
+    expect(t.lines[0]).toStartWith("tar: ./d/nnn");
+    expect(t.lines[0]).toEndWith("nnn: Cannot open: File name too long");
+    expect(t.lines[0]).toContain(" characters cut)... ");
+    expect(t.diskFull).toBe(true);
+  });
+});
