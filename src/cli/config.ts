@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { configToJson } from "../config/config.ts";
 import { redactFields } from "../platform/log/redact.ts";
 import type { Context } from "../platform/io/context.ts";
+import { printRecord } from "./print.ts";
 import { loadConfig, PROC_CMDLINE } from "./read-cmdline.ts";
 
 export function registerConfig(program: Command, ctx: Context): void {
@@ -13,14 +14,9 @@ export function registerConfig(program: Command, ctx: Context): void {
     .option("--file <path>", "read the cmdline from this file")
     .option("--json", "print JSON")
     .action(async (opts: { cmdline?: string; file?: string; json?: boolean }) => {
+      // Secret-named fields dropped here; printRecord escapes the text and scrubs it as a log
+      // line is scrubbed (redact.ts: a URL's userinfo and ?token=, X-Amz-Signature=, ...).
       const view = redactFields(configToJson(await loadConfig(ctx.io, opts))) as Record<string, unknown>;
-      if (opts.json) {
-        ctx.io.out(JSON.stringify(view) + "\n");
-        return;
-      }
-      const width = Math.max(...Object.keys(view).map((k) => k.length));
-      for (const [k, v] of Object.entries(view)) {
-        ctx.io.out(`${k.padEnd(width)}  ${typeof v === "string" ? v : JSON.stringify(v)}\n`);
-      }
+      printRecord(ctx, view, opts.json === true);
     });
 }

@@ -13,6 +13,8 @@
  * GiB), and GNU tar reading an archive from a pipe with `-I` copies it once more through a
  * child process of its own. tar reads 128 KiB records (`-b 256 -B`: whole records from a
  * pipe, a short last one accepted; GNU tar's default of 10 KiB is 100 000 reads per GiB).
+ * tar exits at the end-of-archive marker: data after it is decoded (lz4 checked) and
+ * dropped, and tar's exit 0 and the hash decide (toTar).
  *
  * Why tools and not npm: see docs/install.md "Choices" (measured throughput; GNU tar
  * restores xattrs, sparse files and hard links as metal-images' Docker-exported tars
@@ -21,10 +23,11 @@
  */
 import { spawnSync } from "node:child_process";
 import type { FileSink, Subprocess } from "bun";
+import { LineTail } from "./line-tail.ts";
 import { checkLiblz4, Lz4Error, lz4Decoder, type Lz4Decoder } from "./lz4-frame.ts";
 
 export interface ExtractFailure {
-  /** tar's exit code (null when tar was stopped: killed, or the stream was bad before tar could end). */
+  /** tar's exit code (null when tar was stopped: killed, or the stream was bad before tar could end; 0 when the stream was bad after tar's end). */
   readonly exitCode: number | null;
   /** The last lines tar wrote to stderr, then the decoder's error (`lz4: ...`) if there was one. */
   readonly stderr: readonly string[];
@@ -32,8 +35,9 @@ export interface ExtractFailure {
   readonly diskFull: boolean;
 }
 
-/** "exit 2", or "tar stopped" when tar has no exit code (killed, or the stream was bad first). Pure. */
+/** "exit 2", "tar stopped" when tar has no exit code (killed, or the stream was bad first), or what went wrong after tar's exit 0. Pure. */
 export function exitWords(f: ExtractFailure): string {
+  if (f.exitCode === 0) return "tar exit 0, the stream after its end marker bad";
   return f.exitCode === null ? "tar stopped" : `exit ${f.exitCode}`;
 }
 
@@ -48,6 +52,8 @@ export interface Extractor {
   failure(): ExtractFailure | undefined;
   /** tar reported ENOSPC (it goes on with the next member; the caller stops at once). */
   diskFull(): boolean;
+  /** tar exited 0 before the stream's end (it read the end-of-archive marker): the rest is decoded and dropped. */
+  tarFinished(): boolean;
 }
 
 export type ExtractorFactory = (root: string) => Extractor;
@@ -98,33 +104,60 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
   /** The decoder's error, once the stream was bad. */
   let bad: Lz4Error | undefined;
   let failed: ExtractFailure | undefined;
-  const exited: Promise<ExtractFailure | undefined> = exitOf(tar, tail).then((code) => {
-    tail.end();
+  const failWith = (code: number | null): ExtractFailure => {
     decoder.close();
     const lines = bad ? [...tail.lines, bad.message] : tail.lines;
-    failed = code === 0 && !bad ? undefined : { exitCode: bad && code !== 0 ? null : code, stderr: lines.slice(-KEEP_LINES), diskFull: tail.diskFull };
+    failed = { exitCode: bad && code !== 0 ? null : code, stderr: lines.slice(-KEEP_LINES), diskFull: tail.diskFull };
     return failed;
+  };
+  /** tar's exit code once it exited and its stderr was read; a failure is kept at once. */
+  const tarExit: Promise<number | null> = exitOf(tar, tail).then((code) => {
+    tail.end();
+    if (code !== 0) failWith(code);
+    return code;
   });
+  /** The unpack's outcome once tar exited: tar's exit and the decoder's verdict. */
+  const outcome = async (): Promise<ExtractFailure | undefined> => {
+    const code = await tarExit;
+    decoder.close();
+    return code === 0 && !bad ? undefined : (failed ?? failWith(code));
+  };
   const stdin: FileSink = tar.stdin;
   let ended = false;
-  // `bad` sets `ended`; `failed` is set only once tar has exited.
-  const running = () => !ended && tar.exitCode === null && tar.signalCode === null;
+  // `bad` sets `ended`; `failed` is set only once tar has exited. tar's exit 0 before the
+  // stream's end is no failure (toTar).
+  const running = () => !ended && tar.signalCode === null && (tar.exitCode === null || tar.exitCode === 0);
+  /**
+   * A run of decoded bytes into tar's pipe. tar that exited 0 read the end-of-archive
+   * marker (GNU tar with `-B` exits there without draining its pipe: the next write gets
+   * EPIPE): what follows (the record padding of a large blocking factor, `tar -b 8192`, or
+   * zeros appended) is still decoded, so liblz4 checks its frames, and dropped here. The
+   * install is then judged by tar's exit and the hash, as `lz4 -dc | tar -x` is by tar's.
+   */
   const toTar = async (bytes: Uint8Array) => {
-    stdin.write(bytes);
-    // Backpressure: resolves once the pipe took the bytes (the buffer is reused after).
-    await stdin.flush();
+    if (tar.exitCode === 0) return;
+    try {
+      // Backpressure: resolves once the pipe took the bytes (the buffer is reused after).
+      // With the pipe full write() answers a promise too, rejected like flush() when tar
+      // goes: both awaited, so neither rejection is left unhandled.
+      await Promise.all([stdin.write(bytes), stdin.flush()]);
+    } catch (e) {
+      // The pipe broke: tar is gone, and only its exit 0 lets the stream go on.
+      if ((await tarExit) !== 0) throw e;
+    }
   };
   /** A bad stream: tar is stopped (what it unpacked so far is not to be trusted), the failure kept. */
   const stopOnBadStream = async (e: Lz4Error) => {
     bad = e;
     ended = true;
-    tar.kill("SIGKILL");
-    await exited;
+    if (tar.exitCode === null && tar.signalCode === null) tar.kill("SIGKILL");
+    await outcome();
   };
 
   return {
     failure: () => failed,
     diskFull: () => tail.diskFull,
+    tarFinished: () => tar.exitCode === 0 && !ended,
     async write(chunk) {
       if (!running()) throw new Error("tar is not running");
       try {
@@ -141,7 +174,7 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
         } catch (e) {
           if (!(e instanceof Lz4Error)) throw e;
           await stopOnBadStream(e);
-          return await exited;
+          return await outcome();
         }
         ended = true;
         try {
@@ -150,14 +183,14 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
           // tar already gone: its exit status says why
         }
       }
-      return await exited;
+      return await outcome();
     },
     async abort() {
       ended = true;
       if (tar.exitCode === null && tar.signalCode === null) tar.kill("SIGKILL");
       // A tar stuck in the kernel (a hung disk: uninterruptible sleep) may never exit: bounded.
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([exited, new Promise<void>((r) => (timer = setTimeout(r, ABORT_WAIT_MS)))]);
+      await Promise.race([tarExit, new Promise<void>((r) => (timer = setTimeout(r, ABORT_WAIT_MS)))]);
       clearTimeout(timer);
       decoder.close();
     },
@@ -182,6 +215,7 @@ function deadExtractor(why: string): Extractor {
   return {
     failure: () => failed,
     diskFull: () => false,
+    tarFinished: () => false,
     write: () => Promise.reject(new Error(why)),
     end: () => Promise.resolve(failed),
     abort: () => Promise.resolve(),
@@ -189,29 +223,26 @@ function deadExtractor(why: string): Extractor {
 }
 
 /**
- * tar's stderr as lines: the last KEEP_LINES kept while it runs, ENOSPC
- * noticed on any line; `end()` adds a last line without a newline. Pure.
+ * tar's stderr as lines: the last KEEP_LINES kept while it runs, each capped (line-tail.ts:
+ * a member name of 30 MB is a line of 2 KB here), ENOSPC noticed on any line; `end()` adds
+ * a last line without a newline. Pure.
  */
 export class StderrTail {
-  readonly lines: string[] = [];
   diskFull = false;
-  #partial = "";
+  readonly #tail = new LineTail(KEEP_LINES, (l) => {
+    if (ENOSPC.test(l)) this.diskFull = true;
+  });
+
+  get lines(): readonly string[] {
+    return this.#tail.lines;
+  }
 
   push(text: string): void {
-    const lines = (this.#partial + text).split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const l of lines) {
-      if (ENOSPC.test(l)) this.diskFull = true;
-      this.lines.push(l);
-      if (this.lines.length > KEEP_LINES) this.lines.shift();
-    }
+    this.#tail.push(text);
   }
 
   end(): void {
-    if (this.#partial === "") return;
-    if (ENOSPC.test(this.#partial)) this.diskFull = true;
-    this.lines.push(this.#partial);
-    this.#partial = "";
+    this.#tail.end();
   }
 }
 

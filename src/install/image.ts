@@ -20,6 +20,10 @@
  *   or does not exit that long after the last byte: fatal (image_unpack), tar killed.
  *   A slow disk is not a network stall (the stall detector pauses while tar's pipe is
  *   full); a disk that takes nothing for minutes is broken.
+ * - tar exits 0 before the body's end (it read the archive's end marker; a large blocking
+ *   factor or appended zeros leave data after it): the rest is decoded (lz4 checked) and
+ *   dropped by the extractor; tar's exit and the checksum decide. Without a
+ *   Content-Length that rest is bounded by `tailCapBytes` as below.
  * - tar fails otherwise: the download continues to its end so the checksum decides
  *   (corrupt download -> retry; right checksum -> the image itself is bad: image_unpack).
  *   That tail is bounded: by the Content-Length, or without one by `tailCapBytes`
@@ -427,7 +431,10 @@ async function restart(s: PassState, why: string): Promise<void> {
   s.meter.reset(env.now());
 }
 
-/** Every chunk to tar while it runs and hashed; after tar ended, a body without a Content-Length only up to tailCap. */
+/**
+ * Every chunk to the extractor (while tar runs, and after tar's exit 0 to be decoded and
+ * dropped) and hashed; after tar ended, a body without a Content-Length only up to tailCap.
+ */
 async function readBody(s: PassState, res: HttpStream, stall: StallGuard): Promise<void> {
   const { tailCap } = s.c;
   /** Body bytes since tar ended (bounded by tailCap without a Content-Length). */
@@ -441,10 +448,10 @@ async function readBody(s: PassState, res: HttpStream, stall: StallGuard): Promi
       const fed = feedTar(s, chunk, stall);
       s.hash.update(chunk);
       await fed;
-    } else {
-      s.hash.update(chunk);
-      if (s.total === undefined && (tail += chunk.byteLength) > tailCap) throw tailCapped(s, s.unpack);
-    }
+    } else s.hash.update(chunk);
+    // tar failed, or finished (exit 0 at its end marker) with the stream going on: what
+    // follows only decides the hash, and without a Content-Length it is bounded.
+    if (s.total === undefined && (s.unpack !== undefined || s.ext.tarFinished()) && (tail += chunk.byteLength) > tailCap) throw tailCapped(s, s.unpack);
     logProgress(s, false);
     if ((s.sinceCollect += chunk.byteLength) >= COLLECT_EVERY_BYTES) {
       s.sinceCollect = 0;
@@ -453,13 +460,14 @@ async function readBody(s: PassState, res: HttpStream, stall: StallGuard): Promi
   }
 }
 
-/** A body without a Content-Length that went on for more than tailCap after tar ended. */
-function tailCapped(s: PassState, unpack: ExtractFailure): AgentError {
+/** A body without a Content-Length that went on for more than tailCap after tar ended (failed, or `undefined`: finished at its end marker). */
+function tailCapped(s: PassState, unpack: ExtractFailure | undefined): AgentError {
   const { o, tailCap } = s.c;
+  const ended = unpack === undefined ? "tar finished (exit 0 at the archive's end marker)" : `tar/lz4 ended (${exitWords(unpack)}: ${unpack.stderr.slice(-3).join(" | ")})`;
   return new AgentError(
     "image_unpack",
-    `image ${redactUrl(o.url)}: tar/lz4 ended (${exitWords(unpack)}: ${unpack.stderr.slice(-3).join(" | ")}) and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${s.offset}); not read further, not retried`,
-    { url: redactUrl(o.url), offset: s.offset, tailCapBytes: tailCap, tar: unpack.stderr.slice(-5) },
+    `image ${redactUrl(o.url)}: ${ended} and the body, without a Content-Length, went on for more than ${tailCap} bytes after it (at byte ${s.offset}); not read further, not retried`,
+    { url: redactUrl(o.url), offset: s.offset, tailCapBytes: tailCap, tar: unpack?.stderr.slice(-5) ?? [] },
   );
 }
 

@@ -23,6 +23,9 @@ const LZ4F_VERSION = 100;
 const FRAME_MAGIC = 0x184d2204;
 /** `lz4 -l` (the legacy format the kernel's initramfs unpacker reads): the frame API does not. */
 const LEGACY_MAGIC = 0x184c2102;
+/** Skippable frames: 0x184D2A50 to 0x184D2A5F (lz4frame.h). */
+const SKIPPABLE_MAGIC = 0x184d2a50;
+const SKIPPABLE_MASK = 0xfffffff0;
 const OUT_BYTES = 4 << 20;
 
 export const LIBLZ4 = "liblz4.so.1";
@@ -100,13 +103,21 @@ export function lz4Decoder(): Lz4Decoder {
   const fail = (reason: string): never => {
     throw new Lz4Error(reason, consumed);
   };
+  /**
+   * The first 4 bytes of the frame that starts at a frame boundary, gathered across chunks
+   * (a stream may arrive a byte at a time): checked before liblz4 reads them, so junk,
+   * the legacy format and a stream shorter than a magic are named, not "unknown frame type"
+   * or "ended inside a frame". `headLen` 4 = the current frame's magic was checked.
+   */
+  const head = new Uint8Array(4);
+  let headLen = 0;
   const checkStart = (chunk: Uint8Array, off: number) => {
-    // A new frame begins here: name the legacy format instead of "unknown frame type".
-    if (hint !== 0n || chunk.byteLength - off < 4) return;
-    const magic = new DataView(chunk.buffer, chunk.byteOffset + off, 4).getUint32(0, true);
-    if (magic === LEGACY_MAGIC) fail("the legacy lz4 format (lz4 -l) is not read: the image must be packed with lz4's frame format");
-    if (magic !== FRAME_MAGIC && (magic & 0xfffffff0) !== 0x184d2a50)
-      fail(`not an lz4 frame: magic 0x${magic.toString(16).padStart(8, "0")}, expected 0x${FRAME_MAGIC.toString(16)}`);
+    if (headLen === 4) return;
+    const take = Math.min(4 - headLen, chunk.byteLength - off);
+    head.set(chunk.subarray(off, off + take), headLen);
+    headLen += take;
+    const why = magicProblem(head.subarray(0, headLen));
+    if (why) fail(why);
   };
 
   return {
@@ -126,13 +137,19 @@ export function lz4Decoder(): Lz4Decoder {
         off += read;
         consumed += read;
         hint = r;
+        // A frame ended (0): the next byte starts a new frame and its magic.
+        if (r === 0n) headLen = 0;
         if (wrote > 0) await sink(out.subarray(0, wrote));
-        // Done with this chunk once it is read and the output did not fill (nothing held back).
-        if (off >= chunk.byteLength && wrote < OUT_BYTES) return;
+        // Done with this chunk once it is read and nothing is held back: the frame ended, or
+        // the output did not fill. Not calling again after a frame's end matters: with no
+        // input left liblz4 answers the next frame header's size (7), not the 0 just said.
+        if (off >= chunk.byteLength && (r === 0n || wrote < OUT_BYTES)) return;
       }
     },
     finish() {
       if (consumed === 0) fail("the stream is empty: no lz4 frame");
+      if (headLen > 0 && headLen < 4 && consumed === headLen) fail(`not an lz4 frame: the stream is ${consumed} byte(s) long, shorter than a frame's 4-byte magic`);
+      if (headLen > 0 && headLen < 4) fail(`the stream ended ${headLen} byte(s) into the magic of a frame after the last one`);
       if (hint !== 0n) fail(`the stream ended inside a frame (${hint} more bytes expected)`);
     },
     close() {
@@ -141,6 +158,24 @@ export function lz4Decoder(): Lz4Decoder {
       lib.LZ4F_freeDecompressionContext(dctx);
     },
   };
+}
+
+const hex = (b: Uint8Array): string => [...b].map((x) => x.toString(16).padStart(2, "0")).join(" ");
+
+/**
+ * What is wrong with the first bytes of a frame (up to 4, the magic, little-endian), or
+ * undefined while they may still become a frame's or a skippable frame's magic. Pure.
+ */
+export function magicProblem(b: Uint8Array): string | undefined {
+  const fits = (magic: number, mask = 0xffffffff) => b.every((x, i) => ((x ^ (magic >>> (8 * i))) & (mask >>> (8 * i)) & 0xff) === 0);
+  if (fits(FRAME_MAGIC) || fits(SKIPPABLE_MAGIC, SKIPPABLE_MASK)) return undefined;
+  if (b.byteLength === 4 && fits(LEGACY_MAGIC)) return "the legacy lz4 format (lz4 -l) is not read: the image must be packed with lz4's frame format";
+  if (b.byteLength === 4) {
+    const magic = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+    return `not an lz4 frame: magic 0x${magic.toString(16).padStart(8, "0")}, expected 0x${FRAME_MAGIC.toString(16)}`;
+  }
+  if (fits(LEGACY_MAGIC)) return undefined;
+  return `not an lz4 frame: it starts with ${hex(b)}, not the magic 0x${FRAME_MAGIC.toString(16)} (04 22 4d 18)`;
 }
 
 function errorName(lib: Liblz4, code: bigint): string {

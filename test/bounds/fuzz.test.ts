@@ -25,25 +25,10 @@ import type { HttpClient, HttpResponse, HttpStream } from "../../src/clients/htt
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { captureContext } from "../helpers/capture.ts";
 import { envelope } from "./hostile.ts";
+import { int, pick, rng, tally, type R } from "./seeded.ts";
 
 const SEED = 0x6d6574; // "met"
 const COUNT = Number(process.env.FUZZ_COUNT ?? 3000);
-
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type R = () => number;
-const pick = <T>(r: R, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-const int = (r: R, n: number) => Math.floor(r() * n);
 
 const TOKENS = [
   '"',
@@ -151,12 +136,6 @@ async function outcome(fn: () => unknown): Promise<string> {
     if (!(e instanceof AgentError)) return `not an AgentError: ${String(e)}`;
     return e.code;
   }
-}
-
-function tally(codes: string[]): Record<string, number> {
-  const t: Record<string, number> = {};
-  for (const c of codes) t[c] = (t[c] ?? 0) + 1;
-  return t;
 }
 
 /** A stand-in for HttpClient that answers every request with the given answer (types as the ConnectClient and metal-boot client use them). */

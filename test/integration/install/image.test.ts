@@ -25,6 +25,7 @@ import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 import { waitFor } from "../../../lab/wait.ts";
 import { fakeTimers, type FakeTimers } from "../../helpers/fake-timers.ts";
+import { tarArchive } from "../../helpers/tar-writer.ts";
 
 const tools = ["tar", "lz4", "setfattr", "getfattr", "mount", "umount"].filter((t) => Bun.which(t) === null);
 const ready = process.getuid?.() === 0 && tools.length === 0 && existsSync("/bin/busybox");
@@ -202,6 +203,7 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
       abort: async () => {},
       failure: () => undefined,
       diskFull: () => false,
+      tarFinished: () => false,
     });
     const r = await installImage({ http, url: url(), root: target(), log: silentLogger(), env, stallMs: 300, extractor: slow });
     expect(time.now()).toBe(2_700);
@@ -224,6 +226,7 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
         abort: async () => void aborted++,
         failure: () => undefined,
         diskFull: () => false,
+        tarFinished: () => false,
       });
       const e = await installImage({ http, url: url(), root: target(), log: silentLogger(), env, stallMs: 200, unpackStallMs: 600, extractor: hung }).catch((x: unknown) => x);
       expect((e as AgentError).code).toBe("image_unpack");
@@ -321,6 +324,54 @@ describe.skipIf(!ready)(`streaming image install${ready ? "" : ` (skipped: ${why
     writeFileSync(join(dir, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(junk).digest("hex")}  img.tar.lz4\n`);
     return junk;
   };
+
+  /** `packed` served as cache/<name>/img.tar.lz4 with its .sha256 sidecar; its URL. */
+  const servedImage = (name: string, packed: Uint8Array): URL => {
+    const dir = join(work, "cache", name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "img.tar.lz4"), packed);
+    writeFileSync(join(dir, "img.tar.lz4.sha256"), `${new Bun.CryptoHasher("sha256").update(packed).digest("hex")}  img.tar.lz4\n`);
+    return new URL(`/${name}/img.tar.lz4`, server.url);
+  };
+  const lz4 = (plain: Uint8Array): Buffer => spawnSync("lz4", ["-c"], { input: plain, maxBuffer: 64 << 20 }).stdout;
+
+  test("an image whose tar has data after its end marker (tar -b 8192; zeros appended) installs: tar's exit 0 and the hash decide", async () => {
+    const src = mkdtempSync(join(work, "src-"));
+    writeFileSync(join(src, "os-release"), "ID=trailing\n");
+    // GNU tar's own large records (4 MiB, the archive padded to them), and 8 MiB of zeros after that.
+    const blocked = spawnSync("tar", ["-c", "-b", "8192", "-f", "-", "-C", src, "os-release"], { maxBuffer: 64 << 20 }).stdout;
+    for (const [name, archive] of [
+      ["blocked", blocked],
+      ["zeros", Buffer.concat([blocked, Buffer.alloc(8 << 20)])],
+    ] as const) {
+      const root = target();
+      const u = servedImage(name, lz4(archive));
+      const r = await installImage({ http, url: u, root, log: silentLogger(), env: noWait });
+      expect(r.passes).toBe(1);
+      expect(readFileSync(join(root, "os-release"), "utf8")).toBe("ID=trailing\n");
+    }
+  });
+
+  test("after tar finished at its end marker, a body without Content-Length that goes on (a skippable frame that never ends) is read at most the tail cap further", async () => {
+    // A tar padded past tar's first 128 KiB record (tar reads whole records: it sees its end
+    // marker once one is full), then a skippable frame (magic 0x184D2A50) announcing 4 GiB
+    // that the server's endless zeros fill.
+    const skippable = Buffer.from("502a4d18ffffffff", "hex");
+    const packed = Buffer.concat([lz4(tarArchive([{ name: "os-release", data: "ID=endless\n" }], Buffer.alloc(256 << 10))), skippable]);
+    const u = servedImage("after-end", packed);
+    server.faults = [{ path: u.pathname, kind: "endless", at: 0, times: 1 }];
+    server.requests.length = 0;
+    const e = await installImage({ http, url: u, root: target(), log: silentLogger(), env: noWait, tailCapBytes: 1 << 20 }).catch((x: unknown) => x);
+    server.faults = [];
+    expect((e as AgentError).code).toBe("image_unpack");
+    expect((e as AgentError).message).toContain(
+      "tar finished (exit 0 at the archive's end marker) and the body, without a Content-Length, went on for more than 1048576 bytes after it",
+    );
+    // The cap, not the server's 1 GiB (the count starts once tar's exit is seen: on loopback
+    // a few MiB may pass before).
+    expect(Number((e as AgentError).details.offset)).toBeLessThan(64 << 20);
+    expect(server.requests.filter((q) => q.path === u.pathname).length).toBe(1);
+  });
 
   test("an image whose checksum is right but is no tar.lz4: image_unpack (exit 52) with tar's words, no retry", async () => {
     const junk = junkImage("bad");
