@@ -135,6 +135,17 @@ describe("discoverBmc", () => {
     expect(bmcRegisterFields(o).bmc).toBeUndefined();
   });
 
+  test("a FRU answer larger than ipmitool's output cap: a note naming the cap, the LAN reading still reported", async () => {
+    const f = fakeIpmitool("huge-fru", `[ "$1" = fru ] && exec head -c 4194304 /dev/zero`);
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.notes.filter((n) => n.startsWith("ipmitool -I open fru:"))).toEqual([
+      expect.stringMatching(/^ipmitool -I open fru: exit \d+: huge-fru wrote more than the cap of 1048576 bytes on stdout: killed, the rest not read$/),
+    ]);
+    expect(o.fru).toEqual({});
+    expect(bmcRegisterFields(o).bmc).toMatchObject({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef" });
+  });
+
   test("a BMC that refuses the user change: the reading is still reported, without a user", async () => {
     const f = fakeIpmitool("refuse", `[ "$1 $2" = "user set" ] && { echo "Set User Name command failed (user 10, name metal): Insufficient privilege level" >&2; exit 1; }`);
     const o = await discoverBmc(deps(f.path), true, "Supermicro");
