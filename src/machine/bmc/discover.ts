@@ -3,12 +3,15 @@
  * cmd/register/register.go:281-324): read the LAN address, the firmware revision and the
  * FRU in-band, create the "metal" user with a random password and Administrator
  * privilege at the vendor's user id, and after Register set the superuser's password the
- * apiserver hands out (cmd/supwd.go). A BMC that fails never stops provisioning
+ * apiserver hands out (cmd/supwd.go). Every password is set as raw bytes
+ * (set-user-password.ts) and then checked with IPMI's Test Password, which neither
+ * metal-hammer nor go-hal does after setting. A BMC that fails never stops provisioning
  * (metal-stack/metal-hammer#68: a failing ipmitool call once put machines into a boot
  * loop): every failure becomes a note, and what was read is reported.
  */
 import type { Ipmitool } from "./ipmitool.ts";
 import { BMC_PASSWORD_MAX, metalPassword, passwordProblem, type RandomBytes } from "./password.ts";
+import { PASSWORD_TEST_FAILED, PASSWORD_TEST_WRONG_SIZE, passwordFieldHex, rawCompletionCode, setUserPasswordLine } from "./set-user-password.ts";
 import { parseBmcInfo, parseFru, parseLanPrint, type FruReading, type LanReading } from "./reading.ts";
 import { ADMINISTRATOR, bmcVendor, type BmcUser, type BmcVendor } from "./vendor.ts";
 
@@ -77,21 +80,38 @@ export async function readBmc(tool: Ipmitool): Promise<BmcReading> {
   return { lan, ...("firmwareRevision" in info && info.firmwareRevision ? { firmwareRevision: info.firmwareRevision } : {}), fru: fru.fru, notes };
 }
 
-/** Sets `user`'s password (on stdin) and enables it, retried with jitter. */
+/** Sets `user`'s password (its bytes on stdin) and enables it, retried with jitter. */
 async function setPassword(deps: BmcDeps, user: BmcUser, password: string): Promise<string | undefined> {
-  const size = new TextEncoder().encode(password).length > 16 ? " 20" : "";
   let last = "";
   for (let attempt = 1; attempt <= PASSWORD_ATTEMPTS; attempt++) {
-    const r = await deps.tool.runSecret(`user set password ${user.id} ${password}${size}`);
+    const r = await deps.tool.runSecret(setUserPasswordLine(user.id, "set", password));
     if (r.code === 0) {
       const enabled = await step(deps.tool, ["user", "enable", String(user.id)]);
       return "note" in enabled ? enabled.note : undefined;
     }
-    last = failure(deps.tool, `user set password ${user.id} (password on stdin)`, r);
+    last = failure(deps.tool, `raw Set User Password ${user.id} (password on stdin)`, r);
     if (r.code === 127 || attempt === PASSWORD_ATTEMPTS) break;
     await deps.sleep(Math.floor(deps.jitter() * PASSWORD_RETRY_MAX_MS));
   }
   return `${last} (after ${PASSWORD_ATTEMPTS} attempts)`;
+}
+
+/**
+ * Asks the BMC whether `user` now has `password` (Test Password, IPMI 2.0): a refusal
+ * (0x80 wrong password, 0x81 wrong size) means the BMC keeps another password than the
+ * one set: not ok. A BMC that cannot test (an IPMI 1.5 BMC answers "invalid command") is
+ * ok with a note saying the password is unverified. ipmi_sim answers every test with
+ * success (docs/bmc.md), so the lab proves the bytes by a lanplus login instead.
+ */
+async function verifyPassword(deps: BmcDeps, user: BmcUser, password: string): Promise<{ readonly ok: boolean; readonly note?: string }> {
+  const r = await deps.tool.runSecret(setUserPasswordLine(user.id, "test", password));
+  if (r.code === 0) return { ok: true };
+  const cc = rawCompletionCode(`${r.stderr}\n${r.stdout}`);
+  if (cc === PASSWORD_TEST_FAILED || cc === PASSWORD_TEST_WRONG_SIZE) {
+    const why = cc === PASSWORD_TEST_FAILED ? "password incorrect" : "wrong password size";
+    return { ok: false, note: `BMC user ${user.name} (id ${user.id}) does not have the password just set: Test Password answered 0x${cc.toString(16)} (${why})` };
+  }
+  return { ok: true, note: `${failure(deps.tool, `raw Test Password ${user.id} (password on stdin)`, r)}: the password set for ${user.name} is not verified` };
 }
 
 /**
@@ -102,15 +122,20 @@ async function setPassword(deps: BmcDeps, user: BmcUser, password: string): Prom
 export async function writeUser(deps: BmcDeps, user: BmcUser, password: string, privilege = ADMINISTRATOR): Promise<{ readonly ok: boolean; readonly notes: readonly string[] }> {
   const problem = passwordProblem(password);
   if (problem) return { ok: false, notes: [`the password for BMC user ${user.name} (id ${user.id}) is not set: ${problem}`] };
+  // Its bytes in hex travel on stdin too: a secret in that form as well.
   deps.addSecret(password);
+  deps.addSecret(passwordFieldHex(password));
   const named = await step(deps.tool, ["user", "set", "name", String(user.id), user.name]);
   if ("note" in named) return { ok: false, notes: [named.note] };
   const pw = await setPassword(deps, user, password);
   if (pw) return { ok: false, notes: [pw] };
+  const verified = await verifyPassword(deps, user, password);
+  const notes = verified.note ? [verified.note] : [];
+  if (!verified.ok) return { ok: false, notes };
   const access = await step(deps.tool, ["channel", "setaccess", String(user.channel), String(user.id), "link=on", "ipmi=on", "callin=on", `privilege=${privilege}`]);
-  if ("note" in access) return { ok: false, notes: [access.note] };
+  if ("note" in access) return { ok: false, notes: [...notes, access.note] };
   const sol = await step(deps.tool, ["sol", "payload", "enable", String(user.channel), String(user.id)]);
-  return { ok: true, notes: "note" in sol ? [`${sol.note} (the user works without SOL access)`] : [] };
+  return { ok: true, notes: "note" in sol ? [...notes, `${sol.note} (the user works without SOL access)`] : notes };
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * The BMC's only contact with the machine: ipmitool, in-band through /dev/ipmi0
- * (`-I open`), each call bounded. A password reaches ipmitool on stdin through its
- * `exec` command (a script read from /proc/self/fd/0), never in argv, the environment
- * or a file; go-hal passes it in argv (metal-stack/go-hal@4ca05b53
+ * (`-I open`), each call bounded (time, and output: src/platform/sys/tool.ts). A password
+ * reaches ipmitool on stdin through its `exec` command (a script read from
+ * /proc/self/fd/0) as the raw command's hex bytes (set-user-password.ts), never in argv,
+ * the environment or a file; go-hal passes it in argv (metal-stack/go-hal@4ca05b53
  * internal/ipmi/ipmitool.go:409-440), where any `ps` on the machine shows it.
  */
 import { runTool, type ToolResult } from "../../platform/sys/tool.ts";

@@ -4,7 +4,9 @@
  * (metal-stack/go-hal@4ca05b53 pkg/api/types.go:180-188). IPMI 2.0 allows 20 bytes, IPMI 1.5
  * 16 (metal-stack/metal-api#597); ipmi_sim and some BMCs silently keep only the first 16
  * of a longer one, so a password from the apiserver longer than 16 is refused here rather
- * than set and then not working. Pure: randomness comes in as bytes.
+ * than set and then not working. Any printable ASCII character is fine (`#`, quotes,
+ * `~`): it reaches the BMC as raw bytes, not through ipmitool's line parser
+ * (set-user-password.ts). Pure: randomness comes in as bytes.
  */
 
 const DIGITS = "0123456789";
@@ -50,6 +52,7 @@ export function passwordProblem(password: string): string | undefined {
   const bytes = new TextEncoder().encode(password).length;
   if (bytes === 0) return "it is empty";
   if (bytes > BMC_PASSWORD_MAX) return `it is ${bytes} bytes long, more than the ${BMC_PASSWORD_MAX} every BMC keeps (IPMI 1.5; many keep only the first 16 of IPMI 2.0's 20)`;
-  if (!/^[\x21-\x7e]+$/.test(password)) return "it holds blanks, control or non-ASCII characters, which ipmitool cannot pass";
+  if (!/^[\x21-\x7e]+$/.test(password))
+    return "it holds blanks, control or non-ASCII characters: the agent sets printable ASCII only (0x21-0x7e), which every BMC and its tools read alike";
   return undefined;
 }

@@ -7,8 +7,10 @@
  * is the intended use: the latched ENETDOWN is cleared and frames flow once a link is up.
  *
  * Received frames are decoded (lldpdu.ts) into the neighbour table (table.ts), which
- * expires entries by their TTL; a malformed frame is skipped with one log line (at
- * most one per NIC every 10 s, with the count of the ones not logged). Our own frame
+ * expires entries by their TTL and keeps a few per NIC; a malformed frame is skipped
+ * with one log line (at most one per NIC every 10 s, with the count of the ones not
+ * logged), and neighbour changes are logged up to 10 per NIC in 10 s, the rest counted
+ * in one `lldp.neighbour.flood` line (line-budget.ts). Our own frame
  * (encode.ts: chassis id = NIC MAC, system name = machine UUID) goes out on each NIC
  * as metal-hammer's go-lldpd does every 5 s with TTL 10 s, after a fast start of one a
  * second for the first 4 frames that could be sent (802.1AB txFast), so the switch
@@ -21,16 +23,20 @@ import { PacketSocket, TC_PRIO_CONTROL } from "../../platform/sys/packet-socket.
 import { versionInfo } from "../../version.ts";
 import { encodeLldpFrame } from "./encode.ts";
 import { disableFirmwareLldp, type FwLldpIo } from "./fw-agent.ts";
+import { LineBudget } from "./line-budget.ts";
 import { decodeLldpFrame, ETH_P_LLDP, LldpDecodeError, LLDP_MULTICAST, PORT_ID_MAC } from "./lldpdu.ts";
 import { neighbourMac, type LldpInterface, type LldpNeighbour, type LldpSession } from "./neighbour.ts";
 import type { ReaderOut } from "./reader-worker.ts";
-import { distinctSwitches, NeighbourTable, type TableChange } from "./table.ts";
+import { distinctSwitches, MAX_NEIGHBOURS_PER_INTERFACE, NeighbourTable, type TableChange } from "./table.ts";
 
 /** metal-hammer starts go-lldpd with a 5 s interval (cmd/network/interfaces.go); go-lldpd sends TTL = 2 x interval. */
 export const TX_INTERVAL_MS = 5000;
 const TX_FAST_MS = 1000;
 const TX_FAST_INIT = 4;
 const MALFORMED_LOG_EVERY_MS = 10_000;
+/** A switch port's neighbour changes a few times a boot; a NIC's lines beyond these in a window are counted, not written. */
+export const NEIGHBOUR_LOG_BURST = 10;
+export const NEIGHBOUR_LOG_WINDOW_MS = 10_000;
 
 /** Whether the neighbour's port id is a MAC address (lldpd's default; SONiC sends the port's alias instead). */
 export const portIdIsMac = (n: Pick<LldpNeighbour, "portId">): boolean => isMac(n.portId);
@@ -76,15 +82,22 @@ interface Port {
   sent: number;
   nextSendAt: number;
   lastSendErrno: number | undefined;
-  malformedLoggedAt: number;
-  malformedSuppressed: number;
+  readonly malformedLog: LineBudget;
+  readonly neighbourLog: LineBudget;
 }
 
 const monotonic = (): number => performance.now();
 
+const EXPIRED_WHY: Readonly<Record<"expired" | "shutdown" | "replaced", string>> = {
+  expired: "TTL ran out",
+  shutdown: "sent a shutdown LLDPDU",
+  replaced: `replaced by a newer neighbour (a NIC keeps at most ${MAX_NEIGHBOURS_PER_INTERFACE})`,
+};
+
 class Session implements LldpSession {
   private readonly table = new NeighbourTable();
   private readonly ports: Port[] = [];
+  private readonly portByName = new Map<string, Port>();
   private readonly waiters = new Set<() => void>();
   private readonly stopFlag = new SharedArrayBuffer(4);
   private worker: Worker | undefined;
@@ -109,7 +122,18 @@ class Session implements LldpSession {
       try {
         const sock = PacketSocket.open({ ifindex: nic.ifindex, ifname: nic.name, ethertype: ETH_P_LLDP, multicast: LLDP_MULTICAST, priority: TC_PRIO_CONTROL });
         const frame = encodeLldpFrame({ mac: nic.mac, ifname: nic.name, systemName: opts.systemName, systemDescription, ttlSeconds: (2 * this.txIntervalMs) / 1000 });
-        this.ports.push({ nic, sock, frame, sent: 0, nextSendAt: 0, lastSendErrno: undefined, malformedLoggedAt: -Infinity, malformedSuppressed: 0 });
+        const port: Port = {
+          nic,
+          sock,
+          frame,
+          sent: 0,
+          nextSendAt: 0,
+          lastSendErrno: undefined,
+          malformedLog: new LineBudget(1, MALFORMED_LOG_EVERY_MS),
+          neighbourLog: new LineBudget(NEIGHBOUR_LOG_BURST, NEIGHBOUR_LOG_WINDOW_MS),
+        };
+        this.ports.push(port);
+        this.portByName.set(nic.name, port);
         status.push({ ifname: nic.name, listening: true, ...(sock.latched ? { latched: errnoName(sock.latched) } : {}) });
       } catch (e) {
         status.push({ ifname: nic.name, listening: false, error: (e as Error).message });
@@ -175,75 +199,69 @@ class Session implements LldpSession {
         );
         return;
       }
-      if (now - port.malformedLoggedAt < MALFORMED_LOG_EVERY_MS) {
-        port.malformedSuppressed++;
-        return;
-      }
+      if (!port.malformedLog.take(now)) return;
       const src = bytes.byteLength >= 12 ? Array.from(bytes.subarray(6, 12), (b) => b.toString(16).padStart(2, "0")).join(":") : "?";
       logEvent(
         this.log,
         "lldp.frame.malformed",
-        { ifname: port.nic.name, src, reason: e.reason, offset: e.offset, bytes: bytes.byteLength, notLogged: port.malformedSuppressed },
+        { ifname: port.nic.name, src, reason: e.reason, offset: e.offset, bytes: bytes.byteLength, notLogged: port.malformedLog.skippedDue(now) },
         `skipped a malformed LLDP frame: ${e.message}`,
         "warn",
       );
-      port.malformedLoggedAt = now;
-      port.malformedSuppressed = 0;
       return;
     }
     // Our own frames (kernels before 4.20 ignore PACKET_IGNORE_OUTGOING) are not a neighbour.
     if (frame.src === port.nic.mac.toLowerCase()) return;
-    this.apply(this.table.update(port.nic.name, frame.du, now));
+    this.apply(this.table.update(port.nic.name, frame.du, now), now);
   }
 
-  private apply(changes: readonly TableChange[]): void {
-    for (const c of changes) {
-      const n = c.neighbour;
-      const fields = {
-        ifname: n.interface,
-        switch: n.systemName,
-        chassisId: n.chassisId,
-        portId: n.portId,
-        portIdSubtype: n.portIdSubtype,
-        portDescription: n.portDescription,
-        ttl: n.ttlSeconds,
-        mgmt: n.managementAddresses,
-      };
-      if (c.kind === "new" || c.kind === "changed") {
-        logEvent(
-          this.log,
-          "lldp.neighbour",
-          { ...fields, change: c.kind },
-          `${n.interface}: switch ${JSON.stringify(n.systemName)} port ${JSON.stringify(n.portDescription || n.portId)}`,
-        );
-        if (c.kind === "new" && !neighbourMac(n)) {
-          const subtype = PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`;
-          logEvent(
-            this.log,
-            "lldp.port_id",
-            fields,
-            `${n.interface}: switch ${JSON.stringify(n.systemName)} sends port id ${JSON.stringify(n.portId)} (${subtype}) and chassis id ${JSON.stringify(n.chassisId)} (subtype ${n.chassisIdSubtype}): neither is a MAC address, which the apiserver requires for a neighbour's mac, so Register leaves this neighbour out (see docs/lldp.md)`,
-            "warn",
-          );
-        }
-      } else {
-        logEvent(
-          this.log,
-          "lldp.neighbour.expired",
-          { ...fields, why: c.kind },
-          `${n.interface}: switch ${JSON.stringify(n.systemName)} ${c.kind === "shutdown" ? "sent a shutdown LLDPDU" : "TTL ran out"}`,
-        );
-      }
-    }
+  /** Logs the table's changes (within each NIC's budget) and wakes the waiters. */
+  private apply(changes: readonly TableChange[], now: number): void {
+    for (const c of changes) if (this.portByName.get(c.neighbour.interface)?.neighbourLog.take(now) !== false) this.logChange(c);
     if (changes.length === 0) return;
     for (const w of [...this.waiters]) w();
     this.onChange?.();
   }
 
+  private logChange(c: TableChange): void {
+    const n = c.neighbour;
+    const fields = {
+      ifname: n.interface,
+      switch: n.systemName,
+      chassisId: n.chassisId,
+      portId: n.portId,
+      portIdSubtype: n.portIdSubtype,
+      portDescription: n.portDescription,
+      ttl: n.ttlSeconds,
+      mgmt: n.managementAddresses,
+    };
+    if (c.kind === "new" || c.kind === "changed") {
+      logEvent(
+        this.log,
+        "lldp.neighbour",
+        { ...fields, change: c.kind },
+        `${n.interface}: switch ${JSON.stringify(n.systemName)} port ${JSON.stringify(n.portDescription || n.portId)}`,
+      );
+      if (c.kind === "new" && !neighbourMac(n)) {
+        const subtype = PORT_ID_SUBTYPE_NAMES[n.portIdSubtype] ?? `subtype ${n.portIdSubtype}`;
+        logEvent(
+          this.log,
+          "lldp.port_id",
+          fields,
+          `${n.interface}: switch ${JSON.stringify(n.systemName)} sends port id ${JSON.stringify(n.portId)} (${subtype}) and chassis id ${JSON.stringify(n.chassisId)} (subtype ${n.chassisIdSubtype}): neither is a MAC address, which the apiserver requires for a neighbour's mac, so Register leaves this neighbour out (see docs/lldp.md)`,
+          "warn",
+        );
+      }
+    } else {
+      logEvent(this.log, "lldp.neighbour.expired", { ...fields, why: c.kind }, `${n.interface}: switch ${JSON.stringify(n.systemName)} ${EXPIRED_WHY[c.kind]}`);
+    }
+  }
+
   private tick(): void {
     const now = monotonic();
     const expired = this.table.expire(now);
-    if (expired.length > 0) this.apply(expired);
+    if (expired.length > 0) this.apply(expired, now);
+    this.logFloods(now);
     if (!this.announce || this.stopped) return;
     for (const p of this.ports) {
       if (now < p.nextSendAt) continue;
@@ -270,9 +288,26 @@ class Session implements LldpSession {
     }
   }
 
+  /** One line per NIC whose neighbour lines went over its budget in a window that has ended. */
+  private logFloods(now: number): void {
+    for (const p of this.ports) {
+      const notLogged = p.neighbourLog.skippedDue(now);
+      if (notLogged === 0) continue;
+      const kept = this.table.snapshot().get(p.nic.name)?.length ?? 0;
+      logEvent(
+        this.log,
+        "lldp.neighbour.flood",
+        { ifname: p.nic.name, notLogged, kept, max: MAX_NEIGHBOURS_PER_INTERFACE },
+        `${p.nic.name}: ${notLogged} neighbour changes not logged (more than ${NEIGHBOUR_LOG_BURST} in ${NEIGHBOUR_LOG_WINDOW_MS / 1000} s: a peer sending a new neighbour in each frame?); the NIC keeps ${kept} of at most ${MAX_NEIGHBOURS_PER_INTERFACE}`,
+        "warn",
+      );
+    }
+  }
+
   neighbours(): ReadonlyMap<string, readonly LldpNeighbour[]> {
-    const expired = this.table.expire(monotonic());
-    if (expired.length > 0) this.apply(expired);
+    const now = monotonic();
+    const expired = this.table.expire(now);
+    if (expired.length > 0) this.apply(expired, now);
     return this.table.snapshot();
   }
 

@@ -3,14 +3,33 @@
  * entry per MSAP (chassis id + port id) and interface, replaced by each new LLDPDU
  * from it, removed when its TTL runs out or a shutdown LLDPDU (TTL 0) arrives. Every
  * method takes the time; each change is returned so the shell can log it. No I/O.
+ *
+ * Bounded: a switch port has one neighbour, so an interface keeps at most
+ * MAX_NEIGHBOURS_PER_INTERFACE; a new one beyond that replaces the one heard from least
+ * recently. A TTL is honoured up to MAX_TTL_SECONDS. Before, frames with a new chassis
+ * id each and TTL 65535 grew the table (and Register's neighbours) without end.
  */
 import type { LldpNeighbour } from "./neighbour.ts";
 import type { Lldpdu } from "./lldpdu.ts";
 
-export type TableChange = { readonly kind: "new" | "changed"; readonly neighbour: LldpNeighbour } | { readonly kind: "expired" | "shutdown"; readonly neighbour: LldpNeighbour };
+/** `replaced`: dropped for a newer neighbour on an interface that holds its maximum. */
+export type TableChange =
+  | { readonly kind: "new" | "changed"; readonly neighbour: LldpNeighbour }
+  | { readonly kind: "expired" | "shutdown" | "replaced"; readonly neighbour: LldpNeighbour };
+
+/** A real port has one neighbour; a few more cover a switch swapped on the cable, or a hub. */
+export const MAX_NEIGHBOURS_PER_INTERFACE = 4;
+/**
+ * The longest TTL honoured (s): lldpd sends 120 s (30 s x hold 4), SONiC 40 s; 802.1AB
+ * allows 65535. A neighbour asking for more is dropped this long after its last frame
+ * (a switch that sends at least every 5 min is never dropped by it).
+ */
+export const MAX_TTL_SECONDS = 300;
 
 interface Entry {
   readonly neighbour: LldpNeighbour;
+  /** When its last LLDPDU arrived (ms): the least recent is replaced first. */
+  readonly heardAt: number;
   readonly expiresAt: number;
 }
 
@@ -54,7 +73,8 @@ export class NeighbourTable {
       entries = new Map();
       this.byIf.set(ifname, entries);
     }
-    entries.set(key, { neighbour: n, expiresAt: now + du.ttl * 1000 });
+    if (!old && entries.size >= MAX_NEIGHBOURS_PER_INTERFACE) changes.push(replaceLeastRecent(entries));
+    entries.set(key, { neighbour: n, heardAt: now, expiresAt: now + Math.min(du.ttl, MAX_TTL_SECONDS) * 1000 });
     if (!old) changes.push({ kind: "new", neighbour: n });
     else if (!sameFacts(old.neighbour, n)) changes.push({ kind: "changed", neighbour: n });
     return changes;
@@ -78,6 +98,15 @@ export class NeighbourTable {
   snapshot(): Map<string, readonly LldpNeighbour[]> {
     return new Map([...this.byIf].map(([ifname, entries]) => [ifname, [...entries.values()].map((e) => e.neighbour)]));
   }
+}
+
+/** Removes the entry heard from least recently (the first on a tie: the older); its change. */
+function replaceLeastRecent(entries: Map<string, Entry>): TableChange {
+  let oldest: [string, Entry] | undefined;
+  for (const kv of entries) if (!oldest || kv[1].heardAt < oldest[1].heardAt) oldest = kv;
+  const [key, e] = oldest as [string, Entry];
+  entries.delete(key);
+  return { kind: "replaced", neighbour: e.neighbour };
 }
 
 /** The distinct switches (non-empty system names, as the apiserver counts neighbour hostnames), sorted. */

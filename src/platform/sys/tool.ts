@@ -1,8 +1,11 @@
 /**
  * Runs a host tool with a bound: argv without a shell, an optional stdin text (how a
  * secret reaches a tool without argv or a file), output captured, killed at the bound.
- * Never throws for a non-zero exit or a missing tool: the caller decides.
+ * Each output stream is kept up to a cap: a tool that writes more (a broken BMC's
+ * endless answer) is killed there, so its output cannot grow PID 1 for the whole time
+ * bound. Never throws for a non-zero exit or a missing tool: the caller decides.
  */
+import { basename } from "node:path";
 
 export interface ToolResult {
   readonly code: number;
@@ -20,6 +23,31 @@ export interface ToolOptions {
   readonly stdin?: string;
   /** How long to wait for a tool killed at its bound (or whose pipes outlive it). */
   readonly killGraceMs: number;
+  /** Bytes kept of stdout and of stderr each (default TOOL_OUTPUT_CAP). */
+  readonly outputCap?: number;
+}
+
+/** What a tool may print on each stream: the largest the agent reads (lsblk, ipmitool fru) is a few KiB. */
+export const TOOL_OUTPUT_CAP = 1 << 20;
+
+/** Chunks of `stream` up to `cap` bytes; calls `over` once more arrives and stops reading. */
+async function collect(stream: ReadableStream<Uint8Array>, cap: number, over: () => void): Promise<string> {
+  const kept: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = cap - total;
+    kept.push(value.byteLength > room ? value.subarray(0, room) : value);
+    total += Math.min(value.byteLength, room);
+    if (value.byteLength > room) {
+      over();
+      await reader.cancel();
+      break;
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(kept));
 }
 
 export async function runTool(argv: readonly string[], opts: ToolOptions): Promise<ToolResult> {
@@ -55,10 +83,19 @@ export async function runTool(argv: readonly string[], opts: ToolOptions): Promi
       later("did not exit after SIGKILL (stuck in the kernel)");
     }, opts.timeoutMs);
   });
-  const r = await Promise.race([Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]), abandoned]);
+  const cap = opts.outputCap ?? TOOL_OUTPUT_CAP;
+  let overflow = "";
+  const over = (stream: string) => () => {
+    overflow ||= stream;
+    p.kill("SIGKILL");
+  };
+  const r = await Promise.race([Promise.all([collect(p.stdout, cap, over("stdout")), collect(p.stderr, cap, over("stderr")), p.exited]), abandoned]);
   clearTimeout(timer);
   clearTimeout(grace);
   if (!r) return { code: p.exitCode ?? -1, stdout: "", stderr: `${name} ${why}: abandoned after ${opts.killGraceMs} ms`, timedOut };
   const [stdout, stderr, code] = r;
-  return { code, stdout, stderr, timedOut };
+  if (!overflow) return { code, stdout, stderr, timedOut };
+  // Output cut at the cap is never a success, whatever the exit: the caller would parse half an answer.
+  const said = `${basename(name)} wrote more than the cap of ${cap} bytes on ${overflow}: killed, the rest not read`;
+  return { code: code === 0 ? 1 : code, stdout, stderr: stderr === "" ? said : `${stderr.trimEnd()}\n${said}`, timedOut };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { discoverBmc, writeSuperUser, type BmcDeps } from "../../../src/machine/bmc/discover.ts";
 import { systemIpmitool } from "../../../src/machine/bmc/ipmitool.ts";
 import { bmcRegisterFields } from "../../../src/machine/bmc/register-fields.ts";
+import { passwordFieldHex } from "../../../src/machine/bmc/set-user-password.ts";
 import { bmcVendor } from "../../../src/machine/bmc/vendor.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../../../lab/bmc/sim.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
@@ -72,7 +73,7 @@ describe.if(ok)("bmc against ipmi_sim", () => {
     expect(o.notes).toHaveLength(1);
     expect(o.notes[0]).toContain("sol payload enable 1 10");
     const password = fields.bmc!.password!;
-    expect(d.secrets).toEqual([password]);
+    expect(d.secrets).toEqual([password, passwordFieldHex(password)]);
     const asMetal = await login(sim, "metal", password);
     expect(asMetal.code).toBe(0);
     expect(asMetal.out).toMatch(/^10\s+metal\s+true\s+true\s+true\s+ADMINISTRATOR$/m);
@@ -84,6 +85,29 @@ describe.if(ok)("bmc against ipmi_sim", () => {
     expect(r.ok).toBe(true);
     expect((await login(sim, "root", "Handed0ut9pw")).code).toBe(0);
   });
+
+  // Through `user set password` on ipmitool exec's stdin each was set short, empty or
+  // altered (Abc#defgh12 as Abc, #Abcdefg1 as empty), and reported as set. `near` is a
+  // form that must not log in.
+  for (const [password, near] of [
+    ["Abc#defgh12", "Abc"],
+    ["#Abcdefg1", ""],
+    ["'Quoted1pw'", "Quoted1pw"],
+    [`Ab"cd~ef'gh`, "Abcd~efgh"],
+    ["x\\y%z!~`{}&;|", "x\\y%z!~`{}&;|"],
+    ["sixteen-chars-ok", "sixteen-chars-ok"],
+  ] as const) {
+    test(`the superuser password ${JSON.stringify(password)} logs in as root over lanplus, byte for byte`, async () => {
+      const r = await writeSuperUser(lanDeps(sim, ADMIN), bmcVendor("Supermicro")!, password);
+      // ipmi_sim has no SOL payload command: the one note.
+      expect(r.ok).toBe(true);
+      expect(r.notes).toEqual([expect.stringContaining("sol payload enable 1 4")]);
+      const asRoot = await login(sim, "root", password);
+      expect(asRoot.out).toMatch(/^4\s+root\s+true\s+true\s+true\s+ADMINISTRATOR$/m);
+      expect(asRoot.code).toBe(0);
+      if (near !== password) expect((await login(sim, "root", near)).code).not.toBe(0);
+    });
+  }
 
   test("a BMC that refuses the user change (a session with User privilege): a note naming the refusal, the FRU still reported", async () => {
     const o = await discoverBmc(lanDeps(sim, LIMITED, ["-L", "USER"]), true, "Lenovo");

@@ -157,6 +157,33 @@ describe.skipIf(SKIP !== undefined)("LLDP session with real lldpd peers", () => 
     });
   }, 40_000);
 
+  test("a peer announcing a new switch in every frame (TTL 65535): the NIC keeps 4 neighbours, the real switch returns, the log stays a few lines", async () => {
+    await withSwitches(async (s) => {
+      const a = s.addSwitch();
+      await s.startLldpd(a, "leaf01");
+      // Five switches are never reached: the session runs to its bound and reports what it kept.
+      const d = s.driver({ interfaces: [a.link.agentIf], systemName: UUID, switches: 5, timeoutMs: 16_000 });
+      await d.waitLog("leaf01", (l) => l.event === "lldp.neighbour" && l.switch === "leaf01", 10_000);
+      const fake = (i: number) => frame(a, tlv(1, [7, ...new TextEncoder().encode(`flood-${i}`)]), PORT, tlv(3, [0xff, 0xff]), tlv(5, `flood-${i}`), END);
+      // Two bursts of 300 (the reader takes 100 a second per NIC, so up to 200 reach the table).
+      s.inject(a, ...Array.from({ length: 300 }, (_, i) => fake(i)));
+      s.inject(a, ...Array.from({ length: 300 }, (_, i) => fake(300 + i)));
+      const flood = await d.waitLog("lldp.neighbour.flood", (l) => l.event === "lldp.neighbour.flood", 15_000);
+      expect(flood).toMatchObject({ level: 40, ifname: a.link.agentIf, max: 4 });
+      expect(flood.notLogged as number).toBeGreaterThan(50);
+      expect(flood.kept as number).toBeLessThanOrEqual(4);
+      const r = await d.done;
+      expect(r.code).toBe(0);
+      const kept = r.result?.neighbours[a.link.agentIf] ?? [];
+      expect(kept.length).toBeLessThanOrEqual(4);
+      // lldpd refreshes every second: the real switch is back once the flood stopped.
+      expect(kept.map((n) => n.systemName)).toContain("leaf01");
+      // At most 10 neighbour lines per 10 s window (the run spans at most three), the rest counted.
+      const lines = d.logs.filter((l) => l.event === "lldp.neighbour" || l.event === "lldp.neighbour.expired");
+      expect(lines.length).toBeLessThanOrEqual(30);
+    });
+  }, 40_000);
+
   test("escape sequences and fake log lines in a switch's names never reach the log raw, also in the terminal format", async () => {
     await withSwitches(async (s) => {
       const a = s.addSwitch();

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { discoverBmc, writeSuperUser, type BmcDeps } from "../../../src/machine/bmc/discover.ts";
 import { systemIpmitool } from "../../../src/machine/bmc/ipmitool.ts";
 import { bmcRegisterFields } from "../../../src/machine/bmc/register-fields.ts";
+import { passwordFieldHex } from "../../../src/machine/bmc/set-user-password.ts";
 import { bmcVendor } from "../../../src/machine/bmc/vendor.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-bmc-test-"));
@@ -31,7 +32,7 @@ case "$1 $2" in
   "lan print") cat ${fixtures}/ipmi_sim-lan-print.txt ;;
   "bmc info") cat ${fixtures}/ipmi_sim-bmc-info.txt ;;
   "fru "*) cat ${fixtures}/ipmi_sim-fru.txt ;;
-  "exec /proc/self/fd/0") cat >> ${stdinLog}; echo "Set User Password command successful" ;;
+  "exec /proc/self/fd/0") cat >> ${stdinLog} ;;
   *) : ;;
 esac
 `,
@@ -72,20 +73,23 @@ describe("discoverBmc", () => {
       "-I open user set name 10 metal",
       "-I open exec /proc/self/fd/0",
       "-I open user enable 10",
+      "-I open exec /proc/self/fd/0",
       "-I open channel setaccess 1 10 link=on ipmi=on callin=on privilege=4",
       "-I open sol payload enable 1 10",
     ]);
   });
 
-  test("the password reaches ipmitool only on stdin and is a known secret before that", async () => {
+  test("the password reaches ipmitool only on stdin, as the raw command's bytes, set then tested; both forms are known secrets before that", async () => {
     const f = fakeIpmitool("secret");
     const d = deps(f.path);
     const o = await discoverBmc(d, true, "Dell Inc.");
     if (!o.present || !o.user) throw new Error("expected a user");
     const pw = o.user.password;
-    expect(d.secrets).toEqual([pw]);
+    const bytes = passwordFieldHex(pw);
+    expect(d.secrets).toEqual([pw, bytes]);
     expect(readFileSync(f.argvLog, "utf8")).not.toContain(pw);
-    expect(readFileSync(f.stdinLog, "utf8")).toBe(`user set password 3 ${pw}\n`);
+    expect(readFileSync(f.argvLog, "utf8")).not.toContain(bytes);
+    expect(readFileSync(f.stdinLog, "utf8")).toBe(`raw 0x06 0x47 0x03 0x02 ${bytes}\nraw 0x06 0x47 0x03 0x03 ${bytes}\n`);
     expect(JSON.stringify(o.notes)).not.toContain(pw);
   });
 
@@ -135,6 +139,17 @@ describe("discoverBmc", () => {
     expect(bmcRegisterFields(o).bmc).toBeUndefined();
   });
 
+  test("a FRU answer larger than ipmitool's output cap: a note naming the cap, the LAN reading still reported", async () => {
+    const f = fakeIpmitool("huge-fru", `[ "$1" = fru ] && exec head -c 4194304 /dev/zero`);
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect(o.notes.filter((n) => n.startsWith("ipmitool -I open fru:"))).toEqual([
+      expect.stringMatching(/^ipmitool -I open fru: exit \d+: huge-fru wrote more than the cap of 1048576 bytes on stdout: killed, the rest not read$/),
+    ]);
+    expect(o.fru).toEqual({});
+    expect(bmcRegisterFields(o).bmc).toMatchObject({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef" });
+  });
+
   test("a BMC that refuses the user change: the reading is still reported, without a user", async () => {
     const f = fakeIpmitool("refuse", `[ "$1 $2" = "user set" ] && { echo "Set User Name command failed (user 10, name metal): Insufficient privilege level" >&2; exit 1; }`);
     const o = await discoverBmc(deps(f.path), true, "Supermicro");
@@ -169,11 +184,39 @@ describe("writeSuperUser", () => {
     expect(() => readFileSync(f.argvLog)).toThrow();
   });
 
-  test("sets the password of the vendor's superuser", async () => {
+  test("sets the password of the vendor's superuser and tests it", async () => {
     const f = fakeIpmitool("super");
     const r = await writeSuperUser(deps(f.path), bmcVendor("Giga Computing")!, "Sup3rS3cret");
     expect(r).toEqual({ ok: true, notes: [] });
     expect(readFileSync(f.argvLog, "utf8")).toContain("user set name 4 superuser");
-    expect(readFileSync(f.stdinLog, "utf8")).toBe("user set password 4 Sup3rS3cret\n");
+    const bytes = "0x53 0x75 0x70 0x33 0x72 0x53 0x33 0x63 0x72 0x65 0x74 0x00 0x00 0x00 0x00 0x00";
+    expect(readFileSync(f.stdinLog, "utf8")).toBe(`raw 0x06 0x47 0x04 0x02 ${bytes}\nraw 0x06 0x47 0x04 0x03 ${bytes}\n`);
+  });
+
+  test("a password with # and quotes goes to ipmitool's exec as hex only: no character its line parser reads as a comment or a quote", async () => {
+    const f = fakeIpmitool("hostile");
+    const pw = `#Ab"c'd~e`;
+    const r = await writeSuperUser(deps(f.path), bmcVendor("Supermicro")!, pw);
+    expect(r).toEqual({ ok: true, notes: [] });
+    for (const line of readFileSync(f.stdinLog, "utf8").trim().split("\n")) expect(line).toMatch(/^raw( 0x[0-9a-f]{2})+$/);
+  });
+
+  test("the BMC's Test Password refuses the password just set: not ok, a note saying so (the password not quoted)", async () => {
+    const refuse = `[ "$1" = exec ] && { line=$(cat); case "$line" in "raw 0x06 0x47 0x04 0x03 "*) echo "Unable to send RAW command (channel=0x0 netfn=0x6 lun=0x0 cmd=0x47 rsp=0x80): Unknown (0x80)" >&2; exit 1 ;; esac; exit 0; }`;
+    const f = fakeIpmitool("test-refused", refuse);
+    const r = await writeSuperUser(deps(f.path), bmcVendor("Supermicro")!, "Abc#defgh12");
+    expect(r).toEqual({ ok: false, notes: ["BMC user root (id 4) does not have the password just set: Test Password answered 0x80 (password incorrect)"] });
+    // Nothing after the failed check: no channel access for a user whose password is unknown.
+    expect(readFileSync(f.argvLog, "utf8")).not.toContain("channel setaccess");
+  });
+
+  test("a BMC without Test Password (invalid command): set, with a note that it is not verified", async () => {
+    const noTest = `[ "$1" = exec ] && { line=$(cat); case "$line" in "raw 0x06 0x47 0x04 0x03 "*) echo "Unable to send RAW command (channel=0x0 netfn=0x6 lun=0x0 cmd=0x47 rsp=0xc1): Invalid command" >&2; exit 1 ;; esac; exit 0; }`;
+    const f = fakeIpmitool("no-test", noTest);
+    const r = await writeSuperUser(deps(f.path), bmcVendor("Supermicro")!, "Sup3rS3cret");
+    expect(r.ok).toBe(true);
+    expect(r.notes).toEqual([
+      "ipmitool -I open raw Test Password 4 (password on stdin): exit 1: Unable to send RAW command (channel=0x0 netfn=0x6 lun=0x0 cmd=0x47 rsp=0xc1): Invalid command: the password set for root is not verified",
+    ]);
   });
 });

@@ -70,3 +70,64 @@ test("the same switch on two ports counts once, and a neighbour without a system
   t.update("eth2", { ...noName, chassisId: { ...d.chassisId, value: "other" } }, 0);
   expect(distinctSwitches(t.snapshot())).toEqual(["leaf01"]);
 });
+
+/** The frame of a peer that claims a new switch in each LLDPDU: chassis id `n`, TTL 65535. */
+const floodFrame = (d: Lldpdu, n: number): Lldpdu => ({ ...d, ttl: 65535, chassisId: { ...d.chassisId, value: `flood-${n}` }, systemName: `flood-${n}` });
+
+test("a NIC keeps at most 4 neighbours: a new one replaces the one heard from least recently", () => {
+  const t = new NeighbourTable();
+  const d = withTtl(du("lldpd-mac-port-id"), 120);
+  t.update("eth0", d, 0); // the real switch, refreshed at 2500 below
+  for (let i = 1; i <= 3; i++) t.update("eth0", floodFrame(d, i), i * 1000);
+  t.update("eth0", d, 2500);
+  expect(
+    t
+      .snapshot()
+      .get("eth0")
+      ?.map((n) => n.systemName),
+  ).toEqual(["leaf01", "flood-1", "flood-2", "flood-3"]);
+  // The fifth replaces flood-1 (heard at 1000), not leaf01 (heard at 2500).
+  const c = t.update("eth0", floodFrame(d, 4), 4000);
+  expect(c.map((x) => [x.kind, x.neighbour.systemName])).toEqual([
+    ["replaced", "flood-1"],
+    ["new", "flood-4"],
+  ]);
+  expect(
+    t
+      .snapshot()
+      .get("eth0")
+      ?.map((n) => n.systemName),
+  ).toEqual(["leaf01", "flood-2", "flood-3", "flood-4"]);
+  // Another NIC has its own four.
+  t.update("eth1", d, 4000);
+  expect(t.snapshot().get("eth1")).toHaveLength(1);
+});
+
+test("a TTL is honoured up to 300 s: a neighbour sending 65535 is dropped 300 s after its last frame", () => {
+  const t = new NeighbourTable();
+  const d = withTtl(du("lldpd-mac-port-id"), 65535);
+  t.update("eth0", d, 0);
+  expect(t.expire(299_999)).toEqual([]);
+  expect(t.expire(300_000).map((c) => c.kind)).toEqual(["expired"]);
+  // What it announced is still reported as it came.
+  t.update("eth0", d, 400_000);
+  expect(t.snapshot().get("eth0")?.[0]?.ttlSeconds).toBe(65535);
+});
+
+test("a flood of 6,000 frames with a new chassis id each (60 s at the reader's 100 a second) leaves 4 neighbours, and each frame costs a bounded pass", () => {
+  const t = new NeighbourTable();
+  const d = du("lldpd-mac-port-id");
+  let replaced = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < 6_000; i++) for (const c of t.update("eth0", floodFrame(d, i), i * 10)) if (c.kind === "replaced") replaced++;
+  const ms = performance.now() - t0;
+  expect(
+    t
+      .snapshot()
+      .get("eth0")
+      ?.map((n) => n.systemName),
+  ).toEqual(["flood-5996", "flood-5997", "flood-5998", "flood-5999"]);
+  expect(replaced).toBe(5_996);
+  // 6,090 entries took an O(n) pass per frame before; four now (well under a second on any machine).
+  expect(ms).toBeLessThan(1_000);
+});
