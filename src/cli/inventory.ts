@@ -22,11 +22,11 @@ export function registerInventory(program: Command, ctx: Context): void {
     .action(async (opts: { json?: boolean; sysfs: string; proc: string; pciIds?: string }) => {
       const inv = await collectInventory({ sysRoot: opts.sysfs, procRoot: opts.proc, ...(opts.pciIds ? { pciIds: [opts.pciIds] } : {}) });
       if (opts.json) {
-        printRecord(ctx, { hardware: inv.hardware, bios: inv.bios ?? null, notes: inv.notes }, true);
+        printRecord(ctx, { hardware: inv.hardware, bios: inv.bios ?? null, memorySource: inv.memorySource ?? null, notes: inv.notes }, true);
         return;
       }
       const h = inv.hardware;
-      const rows: string[][] = [["memory", "", gib(h.memory), `${h.memory} bytes`]];
+      const rows: string[][] = [["memory", "", gib(h.memory), `${h.memory} bytes${inv.memorySource ? `, from ${inv.memorySource}` : ""}`]];
       for (const c of h.cpus) rows.push(["cpu", c.vendor, c.model, `${c.cores} cores, ${c.threads} threads`]);
       for (const d of h.disks) rows.push(["disk", d.name, gib(d.size), `${d.size} bytes`]);
       for (const n of h.nics)

@@ -57,6 +57,7 @@ export async function register(config: Config, boot: Boot, api: Api, net: Networ
   const h = inv.hardware;
   logEvent(s.log, "provision.inventory", {
     memory: h.memory,
+    memorySource: inv.memorySource,
     cpus: h.cpus.length,
     disks: h.disks.map((d) => d.name),
     nics: h.nics.map((n) => `${n.name}=${n.mac}`),

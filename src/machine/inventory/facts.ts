@@ -1,8 +1,11 @@
 /**
- * The raw facts the inventory is built from, as read from /proc, /sys and
- * systeminformation (read.ts). Plain data: the mapping to the Register message
+ * The raw facts the inventory is built from, as read from /proc, /sys, the kernel log
+ * and systeminformation (read.ts). Plain data: the mapping to the Register message
  * (map.ts) is pure and tested with fixtures.
  */
+import type { MemoryBlocksFacts } from "./memory-blocks.ts";
+import type { KernelLogFacts } from "./registered-memory.ts";
+
 export interface NetFacts {
   readonly name: string;
   /** /sys/class/net/<name>/address */
@@ -42,8 +45,12 @@ export interface DmiFacts {
 }
 
 export interface RawFacts {
-  /** systeminformation mem().total (MemTotal of /proc/meminfo, bytes). */
+  /** systeminformation mem().total (MemTotal of /proc/meminfo, bytes): the last way to the memory figure. */
   readonly memTotalBytes: number | undefined;
+  /** /sys/devices/system/memory: the first way (registered-memory.ts); absent or undefined: not readable. */
+  readonly memoryBlocks?: MemoryBlocksFacts | undefined;
+  /** The kernel log's boot line on memory: the second way. */
+  readonly kernelLog?: KernelLogFacts | undefined;
   /** /proc/cpuinfo */
   readonly cpuinfo: string;
   readonly nets: readonly NetFacts[];

@@ -3,7 +3,8 @@
  * docs/provisioning.md). Pure: facts and the network stage's summary in, message
  * parts out, plus notes on what was left out and why.
  *
- * - memory: MemTotal in bytes (systeminformation mem().total).
+ * - memory: bytes, as metal-hammer counts them (registered-memory.ts): the online memory
+ *   blocks, else the kernel's boot line, else MemTotal; `memorySource` says which.
  * - disks: /sys/block entries that are real disks (no loop, ram, zram, optical,
  *   floppy, nbd, device-mapper, md), `/dev/<name>`, size in bytes.
  * - nics: Ethernet interfaces (type 1) with a unicast, non-zero MAC; the network
@@ -30,6 +31,7 @@ import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
 import { NOT_DISKS } from "../disk/sysfs.ts";
 import { parsePciIds, pciNames, type PciIds } from "./pci-ids.ts";
 import { pciVendorName } from "./pci-vendors.ts";
+import { registeredMemory, type MemorySource } from "./registered-memory.ts";
 
 export interface Nic {
   readonly mac: string;
@@ -61,6 +63,8 @@ export interface Inventory {
   readonly bios: Bios;
   /** What was left out or could not be read, in words (logged, shown by `inventory`). */
   readonly notes: readonly string[];
+  /** Where `hardware.memory` came from (undefined: nowhere, memory "0"). */
+  readonly memorySource: MemorySource | undefined;
 }
 
 const PCI_ADDR = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
@@ -133,8 +137,9 @@ export function toInventory(facts: RawFacts, network?: NetworkSummary | null): I
   } catch (e) {
     notes.push(`pci names: ${(e as Error).message}: NIC and GPU vendor/model sent as PCI ids`);
   }
-  const memory = facts.memTotalBytes !== undefined && Number.isFinite(facts.memTotalBytes) && facts.memTotalBytes > 0 ? String(Math.floor(facts.memTotalBytes)) : "0";
-  if (memory === "0") notes.push("memory: MemTotal could not be read (/proc/meminfo)");
+  const mem = registeredMemory(facts);
+  const memory = mem.bytes !== undefined ? String(mem.bytes) : "0";
+  if (mem.note) notes.push(mem.note);
 
   const disks = facts.blocks.flatMap((b) => diskOf(b) ?? []).sort((a, b) => a.name.localeCompare(b.name));
 
@@ -165,5 +170,5 @@ export function toInventory(facts: RawFacts, network?: NetworkSummary | null): I
   const missing = (["vendor", "version", "date"] as const).filter((k) => bios[k] === "");
   if (missing.length > 0) notes.push(`bios: /sys/class/dmi/id has no bios_${missing.join("/bios_")}: sent as empty string(s)`);
 
-  return { hardware: { memory, disks, nics, cpus, gpus }, bios, notes };
+  return { hardware: { memory, disks, nics, cpus, gpus }, bios, notes, memorySource: mem.source };
 }

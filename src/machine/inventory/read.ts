@@ -3,14 +3,16 @@
  * shell around map.ts. Nothing here runs a program: the initramfs has none of the
  * tools systeminformation shells out to for CPUs (lscpu, dmidecode), disks (lsblk),
  * BIOS (dmidecode, or `cat` through /bin/sh), GPUs (lspci) and NIC details (`cat`
- * through /bin/sh per sysfs file), so those are read from sysfs here. Only memory
- * comes from systeminformation: mem() reads /proc/meminfo with fs.readFile.
+ * through /bin/sh per sysfs file), so those are read from sysfs here. Only MemTotal
+ * comes from systeminformation: mem() reads /proc/meminfo with fs.readFile. Memory is
+ * read as metal-hammer gets it (memory.ts): the memory blocks in sysfs, the kernel log's
+ * boot line, MemTotal.
  */
 import { readdir, realpath } from "node:fs/promises";
 import { readBoundedText } from "../../platform/fs/read-bounded.ts";
 import { join } from "node:path";
 import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
-import { memTotalBytes } from "./memory.ts";
+import { readMemoryFacts } from "./memory.ts";
 
 export interface FactSources {
   /** sysfs root (default /sys). */
@@ -19,7 +21,7 @@ export interface FactSources {
   readonly procRoot: string;
   /** pci.ids files to take the PCI names from, the first readable one wins (default: none, ids only). */
   readonly pciIds?: readonly string[];
-  /** Total memory in bytes (default: systeminformation mem().total). */
+  /** MemTotal in bytes, the last way to the memory figure (default: systeminformation mem().total, or <procRoot>/meminfo). */
   readonly memTotal?: (procRoot: string) => Promise<number | undefined>;
 }
 
@@ -91,8 +93,8 @@ async function pciIdsText(paths: readonly string[]): Promise<RawFacts["pciIds"]>
 
 export async function readFacts(src: FactSources): Promise<RawFacts> {
   const dmi = join(src.sysRoot, "class/dmi/id");
-  const [memTotal, cpuinfo, nets, blocks, pci, biosVendor, biosVersion, biosDate, pciIds] = await Promise.all([
-    (src.memTotal ?? memTotalBytes)(src.procRoot),
+  const [memory, cpuinfo, nets, blocks, pci, biosVendor, biosVersion, biosDate, pciIds] = await Promise.all([
+    readMemoryFacts(src.procRoot, src.sysRoot, src.memTotal),
     text(join(src.procRoot, "cpuinfo")),
     netFacts(src.sysRoot),
     blockFacts(src.sysRoot),
@@ -102,5 +104,5 @@ export async function readFacts(src: FactSources): Promise<RawFacts> {
     text(join(dmi, "bios_date")),
     pciIdsText(src.pciIds ?? []),
   ]);
-  return { memTotalBytes: memTotal, cpuinfo: cpuinfo ?? "", nets, blocks, pci, dmi: { biosVendor, biosVersion, biosDate }, pciIds };
+  return { ...memory, cpuinfo: cpuinfo ?? "", nets, blocks, pci, dmi: { biosVendor, biosVersion, biosDate }, pciIds };
 }

@@ -7,6 +7,7 @@ import { readFacts } from "../../../src/machine/inventory/read.ts";
 
 const FIX = join(import.meta.dir, "../../fixtures/inventory");
 const siMem = JSON.parse(readFileSync(join(FIX, "si-mem.json"), "utf8")) as { total: number };
+const MEMTOTAL_NOTE = `memory: /sys/devices/system/memory cannot be listed and ${join(FIX, "proc/dmesg")}: cannot be read (ENOENT): MemTotal sent (usable memory, less than the physical memory metal-hammer sends)`;
 const facts = () =>
   readFacts({ sysRoot: join(FIX, "sys"), procRoot: join(FIX, "proc"), memTotal: async () => siMem.total, pciIds: ["/nonexistent-mh/pci.ids", join(FIX, "pci.ids")] });
 
@@ -60,7 +61,9 @@ describe("inventory from the fixture sysfs tree", () => {
       ],
     });
     expect(inv.bios).toEqual({ version: "3.4", vendor: "American Megatrends Inc.", date: "05/18/2021" });
-    expect(inv.notes).toEqual([]);
+    // The fixture has no memory blocks and no kernel log: MemTotal, and a note saying why.
+    expect(inv.memorySource).toBe("meminfo");
+    expect(inv.notes).toEqual([MEMTOTAL_NOTE]);
   });
 
   test("without pci.ids: the vendor from the short table and the device id (driver for NICs), with a note", async () => {
@@ -70,7 +73,7 @@ describe("inventory from the fixture sysfs tree", () => {
       { vendor: "NVIDIA", model: "0x20b5" },
       { vendor: "NVIDIA", model: "0x1eb8" },
     ]);
-    expect(inv.notes).toEqual(["pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids"]);
+    expect(inv.notes).toEqual(["pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids", MEMTOTAL_NOTE]);
     // A name longer than the apiserver takes (NIC model: 128, GPU model: 256) is not sent: the id form is.
     const long = toInventory({
       ...(await facts()),
@@ -87,6 +90,7 @@ describe("inventory from the fixture sysfs tree", () => {
     const bad = toInventory({ ...(await facts()), pciIds: { path: "/x/pci.ids", text: "10de  NVIDIA Corporation\n\t20b5 GA100\n" } });
     expect(bad.notes).toEqual([
       'pci names: /x/pci.ids:2: expected a vendor line "vvvv  Name" or a device line "<tab>dddd  Name", got "\\t20b5 GA100": NIC and GPU vendor/model sent as PCI ids',
+      MEMTOTAL_NOTE,
     ]);
   });
 
@@ -116,10 +120,11 @@ describe("inventory from sparse facts", () => {
   test("nothing readable: memory 0, empty lists, bios present with empty strings (the apiserver requires it), and notes saying why", () => {
     const inv = toInventory(empty);
     expect(inv.hardware).toEqual({ memory: "0", disks: [], nics: [], cpus: [], gpus: [] });
+    expect(inv.memorySource).toBeUndefined();
     expect(inv.bios).toEqual({ version: "", vendor: "", date: "" });
     expect(inv.notes).toEqual([
       "pci names: no pci.ids: NIC and GPU vendor/model sent as PCI ids",
-      "memory: MemTotal could not be read (/proc/meminfo)",
+      "memory: /sys/devices/system/memory cannot be listed and no kernel log was read, and MemTotal could not be read (/proc/meminfo): 0 sent",
       "nics: no Ethernet interface with a MAC address in /sys/class/net",
       "cpus: /proc/cpuinfo lists no processor",
       "bios: /sys/class/dmi/id has no bios_vendor/bios_version/bios_date: sent as empty string(s)",
