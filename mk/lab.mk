@@ -60,14 +60,17 @@ $(BOOT_DIR)/vmlinuz-$(KVER):
 	@test -f $@ || { echo "$@ is missing: install linux-image-$(KVER)"; exit 1; }
 
 # IMAGE=debian: the real OS instead of the busybox test OS (mk/realos.mk test-realos-e2e, the
-# console live): OVMF, two disks, RAID 1, the real os-installer, kexec, then a power cycle
-# through GRUB, each boot to the image's marker. IMAGE=testos (default): the test OS.
+# console live): OVMF, the lab's Debian image (no installer in it, as metal-images), the
+# os-installer the initramfs carries, kexec, then a power cycle through the boot entry the
+# agent wrote and GRUB, each boot to the image's marker. IMAGE=testos (default): the test OS.
+#   make lab IMAGE=debian OS_INSTALLER=PATH [LAYOUT=raid1|single]
 IMAGE ?= testos
 ifeq ($(filter $(IMAGE),testos debian),)
 $(error IMAGE=$(IMAGE): expected testos or debian)
 endif
 
-lab: deps $(VMLINUX) $(INITRAMFS)
+# IMAGE=debian asks for OS_INSTALLER before anything is built: the initramfs must carry it.
+lab: $(if $(filter debian,$(IMAGE)),need-os-installer) deps $(VMLINUX) $(INITRAMFS)
 ifeq ($(IMAGE),debian)
 	$(MAKE) --no-print-directory test-realos-e2e REALOS_LIVE=1
 else ifneq ($(LAB_IS_DIRECT),)

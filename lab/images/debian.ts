@@ -2,16 +2,17 @@
 /**
  * The lab's real OS image: Debian trixie from Debian's packages (mmdebstrap), shaped
  * like metal-images' debian/Dockerfile (metal-stack/metal-images@1917b767) with what
- * Debian carries, the real os-installer as /os-installer, and a unit that prints one
- * marker line on the console and powers off. Packed as metal-images pack theirs (tar,
- * then lz4 -9) as img.tar.lz4 with .md5 (md5sum's line, as metal-images ship),
- * .sha256 and .sha512 sidecars.
+ * Debian carries, and a unit that prints one marker line on the console and powers off.
+ * No installer in it, as metal-images build theirs since "Remove install-go" (#426): the
+ * agent's initramfs carries os-installer (src/install/carried-installer.ts,
+ * `make initramfs OS_INSTALLER=PATH`) and copies it in. Packed as metal-images pack
+ * theirs (tar, then lz4 -9) as img.tar.lz4 with .md5 (md5sum's line, as metal-images
+ * ship), .sha256 and .sha512 sidecars.
  *
- *   bun lab/images/debian.ts --out build/debian --os-installer build/tools/os-installer-v0.3.1
+ *   bun lab/images/debian.ts --out build/debian
  *
- * Cached: the inputs (package list, suite, the os-installer binary's digest, the files
- * added, this file) hash to a key written beside the image (inputs.sha256); an image
- * with the same key is not rebuilt.
+ * Cached: the inputs (package list, suite, the files added, this file) hash to a key
+ * written beside the image (inputs.sha256); an image with the same key is not rebuilt.
  *
  * Left out of metal-images' list, because they come from other registries or other
  * projects' releases: docker/containerd.io (and crictl), go-lldpd, flatcar's ignition,
@@ -79,10 +80,9 @@ ExecStart=/usr/local/sbin/metal-lab-marker
 WantedBy=multi-user.target
 `;
 
-/** Shell run by mmdebstrap's --customize-hook with the root as $1: the files above and the installer. */
-function customize(osInstaller: string): string[] {
+/** Shell run by mmdebstrap's --customize-hook with the root as $1: the files above. */
+function customize(): string[] {
   return [
-    `install -m 0755 "${osInstaller}" "$1/os-installer"`,
     `mkdir -p "$1/etc/metal" "$1/usr/local/sbin"`,
     `printf '%s' '${MARKER_SCRIPT.replace(/'/g, "'\\''")}' > "$1/usr/local/sbin/metal-lab-marker" && chmod 0755 "$1/usr/local/sbin/metal-lab-marker"`,
     `printf '%s' '${MARKER_UNIT}' > "$1/etc/systemd/system/metal-lab-marker.service"`,
@@ -120,17 +120,15 @@ function must(argv: string[], what: string): string {
 
 const digest = (algo: string, file: string) => must([`${algo}sum`, file], `${algo}sum`).split(" ")[0]!;
 
-export function inputsKey(osInstaller: string): string {
+export function inputsKey(): string {
   const h = createHash("sha256");
   h.update(JSON.stringify({ SUITE, PACKAGES, MARKER_SCRIPT, MARKER_UNIT }));
   h.update(readFileSync(import.meta.path));
-  h.update(readFileSync(osInstaller));
   return h.digest("hex");
 }
 
-export function buildDebianImage(out: string, osInstaller: string): DebianImage {
-  if (!existsSync(osInstaller)) throw new Error(`${osInstaller} is missing: make os-installer builds it`);
-  const key = inputsKey(osInstaller);
+export function buildDebianImage(out: string): DebianImage {
+  const key = inputsKey();
   const image = join(out, "img.tar.lz4");
   const keyFile = join(out, "inputs.sha256");
   const result = (buildSeconds: number, cached: boolean): DebianImage => ({
@@ -158,7 +156,7 @@ export function buildDebianImage(out: string, osInstaller: string): DebianImage 
       "--skip=output/dev",
       `--include=${PACKAGES.join(",")}`,
       '--aptopt=Apt::Install-Recommends "false"',
-      ...customize(osInstaller).map((c) => `--customize-hook=${c}`),
+      ...customize().map((c) => `--customize-hook=${c}`),
       SUITE,
       tar,
     ],
@@ -175,10 +173,10 @@ export function buildDebianImage(out: string, osInstaller: string): DebianImage 
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { out: { type: "string" }, "os-installer": { type: "string" } } });
-  if (!values.out || !values["os-installer"]) {
-    console.error("usage: bun lab/images/debian.ts --out DIR --os-installer PATH");
+  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  if (!values.out) {
+    console.error("usage: bun lab/images/debian.ts --out DIR");
     process.exit(2);
   }
-  console.log(JSON.stringify(buildDebianImage(values.out, values["os-installer"])));
+  console.log(JSON.stringify(buildDebianImage(values.out)));
 }

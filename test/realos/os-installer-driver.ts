@@ -1,9 +1,11 @@
 /**
  * Runs inside `unshare --mount --propagation private` (os-installer.realos.ts): the
- * agent's installOs against the real os-installer in the lab's Debian image, on a root
- * (ext4) and an ESP (vfat) that are loop devices of image files.
+ * agent's installOs with the real os-installer as the initramfs carries it (an
+ * initramfs-like root dir holding usr/lib/metal-hammer/os-installer and os-installer.json),
+ * installing the lab's Debian image (no installer of its own) onto a root (ext4) and an
+ * ESP (vfat) that are loop devices of image files.
  *
- *   bun os-installer-driver.ts <image URL> <root dev> <esp dev> <root uuid> <work dir> <timeoutMs> [<JSON>]
+ *   bun os-installer-driver.ts <image URL> <root dev> <esp dev> <root uuid> <work dir> <timeoutMs> <carried root> [<JSON>]
  *
  * The optional JSON is merged into the allocation as the apiserver sent it (fields our
  * decoder does not know reach machine-allocation.yaml only).
@@ -23,12 +25,24 @@ import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
 import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { HttpClient } from "../../src/clients/http/client.ts";
+import { readCarriedInstaller } from "../../src/install/carried-installer.ts";
 import { installOs } from "../../src/install/install.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { REALOS_ALLOCATION, REALOS_MACHINE_ID, REALOS_NICS } from "./allocation.ts";
 
-const [imageUrl, rootDev, espDev, rootUuid, work, timeout, extra] = process.argv.slice(2) as [string, string, string, string, string, string, string | undefined];
+const [imageUrl, rootDev, espDev, rootUuid, work, timeout, carriedRoot, extra] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string | undefined,
+];
+const carried = readCarriedInstaller(carriedRoot);
+if (!carried.present) throw new Error(`${carriedRoot}: ${carried.why}`);
 
 function sh(cmd: string): string {
   const r = spawnSync("sh", ["-c", cmd], { encoding: "utf8" });
@@ -88,8 +102,17 @@ try {
     raidEnabled: false,
     rootUuid,
     installerTimeoutMs: Number(timeout),
+    carried,
   });
-  result = { ok: true, binary: out.installer.binary, installerMs: out.installer.ms, bootInfo: out.bootInfo, imageBytes: out.image.bytes };
+  result = {
+    ok: true,
+    binary: out.installer.binary,
+    choice: out.installer.choice.kind,
+    choiceReason: out.installer.choice.reason,
+    installerMs: out.installer.ms,
+    bootInfo: out.bootInfo,
+    imageBytes: out.image.bytes,
+  };
 } catch (e) {
   const err = e as AgentError;
   result = { ok: false, code: err.code, exitCode: err.exitCode, message: secrets.scrub(err.message) };
@@ -123,6 +146,8 @@ const files = {
   machineId: read("etc/machine-id"),
   lvmlocal: read("etc/lvm/lvmlocal.conf"),
   allocationPersisted: read("etc/metal/machine-allocation.yaml"),
+  // The carried copy is removed after the run, whatever happened.
+  installerLeft: existsSync(join(target, "os-installer")),
 };
 sh(`umount -R ${target}`);
 process.stdout.write(`RESULT ${JSON.stringify({ ...result, wallMs: Math.round(performance.now() - started), files })}\n`);

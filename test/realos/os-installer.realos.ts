@@ -1,29 +1,41 @@
 /**
- * The real os-installer (metal-stack/os-installer v0.3.1, `make os-installer`) as a peer:
- * the agent's installOs streams the lab's Debian image (`make debian-image`) onto a root
- * and an ESP that are loop devices of image files, writes the contract, and runs
- * /os-installer in a chroot, all in a private mount namespace whose /dev holds only
- * those two disks (os-installer-driver.ts). It proves the installer parses our files and
- * runs its tasks; the task list with times is printed (docs/install.md has a run).
+ * The real os-installer (metal-stack/os-installer v0.3.1, a static binary built elsewhere:
+ * OS_INSTALLER=PATH) as a peer, carried as the initramfs carries it: an initramfs-like
+ * root dir with usr/lib/metal-hammer/os-installer and its facts (os-installer.json, the
+ * sha256 computed here). The agent's installOs streams the lab's Debian image
+ * (`make debian-image`, no installer in it, as metal-images build theirs) onto a root and
+ * an ESP that are loop devices of image files, writes the contract, copies the carried
+ * os-installer in as /os-installer and runs it in a chroot, all in a private mount
+ * namespace whose /dev holds only those two disks (os-installer-driver.ts). It proves the
+ * installer parses our files and runs its tasks; the task list with times is printed
+ * (docs/install.md has a run).
  * Not RAID here: with raidenabled os-installer scans every disk (blkid, mdadm) and writes
  * UEFI boot entries (efibootmgr): that runs in the QEMU lab, not on this machine.
  *
- *   make test-realos   (builds both first)
+ *   make test-realos OS_INSTALLER=PATH [OS_INSTALLER_VERSION=v0.3.1]   (builds the image first)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startImageServer, type ImageServer } from "../../lab/images/server.ts";
+import { carriedInstallerInfo } from "../../initramfs/lib/carried-installer.ts";
+import { CARRIED_INSTALLER_INFO_PATH, CARRIED_INSTALLER_PATH, describeCarried, type CarriedInstallerInfo } from "../../src/install/carried-installer.ts";
 import { parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
 import { REALOS_HOSTNAME } from "./allocation.ts";
 import { OS_INSTALLER_TASKS } from "../fixtures/os-installer/tasks.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const IMAGE_DIR = join(REPO, "build/debian");
+/** make test-realos passes both (mk/realos.mk). */
+const OS_INSTALLER = process.env.OS_INSTALLER ?? "";
+const VERSION = process.env.OS_INSTALLER_VERSION || "v0.3.1";
 const missing = [
   ...(process.getuid?.() === 0 ? [] : ["root"]),
+  ...(OS_INSTALLER !== "" && existsSync(OS_INSTALLER)
+    ? []
+    : [`OS_INSTALLER=${OS_INSTALLER || "PATH"} (a static os-installer ${VERSION} binary: make test-realos OS_INSTALLER=PATH)`]),
   ...["unshare", "losetup", "mkfs.ext4", "mkfs.vfat", "blkid", "chroot", "fusefat"].filter((t) => Bun.which(t) === null),
   ...(existsSync(join(IMAGE_DIR, "img.tar.lz4")) ? [] : ["build/debian/img.tar.lz4 (make debian-image)"]),
 ];
@@ -36,16 +48,25 @@ function must(argv: string[]): string {
 
 describe("the real os-installer against the agent's contract files", () => {
   test("prerequisites", () => {
-    // A missing prerequisite fails (never a silent skip): make test-realos builds the binary and the image.
+    // A missing prerequisite fails (never a silent skip): make test-realos builds the image and needs OS_INSTALLER.
     expect(missing).toEqual([]);
   });
   if (missing.length > 0) return;
 
   let work: string;
   let server: ImageServer;
+  let carriedRoot: string;
+  let carried: CarriedInstallerInfo;
   const loops: string[] = [];
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mh-realos-"));
+    // The initramfs's part as initramfs/build.ts --os-installer writes it: the binary and its facts, checked by the build's own rules (static ELF).
+    carriedRoot = join(work, "initramfs");
+    mkdirSync(join(carriedRoot, "usr/lib/metal-hammer"), { recursive: true });
+    const bytes = readFileSync(OS_INSTALLER);
+    carried = carriedInstallerInfo(bytes, OS_INSTALLER, "os-installer", VERSION, new Bun.CryptoHasher("sha256").update(bytes).digest("hex"));
+    copyFileSync(OS_INSTALLER, join(carriedRoot, CARRIED_INSTALLER_PATH));
+    writeFileSync(join(carriedRoot, CARRIED_INSTALLER_INFO_PATH), `${JSON.stringify(carried)}\n`);
     must(["mkdir", "-p", join(work, "cache/debian/13")]);
     for (const f of ["img.tar.lz4", "img.tar.lz4.md5"]) must(["ln", "-s", join(IMAGE_DIR, f), join(work, "cache/debian/13", f)]);
     server = await startImageServer(join(work, "cache"));
@@ -79,6 +100,7 @@ describe("the real os-installer against the agent's contract files", () => {
       rootUuid,
       work,
       String(timeoutMs),
+      carriedRoot,
       ...(extra ? [JSON.stringify(extra)] : []),
     ];
     const p = Bun.spawn(["unshare", "--mount", "--propagation", "private", ...argv], { stdout: "pipe", stderr: "pipe" });
@@ -97,7 +119,7 @@ describe("the real os-installer against the agent's contract files", () => {
     return { rootUuid, result, installerLines, run: parseOsInstallerLog(installerLines) };
   }
 
-  test("installOs runs /os-installer: every task of its list, boot-info for kexec, the network from the allocation", async () => {
+  test("installOs runs the carried os-installer as /os-installer: every task of its list, boot-info for kexec, the network from the allocation", async () => {
     const { rootUuid, result, installerLines, run } = await install();
     process.stdout.write(`os-installer tasks (${run.tasks.length}, ${run.took ?? "?"}):\n${run.tasks.map((t) => `  ${String(t.ms).padStart(6)} ms  ${t.name}`).join("\n")}\n`);
     process.stdout.write(`wall ${result.wallMs} ms (image ${result.imageBytes} bytes, installer ${result.installerMs} ms)\n`);
@@ -107,7 +129,10 @@ describe("the real os-installer against the agent's contract files", () => {
     // Every task of os-installer v0.3.1's list (pkg/installer/installer.go), in order: none skipped.
     expect(run.tasks.map((t) => t.name)).toEqual([...OS_INSTALLER_TASKS]);
     const f = result.files;
-    expect(result.binary).toBe("/os-installer");
+    // The image has none of its own: the carried one ran, copied in as /os-installer, and is gone after.
+    expect([result.binary, result.choice]).toEqual(["/os-installer", "carried"]);
+    expect(result.choiceReason).toContain(`the ${describeCarried(carried)} this initramfs carries, copied in as /os-installer`);
+    expect(f.installerLeft).toBe(false);
     expect(result.bootInfo).toMatchObject({
       kernel: expect.stringMatching(/^\/boot\/vmlinuz-6\.\d+/),
       initrd: expect.stringMatching(/^\/boot\/initrd\.img-6\.\d+/),
@@ -127,7 +152,7 @@ describe("the real os-installer against the agent's contract files", () => {
     // grub-install --removable: the fallback loader path firmware finds by itself.
     expect([f.esp, f.espBoot]).toEqual([["BOOT"], ["BOOTX64.EFI"]]);
     expect(f.defaultGrub).toContain('GRUB_SERIAL_COMMAND="serial --speed=115200 --unit=0 --word=8"');
-    expect(f.buildMeta).toContain("buildVersion: v0.3.1");
+    expect(f.buildMeta).toContain(`buildVersion: ${VERSION}`);
     expect(f.lvmlocal).toContain("obtain_device_list_from_udev = 0");
     // os-installer re-encodes the allocation it read (protoyaml) into the same file: it parsed all of it.
     expect(f.allocationPersisted).toContain("hostname: realos-1");
