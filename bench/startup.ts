@@ -1,7 +1,10 @@
 /**
- * Start-up time of the compiled agent: median and p90 wall time over N runs of
- * `version` and `config --cmdline ...`, for one or more binaries side by side.
+ * Start-up time of the compiled agent: wall time of `version` and `config --cmdline ...`
+ * for one or more binaries side by side. Runs are interleaved (one of each binary per
+ * round) so that load from other jobs hits every binary alike; min, median and p90 printed.
  *   bun bench/startup.ts [--runs 20] [binary ...]   (default: dist/metal-hammer)
+ * `make bench-startup` puts the floors beside the agent (bench/empty-program.ts,
+ * bench/cli-floor.ts: compiled with the same runtime and flags).
  */
 const args = process.argv.slice(2);
 let runs = 20;
@@ -31,13 +34,16 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
 };
 
-console.log(`runs per case: ${runs}`);
-console.log(["binary".padEnd(36), "case".padEnd(18), "median ms", "p90 ms", "size MB"].join("  "));
-for (const bin of bins) {
-  const size = (Bun.file(bin).size / 1e6).toFixed(1);
-  for (const [name, argv] of cases) {
-    timeOnce(bin, argv); // warm the page cache
-    const xs = Array.from({ length: runs }, () => timeOnce(bin, argv));
-    console.log([bin.padEnd(36), name.padEnd(18), quantile(xs, 0.5).toFixed(1).padStart(9), quantile(xs, 0.9).toFixed(1).padStart(6), size.padStart(7)].join("  "));
+console.log(`runs per case: ${runs} (interleaved)`);
+console.log(["binary".padEnd(36), "case".padEnd(18), "min ms", "median ms", "p90 ms", "size MB"].join("  "));
+for (const [name, argv] of cases) {
+  for (const bin of bins) timeOnce(bin, argv); // warm the page cache
+  const times = new Map<string, number[]>(bins.map((b) => [b, []]));
+  for (let r = 0; r < runs; r++) for (const bin of bins) times.get(bin)?.push(timeOnce(bin, argv));
+  for (const bin of bins) {
+    const xs = times.get(bin) ?? [];
+    const size = (Bun.file(bin).size / 1e6).toFixed(1);
+    const cells = [quantile(xs, 0).toFixed(1).padStart(6), quantile(xs, 0.5).toFixed(1).padStart(9), quantile(xs, 0.9).toFixed(1).padStart(6), size.padStart(7)];
+    console.log([bin.padEnd(36), name.padEnd(18), ...cells].join("  "));
   }
 }

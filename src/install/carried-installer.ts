@@ -12,7 +12,7 @@
  * This file owns the two paths, the facts' shape and their reading (bounded, validated).
  */
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { readBoundedSync } from "../platform/fs/read-bounded.ts";
 
 /** Where the initramfs keeps the agent's own data files. */
@@ -27,17 +27,17 @@ export const CARRIED_INSTALLER_BUILD_VAR = "make initramfs OS_INSTALLER=PATH OS_
 const INFO_CAP = 64 * 1024;
 export const CARRIED_INSTALLER_CAP = 256 * 1024 * 1024;
 
-const infoSchema = z
-  .object({
-    /** What the binary is: metal-stack's os-installer, or the lab's test installer. */
-    name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/),
-    version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    bytes: z.number().int().positive().max(CARRIED_INSTALLER_CAP),
-    /** `elf-static` for a static ELF program (os-installer); `script` for a `#!` script (run by the image's interpreter). */
-    kind: z.enum(["elf-static", "script"]),
-  })
-  .strict();
+// zod/mini, not zod: `version` reads this file, and the full API's initialisation is
+// ~15 ms of that command's start-up (bench/startup.ts, docs/build.md).
+const infoSchema = z.strictObject({
+  /** What the binary is: metal-stack's os-installer, or the lab's test installer. */
+  name: z.string().check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/)),
+  version: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9.+_-]{0,63}$/)),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  bytes: z.int().check(z.positive(), z.maximum(CARRIED_INSTALLER_CAP)),
+  /** `elf-static` for a static ELF program (os-installer); `script` for a `#!` script (run by the image's interpreter). */
+  kind: z.enum(["elf-static", "script"]),
+});
 
 export type CarriedInstallerInfo = z.infer<typeof infoSchema>;
 

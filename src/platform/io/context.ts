@@ -6,7 +6,7 @@
 import { filesBelow } from "../fs/files-below.ts";
 import { READ_CAPS, readBounded } from "../fs/read-bounded.ts";
 import { SecretSet } from "../log/redact.ts";
-import { createLogger, type LogFormat, type LogLevel, type Logger } from "../log/logger.ts";
+import type { LogFormat, LogLevel, Logger } from "../log/logger.ts";
 import { FdOutput, LOG_QUEUE_CAP } from "../log/output.ts";
 
 export interface Io {
@@ -40,6 +40,14 @@ export interface Context {
   logger(level: LogLevel, format?: LogFormat | "auto", sink?: (line: string) => void): Logger;
 }
 
+/**
+ * The logger module (and pino with it) is evaluated on the first logger() call, not at
+ * start-up: `version`, `config` and help never log, and pino's initialisation is ~20 ms of
+ * a CLI call in the debug shell (bench/startup.ts, docs/build.md). Bun's bundler keeps a
+ * require()d ES module lazy: it runs when this line runs.
+ */
+const loadLogger = (): typeof import("../log/logger.ts") => require("../log/logger.ts");
+
 function formatOf(io: Io): LogFormat {
   const env = io.env.METAL_LOG_FORMAT;
   if (env === "json" || env === "text") return env;
@@ -52,7 +60,7 @@ export function createContext(io: Io): Context {
     io,
     secrets,
     logger: (level, format, sink) =>
-      createLogger({
+      loadLogger().createLogger({
         level,
         format: format === "json" || format === "text" ? format : formatOf(io),
         write: (line) => {
