@@ -17,7 +17,7 @@ SRC := $(shell find src -name '*.ts') package.json
 .DEFAULT_GOAL := all
 -include mk/*.mk
 
-.PHONY: all deps deps-npm deps-apt build typecheck format format-check test test-unit clean bench-startup bench-fleet docs
+.PHONY: all deps deps-npm deps-apt build typecheck format format-check hooks check-commits test test-unit clean bench-startup bench-fleet docs
 
 all: build
 
@@ -67,8 +67,17 @@ format-check: deps-npm
 test-unit: deps-npm
 	$(BUN) test $(filter-out test/integration/ test/e2e/ test/lab/,$(sort $(wildcard test/*/)))
 
-# The README's test command: types, formatting, unit tests, then the root-only suites.
-test: deps typecheck format-check build
+# The commit message rule (tools/commit-message.ts): `make hooks` checks each commit as it is
+# made; check-commits checks every commit since the rule began (history before it is left).
+COMMIT_RULE_SINCE := 36aa18767d8d207ca945741ad264777c01406fb8
+hooks:
+	git config core.hooksPath .githooks
+
+check-commits: deps-npm
+	$(BUN) tools/commit-message.ts --since $(COMMIT_RULE_SINCE)
+
+# The README's test command: types, formatting, commit messages, unit tests, then the root-only suites.
+test: deps typecheck format-check check-commits build
 	INITRAMFS=$(TEST_INITRAMFS) $(BUN) test --timeout 120000
 
 # The agent beside an empty program compiled with the same runtime and flags (the floor).
