@@ -13,8 +13,7 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerCert } from "./pki.ts";
 import type { RequestLog } from "./request-log.ts";
-import type { Listen } from "./standins.ts";
-import { listenNode } from "./node-listen.ts";
+import { listenNode, type Listen } from "./node-listen.ts";
 import { BALANCER_BODY, type UnavailableWindow } from "./unavailable.ts";
 
 /** Where a control request came from: `local` when from this host itself (loopback, or the server's own address). */

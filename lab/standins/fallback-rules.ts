@@ -18,7 +18,7 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import type { BootServiceInstallationSucceededRequest, BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
-import type { ViolationLine } from "./validation.ts";
+import type { ViolationLine } from "./violation-line.ts";
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const MAC = /^([0-9A-Fa-f]{2}[:]){5}([0-9A-Fa-f]{2})$/;

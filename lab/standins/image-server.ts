@@ -13,8 +13,7 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerCert } from "./pki.ts";
 import type { RequestLog } from "./request-log.ts";
-import type { Listen } from "./standins.ts";
-import { listenNode } from "./node-listen.ts";
+import { listenNode, type Listen } from "./node-listen.ts";
 import type { ImageDropWindow } from "./image-drop.ts";
 import { isLocalPeer, type Peer } from "./api-server.ts";
 

@@ -26,7 +26,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startDns } from "./dns.ts";
-import { startStandins, type Listen } from "./standins.ts";
+import type { Listen } from "./node-listen.ts";
+import { startStandins } from "./standins.ts";
 import { parseSwitchSpecs } from "./switches.ts";
 
 function parseListen(text: string, flag: string): Listen {

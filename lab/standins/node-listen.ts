@@ -1,6 +1,11 @@
 /** A node:http(s) server listening on `listen` (resolves once it does), with a stop that closes it and every connection. */
 import type { Server } from "node:https";
-import type { Listen } from "./standins.ts";
+
+/** Where a stand-in listens (host "::" or an address, port 0: any). */
+export interface Listen {
+  readonly host: string;
+  readonly port: number;
+}
 
 export async function listenNode(server: Server, listen: Listen): Promise<{ port: number; stop(): Promise<void> }> {
   await new Promise<void>((resolve, reject) => {

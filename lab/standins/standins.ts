@@ -28,6 +28,7 @@ import { MachineBook } from "./machines.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
 import { ImageDropWindow, parseImageDropSpec } from "./image-drop.ts";
 import { serveImages } from "./image-server.ts";
+import type { Listen } from "./node-listen.ts";
 import { metalBootHandler, type Machine, type MetalBootOptions } from "./metal-boot.ts";
 import { makeCa, makeServerCert, type Ca } from "./pki.ts";
 import { RequestLog } from "./request-log.ts";
@@ -37,11 +38,6 @@ import { parseUnavailableSpec, UnavailableWindow } from "./unavailable.ts";
 
 export type Role = "boot" | "api" | "images";
 export const ROLES: readonly Role[] = ["boot", "api", "images"];
-
-export interface Listen {
-  readonly host: string;
-  readonly port: number;
-}
 
 export interface StandinOptions {
   readonly stateDir: string;

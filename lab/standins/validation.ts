@@ -21,14 +21,8 @@ import { createValidator, violationsToProto } from "@bufbuild/protovalidate";
 import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import { pathToString } from "@bufbuild/protobuf/reflect";
 import { fallbackViolations } from "./fallback-rules.ts";
+import type { ViolationLine } from "./violation-line.ts";
 import { findUpstreamProtos, loadUpstreamRegistry, upstreamDescriptorSet } from "./upstream-schema.ts";
-
-/** One violation as protovalidate-go prints it (field path, message, rule id). */
-export interface ViolationLine {
-  readonly field: string;
-  readonly message: string;
-  readonly ruleId: string;
-}
 
 /** protovalidate-go's ValidationError.Error() (validation_error.go:29-48, violation.go:52-76). */
 export function validationMessage(v: readonly ViolationLine[]): string {
