@@ -46,6 +46,7 @@ import { CARRIED_INSTALLER_CAP, type CarriedInstaller } from "./carried-installe
 import { chooseInstaller, IMAGE_INSTALLERS, type InstallerChoice } from "./installer-choice.ts";
 import { escapeLine } from "./escape-line.ts";
 import { installerFailure, type InstallerEnd } from "./installer-failure.ts";
+import { LineTail } from "./line-tail.ts";
 import { OS_INSTALLER_LOG_START, foldOsInstallerLine, osInstallerRun, type OsInstallerLogState, type OsInstallerRun } from "./os-installer-log.ts";
 
 export const DEFAULT_INSTALLER_TIMEOUT_MS = 20 * 60_000;
@@ -236,16 +237,6 @@ function recordLine(g: Gathering, o: InstallerOptions, binary: string, stream: "
   logEvent(o.log, "install.installer.output", { binary, stream, line });
 }
 
-/** A stream's text as whole lines (a partial line waits for the rest of it). */
-function byLine(onLine: (raw: string) => void): (text: string) => void {
-  let partial = "";
-  return (t) => {
-    const parts = (partial + t).split("\n");
-    partial = parts.pop() ?? "";
-    for (const p of parts) onLine(p);
-  };
-}
-
 /** The installer in its own process group (detached), so the deadline kills its children too. */
 function spawnInGroup(argv: readonly string[]): ChildProcess {
   return spawn(argv[0]!, argv.slice(1), { cwd: "/", detached: true, stdio: ["ignore", "pipe", "pipe"], env: INSTALLER_ENV });
@@ -272,11 +263,15 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
   return new Promise((resolve) => {
     const g = gathering();
     const child = spawnInGroup(argv);
-    for (const stream of ["stdout", "stderr"] as const)
-      child[stream]!.setEncoding("utf8").on(
-        "data",
-        byLine((raw) => recordLine(g, o, binary, stream, raw)),
-      );
+    // LineTail: each chunk scanned once, a long line capped to its ends, the last line
+    // without a newline counted at the stream's end (it is often the tool's error).
+    const tails = (["stdout", "stderr"] as const).map((stream) => {
+      const lines = new LineTail(0, (raw) => recordLine(g, o, binary, stream, raw));
+      child[stream]!.setEncoding("utf8")
+        .on("data", (t: string) => lines.push(t))
+        .on("end", () => lines.end());
+      return lines;
+    });
     const deadline = killAtDeadline(child, g, timeoutMs);
     let grace: ReturnType<typeof setTimeout> | undefined;
     let done = false;
@@ -296,6 +291,7 @@ function runChrooted(argv: string[], o: InstallerOptions, timeoutMs: number, bin
       grace = setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();
+        for (const t of tails) t.end();
         finish(code, signal);
       }, o.outputGraceMs ?? OUTPUT_GRACE_MS);
       child.on("close", () => finish(code, signal));

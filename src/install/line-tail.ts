@@ -8,9 +8,13 @@
  * a tar naming 30 MB member names grew the agent to 1 GiB). Pure.
  */
 
-/** Characters kept from the start and from the end of a longer line (the installer's lines: 2000, escape-line.ts). */
-export const LINE_HEAD = 1_000;
-export const LINE_TAIL = 1_000;
+/**
+ * Characters kept from the start and from the end of a longer line: with the marker between
+ * them (under 40 characters) a cut line still fits escape-line.ts LINE_MAX (2000), so the
+ * escaping that follows keeps its end.
+ */
+export const LINE_HEAD = 960;
+export const LINE_TAIL = 960;
 
 /** One line being gathered: its start, its end, and how long it really is. */
 class LineBuilder {

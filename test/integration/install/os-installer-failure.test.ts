@@ -110,4 +110,26 @@ describe.skipIf(!ready)("a failing /os-installer in the runner", () => {
     expect(performance.now() - t0).toBeLessThan(15_000);
     expect(result.mountsLeft).toBe(0);
   });
+
+  test("a 4 MiB line and a last line without a newline: both reach the error, the long one cut to its ends", async () => {
+    const script = [
+      "#!/bin/sh",
+      "/bin/busybox cat /recorded.log",
+      // 4 MiB without a newline arrives in many pipe reads: one line, kept as its start and end.
+      "/bin/busybox head -c 4194304 /dev/zero | /bin/busybox tr '\\0' x",
+      "echo ' end of the long line'",
+      "printf 'grub-install: error: the last words, no newline'",
+      "exit 1",
+    ].join("\n");
+    const { result } = await drive(root(script, upTo('"task-name":"configure network"')), 20_000);
+    expect(result.exitCode).toBe(54);
+    const last = result.details.last as string[];
+    expect(last.at(-1)).toBe("grub-install: error: the last words, no newline");
+    const long = last.at(-2) ?? "";
+    expect(long).toStartWith("x".repeat(900));
+    expect(long).toEndWith(" end of the long line");
+    expect(long).toContain("characters cut");
+    expect(long.length).toBeLessThan(2_100);
+    expect(result.mountsLeft).toBe(0);
+  });
 });
