@@ -1,7 +1,7 @@
 /**
  * The house rule for commit messages (issue 38; docs/build.md "Commit messages"):
  * `area: what changed` in at most 72 characters, the area one of AREAS in one spelling
- * (lower case; `area/sub` for a part of one), a blank line, then a body saying what and
+ * (lower case; `area/sub` for a part of one; `area, area` for a change of two), a blank line, then a body saying what and
  * why (and the figures measured). Git's own merge subjects pass as they are.
  *   bun tools/commit-message.ts FILE            the commit-msg hook (.githooks/commit-msg)
  *   bun tools/commit-message.ts --since COMMIT  every commit after COMMIT on HEAD (make check-commits)
@@ -31,6 +31,7 @@ export const AREAS: readonly string[] = [
   "flow",
   "gen",
   "handoff",
+  "http",
   "image",
   "init",
   "initramfs",
@@ -72,14 +73,14 @@ export function commitMessageProblems(message: string): string[] {
   const problems: string[] = [];
   if (subject.trim() === "") return ["the subject line is empty"];
   if (subject.length > SUBJECT_MAX) problems.push(`the subject has ${subject.length} characters, at most ${SUBJECT_MAX}`);
-  const m = /^([^:\s]+): \S/.exec(subject);
-  if (!m) problems.push('the subject does not start with "area: " (e.g. "install: ...")');
-  else {
-    const area = m[1] as string;
-    const top = area.split("/")[0] as string;
-    if (area !== area.toLowerCase()) problems.push(`the area "${area}" is not in lower case (one spelling: "${area.toLowerCase()}")`);
-    else if (!AREAS.includes(top)) problems.push(`the area "${top}" is not one of tools/commit-message.ts AREAS (${AREAS.join(", ")})`);
-  }
+  const m = /^([^:\s,]+(?:, [^:\s,]+)*): \S/.exec(subject);
+  if (!m) problems.push('the subject does not start with "area: " (e.g. "install: ...", "lab, docs: ...")');
+  else
+    for (const area of (m[1] as string).split(", ")) {
+      const top = area.split("/")[0] as string;
+      if (area !== area.toLowerCase()) problems.push(`the area "${area}" is not in lower case (one spelling: "${area.toLowerCase()}")`);
+      else if (!AREAS.includes(top)) problems.push(`the area "${top}" is not one of tools/commit-message.ts AREAS (${AREAS.join(", ")})`);
+    }
   if (subject.endsWith(".")) problems.push("the subject ends with a full stop");
   if (lines.length > 1 && (lines[1] ?? "").trim() !== "") problems.push("the second line is not blank (subject, blank line, body)");
   if (!lines.slice(2).some((l) => l.trim() !== "")) problems.push("there is no body: say what changed and why, with the figures measured");

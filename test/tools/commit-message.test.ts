@@ -7,6 +7,7 @@ describe("the commit message rule", () => {
   test("a subject with a known area and a body passes, git's comment lines ignored", () => {
     expect(commitMessageProblems(`build: split chunks per command${BODY}# Please enter the commit message\n`)).toEqual([]);
     expect(commitMessageProblems(`install/efi: delete dead boot entries${BODY}`)).toEqual([]);
+    expect(commitMessageProblems(`http, remote-log: one uplink connector${BODY}`)).toEqual([]);
   });
 
   test("git's merge subjects pass without a body", () => {
@@ -27,7 +28,9 @@ describe("the commit message rule", () => {
   });
 
   test("no area, a full stop, no blank line, no body: each named", () => {
-    expect(commitMessageProblems(`Fix the thing${BODY}`)).toEqual(['the subject does not start with "area: " (e.g. "install: ...")']);
+    expect(commitMessageProblems(`Fix the thing${BODY}`)).toEqual(['the subject does not start with "area: " (e.g. "install: ...", "lab, docs: ...")']);
+    expect(commitMessageProblems(`disk e2e: the thing${BODY}`)).toEqual(['the subject does not start with "area: " (e.g. "install: ...", "lab, docs: ...")']);
+    expect(commitMessageProblems(`disk, Lab: the thing${BODY}`)).toEqual(['the area "Lab" is not in lower case (one spelling: "lab")']);
     expect(commitMessageProblems(`lab: the thing.${BODY}`)).toEqual(["the subject ends with a full stop"]);
     expect(commitMessageProblems("lab: the thing\nbody at once\n")).toEqual([
       "the second line is not blank (subject, blank line, body)",
