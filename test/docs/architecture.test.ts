@@ -37,8 +37,8 @@ test("the tree table gives every part of src/ the layer the imports test gives i
   expect(Object.fromEntries([...documented].sort())).toEqual(Object.fromEntries([...layers()].sort()));
 });
 
-test('the stage table lists the stages runFlow logs (its stage("name", ...) calls), in order', () => {
-  const flow = readFileSync(resolve(ROOT, "src/agent/flow/run-flow.ts"), "utf8");
+test('the stage table lists the stages the two phases log (their stage("name", ...) calls), in order', () => {
+  const flow = ["boot-phase.ts", "provision-phase.ts"].map((f) => readFileSync(resolve(ROOT, "src/agent/flow", f), "utf8")).join("\n");
   const logged = [...flow.matchAll(/\bstage\("([a-z]+)"/g)].map((m) => m[1]!);
   const documented = tableRows("The stages, in order")
     .map((r) => /^`([a-z]+)`$/.exec(r[0]!)?.[1])

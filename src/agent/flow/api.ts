@@ -9,7 +9,7 @@ import { EventReporter } from "../../clients/api/events.ts";
 import { apiVersion, VERSION_GET, type ApiVersion } from "../../clients/api/version.ts";
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import { logEvent } from "../../platform/log/logger.ts";
-import type { Services } from "./services.ts";
+import type { BootedServices } from "./boot-facts.ts";
 
 export interface Api {
   readonly client: ConnectClient;
@@ -19,12 +19,15 @@ export interface Api {
 }
 
 /** The token-carrying client and event reporter for `boot` (no call made). */
-export function connectApi(boot: Boot, s: Services, version?: ApiVersion): Api {
+/** What the api stage uses: the client that trusts the boot's CAs, the log, the clock for events. */
+export type ApiServices = Pick<BootedServices, "http" | "log" | "now">;
+
+export function connectApi(boot: Boot, s: ApiServices, version?: ApiVersion): Api {
   const client = new ConnectClient(s.http, boot.apiserverUrl, boot.token.reveal());
   return { client, events: new EventReporter(client, boot.uuid, s.log, s.now), version };
 }
 
-export async function api(boot: Boot, s: Services): Promise<Api> {
+export async function api(boot: Boot, s: ApiServices): Promise<Api> {
   const v = await apiVersion(new ConnectClient(s.http, boot.apiserverUrl, undefined));
   logEvent(
     s.log,

@@ -22,7 +22,7 @@ import type { Services } from "./services.ts";
 export const SUPER_USER_PASSWORD = procedureOf(BootService.method.superUserPassword);
 
 /** Reads the BMC and writes the metal user (never throws); `fields` are what Register carries of it. */
-export async function readBmcForRegister(s: Services): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
+export async function readBmcForRegister(s: Pick<Services, "log" | "bmc">): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
   logEvent(
     s.log,
     "bmc.start",
@@ -61,7 +61,7 @@ export async function readBmcForRegister(s: Services): Promise<{ readonly outcom
 }
 
 /** BootService/SuperUserPassword, then the password on the vendor's superuser (never throws). */
-export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: Services): Promise<void> {
+export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: Pick<Services, "log" | "bmc" | "secrets">): Promise<void> {
   if (!bmc.present) return;
   const vendor = bmc.vendor ? bmcVendor(bmc.vendor) : undefined;
   if (!vendor) {

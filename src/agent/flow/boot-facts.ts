@@ -7,7 +7,7 @@
  */
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { ClockState } from "../../ops/clock/sync.ts";
-import type { TrustedCa } from "../../clients/http/client.ts";
+import type { HttpClient, TrustedCa } from "../../clients/http/client.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import type { Services } from "./services.ts";
 
@@ -21,7 +21,24 @@ export interface BootFacts {
   readonly trust: readonly TrustedCa[];
 }
 
-/** The services of every stage after boot: the same, with the HTTP client trusting what the boot stage trusts. */
-export function afterBoot(s: Services, facts: BootFacts): Services {
-  return { ...s, http: s.http.trusting(facts.trust) };
+declare const trustsBoot: unique symbol;
+/**
+ * The HTTP client of every stage after boot: it trusts what the boot stage trusts
+ * (BootFacts.trust). A type of its own (a compile-time brand, nothing at run time): the
+ * base client, which trusts METAL_CA alone, does not compile where this one is needed.
+ */
+export type BootedHttpClient = HttpClient & { readonly [trustsBoot]: true };
+
+/** The services of the stages after boot: the base ones with the client that trusts the boot's CAs. */
+export interface BootedServices extends Omit<Services, "http"> {
+  readonly http: BootedHttpClient;
+}
+
+/** The only place a BootedHttpClient is made: the base client, trusting the boot's CAs too. */
+export function bootedHttp(http: HttpClient, trust: BootFacts["trust"]): BootedHttpClient {
+  return http.trusting(trust) as BootedHttpClient;
+}
+
+export function afterBoot(s: Services, facts: BootFacts): BootedServices {
+  return { ...s, http: bootedHttp(s.http, facts.trust) };
 }

@@ -9,7 +9,7 @@ import type { ClockState } from "../../ops/clock/sync.ts";
 import type { Config } from "../../config/config.ts";
 import type { Services } from "./services.ts";
 
-export async function clock(config: Config, s: Services): Promise<ClockState> {
+export async function clock(config: Pick<Config, "ntpServers">, s: Pick<Services, "log" | "ops">): Promise<ClockState> {
   return await s.ops.syncClock(config.ntpServers, s.log);
 }
 

@@ -11,7 +11,11 @@ import { checkExecutable, handoffEnv } from "../handoff/exec.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import type { Services } from "./services.ts";
 
-export async function handoff(config: Config, input: HandoffInput, s: Services): Promise<void> {
+export async function handoff(
+  config: Pick<Config, "handoff">,
+  input: HandoffInput,
+  s: Pick<Services, "env" | "exec" | "handoffFile" | "http" | "log" | "now" | "ops">,
+): Promise<void> {
   if (config.handoff.kind === "exec") checkExecutable(config.handoff.path);
   const doc = buildHandoff(input, s.now());
   await writePrivateFile(s.handoffFile, encodeHandoff(doc), "hand-off file");

@@ -5,9 +5,9 @@
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import { probeCacheBase, type CacheReach } from "../../clients/image-cache/cache.ts";
 import { logEvent } from "../../platform/log/logger.ts";
-import type { Services } from "./services.ts";
+import type { BootedServices } from "./boot-facts.ts";
 
-export async function image(boot: Boot, s: Services): Promise<CacheReach | undefined> {
+export async function image(boot: Boot, s: Pick<BootedServices, "http" | "log">): Promise<CacheReach | undefined> {
   if (!boot.imageCacheUrl) {
     logEvent(s.log, "image.skip", {}, "no image cache configured (METAL_IMAGE_CACHE_URL, or image_cache_url from metal-boot): probe skipped; images download from their own URL");
     return undefined;

@@ -14,20 +14,21 @@ import { AgentError } from "../../errors.ts";
 import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
 import type { InstallOutput } from "../../install/install.ts";
-import type { Services, TargetRoot } from "./services.ts";
+import type { BootedServices } from "./boot-facts.ts";
+import type { TargetRoot } from "./services.ts";
 
 /** The watchdog is petted while the install runs, not past this (the image and installer have their own, shorter bounds per step). */
 export const INSTALL_HOLD_MS = 4 * 3600_000;
 
 /** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
 export async function install(
-  config: Config,
-  boot: Boot,
+  config: Pick<Config, "console" | "imageStallMs" | "installerTimeoutMs">,
+  boot: Pick<Boot, "uuid" | "imageCacheUrl">,
   allocation: MachineAllocation,
   allocationJson: JsonObject,
   target: TargetRoot,
   nics: readonly MachineNic[],
-  s: Services,
+  s: Pick<BootedServices, "http" | "log" | "secrets" | "installOs" | "manufacturer" | "now" | "sysRoot" | "carriedInstaller" | "ops">,
 ): Promise<InstallOutput> {
   const url = allocation.image?.url ?? "";
   if (url === "")

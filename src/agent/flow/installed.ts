@@ -17,7 +17,7 @@ import type { Services } from "./services.ts";
 
 export const INSTALLATION_SUCCEEDED = procedureOf(BootService.method.installationSucceeded);
 
-export async function installed(api: Api, report: InstallationSucceededData, s: Services): Promise<void> {
+export async function installed(api: Api, report: InstallationSucceededData, s: Pick<Services, "log">): Promise<void> {
   let r;
   try {
     r = await callUnary(api.client, BootService.method.installationSucceeded, { uuid: report.uuid, consolePassword: report.consolePassword });

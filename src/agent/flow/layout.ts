@@ -9,7 +9,7 @@ import { AgentError } from "../../errors.ts";
 import type { MachineAllocation } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
-export async function layout(allocation: MachineAllocation, s: Services): Promise<TargetRoot> {
+export async function layout(allocation: MachineAllocation, s: Pick<Services, "disks" | "log">): Promise<TargetRoot> {
   const fl = allocation.filesystemLayout;
   if (!fl)
     throw new AgentError("layout_refused", `the allocation of ${allocation.uuid || "this machine"} has no filesystemLayout: nothing to partition, nothing installed`, {

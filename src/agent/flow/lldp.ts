@@ -17,7 +17,7 @@ const NONE: LldpSession = {
 };
 
 /** On the NICs METAL_NICS selects (Config.nics), announcing `systemName` (the machine uuid). */
-export function lldp(config: Pick<Config, "nics">, systemName: string, s: Services): LldpSession {
+export function lldp(config: Pick<Config, "nics">, systemName: string, s: Pick<Services, "log" | "selectNics" | "startLldp">): LldpSession {
   let interfaces: ReturnType<Services["selectNics"]> = [];
   try {
     interfaces = s.selectNics(config.nics);

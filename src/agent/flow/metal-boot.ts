@@ -22,7 +22,7 @@ import { clockUnset } from "./clock.ts";
 import type { Services } from "./services.ts";
 
 /** pixie's `logging` section as the shipper reads it; a malformed one is one warn line and no shipping. */
-function remoteLogging(raw: unknown, s: Services): Logging | undefined {
+function remoteLogging(raw: unknown, s: Pick<Services, "log">): Logging | undefined {
   if (raw === undefined || raw === null) return undefined;
   // pixie's Go structs serialise absent sections as null or with empty fields: those are "not set".
   const set = (v: unknown): boolean => (typeof v === "string" ? v !== "" : typeof v === "object" && v !== null ? Object.values(v).some(set) : v === true);
@@ -52,7 +52,12 @@ export interface BootInput {
   readonly clock: ClockState;
 }
 
-export async function metalBoot(config: Config, input: BootInput, s: Services): Promise<BootFacts> {
+/** Before boot: the base client (METAL_CA alone); the boot's CAs are trusted from the facts this returns. */
+export async function metalBoot(
+  config: Pick<Config, "metalBootUrl" | "partition" | "imageCacheUrl">,
+  input: BootInput,
+  s: Pick<Services, "http" | "log" | "ops" | "secrets" | "tokenFile">,
+): Promise<BootFacts> {
   const { id, network: net } = input;
   const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, s.secrets);
   const c = got.config;

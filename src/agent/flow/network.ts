@@ -9,7 +9,10 @@ import type { Services } from "./services.ts";
 
 export const RESOLV_CONF = "/etc/resolv.conf";
 
-export async function network(config: Config, s: Services): Promise<NetworkSummary> {
+export async function network(
+  config: Pick<Config, "metalBootUrl" | "nics" | "policy" | "netTimeoutMs" | "fast" | "rsDelay">,
+  s: Pick<Services, "bringUp" | "log" | "resolvConf" | "sysRoot">,
+): Promise<NetworkSummary> {
   const host = config.metalBootUrl.hostname;
   const r = await s.bringUp({
     selectors: config.nics,

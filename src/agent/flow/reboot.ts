@@ -9,7 +9,7 @@ import { errnoName } from "../../platform/sys/errno.ts";
 import type { Services } from "./services.ts";
 import type { WaitOutcome } from "./wait.ts";
 
-export async function plannedReboot(due: Extract<WaitOutcome, { kind: "planned_reboot" }>, s: Services): Promise<void> {
+export async function plannedReboot(due: Extract<WaitOutcome, { kind: "planned_reboot" }>, s: Pick<Services, "ops" | "log" | "kexecSys">): Promise<void> {
   s.ops.rebootDue(due, s.log);
   await s.ops.beforeReboot("planned reboot", s.log);
   await s.log.flush();

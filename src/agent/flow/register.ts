@@ -25,7 +25,17 @@ export interface Registered extends Registration {
   readonly nics: readonly MachineNic[];
 }
 
-export async function register(config: Config, boot: Boot, api: Api, net: NetworkSummary | undefined, lldp: LldpSession, s: Services): Promise<Registered> {
+/** What the register stage uses of the services: inventory, BMC, the carried installer's name, the log and the secrets. */
+export type RegisterServices = Pick<Services, "log" | "inventory" | "bmc" | "secrets" | "carriedInstaller">;
+
+export async function register(
+  config: Pick<Config, "lldpTimeoutMs">,
+  boot: Boot,
+  api: Api,
+  net: NetworkSummary | undefined,
+  lldp: LldpSession,
+  s: RegisterServices,
+): Promise<Registered> {
   const v = versionInfo();
   await api.events.send(E.PREPARING, `metal-hammer ${v.version} prepares the machine`);
   logEvent(

@@ -25,7 +25,7 @@ export type WaitOutcome =
   /** `at`: when it was planned for (ISO 8601, as logged when the wait started); `reason`: why the machine reboots. */
   | { readonly kind: "planned_reboot"; readonly at: string; readonly reason: string };
 
-export async function wait(config: Config, boot: Boot, api: Api, s: Services): Promise<WaitOutcome> {
+export async function wait(config: Pick<Config, "waitTimeoutMs" | "plannedReboot">, boot: Pick<Boot, "uuid">, api: Api, s: Pick<Services, "ops" | "log">): Promise<WaitOutcome> {
   const b = s.ops.planReboot(config, s.log);
   const until = b.endsBy === "planned_reboot" ? "the planned reboot" : "METAL_WAIT_TIMEOUT";
   await api.events.send(E.WAITING, `waiting for an allocation (up to ${formatDuration(b.boundMs)}, until ${until})`);

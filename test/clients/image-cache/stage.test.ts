@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Boot } from "../../../src/clients/metal-boot/boot.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import { image } from "../../../src/agent/flow/image.ts";
-import type { Services } from "../../../src/agent/flow/services.ts";
+import { bootedHttp } from "../../../src/agent/flow/boot-facts.ts";
 import { HttpClient } from "../../../src/clients/http/client.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
@@ -32,8 +32,8 @@ function stage() {
   const lines: Record<string, unknown>[] = [];
   const log = createLogger({ level: "debug", format: "json", write: (l) => void lines.push(JSON.parse(l)), secrets: new SecretSet() });
   const http = new HttpClient({ caBundle: "/etc/ssl/certs/ca-certificates.crt", allowHttp: true, log, retry: { attempts: 2, baseMs: 1, capMs: 1, totalMs: 1000 } });
-  const s = { http, log } satisfies Pick<Services, "http" | "log">;
-  const run = (cache: string | undefined) => image({ imageCacheUrl: cache === undefined ? undefined : new URL(cache, server.url) } as Boot, s as Services);
+  const s = { http: bootedHttp(http, []), log };
+  const run = (cache: string | undefined) => image({ imageCacheUrl: cache === undefined ? undefined : new URL(cache, server.url) } as Boot, s);
   return { run, lines, close: () => http.close() };
 }
 
