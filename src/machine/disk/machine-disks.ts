@@ -13,7 +13,8 @@ import { systemDiskIo } from "./io.ts";
 import { unmountLayout, writeFstab } from "./layout-run.ts";
 import { applyAllocationLayout, wipeMachineDisks } from "./stages.ts";
 import { readDisks } from "./sysfs.ts";
-import { wipeBoundMs } from "./wipe-bound.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, wipeBoundMs } from "./wipe-bound.ts";
+import { probeDrive } from "./drive-probe.ts";
 import type { WipeMode } from "./wipe-plan.ts";
 
 /** The layout built and mounted: the target root and its root filesystem's UUID. */
@@ -53,7 +54,13 @@ export function machineDisks(o: MachineDisksOptions): DiskStages {
       guard("wipe the disks");
       await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot });
     },
-    wipeBoundMs: async (mode) => wipeBoundMs(await readDisks(o.sysRoot), mode),
+    wipeBoundMs: async (mode) => {
+      // Ask each drive what it offers (read-only, quick), so the hold follows its own methods; one that does not answer is held for the worst case.
+      const disks = await readDisks(o.sysRoot);
+      const io = systemDiskIo();
+      const probed = await Promise.all(disks.map(async (d) => [d.name, await probeDrive(d, io, DEFAULT_TOOL_TIMEOUT_MS)] as const));
+      return wipeBoundMs(disks, mode, { drives: new Map(probed.filter(([, p]) => p.notes.length === 0).map(([name, p]) => [name, p.caps])) });
+    },
     layout: async (layout, log) => {
       guard("partition the disks");
       const io = systemDiskIo();
