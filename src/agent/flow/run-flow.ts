@@ -119,7 +119,7 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
     // A freed machine must never carry the last tenant's data into the wait.
     // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
     const wipeHoldMs = await s.disks.wipeBoundMs(config.wipe).catch(() => DISK_HOLD_MS);
-    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(config.wipe, s.log), wipeHoldMs);
+    await stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(config.wipe, s.log, (r) => s.ops.recordWipe(r)), wipeHoldMs);
     const w = await stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, after));
     if (w.kind === "planned_reboot") {
       await plannedReboot(w, after);

@@ -16,6 +16,7 @@ import { readDisks } from "./sysfs.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, wipeBoundMs } from "./wipe-bound.ts";
 import { probeDrive } from "./drive-probe.ts";
 import type { WipeMode } from "./wipe-plan.ts";
+import { WipeFailedError, type WipeReport } from "./wipe-run.ts";
 
 /** The layout built and mounted: the target root and its root filesystem's UUID. */
 export interface MountedTarget {
@@ -30,8 +31,8 @@ export interface MountedTarget {
 
 /** Wipe every disk before Waiting; build and mount the layout after the allocation. */
 export interface DiskStages {
-  /** `mode`: METAL_WIPE (Config.wipe). */
-  readonly wipe: (mode: WipeMode, log: Logger) => Promise<void>;
+  /** `mode`: METAL_WIPE (Config.wipe). `record` gets the report, also when the wipe failed (then before the error is thrown). */
+  readonly wipe: (mode: WipeMode, log: Logger, record?: (report: WipeReport) => void) => Promise<void>;
   /** The longest the wipe in `mode` may take by its own bounds (wipe-bound.ts): the watchdog is held that long. */
   readonly wipeBoundMs: (mode: WipeMode) => Promise<number>;
   /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
@@ -50,9 +51,14 @@ export interface MachineDisksOptions {
 export function machineDisks(o: MachineDisksOptions): DiskStages {
   const guard = (what: string) => refuseOutsideInitramfs(what, (o.rootFs ?? readRootFs)());
   return {
-    wipe: async (mode, log) => {
+    wipe: async (mode, log, record) => {
       guard("wipe the disks");
-      await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot });
+      try {
+        record?.(await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot }));
+      } catch (e) {
+        if (e instanceof WipeFailedError) record?.(e.report);
+        throw e;
+      }
     },
     wipeBoundMs: async (mode) => {
       // Ask each drive what it offers (read-only, quick), so the hold follows its own methods; one that does not answer is held for the worst case.
