@@ -122,12 +122,15 @@ function features(text: string): Set<string> {
 }
 
 /**
- * `hdparm -I DEVICE`: undefined when the device is not an ATA device (a SAS disk, a
- * USB bridge without SAT: hdparm prints no "ATA device" line).
+ * `hdparm -I DEVICE`: undefined when the device is not an ATA device. hdparm prints
+ * "ATA device" for any answer to ATA PASS-THROUGH, also the all-zero IDENTIFY a SCSI
+ * target returns (the kernel's scsi_debug does: no model, no features), so a drive
+ * without a model number does not count either.
  */
 export function parseHdparmIdentify(text: string): AtaCaps | undefined {
   if (!/^ATA device\b/m.test(text)) return undefined;
   const model = norm(/^\s*Model Number:(.*)$/m.exec(text)?.[1] ?? "");
+  if (model === "") return undefined;
   const f = features(text);
   const sanitize = f.has("SANITIZE feature set");
   return {

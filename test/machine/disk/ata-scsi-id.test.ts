@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { AtaIdError, parseAtaSanitizeStatus, parseAtaSecurity, parseHdparmIdentify } from "../../../src/machine/disk/ata-id.ts";
 import { parseRequestSense, parseScsiOpcodes, ScsiIdError } from "../../../src/machine/disk/scsi-id.ts";
-import { MICRON, SEAGATE_OPCODES, SEAGATE_SANITIZING, WD5000, WD5000_LOCKED, WD80, WIKI_ENABLED } from "./drive-vectors.ts";
+import { SCSI_DEBUG_HDPARM, SCSI_DEBUG_OPCODES, MICRON, SEAGATE_OPCODES, SEAGATE_SANITIZING, WD5000, WD5000_LOCKED, WD80, WIKI_ENABLED } from "./drive-vectors.ts";
 
 describe("hdparm -I", () => {
   test("a 500 GB WD laptop disk: security supported, not frozen, enhanced erase, 138 min by its own estimate", () => {
@@ -79,6 +79,18 @@ describe("sg_opcodes --compact, sg_requests", () => {
       sanitizeOverwrite: true,
       formatUnit: false,
     });
+  });
+
+  test("the kernel's scsi_debug (recorded in the QEMU guest): a long command list without SANITIZE or FORMAT UNIT; hdparm's all-zero IDENTIFY of it is no ATA device", () => {
+    expect(parseScsiOpcodes(SCSI_DEBUG_OPCODES)).toEqual({
+      model: "Linux scsi_debug 0191",
+      sanitizeCrypto: false,
+      sanitizeBlock: false,
+      sanitizeOverwrite: false,
+      formatUnit: false,
+    });
+    expect(SCSI_DEBUG_HDPARM).toContain("ATA device, with non-removable media");
+    expect(parseHdparmIdentify(SCSI_DEBUG_HDPARM)).toBeUndefined();
   });
 
   test("FORMAT UNIT (04) and block erase (48,2) are recognised; output without a command list is refused", () => {

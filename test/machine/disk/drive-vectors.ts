@@ -13,3 +13,6 @@ export const WD5000_LOCKED = WD5000.replace("\tnot\tenabled\n\tnot\tlocked\n", "
 export const WD5000_ENABLED = WD5000.replace("\tnot\tenabled\n", "\t\tenabled\n");
 export const SEAGATE_OPCODES = fixture("scsi/st10000nm0226-opcodes-compact.txt");
 export const SEAGATE_SANITIZING = fixture("scsi/st10000nm0226-requests-sanitizing.txt");
+/** QEMU guest, the kernel's scsi_debug (Linux 6.1): its REPORT SUPPORTED OPERATION CODES, and what hdparm -I makes of its all-zero ATA PASS-THROUGH answer. */
+export const SCSI_DEBUG_OPCODES = fixture("scsi/scsi_debug-opcodes-compact.txt");
+export const SCSI_DEBUG_HDPARM = fixture("scsi/scsi_debug-hdparm-I.txt");
