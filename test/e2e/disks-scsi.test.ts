@@ -62,6 +62,12 @@ describe.skipIf(missing.length > 0)("wipe through the SCSI path (QEMU, scsi_debu
         { name: "seed", argv: "sgdisk -n 1:0:+4M -t 1:8300 /dev/sda >/dev/null && blockdev --rereadpt /dev/sda && mkfs.ext4 -q /dev/sda1 && blkid -p -o export /dev/sda1" },
         { name: "opcodes", argv: "sg_opcodes --compact /dev/sda 2>&1 | tr '\\n' '|'" },
         { name: "hdparm", argv: "hdparm -I /dev/sda 2>&1 | tr '\\n' '|'" },
+        // The way the agent hands hdparm a password, in the initramfs: on stdin, under util-linux's setsid -w, by the path the
+        // agent's tool lookup finds (busybox sh would run its own setsid applet, which has no -w). scsi_debug ignores the command.
+        {
+          name: "stdin",
+          argv: "printf 'e2eStdinPw42\\n' | /usr/bin/setsid -w /usr/sbin/hdparm --user-master u --security-prompt-for-password --security-unlock /dev/sda 2>&1 | tr '\\n' '|'",
+        },
         { name: "wipe", argv: "metal-hammer disk wipe --yes --json --disks sda" },
         { name: "after", argv: "wipefs --no-act --noheadings /dev/sda; ls /sys/block/sda | grep -c '^sda[0-9]'" },
       ],
@@ -92,6 +98,10 @@ describe.skipIf(missing.length > 0)("wipe through the SCSI path (QEMU, scsi_debu
     expect(parseScsiOpcodes(text)).toMatchObject({ sanitizeCrypto: false, sanitizeBlock: false, sanitizeOverwrite: false, formatUnit: false });
     // hdparm on a SCSI disk prints "ATA device" for scsi_debug's all-zero answer: not an ATA device (the agent does not ask hdparm for an sd disk without the ATA vendor anyway).
     expect(parseHdparmIdentify(lines(m.get("hdparm")?.text))).toBeUndefined();
+  });
+
+  test("hdparm in the initramfs reads the password from stdin under setsid -w (no terminal asked), and echoes it on stdout", () => {
+    expect(m.get("stdin")?.text).toContain('Issuing SECURITY_UNLOCK command, password="e2eStdinPw42", user=user');
   });
 
   test("the agent probes it through sg_opcodes (no note), plans from it (write-zeroes: zeroout), wipes and verifies; nothing left on it", () => {

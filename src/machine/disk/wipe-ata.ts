@@ -45,7 +45,8 @@ interface AtaOptions {
 
 /** One hdparm security command with the password on stdin; its answer scrubbed of the password. */
 async function secured(o: AtaOptions, d: DiskFacts, action: string, pw: string, timeoutMs: number): Promise<ToolResult> {
-  const argv = ["setsid", "hdparm", "--user-master", "u", "--security-prompt-for-password", action, d.path];
+  // setsid -w: the tool is not a process group leader, so setsid execs hdparm in place (same PID, killed at the bound); were it one, setsid would fork and -w keeps the exit status.
+  const argv = ["setsid", "-w", "hdparm", "--user-master", "u", "--security-prompt-for-password", action, d.path];
   const r = await o.io.run(argv, { timeoutMs, stdin: `${pw}\n` });
   const scrub = (s: string) => s.split(pw).join(PASSWORD_SHOWN);
   return { ...r, stdout: scrub(r.stdout), stderr: scrub(r.stderr) };

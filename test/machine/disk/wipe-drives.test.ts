@@ -49,9 +49,9 @@ describe("ATA security erase", () => {
     expect(r).toMatchObject({ outcome: "wiped", method: "ata-security-erase-enhanced", zeroesChecked: false, locked: false });
     expect(hdparmCalls(calls)).toEqual([
       "hdparm -I /dev/sda",
-      "setsid hdparm --user-master u --security-prompt-for-password --security-set-pass /dev/sda",
+      "setsid -w hdparm --user-master u --security-prompt-for-password --security-set-pass /dev/sda",
       "hdparm -I /dev/sda",
-      "setsid hdparm --user-master u --security-prompt-for-password --security-erase-enhanced /dev/sda",
+      "setsid -w hdparm --user-master u --security-prompt-for-password --security-erase-enhanced /dev/sda",
       "hdparm -I /dev/sda",
     ]);
     expect([a.enabled, a.locked]).toEqual([false, false]);
@@ -68,7 +68,7 @@ describe("ATA security erase", () => {
     expect(r?.attempts[0]?.error).toBe("hdparm --security-erase-enhanced: no answer within 780 s (killed); the one-time password is disabled again");
     expect(hdparmCalls(calls).slice(4, 7)).toEqual([
       "hdparm -I /dev/sda",
-      "setsid hdparm --user-master u --security-prompt-for-password --security-disable /dev/sda",
+      "setsid -w hdparm --user-master u --security-prompt-for-password --security-disable /dev/sda",
       "hdparm -I /dev/sda",
     ]);
     expect([a.enabled, a.locked]).toEqual([false, false]);
@@ -82,7 +82,7 @@ describe("ATA security erase", () => {
     const { run, calls, lines } = await wipe(sata, fakeHdparm(devs["/dev/sda"], a), devs);
     const r = (run as WipeReport).disks[0];
     expect(r?.attempts[0]?.error).toBe("after hdparm --security-erase-enhanced ATA security is locked; the one-time password is disabled again");
-    expect(hdparmCalls(calls)).toContain("setsid hdparm --user-master u --security-prompt-for-password --security-unlock /dev/sda");
+    expect(hdparmCalls(calls)).toContain("setsid -w hdparm --user-master u --security-prompt-for-password --security-unlock /dev/sda");
     expect([a.enabled, a.locked]).toEqual([false, false]);
     neverShown(a, calls, lines, run);
   });
