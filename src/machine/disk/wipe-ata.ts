@@ -67,13 +67,14 @@ async function securityState(o: AtaOptions, d: DiskFacts): Promise<AtaSecurity> 
 const stateText = (s: AtaSecurity): string => (s.locked ? "locked" : s.enabled ? "enabled (it locks at the next power-on)" : "not enabled");
 
 /**
- * Unlocks and disables a drive whose security this method enabled. Returns what is
- * left wrong, or undefined when the security state is "not enabled" again.
+ * Unlocks and disables a drive whose security this method may have enabled. Says
+ * whether there was anything to clear, and what is left wrong (undefined: security is
+ * "not enabled" again).
  */
-async function clearPassword(o: AtaOptions, d: DiskFacts, pw: string): Promise<string | undefined> {
+async function clearPassword(o: AtaOptions, d: DiskFacts, pw: string): Promise<{ readonly cleared: boolean; readonly left?: string }> {
   const problems: string[] = [];
   let s = await securityState(o, d).catch((e: Error) => e);
-  if (!(s instanceof Error) && !s.enabled && !s.locked) return undefined;
+  if (!(s instanceof Error) && !s.enabled && !s.locked) return { cleared: false };
   if (s instanceof Error || s.locked) {
     const r = await secured(o, d, "--security-unlock", pw, o.toolTimeoutMs);
     const f = failure("--security-unlock", r, o.toolTimeoutMs);
@@ -83,8 +84,11 @@ async function clearPassword(o: AtaOptions, d: DiskFacts, pw: string): Promise<s
   const f = failure("--security-disable", r, o.toolTimeoutMs);
   if (f) problems.push(f);
   s = await securityState(o, d).catch((e: Error) => e);
-  if (!(s instanceof Error) && !s.enabled && !s.locked) return undefined;
-  return `ATA security is still ${s instanceof Error ? `unknown (${s.message})` : stateText(s)} after unlock and disable with the one-time password${problems.length > 0 ? ` (${problems.join("; ")})` : ""}`;
+  if (!(s instanceof Error) && !s.enabled && !s.locked) return { cleared: true };
+  return {
+    cleared: false,
+    left: `ATA security is still ${s instanceof Error ? `unknown (${s.message})` : stateText(s)} after unlock and disable with the one-time password${problems.length > 0 ? ` (${problems.join("; ")})` : ""}`,
+  };
 }
 
 /** SECURITY SET PASSWORD, SECURITY ERASE UNIT, and the check that security is off again. */
@@ -108,9 +112,9 @@ export async function ataSecurityErase(o: AtaOptions, d: DiskFacts, enhanced: bo
     error = (e as Error).message.split(pw).join(PASSWORD_SHOWN);
   }
   // Whatever failed once the password may be set: the drive must not stay (or become) locked.
-  const left = await clearPassword(o, d, pw);
-  if (left) throw new DriveLeftLocked(`${error}; ${left}`);
-  throw new MethodFailed(`${error}; the one-time password is disabled again`);
+  const c = await clearPassword(o, d, pw);
+  if (c.left) throw new DriveLeftLocked(`${error}; ${c.left}`);
+  throw new MethodFailed(c.cleared ? `${error}; the one-time password is disabled again` : error);
 }
 
 const SANITIZE_ARGS: Record<SanitizeAction, string[]> = {

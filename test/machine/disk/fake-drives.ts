@@ -49,7 +49,9 @@ export function fakeHdparm(dev: FakeDev, a: FakeAtaDrive) {
       a.passwordsSeen.push(pw);
       const action = argv.at(-2);
       const issuing = (cmd: string) => ` Issuing ${cmd} command, password="${pw}", user=user\n`;
-      if (frozen()) return fail(`${action}: Input/output error`, issuing(String(action)));
+      // hdparm names the ATA command in its error (perror), e.g. "SECURITY_SET_PASS: Input/output error".
+      const command = String(action).slice(2).toUpperCase().replace(/-/g, "_");
+      if (frozen()) return fail(`${command}: Input/output error`, issuing(command));
       switch (action) {
         case "--security-set-pass":
           a.password = pw;

@@ -113,6 +113,23 @@ describe("ATA security erase", () => {
     neverShown(a, calls, lines, run);
   });
 
+  test("the drive refuses the password (frozen after hdparm -I said not frozen): nothing to clear, the error is the refusal, the next method runs", async () => {
+    const devs = { "/dev/sda": dev() };
+    const a = ataDrive(SED.replace("\tnot\tfrozen\n", "\t\tfrozen\n"));
+    // The probe saw "not frozen": the drive froze between the probe and the command.
+    const hooks = fakeHdparm(devs["/dev/sda"], a);
+    let probes = 0;
+    const { run, calls, lines } = await wipe(
+      sata,
+      { ...hooks, hdparm: (argv) => (argv[1] === "-I" && probes++ === 0 ? { code: 0, stdout: SED, stderr: "", timedOut: false } : hooks.hdparm(argv)) },
+      devs,
+    );
+    const r = (run as WipeReport).disks[0];
+    expect(r?.attempts[0]?.error).toBe("hdparm --security-set-pass exited 5: SECURITY_SET_PASS: Input/output error");
+    expect(r).toMatchObject({ outcome: "wiped", method: "metadata", locked: false });
+    neverShown(a, calls, lines, run);
+  });
+
   test("a drive already locked by someone else's password is refused as locked (exit 64) without a command sent", async () => {
     const devs = { "/dev/sda": dev() };
     const a = ataDrive(SED, { enabled: true, locked: true, password: "tenant-password" });
