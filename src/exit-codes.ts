@@ -49,6 +49,11 @@ export const EXIT_CODES = {
   layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },
   layout_failed: { exit: 62, meaning: "a step of the filesystem layout failed (the message names the step)" },
   disks_guarded: { exit: 63, meaning: "the built-in flow refused to wipe or partition the disks: / is not the agent's initramfs (the message says what / is)" },
+  wipe_drive_locked: {
+    exit: 64,
+    meaning:
+      "a disk is ATA-locked: by a password the agent does not know, or left so by a failed security erase whose one-time password could not clear it again (the message names the disk and its security state; it needs unlocking by a person, e.g. with the master password, or a power cycle)",
+  },
 } as const satisfies Record<string, { exit: number; meaning: string }>;
 
 export type ErrorCode = Exclude<keyof typeof EXIT_CODES, "ok">;

@@ -95,7 +95,7 @@ function registerWipe(disk: Command, ctx: Context): void {
     disk
       .command("wipe")
       .description(
-        `wipe every disk (or --disks) with the fastest method that really erases, verified; exit ${exitCodeFor("wipe_failed")} (wipe_failed) naming each disk that failed and the method`,
+        `wipe every disk (or --disks) with the fastest method that really erases, verified; exit ${exitCodeFor("wipe_failed")} (wipe_failed) naming each disk that failed and the method, ${exitCodeFor("wipe_drive_locked")} (wipe_drive_locked) when a failed disk is ATA-locked`,
       ),
   )
     .option("--mode <mode>", "fast or overwrite (METAL_WIPE)", "fast")

@@ -343,7 +343,7 @@ export const PARAMS = {
     schema: enumOf(["fast", "overwrite"], "fast"),
     default: "fast",
     brief: "disk wipe before Waiting: `fast` or `overwrite`",
-    doc: "disk wipe before Waiting: `fast` erases with what each disk supports (NVMe crypto/format, sanitize, discard) and clears only the metadata of disks that support none; `overwrite` writes every block of those instead (hours on large hard disks)",
+    doc: "disk wipe before Waiting: `fast` erases with what each disk supports and finishes in minutes (NVMe crypto/format and sanitize, ATA and SCSI crypto/block sanitize, an ATA security erase the drive estimates at 10 min or less, discard) and clears only the metadata of disks that support none; `overwrite` also runs the drive's own erases that write every block (ATA security erase, sanitize overwrite, FORMAT UNIT) and else writes every block itself (hours on large hard disks)",
   },
   METAL_LOG_LEVEL: {
     schema: enumOf(["trace", "debug", "info", "warn", "error"], "info"),

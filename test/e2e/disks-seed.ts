@@ -179,8 +179,8 @@ export interface VmBoot {
   readonly disks: readonly GuestDisk[];
   /** The guest's /init (rdinit=/mht-init). */
   readonly script: string;
-  /** More files for the guest, by path. */
-  readonly files?: Record<string, string>;
+  /** More files for the guest, by path (text, or bytes such as a kernel module). */
+  readonly files?: Record<string, string | Uint8Array>;
   readonly boundMs: number;
 }
 
@@ -189,7 +189,7 @@ export async function bootVm(b: VmBoot): Promise<VmRun> {
   const { name, dir, disks, script, files = {} } = b;
   const entries = {
     "mht-init": { data: new TextEncoder().encode(script), mode: 0o755 },
-    ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: new TextEncoder().encode(t), mode: 0o644 }])),
+    ...Object.fromEntries(Object.entries(files).map(([p, t]) => [p, { data: typeof t === "string" ? new TextEncoder().encode(t) : t, mode: 0o644 }])),
   };
   const image = composeImage(
     Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })),

@@ -36,7 +36,7 @@ export async function provision(config: Config, b: Booted, run: StageRun, start:
   // A freed machine must never carry the last tenant's data into the wait.
   // An overwrite of a large disk legitimately runs for hours: the watchdog is held for the wipe's own bound.
   const wipeHoldMs = await s.disks.wipeBoundMs(config.wipe).catch(() => DISK_HOLD_MS);
-  await run.stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(config.wipe, s.log), wipeHoldMs);
+  await run.stage("wipe", "wipe every disk before waiting for an allocation", () => s.disks.wipe(config.wipe, s.log, (r) => s.ops.recordWipe(r)), wipeHoldMs);
   const w = await run.stage("wait", "wait for an allocation (BootService/Wait)", () => wait(config, boot, a, s));
   if (w.kind === "planned_reboot") return await plannedReboot(w, s);
   const allocation = w.allocation;

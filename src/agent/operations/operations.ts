@@ -33,7 +33,8 @@ import { prepareForReboot } from "../../ops/reboot/prepare.ts";
 import type { Logging } from "../../ops/remote-log/config.ts";
 import { LogShipper } from "../../ops/remote-log/shipper.ts";
 import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../../ops/remote-log/start.ts";
-import { clockSection, remoteLogSection, watchdogSection } from "../../ops/status/sections.ts";
+import type { WipeReport } from "../../machine/disk/wipe-run.ts";
+import { clockSection, remoteLogSection, watchdogSection, wipeSection } from "../../ops/status/sections.ts";
 import { StatusWriter } from "../../ops/status/status-file.ts";
 import type { StageName } from "../../config/stages.ts";
 import type { WatchdogSetting } from "../../config/watchdog-setting.ts";
@@ -98,6 +99,11 @@ export class Operations {
     this.#log = log;
     this.#watchdog = startWatchdog(setting, { log, ...deps });
     this.status.update({ watchdog: watchdogSection(this.#watchdog.status) });
+  }
+
+  /** After the wipe (done or failed): each disk's record goes into status.json. */
+  recordWipe(report: WipeReport): void {
+    this.status.update({ wipe: wipeSection(report) });
   }
 
   /**

@@ -11,8 +11,11 @@ export type { ToolResult } from "../../platform/sys/tool.ts";
 
 /** Tool calls, block I/O, files, and time (Timers: the heartbeat and the sanitize poll run on it, so tests use a fake clock). */
 export interface DiskIo extends Timers {
-  /** Runs argv[0] (looked up in TOOL_PATH) with a bound; never throws for a non-zero exit. */
-  run(argv: readonly string[], opts: { readonly timeoutMs: number }): Promise<ToolResult>;
+  /**
+   * Runs argv[0] (looked up in TOOL_PATH) with a bound; never throws for a non-zero exit.
+   * `stdin` is written to the tool and closed (how a secret reaches it without argv).
+   */
+  run(argv: readonly string[], opts: { readonly timeoutMs: number; readonly stdin?: string }): Promise<ToolResult>;
   read(path: string, offset: number, length: number): Promise<Uint8Array>;
   /** Writes zeroes over [offset, offset+length) in `blockBytes` writes, then fsyncs; calls `progress` after each write. */
   writeZeroes(path: string, offset: number, length: number, blockBytes: number, progress?: (written: number) => void): Promise<void>;
@@ -33,7 +36,13 @@ export function systemDiskIo(opts: { readonly killGraceMs?: number } = {}): Disk
   return {
     async run(argv, opts) {
       // DM_DISABLE_UDEV: the initramfs runs no udev; LVM then creates its device nodes itself.
-      return await runTool(argv, { timeoutMs: opts.timeoutMs, path: TOOL_PATH, env: { DM_DISABLE_UDEV: "1", LVM_SUPPRESS_FD_WARNINGS: "1" }, killGraceMs });
+      return await runTool(argv, {
+        timeoutMs: opts.timeoutMs,
+        path: TOOL_PATH,
+        env: { DM_DISABLE_UDEV: "1", LVM_SUPPRESS_FD_WARNINGS: "1" },
+        killGraceMs,
+        ...(opts.stdin === undefined ? {} : { stdin: opts.stdin }),
+      });
     },
     async read(path, offset, length) {
       const fh = await open(path, "r");

@@ -13,8 +13,10 @@ import { systemDiskIo } from "./io.ts";
 import { unmountLayout, writeFstab } from "./layout-run.ts";
 import { applyAllocationLayout, wipeMachineDisks } from "./stages.ts";
 import { readDisks } from "./sysfs.ts";
-import { wipeBoundMs } from "./wipe-bound.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, wipeBoundMs } from "./wipe-bound.ts";
+import { probeDrive } from "./drive-probe.ts";
 import type { WipeMode } from "./wipe-plan.ts";
+import { WipeFailedError, type WipeReport } from "./wipe-run.ts";
 
 /** The layout built and mounted: the target root and its root filesystem's UUID. */
 export interface MountedTarget {
@@ -29,8 +31,8 @@ export interface MountedTarget {
 
 /** Wipe every disk before Waiting; build and mount the layout after the allocation. */
 export interface DiskStages {
-  /** `mode`: METAL_WIPE (Config.wipe). */
-  readonly wipe: (mode: WipeMode, log: Logger) => Promise<void>;
+  /** `mode`: METAL_WIPE (Config.wipe). `record` gets the report, also when the wipe failed (then before the error is thrown). */
+  readonly wipe: (mode: WipeMode, log: Logger, record?: (report: WipeReport) => void) => Promise<void>;
   /** The longest the wipe in `mode` may take by its own bounds (wipe-bound.ts): the watchdog is held that long. */
   readonly wipeBoundMs: (mode: WipeMode) => Promise<number>;
   /** The allocation's FilesystemLayout, the generated message as decoded (the planner takes it as it is). */
@@ -49,11 +51,22 @@ export interface MachineDisksOptions {
 export function machineDisks(o: MachineDisksOptions): DiskStages {
   const guard = (what: string) => refuseOutsideInitramfs(what, (o.rootFs ?? readRootFs)());
   return {
-    wipe: async (mode, log) => {
+    wipe: async (mode, log, record) => {
       guard("wipe the disks");
-      await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot });
+      try {
+        record?.(await wipeMachineDisks({ log, mode, sysRoot: o.sysRoot }));
+      } catch (e) {
+        if (e instanceof WipeFailedError) record?.(e.report);
+        throw e;
+      }
     },
-    wipeBoundMs: async (mode) => wipeBoundMs(await readDisks(o.sysRoot), mode),
+    wipeBoundMs: async (mode) => {
+      // Ask each drive what it offers (read-only, quick), so the hold follows its own methods; one that does not answer is held for the worst case.
+      const disks = await readDisks(o.sysRoot);
+      const io = systemDiskIo();
+      const probed = await Promise.all(disks.map(async (d) => [d.name, await probeDrive(d, io, DEFAULT_TOOL_TIMEOUT_MS)] as const));
+      return wipeBoundMs(disks, mode, { drives: new Map(probed.filter(([, p]) => p.notes.length === 0).map(([name, p]) => [name, p.caps])) });
+    },
     layout: async (layout, log) => {
       guard("partition the disks");
       const io = systemDiskIo();

@@ -10,11 +10,14 @@ import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import { humanBytes, MIB, type DiskFacts } from "./facts.ts";
 import type { DiskIo } from "./io.ts";
-import { parseNvmeCaps, parseSanitizeLog, type NvmeCaps } from "./nvme-id.ts";
+import { parseSanitizeLog, type NvmeCaps } from "./nvme-id.ts";
+import { probeDrive } from "./drive-probe.ts";
+import { ataSanitize, ataSecurityErase, DriveLeftLocked } from "./wipe-ata.ts";
 import { methodName, planWipe, promisesZeroes, type WipeMethod, type WipeMode, type WipePlan } from "./wipe-plan.ts";
+import { scsiFormat, scsiSanitize } from "./wipe-scsi.ts";
+import { MethodFailed, pollUntilDone, tool, withHeartbeat } from "./wipe-step.ts";
 import { verifyWiped } from "./wipe-verify.ts";
 import { DEFAULT_MIN_RATE, DEFAULT_TOOL_TIMEOUT_MS, methodTimeoutMs } from "./wipe-bound.ts";
-import { every } from "../../platform/io/timers.ts";
 
 export interface WipeOptions {
   readonly mode: WipeMode;
@@ -37,6 +40,8 @@ export interface WipeAttempt {
   readonly ok: boolean;
   readonly error?: string;
   readonly durationMs: number;
+  /** The method left the drive ATA-locked (no further method can read or write it). */
+  readonly leftLocked?: boolean;
 }
 
 export interface DiskWipeResult {
@@ -48,6 +53,8 @@ export interface DiskWipeResult {
   readonly method: string | undefined;
   readonly reason: string | undefined;
   readonly zeroesChecked: boolean;
+  /** The drive is ATA-locked: by a password the agent does not know, or left so by a failed security erase it could not undo. */
+  readonly locked: boolean;
   readonly attempts: readonly WipeAttempt[];
   readonly notes: readonly string[];
   readonly durationMs: number;
@@ -59,59 +66,32 @@ export interface WipeReport {
   readonly durationMs: number;
 }
 
-/** wipe_failed, with the whole report typed (`disk wipe --json` prints it); the log line's details carry it too. */
+/**
+ * wipe_failed (wipe_drive_locked when a failed disk is ATA-locked: it needs a person),
+ * with the whole report typed (`disk wipe --json` prints it); the log line's details carry it too.
+ */
 export class WipeFailedError extends AgentError {
   readonly report: WipeReport;
 
   constructor(message: string, report: WipeReport) {
-    const failed = report.disks.filter((r) => r.outcome === "failed").map((r) => r.path);
-    super("wipe_failed", message, { disks: failed, report });
+    const failed = report.disks.filter((r) => r.outcome === "failed");
+    super(failed.some((r) => r.locked) ? "wipe_drive_locked" : "wipe_failed", message, { disks: failed.map((r) => r.path), report });
     this.report = report;
   }
 }
 
-async function nvmeCapsOf(d: DiskFacts, o: WipeOptions, notes: string[]): Promise<NvmeCaps | undefined> {
-  if (!d.nvme || !d.nvmeController) return undefined;
-  const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const ctrl = await o.io.run(["nvme", "id-ctrl", `/dev/${d.nvmeController}`, "-o", "json"], { timeoutMs: t });
-  if (ctrl.code !== 0) {
-    notes.push(`nvme id-ctrl /dev/${d.nvmeController} failed (${ctrl.code}): ${ctrl.stderr.trim()}`);
-    return undefined;
-  }
-  const ns = await o.io.run(["nvme", "id-ns", d.path, "-o", "json"], { timeoutMs: t });
-  try {
-    return parseNvmeCaps(ctrl.stdout, ns.code === 0 ? ns.stdout : undefined);
-  } catch (e) {
-    notes.push((e as Error).message);
-    return undefined;
-  }
-}
-
-class MethodFailed extends Error {}
-
-async function tool(o: WipeOptions, argv: string[], timeoutMs: number): Promise<string> {
-  const r = await o.io.run(argv, { timeoutMs });
-  if (r.timedOut) throw new MethodFailed(`${argv.join(" ")}: no answer within ${Math.round(timeoutMs / 1000)} s (killed)`);
-  if (r.code !== 0) throw new MethodFailed(`${argv.join(" ")} exited ${r.code}: ${(r.stderr.trim() || r.stdout.trim()).split("\n").slice(-2).join(" / ")}`);
-  return r.stdout;
-}
-
-async function sanitize(o: WipeOptions, d: DiskFacts, action: "crypto" | "block", timeoutMs: number): Promise<void> {
+async function nvmeSanitize(o: WipeOptions, d: DiskFacts, action: "crypto" | "block", timeoutMs: number): Promise<void> {
   const ctrl = `/dev/${d.nvmeController}`;
   const t = o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   // SANACT (NVMe Base Spec, Sanitize command): 2 block erase, 4 crypto erase.
-  await tool(o, ["nvme", "sanitize", ctrl, `--sanact=${action === "crypto" ? 4 : 2}`], t);
-  const end = o.io.now() + timeoutMs;
-  let delay = 500;
-  for (;;) {
-    const s = parseSanitizeLog(await tool(o, ["nvme", "sanitize-log", ctrl, "-o", "json"], t));
-    if (s.state === "done") return;
-    if (s.state === "failed") throw new MethodFailed(`sanitize on ${ctrl} reports failure (SSTAT)`);
-    if (o.io.now() >= end) throw new MethodFailed(`sanitize on ${ctrl} not finished within ${Math.round(timeoutMs / 1000)} s`);
-    logEvent(o.log, "disk.wipe.progress", { disk: d.name, method: `nvme-sanitize-${action}`, progress: s.progress }, `waiting for sanitize on ${ctrl}`);
-    await o.io.sleep(delay * (0.75 + Math.random() / 2));
-    delay = Math.min(delay * 2, 10_000);
-  }
+  await tool(o.io, ["nvme", "sanitize", ctrl, `--sanact=${action === "crypto" ? 4 : 2}`], t);
+  await pollUntilDone(
+    o,
+    { disk: d.name, method: `nvme-sanitize-${action}`, device: ctrl },
+    timeoutMs,
+    async () => parseSanitizeLog(await tool(o.io, ["nvme", "sanitize-log", ctrl, "-o", "json"], t)),
+    false,
+  );
 }
 
 async function overwrite(o: WipeOptions, d: DiskFacts, timeoutMs: number): Promise<void> {
@@ -144,7 +124,7 @@ async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
     if (md.code !== 0 && !/Unrecognised md component|No md superblock|Couldn't open/i.test(md.stderr)) {
       logEvent(o.log, "disk.wipe.fallback", { disk: d.name, method: "metadata", step: "mdadm --zero-superblock", device: dev, code: md.code }, md.stderr.trim(), "warn");
     }
-    await tool(o, ["wipefs", "--all", "--force", dev], t);
+    await tool(o.io, ["wipefs", "--all", "--force", dev], t);
   }
   // Partition tables at both ends (MBR and primary GPT at the start, the backup GPT at the end).
   const span = Math.min(MIB, d.sizeBytes);
@@ -152,29 +132,17 @@ async function metadata(o: WipeOptions, d: DiskFacts): Promise<void> {
   await o.io.writeZeroes(d.path, d.sizeBytes - span, span, span);
 }
 
-/**
- * One tool call that erases the whole device (it reports no progress of its own): a
- * `disk.wipe.progress` line every `heartbeatMs` says what is being waited for, for how
- * long, and the bound.
- */
+/** One tool call that erases the whole device, with a heartbeat line while it runs. */
 async function eraseCall(o: WipeOptions, d: DiskFacts, m: WipeMethod, argv: string[], timeoutMs: number): Promise<void> {
-  const start = o.io.now();
-  const method = methodName(m);
-  const stop = every(o.io, o.heartbeatMs ?? 30_000, () => {
-    const elapsedMs = Math.round(o.io.now() - start);
-    logEvent(
-      o.log,
-      "disk.wipe.progress",
-      { disk: d.name, method, elapsedMs, timeoutMs },
-      `${d.path}: ${method} still running after ${Math.round(elapsedMs / 1000)} s (${argv[0]}; bound ${Math.round(timeoutMs / 1000)} s)`,
-    );
-  });
-  try {
-    await tool(o, argv, timeoutMs);
-  } finally {
-    stop();
-  }
+  await withHeartbeat(o, { disk: d.name, device: d.path, method: methodName(m), tool: argv[0] as string }, timeoutMs, () => tool(o.io, argv, timeoutMs));
 }
+
+const drive = (o: WipeOptions) => ({
+  io: o.io,
+  log: o.log,
+  toolTimeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+  ...(o.heartbeatMs === undefined ? {} : { heartbeatMs: o.heartbeatMs }),
+});
 
 /** Runs one wipe method on one disk, without verification (wipeDisks verifies; bench/wipe.ts times it). */
 export async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, timeoutMs: number): Promise<void> {
@@ -183,7 +151,19 @@ export async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, tim
       await eraseCall(o, d, m, ["nvme", "format", d.path, `--ses=${m.ses}`, "--force", `--timeout=${timeoutMs}`], timeoutMs + 30_000);
       return;
     case "nvme-sanitize":
-      await sanitize(o, d, m.action, timeoutMs);
+      await nvmeSanitize(o, d, m.action, timeoutMs);
+      return;
+    case "ata-security-erase":
+      await ataSecurityErase(drive(o), d, m.enhanced, methodName(m), timeoutMs);
+      return;
+    case "ata-sanitize":
+      await ataSanitize(drive(o), d, m.action, methodName(m), timeoutMs);
+      return;
+    case "scsi-sanitize":
+      await scsiSanitize(drive(o), d, m.action, methodName(m), timeoutMs);
+      return;
+    case "scsi-format":
+      await scsiFormat(drive(o), d, methodName(m), timeoutMs);
       return;
     case "discard":
       await eraseCall(o, d, m, ["blkdiscard", "--force", ...(m.secure ? ["--secure"] : []), d.path], timeoutMs);
@@ -203,8 +183,10 @@ export async function runMethod(o: WipeOptions, d: DiskFacts, m: WipeMethod, tim
 async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
   const t0 = o.io.now();
   const notes: string[] = [];
-  const caps = await nvmeCapsOf(d, o, notes);
-  const plan: WipePlan = planWipe(d, caps, o.mode);
+  const probed = await probeDrive(d, o.io, o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS);
+  notes.push(...probed.notes);
+  const caps = probed.caps.nvme;
+  const plan: WipePlan = planWipe(d, caps, o.mode, probed.caps);
   const base = { disk: d.name, path: d.path, sizeBytes: d.sizeBytes };
   if (plan.action !== "wipe") return notWiped(d, o, plan, base, notes);
   notes.push(...plan.notes);
@@ -220,11 +202,30 @@ async function wipeOne(d: DiskFacts, o: WipeOptions): Promise<DiskWipeResult> {
     const tried = await tryMethod(d, o, m, caps, minRate);
     attempts.push(tried.attempt);
     if (tried.attempt.ok)
-      return { ...base, outcome: "wiped", method: tried.attempt.method, reason: undefined, zeroesChecked: tried.zeroes, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
+      return {
+        ...base,
+        outcome: "wiped",
+        method: tried.attempt.method,
+        reason: undefined,
+        zeroesChecked: tried.zeroes,
+        locked: false,
+        attempts,
+        notes,
+        durationMs: Math.round(o.io.now() - t0),
+      };
+    // A locked drive refuses every read and write: the methods after this one cannot help.
+    if (tried.attempt.leftLocked) break;
   }
   const last = attempts.at(-1);
-  logEvent(o.log, "disk.wipe.failed", { disk: d.name, method: last?.method, error: last?.error }, `${d.path}: no method erased it`, "error");
-  return { ...base, outcome: "failed", method: last?.method, reason: last?.error, zeroesChecked: false, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
+  const locked = last?.leftLocked === true;
+  logEvent(
+    o.log,
+    "disk.wipe.failed",
+    { disk: d.name, method: last?.method, error: last?.error, locked },
+    `${d.path}: ${locked ? "left ATA-locked" : "no method erased it"}`,
+    "error",
+  );
+  return { ...base, outcome: "failed", method: last?.method, reason: last?.error, zeroesChecked: false, locked, attempts, notes, durationMs: Math.round(o.io.now() - t0) };
 }
 
 /** A disk the plan skips (or cannot wipe): logged, no method run. */
@@ -242,7 +243,18 @@ function notWiped(
     `${d.path}: ${plan.action === "skip" ? "skipped" : "cannot wipe"}: ${plan.reason}`,
     plan.action === "skip" ? "info" : "error",
   );
-  return { ...base, outcome: plan.action === "skip" ? "skipped" : "failed", method: undefined, reason: plan.reason, zeroesChecked: false, attempts: [], notes, durationMs: 0 };
+  const locked = plan.action === "refuse" && plan.locked === true;
+  return {
+    ...base,
+    outcome: plan.action === "skip" ? "skipped" : "failed",
+    method: undefined,
+    reason: plan.reason,
+    zeroesChecked: false,
+    locked,
+    attempts: [],
+    notes,
+    durationMs: 0,
+  };
 }
 
 /** One method, bounded, then the partition table re-read and the result verified; a failure is the fallback's warning. */
@@ -252,6 +264,7 @@ async function tryMethod(d: DiskFacts, o: WipeOptions, m: WipeMethod, caps: Nvme
   const s = o.io.now();
   logEvent(o.log, "disk.wipe.method", { disk: d.name, method: name, timeoutMs }, `${d.path}: ${name} (bound ${Math.round(timeoutMs / 1000)} s)`);
   let error: string | undefined;
+  let leftLocked = false;
   try {
     await runMethod(o, d, m, timeoutMs);
     // The kernel must forget the old partitions; NVMe format rescans by itself, the rest needs BLKRRPART.
@@ -271,8 +284,9 @@ async function tryMethod(d: DiskFacts, o: WipeOptions, m: WipeMethod, caps: Nvme
     }
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
+    leftLocked = e instanceof DriveLeftLocked;
   }
-  const attempt: WipeAttempt = { method: name, ok: false, error, durationMs: Math.round(o.io.now() - s) };
+  const attempt: WipeAttempt = { method: name, ok: false, error, durationMs: Math.round(o.io.now() - s), ...(leftLocked ? { leftLocked } : {}) };
   logEvent(o.log, "disk.wipe.fallback", { disk: d.name, method: name, error }, `${d.path}: ${name} did not erase: ${error}`, "warn");
   return { attempt, zeroes: false };
 }

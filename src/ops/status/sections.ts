@@ -6,6 +6,7 @@ import { describeOffset } from "../clock/decide.ts";
 import type { ClockState } from "../clock/sync.ts";
 import type { ShipperStats } from "../remote-log/shipper.ts";
 import type { WatchdogStatus } from "../watchdog/watchdog.ts";
+import type { WipeReport } from "../../machine/disk/wipe-run.ts";
 import { iso, type StatusDoc } from "./status-file.ts";
 
 const defined = <T extends Record<string, unknown>>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -30,6 +31,26 @@ export function remoteLogSection(s: ShipperStats): NonNullable<StatusDoc["remote
     reason: s.reason,
   });
 }
+
+/** Each disk's record from the wipe: method, duration, zeroes read back, locked. */
+export function wipeSection(r: WipeReport): NonNullable<StatusDoc["wipe"]> {
+  return {
+    mode: r.mode,
+    durationMs: r.durationMs,
+    disks: r.disks.map((d) =>
+      defined({ disk: d.disk, outcome: d.outcome, method: d.method, durationMs: d.durationMs, zeroesChecked: d.zeroesChecked, locked: d.locked, reason: d.reason }),
+    ),
+  };
+}
+
+const wipeText = (w: NonNullable<StatusDoc["wipe"]>): string =>
+  `${w.mode}, ${(w.durationMs / 1000).toFixed(1)} s: ${w.disks
+    .map((d) =>
+      d.outcome === "wiped"
+        ? `${d.disk} ${d.method} ${(d.durationMs / 1000).toFixed(1)} s${d.zeroesChecked ? " zeroes verified" : ""}`
+        : `${d.disk} ${d.outcome}${d.locked ? " (ATA-locked)" : ""}${d.method ? ` at ${d.method}` : ""}`,
+    )
+    .join("; ")}`;
 
 /** The human view: one `label  text` pair per part. */
 export function statusLines(d: StatusDoc): [string, string][] {
@@ -56,6 +77,7 @@ export function statusLines(d: StatusDoc): [string, string][] {
     ["clock", clock],
     ["watchdog", watchdog],
     ["remote log", remote],
+    ...(d.wipe ? [["wipe", wipeText(d.wipe)] as [string, string]] : []),
     ["planned reboot", d.plannedReboot?.at ?? "none"],
     ["updated", `${d.updatedAt} (agent pid ${d.pid})`],
   ];

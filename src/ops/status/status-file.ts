@@ -51,6 +51,24 @@ export const StatusSchema = z.object({
     })
     .nullable(),
   plannedReboot: z.object({ at: z.string() }).nullable(),
+  /** The last wipe's record per disk (absent until a wipe finished). */
+  wipe: z
+    .object({
+      mode: z.enum(["fast", "overwrite"]),
+      durationMs: z.number(),
+      disks: z.array(
+        z.object({
+          disk: z.string(),
+          outcome: z.enum(["wiped", "skipped", "failed"]),
+          method: z.string().optional(),
+          durationMs: z.number(),
+          zeroesChecked: z.boolean(),
+          locked: z.boolean(),
+          reason: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export type StatusDoc = z.output<typeof StatusSchema>;

@@ -40,16 +40,19 @@ export interface FakeDev {
 }
 
 /** A fake machine: tool calls act on FakeDevs by path; every argv is recorded. */
-export function fakeMachine(devs: Record<string, FakeDev>, over: Partial<Record<string, (argv: readonly string[]) => ToolResult | undefined>> = {}) {
+export function fakeMachine(
+  devs: Record<string, FakeDev>,
+  over: Partial<Record<string, (argv: readonly string[], opts: { readonly timeoutMs: number; readonly stdin?: string }) => ToolResult | undefined>> = {},
+) {
   const calls: string[][] = [];
   const files = new Map<string, { text: string; mode: number }>();
   const dirs = new Set<string>();
   const time = fakeTimers();
   const ok = (stdout = ""): ToolResult => ({ code: 0, stdout, stderr: "", timedOut: false });
   const io: DiskIo = {
-    async run(argv) {
+    async run(argv, opts) {
       calls.push([...argv]);
-      const hook = over[argv[0] as string]?.(argv);
+      const hook = over[argv[0] as string]?.(argv, opts);
       if (hook) return hook;
       const path = argv.at(-1) as string;
       const d = devs[path] ?? Object.values(devs).find(() => false);

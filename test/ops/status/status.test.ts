@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../../src/cli/program.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { clockSection, remoteLogSection, watchdogSection } from "../../../src/ops/status/sections.ts";
+import { clockSection, remoteLogSection, statusLines, watchdogSection, wipeSection } from "../../../src/ops/status/sections.ts";
 import { StatusWriter } from "../../../src/ops/status/status-file.ts";
 import { captureContext } from "../../helpers/capture.ts";
 
@@ -53,6 +53,38 @@ describe("the status file and `metal-hammer status`", () => {
         `updated         2026-12-01T01:00:00.010Z (agent pid ${process.pid})`,
         "",
       ].join("\n"),
+    );
+  });
+
+  test("after a wipe: each disk's record (method, duration, zeroes verified, locked) in the file and the status line", () => {
+    const path = join(dir, "w.json");
+    const w = new StatusWriter(path, new SecretSet(), () => Date.parse("2026-12-01T01:00:00Z"), 0);
+    const base = { sizeBytes: 1, reason: undefined, attempts: [], notes: [] };
+    w.update({
+      wipe: wipeSection({
+        mode: "fast",
+        durationMs: 131_000,
+        disks: [
+          { ...base, disk: "sda", path: "/dev/sda", outcome: "wiped", method: "ata-security-erase", zeroesChecked: true, locked: false, durationMs: 130_400 },
+          {
+            ...base,
+            disk: "sdb",
+            path: "/dev/sdb",
+            outcome: "failed",
+            method: "ata-security-erase-enhanced",
+            reason: "after ...",
+            zeroesChecked: false,
+            locked: true,
+            durationMs: 90_000,
+          },
+        ],
+      }),
+    });
+    w.flush();
+    const doc = JSON.parse(readFileSync(path, "utf8"));
+    expect(doc.wipe.disks[0]).toEqual({ disk: "sda", outcome: "wiped", method: "ata-security-erase", durationMs: 130_400, zeroesChecked: true, locked: false });
+    expect(statusLines(doc).find(([k]) => k === "wipe")?.[1]).toBe(
+      "fast, 131.0 s: sda ata-security-erase 130.4 s zeroes verified; sdb failed (ATA-locked) at ata-security-erase-enhanced",
     );
   });
 
