@@ -220,7 +220,9 @@ for (const sc of SCENARIOS)
           expect(text).not.toContain("UEFI Misc Device");
           expect(text).not.toContain("DVD-ROM");
           expect(text).toContain("Welcome to GRUB!");
-          expect(text).toMatch(new RegExp(`Command line: .*${marker}`));
+          // Either of the kernel's two cmdline prints: the first comes before the serial port is
+          // fully up and can lose characters under load (measured: "TESTOS_MARKER=disk-t-..." once).
+          expect(text).toMatch(new RegExp(`(Kernel c|C)ommand line: .*${marker}`));
           expect(up(text)).toBe(true);
         },
         DISK_BOOT_BOUND_MS + 30_000,
