@@ -167,7 +167,7 @@ interface FleetRun {
   /** What is left of the run's time (at least 1 s): every wait's bound. */
   readonly left: () => number;
   readonly outages: { downAt: number; upAt: number }[];
-  /** The balancer's 503 window (unavailable), as the stand-in opened it. */
+  /** The balancer's 503 window (unavailable) once it closed, as the stand-in reports it (opened by the first apiserver request). */
   window?: { readonly startedAt: number; readonly endsAt: number };
 }
 
@@ -186,7 +186,7 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
     r.fleet.startAgents();
     if (o.scenario === "outage") await twoOutages(r);
     await allWaiting(r, "every machine registered and waiting");
-    const balancer = r.window ? await balancerClosed(r) : undefined;
+    const balancer = o.scenario === "unavailable" ? await balancerClosed(r) : undefined;
     const imageDrop = r.image ? await installUnderDrops(r.fleet, r.image, o, r.left, r.say) : undefined;
     r.fleet.readPeaks();
     const addresses = r.window || r.image ? await r.fleet.addresses() : [];
@@ -233,12 +233,11 @@ async function allWaiting(r: FleetRun, what: string): Promise<void> {
   );
 }
 
-/** unavailable: the balancer's window opened from the power-on (set before the rack powers on). */
+/** unavailable: the balancer's window armed before the rack powers on; the first apiserver request opens it. */
 async function openBalancer(r: FleetRun): Promise<void> {
   const ms = r.o.unavailableMs ?? 60_000;
-  const w = await r.fleet.unavailable(UNAVAILABLE_EVERY, ms);
-  r.window = { startedAt: w.startedAt ?? Date.now(), endsAt: w.endsAt ?? Date.now() };
-  r.say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (by a counter) for ${(ms / 1000).toFixed(0)} s`);
+  await r.fleet.unavailable(UNAVAILABLE_EVERY, ms);
+  r.say(`fleet: 1 in ${UNAVAILABLE_EVERY} apiserver requests answered 503 (by a counter) for ${(ms / 1000).toFixed(0)} s from the first`);
 }
 
 /** outage: the servers down just as the machines ask metal-boot for their config, and again once every machine waits. */
@@ -254,17 +253,16 @@ async function twoOutages(r: FleetRun): Promise<void> {
 
 /** The balancer's counts once its window closed (complete then); the machines must still be waiting then. */
 async function balancerClosed(r: FleetRun): Promise<UnavailableReport> {
-  const endsAt = r.window?.endsAt ?? Date.now();
   const balancer = await waitFor(
     async () => {
-      if (Date.now() < endsAt) return false;
       const rep = await r.fleet.unavailableReport().catch(() => undefined);
-      return rep && !rep.active ? rep : false;
+      return rep && !rep.active && rep.startedAt !== null ? rep : false;
     },
     r.left(),
     "the balancer's 503 window to close",
     250,
   );
+  r.window = { startedAt: balancer.startedAt ?? 0, endsAt: balancer.endsAt ?? 0 };
   await allWaiting(r, "every machine still registered and waiting after the 503 window");
   return balancer;
 }

@@ -1,6 +1,7 @@
 /**
  * The apiserver behind a load balancer whose backends are partly down: for `ms` from the
- * moment it is set, every `every`-th request (by a counter, not at random, so a test can
+ * first request after it is set (armed at power-on, it opens with the boot storm however
+ * long the machines take to get there), every `every`-th request (by a counter, not at random, so a test can
  * be exact: the 3rd, 6th, 9th, ... with every = 3) is answered by the balancer itself with
  * HTTP 503 and a plain-text body, never reaching the apiserver. A Connect client maps a
  * 503 without a Connect error body to the code `unavailable` (connectrpc.com/docs/protocol
@@ -12,14 +13,14 @@
 export interface UnavailableSpec {
   /** Every this many-th request is answered 503 (2..1000). */
   readonly every: number;
-  /** For this long from the moment it is set (0..600000 ms). */
+  /** For this long from the first request after it is set (0..600000 ms). */
   readonly ms: number;
 }
 
 export interface UnavailableReport {
   readonly every: number;
   readonly ms: number;
-  /** When the window opened and closes (ms since epoch); null before the first one. */
+  /** When the window opened (its first request) and closes (ms since epoch); null while armed or before the first one. */
   readonly startedAt: number | null;
   readonly endsAt: number | null;
   readonly active: boolean;
@@ -45,15 +46,17 @@ export function parseUnavailableSpec(v: unknown): UnavailableSpec | { readonly e
 export class UnavailableWindow {
   #spec: UnavailableSpec = { every: 0, ms: 0 };
   #startedAt: number | null = null;
+  #armed = false;
   #requests = 0;
   #unavailable = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Opens a new window from now; the counts start again from zero. */
+  /** Arms a new window, opened by the next request; the counts start again from zero. */
   set(spec: UnavailableSpec): UnavailableReport {
     this.#spec = spec;
-    this.#startedAt = this.now();
+    this.#startedAt = null;
+    this.#armed = true;
     this.#requests = 0;
     this.#unavailable = 0;
     return this.report();
@@ -65,7 +68,12 @@ export class UnavailableWindow {
 
   /** One request arrived: whether the balancer answers it 503 (counted when inside the window). */
   take(): boolean {
-    if (!this.#active(this.now())) return false;
+    const t = this.now();
+    if (this.#armed) {
+      this.#armed = false;
+      this.#startedAt = t;
+    }
+    if (!this.#active(t)) return false;
     this.#requests += 1;
     if (this.#requests % this.#spec.every !== 0) return false;
     this.#unavailable += 1;
@@ -79,7 +87,7 @@ export class UnavailableWindow {
       ms: this.#spec.ms,
       startedAt: s,
       endsAt: s === null ? null : s + this.#spec.ms,
-      active: this.#active(this.now()),
+      active: this.#armed || this.#active(this.now()),
       requests: this.#requests,
       unavailable: this.#unavailable,
     };

@@ -1,6 +1,7 @@
 /**
  * A rack of 8 at once behind a balancer with a third of the apiserver's backends down
- * (lab/fleet/ scenario `unavailable`): from power-on for 10 s every third apiserver
+ * (lab/fleet/ scenario `unavailable`): for 10 s from the first apiserver request (armed at
+ * power-on: a slow start does not leave the window empty) every third apiserver
  * request is answered 503 by the balancer (a counter, so the count is exact: floor(n / 3)
  * of the n requests in the window). Every machine must end registered and waiting, none
  * may exit, and each machine must have logged one retry naming the 503 for every 503 it

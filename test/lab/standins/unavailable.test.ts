@@ -45,6 +45,19 @@ describe("UnavailableWindow", () => {
     expect(w.report()).toMatchObject({ requests: 2, unavailable: 1, active: false, endsAt: 100 });
   });
 
+  test("the window opens with the first request after it is set, however late that comes", () => {
+    let now = 1_000;
+    const w = new UnavailableWindow(() => now);
+    expect(w.set({ every: 2, ms: 100 })).toMatchObject({ startedAt: null, endsAt: null, active: true, requests: 0 });
+    now = 60_000; // the machines took a minute to reach the apiserver
+    expect(w.report()).toMatchObject({ startedAt: null, active: true });
+    expect([w.take(), w.take()]).toEqual([false, true]);
+    expect(w.report()).toEqual({ every: 2, ms: 100, startedAt: 60_000, endsAt: 60_100, active: true, requests: 2, unavailable: 1 });
+    now = 60_100;
+    expect(w.take()).toBe(false);
+    expect(w.report()).toMatchObject({ active: false, requests: 2 });
+  });
+
   test("a new window starts its counts from zero", () => {
     const w = new UnavailableWindow(() => 0);
     w.set({ every: 3, ms: 10 });
