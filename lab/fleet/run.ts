@@ -3,7 +3,7 @@
  * until every machine is registered and waiting. Faults: `outage` takes the servers away
  * as the machines ask metal-boot and again while they Wait (state kept, as a restart of
  * the real servers); `unavailable` puts a balancer with a third of its backends down in
- * front of the apiserver from power-on for `unavailableMs` (every third apiserver request
+ * front of the apiserver for `unavailableMs` from its first request (every third apiserver request
  * answered 503, by a counter), and the run lasts at least until that window closed;
  * `image-drop` waits until every machine waits, then has each run the agent's image
  * install (`metal-hammer image install`, in its namespace, diskless, into a directory of its
