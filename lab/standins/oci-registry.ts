@@ -1,0 +1,95 @@
+/**
+ * Debian's docker-registry (the CNCF distribution registry) on loopback for tests: TLS
+ * with a certificate of the stand-in CA (pki.ts), htpasswd (bcrypt) authentication, a
+ * unique port, storage in a directory of its own. `push` copies an OCI layout into it
+ * with skopeo (credentials through an auth file, never argv). Stopped by its PID.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { waitFor } from "../wait.ts";
+import { makeServerCert, type Ca } from "./pki.ts";
+
+export interface OciRegistry {
+  /** host:port */
+  readonly address: string;
+  readonly storage: string;
+  readonly log: () => string;
+  push(layout: string, tag: string, repository: string): void;
+  stop(): Promise<void>;
+}
+
+export async function startOciRegistry(dir: string, ca: Ca, user: { name: string; password: string }): Promise<OciRegistry> {
+  mkdirSync(dir, { recursive: true });
+  const cert = makeServerCert(ca, "registry", ["127.0.0.1"], ["localhost"]);
+  writeFileSync(join(dir, "tls.crt"), cert.cert);
+  writeFileSync(join(dir, "tls.key"), cert.key, { mode: 0o600 });
+  const ht = spawnSync("htpasswd", ["-niB", user.name], { input: `${user.password}\n`, encoding: "utf8" });
+  if (ht.status !== 0) throw new Error(`htpasswd failed: ${ht.stderr}`);
+  writeFileSync(join(dir, "htpasswd"), ht.stdout);
+  const storage = join(dir, "storage");
+  let lastError = "";
+  for (let tries = 0; tries < 5; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const address = `127.0.0.1:${port}`;
+    writeFileSync(
+      join(dir, "config.yml"),
+      [
+        "version: 0.1",
+        "log: {level: info}",
+        `storage: {filesystem: {rootdirectory: ${storage}}, delete: {enabled: true}}`,
+        `http: {addr: "${address}", tls: {certificate: ${join(dir, "tls.crt")}, key: ${join(dir, "tls.key")}}}`,
+        `auth: {htpasswd: {realm: metal-hammer-test, path: ${join(dir, "htpasswd")}}}`,
+        "",
+      ].join("\n"),
+    );
+    let out = "";
+    const p: ChildProcess = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: ["ignore", "pipe", "pipe"] });
+    p.stdout?.on("data", (b) => (out += String(b)));
+    p.stderr?.on("data", (b) => (out += String(b)));
+    const exited = new Promise<void>((r) => p.once("exit", () => r()));
+    const up = await waitFor(
+      async () => {
+        if (p.exitCode !== null) return "exited";
+        const r = await fetch(`https://${address}/v2/`, { tls: { ca: ca.pem } } as RequestInit).catch(() => undefined);
+        return r?.status === 401 ? "up" : undefined;
+      },
+      20_000,
+      "docker-registry answering 401 on /v2/",
+      100,
+    ).catch(() => "timeout");
+    if (up !== "up") {
+      lastError = out;
+      p.kill("SIGKILL");
+      await exited;
+      continue;
+    }
+    const certDir = join(dir, "certs.d");
+    mkdirSync(certDir, { recursive: true });
+    writeFileSync(join(certDir, "ca.crt"), ca.pem);
+    const authFile = join(dir, "auth.json");
+    writeFileSync(authFile, JSON.stringify({ auths: { [address]: { auth: Buffer.from(`${user.name}:${user.password}`).toString("base64") } } }), { mode: 0o600 });
+    return {
+      address,
+      storage,
+      log: () => out,
+      push(layout, tag, repository) {
+        const r = spawnSync(
+          "skopeo",
+          ["copy", "--all", "--quiet", "--dest-authfile", authFile, "--dest-cert-dir", certDir, `oci:${layout}:${tag}`, `docker://${address}/${repository}:${tag}`],
+          {
+            encoding: "utf8",
+            timeout: 120_000,
+          },
+        );
+        if (r.status !== 0) throw new Error(`skopeo copy failed (${r.status}): ${r.stderr}`);
+      },
+      async stop() {
+        if (p.exitCode === null) p.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+        if (p.exitCode === null) p.kill("SIGKILL");
+      },
+    };
+  }
+  throw new Error(`docker-registry did not start: ${lastError.slice(-2000)}`);
+}
