@@ -13,6 +13,7 @@ import { installedConsole } from "../../config/console.ts";
 import { AgentError } from "../../errors.ts";
 import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
+import { isOciUrl } from "../../install/oci/reference.ts";
 import type { InstallOutput } from "../../install/install.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
@@ -36,7 +37,9 @@ export async function install(
     http: s.http,
     log: s.log,
     secrets: s.secrets,
-    imageUrl: downloadUrl(boot.imageCacheUrl, url),
+    // oci://: from the registry (src/install/oci), not through the image cache.
+    imageUrl: isOciUrl(url) ? new URL(url) : downloadUrl(boot.imageCacheUrl, url),
+    ...(isOciUrl(url) ? { oci: { reference: url, configs: boot.ociConfigs ?? {} } } : {}),
     root: target.root,
     machineId: boot.uuid,
     nics,

@@ -1,6 +1,6 @@
 /**
  * Which of metal-boot's `oci_configs` (pixie PR #40: a map from registry URL to
- * username and password, metal-stack/pixie@219bcc2 api/api.go:17 OciConfigs,
+ * username and password, metal-stack/pixie PR #40, branch oci-puller at 219bcc2: api/api.go:17 OciConfigs,
  * pixiecore/cli/grpccmd.go:256 keyed by RegistryURL) applies to an image: the key with
  * its scheme and trailing slashes dropped is the registry (host[:port]) or a prefix of
  * REGISTRY/REPOSITORY at a path boundary; the longest such key wins. Pure.
