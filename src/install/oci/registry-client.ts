@@ -151,7 +151,7 @@ export class RegistryClient {
     logEvent(
       this.#o.log,
       "install.oci.auth",
-      { registry: this.#o.ref.registry, scheme: "bearer", withCredentials: creds !== undefined },
+      { registry: this.#o.ref.registry, scheme: "bearer", login: creds ? "oci_configs" : "anonymous" },
       `oci: ${this.#o.ref.registry}: token ${creds ? "with credentials" : "anonymous"}`,
     );
   }

@@ -6,7 +6,8 @@
  * the first. Checked: the tree equals the tar.lz4 install of the same final tree (modes,
  * owners, hard links, symlinks, xattrs, contents); a layer cut by a proxy is resumed with
  * Range; wrong or missing credentials are exit 21 with no secret in any line; a corrupted
- * blob is exit 51 naming the layer. Root: tar restores owners.
+ * blob is exit 51 naming the layer; token auth (a proxy speaking distribution's token
+ * spec in front), a token expiring during a cut layer renewed. Root: tar restores owners.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -139,22 +140,46 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     expect((e as AgentError).message).toContain("answered 404 (MANIFEST_UNKNOWN");
   }, 60_000);
 
-  test("a layer cut halfway by a proxy is resumed with Range; the tree is the same", async () => {
-    const big = img.layers[0]!;
+  /**
+   * A TLS proxy in front of the registry (which it reaches with the test user's Basic
+   * credentials): `cut` answers the first GET of that blob with its full Content-Length
+   * and 1 MiB of body, then breaks the connection; `token` makes it a token-auth
+   * registry (distribution's token spec): /v2/ wants `Bearer <token>`, /token hands one
+   * out for the right Basic credentials, and after the cut the token is rotated (expired).
+   */
+  function registryProxy(opts: { cut?: string; token?: boolean }) {
     const cert = makeServerCert(ca, "proxy", ["127.0.0.1"], ["localhost"]);
-    const seen: { range: string | null; status: number }[] = [];
+    const blobGets: { range: string | null; status: number; auth: string }[] = [];
+    const tokens: string[] = [];
+    let current = "";
     let cuts = 0;
-    const proxy = Bun.serve({
+    const upstreamAuth = `Basic ${Buffer.from(`${user.name}:${user.password}`).toString("base64")}`;
+    const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
       tls: { cert: cert.cert, key: cert.key },
       async fetch(req) {
         const u = new URL(req.url);
-        const up = await fetch(`https://${registry.address}${u.pathname}${u.search}`, { headers: req.headers, tls: { ca: ca.pem } } as RequestInit);
-        if (!u.pathname.endsWith(`/blobs/${big.digest}`) || up.body === null) return up;
-        seen.push({ range: req.headers.get("range"), status: up.status });
+        const auth = req.headers.get("authorization") ?? "";
+        if (opts.token && u.pathname === "/token") {
+          if (auth !== upstreamAuth) return new Response("{}", { status: 401 });
+          current = `tok-${tokens.length + 1}-${crypto.randomUUID()}`;
+          tokens.push(`${u.searchParams.get("service")} ${u.searchParams.get("scope")}`);
+          return Response.json({ token: current, expires_in: 300 });
+        }
+        if (opts.token && (current === "" || auth !== `Bearer ${current}`)) {
+          const realm = `https://127.0.0.1:${server.port}/token`;
+          return new Response('{"errors":[{"code":"UNAUTHORIZED"}]}', {
+            status: 401,
+            headers: { "www-authenticate": `Bearer realm="${realm}",service="test-registry",scope="repository:${repo}:pull"` },
+          });
+        }
+        const headers = new Headers(req.headers);
+        headers.set("authorization", opts.token ? upstreamAuth : auth);
+        const up = await fetch(`https://${registry.address}${u.pathname}${u.search}`, { headers, tls: { ca: ca.pem } } as RequestInit);
+        if (opts.cut === undefined || !u.pathname.endsWith(`/blobs/${opts.cut}`) || up.body === null) return up;
+        blobGets.push({ range: req.headers.get("range"), status: up.status, auth: auth.split(" ")[0] ?? "" });
         if (cuts++ > 0) return up;
-        // The first answer: its headers (Content-Length of the whole blob), 1 MiB of body, then the connection dies.
         const reader = up.body.getReader();
         let sent = 0;
         const body = new ReadableStream<Uint8Array>({
@@ -162,6 +187,7 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
             const { value, done } = await reader.read();
             if (done || sent >= 1 << 20) {
               void reader.cancel();
+              if (opts.token) current = "expired";
               c.error(new Error("cut by the test proxy"));
               return;
             }
@@ -172,25 +198,65 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
         return new Response(body, { status: up.status, headers: up.headers });
       },
     });
+    return { address: `127.0.0.1:${server.port}`, blobGets, tokens, stop: () => server.stop(true) };
+  }
+
+  test("a layer cut halfway by a proxy is resumed with Range; the tree is the same", async () => {
+    const big = img.layers[0]!;
+    const proxy = registryProxy({ cut: big.digest });
     try {
       const root = target();
-      const address = `127.0.0.1:${proxy.port}`;
       const r = await installOciImage({
         http,
-        reference: `oci://${address}/${repo}:${img.tag}`,
+        reference: `oci://${proxy.address}/${repo}:${img.tag}`,
         root,
         log: silentLogger(),
-        ociConfigs: { [address]: { username: user.name, password: user.password } },
+        ociConfigs: { [proxy.address]: { username: user.name, password: user.password } },
         env: noWait,
       });
       expect(r.layers[0]!.resumes).toBe(1);
-      expect(seen[0]).toEqual({ range: null, status: 200 });
-      expect(seen[1]!.range).toMatch(/^bytes=[1-9]\d*-$/);
-      expect(seen[1]!.status).toBe(206);
+      expect(proxy.blobGets.map((g) => [g.range === null, g.status])).toEqual([
+        [true, 200],
+        [false, 206],
+      ]);
+      expect(proxy.blobGets[1]!.range).toMatch(/^bytes=[1-9]\d*-$/);
       expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
       expect(lstatSync(join(root, "data/pad.bin")).size).toBe(4 << 20);
     } finally {
-      proxy.stop(true);
+      proxy.stop();
+    }
+  }, 60_000);
+
+  test("token auth (Bearer): the token got with Basic credentials; expired during a cut layer, a fresh one, then resumed", async () => {
+    const big = img.layers[0]!;
+    const proxy = registryProxy({ cut: big.digest, token: true });
+    try {
+      const root = target();
+      const cap = capturingLogger();
+      const r = await installOciImage({
+        http,
+        reference: `oci://${proxy.address}/${repo}:${img.tag}`,
+        root,
+        log: cap.log,
+        secrets: cap.secrets,
+        ociConfigs: { [`https://${proxy.address}/`]: { username: user.name, password: user.password } },
+        env: noWait,
+      });
+      expect(proxy.tokens).toEqual([`test-registry repository:${repo}:pull`, `test-registry repository:${repo}:pull`]);
+      expect(r.layers[0]!.resumes).toBe(1);
+      expect(proxy.blobGets.map((g) => [g.range === null, g.status, g.auth])).toEqual([
+        [true, 200, "Bearer"],
+        [false, 206, "Bearer"],
+      ]);
+      expect(cap.events("install.oci.auth").map((e) => [e.scheme, e.login])).toEqual([
+        ["bearer", "oci_configs"],
+        ["bearer", "oci_configs"],
+      ]);
+      expect(cap.lines.join("\n")).not.toContain(user.password);
+      expect(cap.lines.join("\n")).not.toContain("tok-");
+      expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
+    } finally {
+      proxy.stop();
     }
   }, 60_000);
 
