@@ -29,6 +29,8 @@ import { startOciRegistry, type OciRegistry } from "../../../lab/standins/oci-re
 import { makeCa, makeServerCert, type Ca } from "../../../lab/standins/pki.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
+import { captureContext } from "../../helpers/capture.ts";
+import { runCli } from "../../../src/cli/program.ts";
 
 const missing = [
   process.getuid?.() !== 0 && "root",
@@ -153,12 +155,13 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     const tokens: string[] = [];
     let current = "";
     let cuts = 0;
+    let port = 0;
     const upstreamAuth = `Basic ${Buffer.from(`${user.name}:${user.password}`).toString("base64")}`;
     const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
       tls: { cert: cert.cert, key: cert.key },
-      async fetch(req) {
+      async fetch(req): Promise<Response> {
         const u = new URL(req.url);
         const auth = req.headers.get("authorization") ?? "";
         if (opts.token && u.pathname === "/token") {
@@ -168,7 +171,7 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
           return Response.json({ token: current, expires_in: 300 });
         }
         if (opts.token && (current === "" || auth !== `Bearer ${current}`)) {
-          const realm = `https://127.0.0.1:${server.port}/token`;
+          const realm = `https://127.0.0.1:${port}/token`;
           return new Response('{"errors":[{"code":"UNAUTHORIZED"}]}', {
             status: 401,
             headers: { "www-authenticate": `Bearer realm="${realm}",service="test-registry",scope="repository:${repo}:pull"` },
@@ -198,7 +201,8 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
         return new Response(body, { status: up.status, headers: up.headers });
       },
     });
-    return { address: `127.0.0.1:${server.port}`, blobGets, tokens, stop: () => server.stop(true) };
+    port = server.port ?? 0;
+    return { address: `127.0.0.1:${port}`, blobGets, tokens, stop: () => server.stop(true) };
   }
 
   test("a layer cut halfway by a proxy is resumed with Range; the tree is the same", async () => {
@@ -283,6 +287,28 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     const anon = await installOciImage({ http, reference: ref(), root: target(), log: silentLogger(), env: noWait }).catch((x) => x);
     expect((anon as AgentError).exitCode).toBe(21);
     expect((anon as AgentError).message).toContain(`anonymous access (no oci_configs entry for ${registry.address}) refused`);
+  }, 60_000);
+
+  test("metal-hammer image pull REF --to DIR --auth-file: the same tree; the password in no output", async () => {
+    const root = target();
+    const auth = join(work, "pull-auth.json");
+    writeFileSync(auth, JSON.stringify({ [registry.address]: { username: user.name, password: user.password } }), { mode: 0o600 });
+    const c = captureContext();
+    const code = await runCli(
+      ["image", "pull", ref(), "--to", root, "--auth-file", auth, "--cmdline", `METAL_BOOT_URL=https://[fd00::1]:8443/ METAL_CA=${join(work, "ca.pem")}`],
+      c.ctx,
+    );
+    expect({
+      code,
+      err: c
+        .err()
+        .split("\n")
+        .filter((l) => l.includes('"level":5') || l.includes('"level":6')),
+    }).toEqual({ code: 0, err: [] });
+    expect(c.out()).toStartWith(`${ref()}: ${pushed.amd64}, 3 layer(s), `);
+    expect(c.out()).toContain("every sha256 verified; 0 resume(s) by Range, 5 path(s) whited out");
+    expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
+    expect(c.out() + c.err()).not.toContain(user.password);
   }, 60_000);
 
   // Last: it corrupts the registry's copy of layer 1.
