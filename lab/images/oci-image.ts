@@ -2,7 +2,7 @@
  * The test OS image as an OCI image with whiteouts, written as an OCI image layout
  * (image-spec image-layout.md) for `skopeo copy` to push: three layers, one per
  * compression the agent reads, the later ones hiding files of the earlier:
- *   1 tar+gzip  the test OS tree (build.ts) plus /opt/app/{a,b}
+ *   1 tar+gzip  the test OS tree (or tar+zstd: `layer1`) (build.ts) plus /opt/app/{a,b}
  *   2 tar+zstd  data/.wh.secret, var/.wh.empty (a directory), opt/app/.wh..wh..opq + opt/app/c
  *   3 tar       data/new-file, bin/.wh.dd (a symbolic link)
  * The same final tree is packed as `final.tar.lz4` for the tar install to compare with.
@@ -31,7 +31,8 @@ function sh(script: string): void {
 
 const sha = (b: Uint8Array): string => new Bun.CryptoHasher("sha256").update(b).digest("hex");
 
-export function buildOciTestImage(out: string, opts: { padMib?: number } = {}): OciTestImage {
+/** `layer1`: how the big first layer is compressed (default gzip, as most registries' images are). */
+export function buildOciTestImage(out: string, opts: { padMib?: number; layer1?: "gzip" | "zstd" } = {}): OciTestImage {
   const work = mkdtempSync(join(tmpdir(), "mh-oci-"));
   try {
     const base = buildTestImage(join(work, "base"), { padMib: opts.padMib ?? 0, installer: "none" });
@@ -47,7 +48,7 @@ export function buildOciTestImage(out: string, opts: { padMib?: number } = {}): 
         tar -C "${l1}" --xattrs --xattrs-include='*' --numeric-owner -cf "${work}/1.tar" .
         tar -C "${l2}" --numeric-owner --owner=0 --group=0 --no-recursion -cf "${work}/2.tar" data/.wh.secret var/.wh.empty opt/app/.wh..wh..opq opt/app/c
         tar -C "${l3}" --numeric-owner --owner=0 --group=0 --no-recursion -cf "${work}/3.tar" data/new-file bin/.wh.dd
-        gzip -n -c "${work}/1.tar" > "${work}/1.blob"; zstd -q -c "${work}/2.tar" > "${work}/2.blob"; cp "${work}/3.tar" "${work}/3.blob"
+        ${opts.layer1 === "zstd" ? "zstd -q -T0 -c" : "gzip -n -c"} "${work}/1.tar" > "${work}/1.blob"; zstd -q -c "${work}/2.tar" > "${work}/2.blob"; cp "${work}/3.tar" "${work}/3.blob"
         cp -a "${l1}/." "${fin}/"; rm "${fin}/data/secret"; rm -r "${fin}/var/empty" "${fin}/opt/app/a" "${fin}/opt/app/b"; echo c > "${fin}/opt/app/c"
         echo new > "${fin}/data/new-file"; chown 0:0 "${fin}/data/new-file" "${fin}/opt/app/c"; rm "${fin}/bin/dd"
         mkdir -p "${out}/final"; tar -C "${fin}" --xattrs --xattrs-include='*' --numeric-owner -cf - . | lz4 -q -z -c > "${out}/final/img.tar.lz4"
@@ -59,7 +60,7 @@ export function buildOciTestImage(out: string, opts: { padMib?: number } = {}): 
       writeFileSync(join(layout, "blobs/sha256", hex), bytes);
       return { digest: `sha256:${hex}`, size: bytes.byteLength };
     };
-    const media = ["application/vnd.oci.image.layer.v1.tar+gzip", "application/vnd.oci.image.layer.v1.tar+zstd", "application/vnd.oci.image.layer.v1.tar"];
+    const media = [`application/vnd.oci.image.layer.v1.tar+${opts.layer1 ?? "gzip"}`, "application/vnd.oci.image.layer.v1.tar+zstd", "application/vnd.oci.image.layer.v1.tar"];
     const layers = [1, 2, 3].map((n, i) => ({ mediaType: media[i] as string, ...put(readFileSync(join(work, `${n}.blob`))) }));
     const diffIds = [1, 2, 3].map((n) => `sha256:${sha(readFileSync(join(work, `${n}.tar`)))}`);
     const manifestFor = (architecture: string) => {
