@@ -13,7 +13,7 @@ import { installedConsole } from "../../config/console.ts";
 import { AgentError } from "../../errors.ts";
 import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
-import { isOciUrl } from "../../install/oci/reference.ts";
+import { isOciUrl, parseOciReference } from "../../install/oci/reference.ts";
 import type { InstallOutput } from "../../install/install.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
@@ -33,6 +33,8 @@ export async function install(
   const url = allocation.image?.url ?? "";
   if (url === "")
     throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
+  // A bad oci:// reference is named (exit 2) before anything is fetched.
+  if (isOciUrl(url)) parseOciReference(url);
   const run = s.installOs({
     http: s.http,
     log: s.log,
