@@ -19,7 +19,11 @@ export interface OciRegistry {
   stop(): Promise<void>;
 }
 
-export async function startOciRegistry(dir: string, ca: Ca, user: { name: string; password: string }): Promise<OciRegistry> {
+/**
+ * `proxy`: a pull-through mirror of that registry (distribution's proxy mode: it pulls with
+ * the user's credentials, trusting the CA), itself open to anonymous pulls.
+ */
+export async function startOciRegistry(dir: string, ca: Ca, user: { name: string; password: string }, opts: { proxy?: string } = {}): Promise<OciRegistry> {
   mkdirSync(dir, { recursive: true });
   const cert = makeServerCert(ca, "registry", ["127.0.0.1"], ["localhost"]);
   writeFileSync(join(dir, "tls.crt"), cert.cert);
@@ -39,12 +43,17 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
         "log: {level: info}",
         `storage: {filesystem: {rootdirectory: ${storage}}, delete: {enabled: true}}`,
         `http: {addr: "${address}", tls: {certificate: ${join(dir, "tls.crt")}, key: ${join(dir, "tls.key")}}}`,
-        `auth: {htpasswd: {realm: metal-hammer-test, path: ${join(dir, "htpasswd")}}}`,
+        opts.proxy
+          ? `proxy: {remoteurl: "${opts.proxy}", username: ${JSON.stringify(user.name)}, password: ${JSON.stringify(user.password)}}`
+          : `auth: {htpasswd: {realm: metal-hammer-test, path: ${join(dir, "htpasswd")}}}`,
         "",
       ].join("\n"),
+      { mode: 0o600 },
     );
     let out = "";
-    const p: ChildProcess = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: ["ignore", "pipe", "pipe"] });
+    writeFileSync(join(dir, "ca.pem"), ca.pem);
+    const env = { ...process.env, SSL_CERT_FILE: join(dir, "ca.pem") };
+    const p: ChildProcess = spawn("docker-registry", ["serve", join(dir, "config.yml")], { stdio: ["ignore", "pipe", "pipe"], env });
     p.stdout?.on("data", (b) => (out += String(b)));
     p.stderr?.on("data", (b) => (out += String(b)));
     const exited = new Promise<void>((r) => p.once("exit", () => r()));
@@ -52,10 +61,10 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
       async () => {
         if (p.exitCode !== null) return "exited";
         const r = await fetch(`https://${address}/v2/`, { tls: { ca: ca.pem } } as RequestInit).catch(() => undefined);
-        return r?.status === 401 ? "up" : undefined;
+        return r?.status === (opts.proxy ? 200 : 401) ? "up" : undefined;
       },
       20_000,
-      "docker-registry answering 401 on /v2/",
+      "docker-registry answering on /v2/",
       100,
     ).catch(() => "timeout");
     if (up !== "up") {

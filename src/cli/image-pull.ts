@@ -24,6 +24,7 @@ import { loadConfig } from "./read-cmdline.ts";
 interface ImagePullOpts {
   to?: string;
   authFile?: string;
+  mirror?: string;
   cmdline?: string;
   file?: string;
   json?: boolean;
@@ -61,11 +62,15 @@ export function registerImagePull(image: Command, ctx: Context): void {
     .description("install an oci://REGISTRY/REPOSITORY:TAG (or @sha256:DIGEST) image into --to as the flow does: this machine's platform, layers verified, whiteouts applied")
     .option("--to <dir>", "an existing, empty directory to unpack into")
     .option("--auth-file <path>", 'registry credentials as metal-boot\'s oci_configs: {"REGISTRY": {"username": ..., "password": ...}} (mode 600)')
+    .option("--mirror <url>", "a pull-through mirror to ask first (https://HOST[:PORT]/, serving /v2/ with ?ns=REGISTRY), as the flow asks the image cache")
     .option("--cmdline <string>", "use this cmdline text instead of /proc/cmdline (METAL_CA, log level)")
     .option("--file <path>", "read the cmdline from this file")
     .option("--json", "print the result as JSON")
     .action(async (reference: string, opts: ImagePullOpts) => {
       parseOciReference(reference);
+      const mirror = opts.mirror === undefined ? undefined : URL.canParse(opts.mirror) ? new URL(opts.mirror) : undefined;
+      if (opts.mirror !== undefined && mirror?.protocol !== "https:")
+        throw new AgentError("usage", `image pull: --mirror ${JSON.stringify(opts.mirror)}: expected an https:// URL`, {});
       const root = await checkTarget(opts.to, "image pull", "--to");
       const secrets = ctx.secrets;
       const ociConfigs = opts.authFile ? await readAuthFile(opts.authFile, secrets) : {};
@@ -73,11 +78,11 @@ export function registerImagePull(image: Command, ctx: Context): void {
       const log = ctx.logger(config.logLevel, config.logFormat);
       const http = new HttpClient({ caBundle: config.caBundle, allowHttp: false, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs } });
       try {
-        const r = await installOciImage({ http, reference, root, log, secrets, ociConfigs });
+        const r = await installOciImage({ http, reference, root, log, secrets, ociConfigs, ...(mirror ? { mirror } : {}) });
         if (opts.json) ctx.io.out(`${JSON.stringify({ ...r, root })}\n`);
         else
           ctx.io.out(
-            `${r.reference}: ${r.manifest}, ${r.layers.length} layer(s), ${r.bytes} bytes into ${root} in ${(r.ms / 1000).toFixed(2)} s, every sha256 verified; ${r.layers.reduce((n, l) => n + l.resumes, 0)} resume(s) by Range, ${r.layers.reduce((n, l) => n + l.whiteouts, 0)} path(s) whited out\n`,
+            `${r.reference}: ${r.manifest} from ${r.source}, ${r.layers.length} layer(s), ${r.bytes} bytes into ${root} in ${(r.ms / 1000).toFixed(2)} s, every sha256 verified; ${r.layers.reduce((n, l) => n + l.resumes, 0)} resume(s) by Range, ${r.layers.reduce((n, l) => n + l.whiteouts, 0)} path(s) whited out\n`,
           );
       } finally {
         await http.close();

@@ -33,7 +33,7 @@ export interface InstallInput {
   /** The image URL, already mapped through METAL_IMAGE_CACHE_URL by the caller. */
   readonly imageUrl: URL;
   /** Set for an oci:// image: installed from the registry instead (imageUrl then only names it). */
-  readonly oci?: { readonly reference: string; readonly configs: OciConfigs };
+  readonly oci?: { readonly reference: string; readonly configs: OciConfigs; readonly mirror?: URL | undefined };
   /** The mounted target root (from the disks stage). */
   readonly root: string;
   readonly machineId: string;
@@ -122,7 +122,16 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
 
 /** An oci:// image, its result in the shape of the tar image's (the manifest digest as the checksum). */
 async function installOci(i: InstallInput, oci: NonNullable<InstallInput["oci"]>, bounds: { stallMs?: number; retry?: RetryPolicy }): Promise<ImageInstallResult> {
-  const r = await installOciImage({ http: i.http, reference: oci.reference, root: i.root, log: i.log, secrets: i.secrets, ociConfigs: oci.configs, ...bounds });
+  const r = await installOciImage({
+    http: i.http,
+    reference: oci.reference,
+    root: i.root,
+    log: i.log,
+    secrets: i.secrets,
+    ociConfigs: oci.configs,
+    ...(oci.mirror ? { mirror: oci.mirror } : {}),
+    ...bounds,
+  });
   return {
     url: r.reference,
     bytes: r.bytes,

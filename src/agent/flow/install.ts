@@ -41,7 +41,8 @@ export async function install(
     secrets: s.secrets,
     // oci://: from the registry (src/install/oci), not through the image cache.
     imageUrl: isOciUrl(url) ? new URL(url) : downloadUrl(boot.imageCacheUrl, url),
-    ...(isOciUrl(url) ? { oci: { reference: url, configs: boot.ociConfigs ?? {} } } : {}),
+    // The image cache is asked first as the partition's pull-through mirror (its origin's /v2/).
+    ...(isOciUrl(url) ? { oci: { reference: url, configs: boot.ociConfigs ?? {}, mirror: boot.imageCacheUrl } } : {}),
     root: target.root,
     machineId: boot.uuid,
     nics,

@@ -49,6 +49,12 @@ export interface OciInstallOptions {
   /** metal-boot's oci_configs (registry -> username/password). */
   readonly ociConfigs?: OciConfigs;
   readonly secrets?: SecretSet;
+  /**
+   * The partition's pull-through mirror (the image cache's origin serving /v2/, told the
+   * upstream by `?ns=REGISTRY`): asked first, once, without the registry's credentials;
+   * any failure to resolve the image there falls back to the registry (one line).
+   */
+  readonly mirror?: URL;
   /** Default linux and this process's architecture. */
   readonly platform?: Platform;
   readonly stallMs?: number;
@@ -73,6 +79,8 @@ export interface OciLayerResult {
 export interface OciInstallResult {
   readonly reference: string;
   readonly manifest: string;
+  /** host:port the image came from: the mirror's or the registry's. */
+  readonly source: string;
   readonly layers: readonly OciLayerResult[];
   readonly bytes: number;
   /** 1, or 2 after a layer's digest mismatch. */
@@ -103,6 +111,35 @@ export async function resolveImage(client: RegistryClient, ref: OciReference, pl
   throw new AgentError("oci_image", `${name}: indexes nested deeper than ${MAX_INDEX_DEPTH}`, { reference: name });
 }
 
+interface Resolved {
+  readonly client: RegistryClient;
+  readonly digest: string;
+  readonly plan: ImagePlan;
+}
+
+/**
+ * The image resolved and its config checked through `client`; for the mirror (`final`
+ * false) any AgentError is one line and undefined (the registry is asked next).
+ */
+async function resolveVia(o: OciInstallOptions, client: RegistryClient, ref: OciReference, platform: Platform, final = false): Promise<Resolved | undefined> {
+  const name = formatOciReference(ref);
+  try {
+    const { digest, plan } = await resolveImage(client, ref, platform);
+    checkConfigPlatform(await client.smallBlob(plan.config, MAX_CONFIG_BYTES, "config"), platform, `config ${plan.config.digest} of ${name}`);
+    return { client, digest, plan };
+  } catch (e) {
+    if (final || !(e instanceof AgentError)) throw e;
+    logEvent(
+      o.log,
+      "install.oci.mirror",
+      { reference: name, mirror: client.host, code: e.code, reason: e.message },
+      `oci: the mirror ${client.host} could not serve ${name} (${e.message}); from the registry ${ref.registry}`,
+      "warn",
+    );
+    return undefined;
+  }
+}
+
 export async function installOciImage(o: OciInstallOptions): Promise<OciInstallResult> {
   const problem = checkTools(o.tar);
   if (problem) throw new AgentError("image_unpack", `image: cannot unpack here: ${problem}`, {});
@@ -111,19 +148,22 @@ export async function installOciImage(o: OciInstallOptions): Promise<OciInstallR
   const ref = parseOciReference(o.reference);
   const name = formatOciReference(ref);
   const platform = o.platform ?? { os: "linux", architecture: ociArchitecture(process.arch) };
-  const client = new RegistryClient({ http: o.http, ref, credentials: credentialsFor(o.ociConfigs, ref), log: o.log, ...(o.secrets ? { secrets: o.secrets } : {}) });
-  const { digest, plan } = await resolveImage(client, ref, platform);
-  checkConfigPlatform(await client.smallBlob(plan.config, MAX_CONFIG_BYTES, "config"), platform, `config ${plan.config.digest} of ${name}`);
+  const fromMirror = o.mirror
+    ? await resolveVia(o, new RegistryClient({ http: o.http, ref, credentials: undefined, log: o.log, mirror: o.mirror, once: true }), ref, platform)
+    : undefined;
+  const registry = () => new RegistryClient({ http: o.http, ref, credentials: credentialsFor(o.ociConfigs, ref), log: o.log, ...(o.secrets ? { secrets: o.secrets } : {}) });
+  const { client, digest, plan } = fromMirror ?? ((await resolveVia(o, registry(), ref, platform, true)) as Resolved);
   logEvent(
     o.log,
     "install.oci.resolve",
     {
       reference: name,
       manifest: digest,
+      source: client.host,
       platform: `${platform.os}/${platform.architecture}`,
       layers: plan.layers.map((l) => ({ digest: l.digest, mediaType: l.mediaType, size: l.size })),
     },
-    `oci: ${name} is ${digest} for ${platform.os}/${platform.architecture}: ${plan.layers.length} layer(s), ${plan.layers.reduce((n, l) => n + l.size, 0)} bytes`,
+    `oci: ${name} is ${digest} for ${platform.os}/${platform.architecture} (from ${client.host}): ${plan.layers.length} layer(s), ${plan.layers.reduce((n, l) => n + l.size, 0)} bytes`,
   );
   const deadlineMs = o.deadlineMs ?? DEFAULT_IMAGE_DEADLINE_MS;
   const deadline = new AbortController();
@@ -145,6 +185,7 @@ export async function installOciImage(o: OciInstallOptions): Promise<OciInstallR
         const result: OciInstallResult = {
           reference: name,
           manifest: digest,
+          source: client.host,
           layers,
           bytes: layers.reduce((n, l) => n + l.bytes, 0),
           passes: passNo,

@@ -29,6 +29,14 @@ export interface RegistryClientOptions {
   readonly credentials: OciCredentials | undefined;
   readonly log: Logger;
   readonly secrets?: SecretSet;
+  /**
+   * A pull-through mirror to ask instead of the registry (the partition's image cache):
+   * its origin serves /v2/, and `?ns=REGISTRY` says which upstream (containerd's mirror
+   * convention). Everything fetched by digest is verified as from the registry.
+   */
+  readonly mirror?: URL;
+  /** One attempt per request (a mirror is tried once, then the registry): no retry window spent on it. */
+  readonly once?: boolean;
 }
 
 export interface Fetched {
@@ -47,12 +55,20 @@ export class RegistryClient {
     if (o.credentials) o.secrets?.add(o.credentials.password);
   }
 
-  get #base(): string {
-    return `https://${this.#o.ref.registry}/v2/${this.#o.ref.repository}`;
+  /** host:port answering: the mirror's or the registry's. */
+  get host(): string {
+    return this.#o.mirror ? this.#o.mirror.host : this.#o.ref.registry;
+  }
+
+  #url(path: string): URL {
+    const origin = this.#o.mirror ? this.#o.mirror.origin : `https://${this.#o.ref.registry}`;
+    const u = new URL(`${origin}/v2/${this.#o.ref.repository}/${path}`);
+    if (this.#o.mirror) u.searchParams.set("ns", this.#o.ref.registry);
+    return u;
   }
 
   blobUrl(digest: string): URL {
-    return new URL(`${this.#base}/blobs/${digest}`);
+    return this.#url(`blobs/${digest}`);
   }
 
   /** The Authorization of the last successful authentication (none while anonymous). */
@@ -61,7 +77,7 @@ export class RegistryClient {
   }
 
   async manifest(reference: string): Promise<Fetched> {
-    const r = await this.#get(new URL(`${this.#base}/manifests/${reference}`), MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, `manifest ${reference} of ${formatOciReference(this.#o.ref)}`);
+    const r = await this.#get(this.#url(`manifests/${reference}`), MANIFEST_ACCEPT, MAX_MANIFEST_BYTES, `manifest ${reference} of ${formatOciReference(this.#o.ref)}`);
     return { bytes: r.body, contentType: r.headers["content-type"] };
   }
 
@@ -87,7 +103,7 @@ export class RegistryClient {
       const header = r.headers["www-authenticate"] ?? "";
       const c = parseChallenges(header).find((x) => x.scheme === "bearer") ?? parseChallenges(header).find((x) => x.scheme === "basic");
       if (!c)
-        throw new AgentError("auth", `${what}: ${this.#o.ref.registry} answered 401 without a Bearer or Basic challenge (${JSON.stringify(header.slice(0, 100))})`, {
+        throw new AgentError("auth", `${what}: ${this.host} answered 401 without a Bearer or Basic challenge (${JSON.stringify(header.slice(0, 100))})`, {
           registry: this.#o.ref.registry,
         });
       this.#challenge = c;
@@ -96,7 +112,7 @@ export class RegistryClient {
     }
     if (r.status === 401 || r.status === 403) throw this.#refused(what, r.status);
     if (r.status !== 200) {
-      throw new AgentError("oci_registry", `${what}: ${this.#o.ref.registry} answered ${r.status}${errorWords(r.body)}`, { registry: this.#o.ref.registry, status: r.status });
+      throw new AgentError("oci_registry", `${what}: ${this.host} answered ${r.status}${errorWords(r.body)}`, { registry: this.#o.ref.registry, status: r.status });
     }
     return r;
   }
@@ -105,7 +121,7 @@ export class RegistryClient {
     let at = url;
     for (let hop = 0; ; hop++) {
       const headers = hop === 0 ? { accept, ...this.headers() } : { accept };
-      const r = await this.#o.http.request({ method: "GET", url: at, what, headers, maxBytes: cap });
+      const r = await this.#o.http.request({ method: "GET", url: at, what, headers, maxBytes: cap, ...(this.#o.once ? { retry: false as const, serverErrorRetries: 0 } : {}) });
       const loc = r.headers.location;
       if (!followRedirects || ![301, 302, 303, 307, 308].includes(r.status) || loc === undefined || hop >= 3) return r;
       at = new URL(loc, at);
@@ -114,7 +130,7 @@ export class RegistryClient {
 
   #refused(what: string, status: number): AgentError {
     const who = this.#o.credentials ? `the credentials for ${this.#o.ref.registry} (oci_configs)` : `anonymous access (no oci_configs entry for ${this.#o.ref.registry})`;
-    return new AgentError("auth", `${what}: ${this.#o.ref.registry} answered ${status}: ${who} refused`, { registry: this.#o.ref.registry, status });
+    return new AgentError("auth", `${what}: ${this.host} answered ${status}: ${who} refused`, { registry: this.#o.ref.registry, status });
   }
 
   async #authenticate(c: Challenge, what: string): Promise<void> {

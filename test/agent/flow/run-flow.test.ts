@@ -413,7 +413,7 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
       const r = services(run);
       expect(await flow("boot", r.s)).toBeUndefined();
       const i = r.seen.install[0]!;
-      expect(i.oci).toEqual({ reference: ref, configs: { "https://registry.example.com:5000": { username: "puller", password: pw } } });
+      expect(i.oci).toEqual({ reference: ref, configs: { "https://registry.example.com:5000": { username: "puller", password: pw } }, mirror: new URL(`${st.urls.images}/`) });
       expect(i.imageUrl.href).toBe(ref);
       expect(r.lines.find((l) => l.event === "boot.config")?.ociRegistries).toEqual(["https://registry.example.com:5000"]);
       expect(r.raw.join("")).not.toContain(pw);

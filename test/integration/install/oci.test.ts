@@ -179,8 +179,11 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
         }
         const headers = new Headers(req.headers);
         headers.set("authorization", opts.token ? upstreamAuth : auth);
-        const up = await fetch(`https://${registry.address}${u.pathname}${u.search}`, { headers, tls: { ca: ca.pem } } as RequestInit);
-        if (opts.cut === undefined || !u.pathname.endsWith(`/blobs/${opts.cut}`) || up.body === null) return up;
+        const up = await fetch(`https://${registry.address}${u.pathname}${u.search}`, { method: req.method, headers, tls: { ca: ca.pem } } as RequestInit);
+        const cutting = opts.cut !== undefined && u.pathname.endsWith(`/blobs/${opts.cut}`) && up.body !== null;
+        // Passed through whole, so the answer keeps its Content-Length (distribution's mirror insists on one).
+        if (!cutting || req.method !== "GET") return req.method === "GET" ? new Response(await up.arrayBuffer(), { status: up.status, headers: up.headers }) : up;
+        if (up.body === null) return up;
         blobGets.push({ range: req.headers.get("range"), status: up.status, auth: auth.split(" ")[0] ?? "" });
         if (cuts++ > 0) return up;
         const reader = up.body.getReader();
@@ -305,11 +308,48 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
         .split("\n")
         .filter((l) => l.includes('"level":5') || l.includes('"level":6')),
     }).toEqual({ code: 0, err: [] });
-    expect(c.out()).toStartWith(`${ref()}: ${pushed.amd64}, 3 layer(s), `);
+    expect(c.out()).toStartWith(`${ref()}: ${pushed.amd64} from ${registry.address}, 3 layer(s), `);
     expect(c.out()).toContain("every sha256 verified; 0 resume(s) by Range, 5 path(s) whited out");
     expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
     expect(c.out() + c.err()).not.toContain(user.password);
   }, 60_000);
+
+  test("a pull-through mirror (docker-registry in proxy mode) is asked first; a mirror that is down falls back to the registry in one line", async () => {
+    // distribution's proxy mode authenticates upstream by the token flow only: the token proxy is its upstream.
+    const upstream = registryProxy({ token: true });
+    const mirror = await startOciRegistry(join(work, "mirror"), ca, user, { proxy: `https://${upstream.address}` });
+    const reference = `oci://${upstream.address}/${repo}:${img.tag}`;
+    const mirrorUrl = new URL(`https://${mirror.address}/`);
+    try {
+      const root = target();
+      const cap = capturingLogger();
+      const r = await installOciImage({ http, reference, root, log: cap.log, ociConfigs: configs(), mirror: mirrorUrl, env: noWait });
+      expect(cap.events("install.oci.mirror")).toEqual([]);
+      expect(r.source).toBe(mirror.address);
+      expect(r.manifest).toBe(pushed.amd64!);
+      expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
+      // The mirror pulled through with its own credentials; the agent sent none to it.
+      expect(cap.events("install.oci.auth")).toEqual([]);
+    } finally {
+      await mirror.stop();
+    }
+    try {
+      const cap = capturingLogger();
+      const r = await installOciImage({
+        http,
+        reference,
+        root: target(),
+        log: cap.log,
+        ociConfigs: { [upstream.address]: { username: user.name, password: user.password } },
+        mirror: mirrorUrl,
+        env: noWait,
+      });
+      expect(r.source).toBe(upstream.address);
+      expect(cap.events("install.oci.mirror").map((e) => [e.mirror, e.code])).toEqual([[mirror.address, "unreachable"]]);
+    } finally {
+      upstream.stop();
+    }
+  }, 90_000);
 
   // Last: it corrupts the registry's copy of layer 1.
   test("a corrupted blob: the target cleaned, fetched once more, then exit 51 naming the layer", async () => {
