@@ -79,7 +79,7 @@ export interface OciLayerResult {
 export interface OciInstallResult {
   readonly reference: string;
   readonly manifest: string;
-  /** host:port the image came from: the mirror's or the registry's. */
+  /** host:port the image came from: the mirror's or the registry's (also when the mirror served a bad layer: the second pass). */
   readonly source: string;
   readonly layers: readonly OciLayerResult[];
   readonly bytes: number;
@@ -152,7 +152,9 @@ export async function installOciImage(o: OciInstallOptions): Promise<OciInstallR
     ? await resolveVia(o, new RegistryClient({ http: o.http, ref, credentials: undefined, log: o.log, mirror: o.mirror, once: true }), ref, platform)
     : undefined;
   const registry = () => new RegistryClient({ http: o.http, ref, credentials: credentialsFor(o.ociConfigs, ref), log: o.log, ...(o.secrets ? { secrets: o.secrets } : {}) });
-  const { client, digest, plan } = fromMirror ?? ((await resolveVia(o, registry(), ref, platform, true)) as Resolved);
+  const resolved = fromMirror ?? ((await resolveVia(o, registry(), ref, platform, true)) as Resolved);
+  const { digest, plan } = resolved;
+  let client = resolved.client;
   logEvent(
     o.log,
     "install.oci.resolve",
@@ -208,10 +210,15 @@ export async function installOciImage(o: OciInstallOptions): Promise<OciInstallR
         o.log,
         "install.oci.retry",
         { reference: name, layer: layer.digest, got },
-        `oci: ${name}: ${lname}: its bytes hash to ${got}; cleaning the target and fetching the image once more`,
+        `oci: ${name}: ${lname}: its bytes hash to ${got}; cleaning the target and fetching the image once more${fromMirror ? ` from the registry ${ref.registry}` : ""}`,
         "warn",
       );
       await clean(o.root);
+      if (fromMirror && client === fromMirror.client) {
+        // The mirror served bad bytes: the second pass from the registry, which authenticates on the manifest the mirror named.
+        client = registry();
+        verifyDigest((await client.manifest(digest)).bytes, digest, `manifest ${digest} of ${name}`);
+      }
     }
   } finally {
     cancel();

@@ -314,7 +314,7 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     expect(c.out() + c.err()).not.toContain(user.password);
   }, 60_000);
 
-  test("a pull-through mirror (docker-registry in proxy mode) is asked first; a mirror that is down falls back to the registry in one line", async () => {
+  test("a pull-through mirror (docker-registry in proxy mode) is asked first; its bad layer is fetched again from the registry; a mirror down falls back in one line", async () => {
     // distribution's proxy mode authenticates upstream by the token flow only: the token proxy is its upstream.
     const upstream = registryProxy({ token: true });
     const mirror = await startOciRegistry(join(work, "mirror"), ca, user, { proxy: `https://${upstream.address}` });
@@ -330,6 +330,26 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
       expect(readdirSync(join(root, "opt/app"))).toEqual(["c"]);
       // The mirror pulled through with its own credentials; the agent sent none to it.
       expect(cap.events("install.oci.auth")).toEqual([]);
+
+      // The mirror's cached copy of layer 1 goes bad: the second pass comes from the registry.
+      const hex = img.layers[0]!.digest.slice("sha256:".length);
+      const cached = join(work, "mirror/storage/docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
+      const bytes = readFileSync(cached);
+      const at = bytes.byteLength - 100;
+      bytes[at] = (bytes[at] as number) ^ 0xff;
+      writeFileSync(cached, bytes);
+      const again = capturingLogger();
+      const r2 = await installOciImage({
+        http,
+        reference,
+        root: target(),
+        log: again.log,
+        ociConfigs: { [upstream.address]: { username: user.name, password: user.password } },
+        mirror: mirrorUrl,
+        env: noWait,
+      });
+      expect([r2.passes, r2.source]).toEqual([2, upstream.address]);
+      expect(again.events("install.oci.retry").map((e) => e.layer)).toEqual([img.layers[0]!.digest]);
     } finally {
       await mirror.stop();
     }
