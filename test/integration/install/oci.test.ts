@@ -22,7 +22,7 @@ import { parseManifestDocument } from "../../../src/install/oci/manifest.ts";
 import { parseOciReference } from "../../../src/install/oci/reference.ts";
 import { RegistryClient } from "../../../src/install/oci/registry-client.ts";
 import { realTimers } from "../../../src/platform/io/timers.ts";
-import { silentLogger } from "../../../src/platform/log/logger.ts";
+import { silentLogger, type Logger } from "../../../src/platform/log/logger.ts";
 import { buildOciTestImage, type OciTestImage } from "../../../lab/images/oci-image.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
 import { startOciRegistry, type OciRegistry } from "../../../lab/standins/oci-registry.ts";
@@ -56,6 +56,16 @@ function listing(root: string): string[] {
   walk("");
   const xattrs = spawnSync("getfattr", ["-R", "-P", "-d", "-m", "-", "-e", "base64", "."], { cwd: root, encoding: "utf8" }).stdout;
   return [...out, ...xattrs.split("\n").filter((l) => l !== "")];
+}
+
+/** One byte of a blob in a docker-registry's filesystem storage flipped (100 bytes before its end). */
+function corruptBlob(storage: string, digest: string): void {
+  const hex = digest.slice("sha256:".length);
+  const data = join(storage, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
+  const bytes = readFileSync(data);
+  const at = bytes.byteLength - 100;
+  bytes[at] = (bytes[at] as number) ^ 0xff;
+  writeFileSync(data, bytes);
 }
 
 describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htpasswd)", () => {
@@ -320,6 +330,16 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     const mirror = await startOciRegistry(join(work, "mirror"), ca, user, { proxy: `https://${upstream.address}` });
     const reference = `oci://${upstream.address}/${repo}:${img.tag}`;
     const mirrorUrl = new URL(`https://${mirror.address}/`);
+    const viaMirror = (log: Logger) =>
+      installOciImage({
+        http,
+        reference,
+        root: target(),
+        log,
+        ociConfigs: { [upstream.address]: { username: user.name, password: user.password } },
+        mirror: mirrorUrl,
+        env: noWait,
+      });
     try {
       const root = target();
       const cap = capturingLogger();
@@ -332,22 +352,9 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
       expect(cap.events("install.oci.auth")).toEqual([]);
 
       // The mirror's cached copy of layer 1 goes bad: the second pass comes from the registry.
-      const hex = img.layers[0]!.digest.slice("sha256:".length);
-      const cached = join(work, "mirror/storage/docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
-      const bytes = readFileSync(cached);
-      const at = bytes.byteLength - 100;
-      bytes[at] = (bytes[at] as number) ^ 0xff;
-      writeFileSync(cached, bytes);
+      corruptBlob(join(work, "mirror/storage"), img.layers[0]!.digest);
       const again = capturingLogger();
-      const r2 = await installOciImage({
-        http,
-        reference,
-        root: target(),
-        log: again.log,
-        ociConfigs: { [upstream.address]: { username: user.name, password: user.password } },
-        mirror: mirrorUrl,
-        env: noWait,
-      });
+      const r2 = await viaMirror(again.log);
       expect([r2.passes, r2.source]).toEqual([2, upstream.address]);
       expect(again.events("install.oci.retry").map((e) => e.layer)).toEqual([img.layers[0]!.digest]);
     } finally {
@@ -355,15 +362,7 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
     }
     try {
       const cap = capturingLogger();
-      const r = await installOciImage({
-        http,
-        reference,
-        root: target(),
-        log: cap.log,
-        ociConfigs: { [upstream.address]: { username: user.name, password: user.password } },
-        mirror: mirrorUrl,
-        env: noWait,
-      });
+      const r = await viaMirror(cap.log);
       expect(r.source).toBe(upstream.address);
       expect(cap.events("install.oci.mirror").map((e) => [e.mirror, e.code])).toEqual([[mirror.address, "unreachable"]]);
     } finally {
@@ -374,12 +373,7 @@ describe.skipIf(!ready)("install from an OCI registry (docker-registry, TLS, htp
   // Last: it corrupts the registry's copy of layer 1.
   test("a corrupted blob: the target cleaned, fetched once more, then exit 51 naming the layer", async () => {
     const big = img.layers[0]!;
-    const hex = big.digest.slice("sha256:".length);
-    const data = join(registry.storage, "docker/registry/v2/blobs/sha256", hex.slice(0, 2), hex, "data");
-    const bytes = readFileSync(data);
-    const at = bytes.byteLength - 100;
-    bytes[at] = (bytes[at] as number) ^ 0xff;
-    writeFileSync(data, bytes);
+    corruptBlob(registry.storage, big.digest);
     const cap = capturingLogger();
     const e = await installOciImage({ http, reference: ref(), root: target(), log: cap.log, ociConfigs: configs(), env: noWait }).catch((x) => x);
     expect(e).toBeInstanceOf(AgentError);
