@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildTestImage } from "./build.ts";
+import { buildTestImage, type TestImageInstaller } from "./build.ts";
 
 export interface OciTestImage {
   /** The OCI layout directory (`oci:DIR:TAG` for skopeo). */
@@ -32,10 +32,15 @@ function sh(script: string): void {
 const sha = (b: Uint8Array): string => new Bun.CryptoHasher("sha256").update(b).digest("hex");
 
 /** `layer1`: how the big first layer is compressed (default gzip, as most registries' images are). */
-export function buildOciTestImage(out: string, opts: { padMib?: number; layer1?: "gzip" | "zstd" } = {}): OciTestImage {
+/** `base`: the test OS's kernel and installer (the lab's install run, make lab IMAGE=oci); default none. */
+export function buildOciTestImage(out: string, opts: { padMib?: number; layer1?: "gzip" | "zstd"; base?: { kernel?: string; installer?: TestImageInstaller } } = {}): OciTestImage {
   const work = mkdtempSync(join(tmpdir(), "mh-oci-"));
   try {
-    const base = buildTestImage(join(work, "base"), { padMib: opts.padMib ?? 0, installer: "none" });
+    const base = buildTestImage(join(work, "base"), {
+      padMib: opts.padMib ?? 0,
+      installer: opts.base?.installer ?? "none",
+      ...(opts.base?.kernel ? { kernel: opts.base.kernel } : {}),
+    });
     const l1 = join(work, "l1");
     const l2 = join(work, "l2");
     const l3 = join(work, "l3");

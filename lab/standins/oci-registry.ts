@@ -23,9 +23,11 @@ export interface OciRegistry {
  * `proxy`: a pull-through mirror of that registry (distribution's proxy mode: it pulls with
  * the user's credentials, trusting the CA), itself open to anonymous pulls.
  */
-export async function startOciRegistry(dir: string, ca: Ca, user: { name: string; password: string }, opts: { proxy?: string } = {}): Promise<OciRegistry> {
+export async function startOciRegistry(dir: string, ca: Ca, user: { name: string; password: string }, opts: { proxy?: string; host?: string } = {}): Promise<OciRegistry> {
+  /** Where it listens (default loopback; the lab: the router's address). */
+  const host = opts.host ?? "127.0.0.1";
   mkdirSync(dir, { recursive: true });
-  const cert = makeServerCert(ca, "registry", ["127.0.0.1"], ["localhost"]);
+  const cert = makeServerCert(ca, opts.proxy ? "mirror" : "registry", [host], ["localhost"]);
   writeFileSync(join(dir, "tls.crt"), cert.cert);
   writeFileSync(join(dir, "tls.key"), cert.key, { mode: 0o600 });
   const ht = spawnSync("htpasswd", ["-niB", user.name], { input: `${user.password}\n`, encoding: "utf8" });
@@ -35,14 +37,18 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
   let lastError = "";
   for (let tries = 0; tries < 5; tries++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
-    const address = `127.0.0.1:${port}`;
+    const address = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    // Given a host (the lab's namespace): every address of it, so that skopeo (which takes no IPv6
+    // literal) pushes through localhost; on the host itself, loopback only.
+    const listen = opts.host ? `:${port}` : address;
+    const pushTo = opts.host ? `localhost:${port}` : address;
     writeFileSync(
       join(dir, "config.yml"),
       [
         "version: 0.1",
         "log: {level: info}",
         `storage: {filesystem: {rootdirectory: ${storage}}, delete: {enabled: true}}`,
-        `http: {addr: "${address}", tls: {certificate: ${join(dir, "tls.crt")}, key: ${join(dir, "tls.key")}}}`,
+        `http: {addr: "${listen}", tls: {certificate: ${join(dir, "tls.crt")}, key: ${join(dir, "tls.key")}}}`,
         opts.proxy
           ? `proxy: {remoteurl: "${opts.proxy}", username: ${JSON.stringify(user.name)}, password: ${JSON.stringify(user.password)}}`
           : `auth: {htpasswd: {realm: metal-hammer-test, path: ${join(dir, "htpasswd")}}}`,
@@ -77,7 +83,7 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
     mkdirSync(certDir, { recursive: true });
     writeFileSync(join(certDir, "ca.crt"), ca.pem);
     const authFile = join(dir, "auth.json");
-    writeFileSync(authFile, JSON.stringify({ auths: { [address]: { auth: Buffer.from(`${user.name}:${user.password}`).toString("base64") } } }), { mode: 0o600 });
+    writeFileSync(authFile, JSON.stringify({ auths: { [pushTo]: { auth: Buffer.from(`${user.name}:${user.password}`).toString("base64") } } }), { mode: 0o600 });
     return {
       address,
       storage,
@@ -85,7 +91,7 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
       push(layout, tag, repository) {
         const r = spawnSync(
           "skopeo",
-          ["copy", "--all", "--quiet", "--dest-authfile", authFile, "--dest-cert-dir", certDir, `oci:${layout}:${tag}`, `docker://${address}/${repository}:${tag}`],
+          ["copy", "--all", "--quiet", "--dest-authfile", authFile, "--dest-cert-dir", certDir, `oci:${layout}:${tag}`, `docker://${pushTo}/${repository}:${tag}`],
           {
             encoding: "utf8",
             timeout: 120_000,
