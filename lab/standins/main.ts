@@ -148,7 +148,13 @@ async function startLabRegistry(layout: string) {
   const { startOciRegistry } = await import("./oci-registry.ts");
   const user = { name: "lab", password: randomBytes(12).toString("hex") };
   const registry = await startOciRegistry(join(stateDir, "oci-registry"), s.bootCa, user, { host: boot.host });
-  registry.push(layout, "12", "metal/testos");
+  try {
+    registry.push(layout, "12", "metal/testos");
+  } catch (e) {
+    // not left running without the stand-ins that would stop it
+    await registry.stop();
+    throw e;
+  }
   const reference = `oci://${registry.address}/metal/testos:12`;
   s.machines.labExtra = { ...s.machines.labExtra, image: { id: "testos-oci", url: reference } };
   s.metalBoot.ociConfigs = { [registry.address]: { username: user.name, password: user.password } };
