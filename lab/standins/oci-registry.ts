@@ -2,7 +2,8 @@
  * Debian's docker-registry (the CNCF distribution registry) on loopback for tests: TLS
  * with a certificate of the stand-in CA (pki.ts), htpasswd (bcrypt) authentication, a
  * unique port, storage in a directory of its own. `push` copies an OCI layout into it
- * with skopeo (credentials through an auth file, never argv). Stopped by its PID.
+ * with skopeo (credentials through an auth file, never argv; digests preserved, so a plain
+ * tar layer stays one: skopeo would gzip it otherwise). Stopped by its PID.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -91,7 +92,18 @@ export async function startOciRegistry(dir: string, ca: Ca, user: { name: string
       push(layout, tag, repository) {
         const r = spawnSync(
           "skopeo",
-          ["copy", "--all", "--quiet", "--dest-authfile", authFile, "--dest-cert-dir", certDir, `oci:${layout}:${tag}`, `docker://${pushTo}/${repository}:${tag}`],
+          [
+            "copy",
+            "--all",
+            "--preserve-digests",
+            "--quiet",
+            "--dest-authfile",
+            authFile,
+            "--dest-cert-dir",
+            certDir,
+            `oci:${layout}:${tag}`,
+            `docker://${pushTo}/${repository}:${tag}`,
+          ],
           {
             encoding: "utf8",
             timeout: 120_000,
