@@ -17,6 +17,9 @@
  * Peak memory = the largest sum of VmRSS over the process tree (sampled every 20 ms),
  * plus, for download-then-unpack, the image file held in tmpfs.
  * The image cache stand-in runs in its own process (lab/images/server.ts).
+ * Over https also the OCI way (docs/install.md "OCI images"): installOciImage from Debian's
+ * docker-registry on loopback (TLS, htpasswd; lab/standins/oci-registry.ts), the same tree
+ * plus three small layers, its big layer gzip (as most registries' images) or zstd.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +27,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildTestImage } from "../lab/images/build.ts";
+import { buildOciTestImage } from "../lab/images/oci-image.ts";
+import { startOciRegistry, type OciRegistry } from "../lab/standins/oci-registry.ts";
 import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 
 const { values: v } = parseArgs({
@@ -35,8 +40,23 @@ const { values: v } = parseArgs({
     "run-ours": { type: "string" },
     url: { type: "string" },
     ca: { type: "string" },
+    "run-oci": { type: "string" },
+    ref: { type: "string" },
+    auth: { type: "string" },
   },
 });
+
+if (v["run-oci"]) {
+  // Child mode: one OCI install with the agent's code, into --run-oci DIR.
+  const { HttpClient } = await import("../src/clients/http/client.ts");
+  const { installOciImage } = await import("../src/install/oci/pull.ts");
+  const { silentLogger } = await import("../src/platform/log/logger.ts");
+  const http = new HttpClient({ caBundle: v.ca!, allowHttp: false, log: silentLogger() });
+  const r = await installOciImage({ http, reference: v.ref!, root: v["run-oci"], log: silentLogger(), ociConfigs: JSON.parse(readFileSync(v.auth!, "utf8")) });
+  await http.close();
+  process.stdout.write(JSON.stringify(r) + "\n");
+  process.exit(0);
+}
 
 if (v["run-ours"]) {
   // Child mode: one install with the agent's code, into --run-ours DIR.
@@ -114,8 +134,23 @@ const servers = protos.map((p) =>
     { stdio: ["ignore", "pipe", "inherit"] },
   ),
 );
+let registry: OciRegistry | undefined;
 try {
   const img = buildTestImage(join(work, "cache/bench"), { padMib: Number(v["pad-mib"]) });
+  const ociUser = { name: "bench", password: `bench-${Math.random().toString(36).slice(2)}` };
+  const ociAuth = join(work, "oci-auth.json");
+  const ociRef: Record<string, string> = {};
+  if (protos.includes("https")) {
+    registry = await startOciRegistry(join(work, "registry"), ca, ociUser);
+    writeFileSync(ociAuth, JSON.stringify({ [registry.address]: { username: ociUser.name, password: ociUser.password } }), { mode: 0o600 });
+    for (const c of ["gzip", "zstd"] as const) {
+      const o = buildOciTestImage(join(work, `oci-${c}`), { padMib: Number(v["pad-mib"]), layer1: c });
+      registry.push(o.layout, o.tag, `bench/${c}`);
+      ociRef[c] = `oci://${registry.address}/bench/${c}:${o.tag}`;
+      const sizes = o.layers.map((l) => l.size);
+      console.log(`oci image (${c}): ${(sizes.reduce((a, b) => a + b, 0) / 2 ** 20).toFixed(1)} MiB in ${sizes.length} layers`);
+    }
+  }
   mkdirSync(ram, { recursive: true });
   spawnSync("mount", ["-t", "tmpfs", "-o", `size=${Number(v["pad-mib"]) * 2 + 64}m`, "mh-bench-ram", ram]);
   const fresh = () => {
@@ -149,6 +184,14 @@ try {
         // The image file lived in RAM (tmpfs) for the whole unpack.
         return { ms: r.ms, peakKiB: r.peakKiB + Math.ceil(img.bytes / 1024), cpuS: r.cpuS };
       },
+      ...(proto === "https" && registry
+        ? Object.fromEntries(
+            Object.entries(ociRef).map(([c, ref]) => [
+              `metal-hammer (oci, ${c})`,
+              () => measure([process.execPath, import.meta.path, "--run-oci", fresh(), "--ref", ref, "--ca", ca.certFile, "--auth", ociAuth]),
+            ]),
+          )
+        : {}),
     };
     console.log(`over ${proto}:`);
     // Side by side: each round runs every way once, so load from elsewhere hits all alike.
@@ -166,6 +209,7 @@ try {
   }
 } finally {
   for (const s of servers) s.kill();
+  await registry?.stop();
   spawnSync("umount", [ram]);
   rmSync(work, { recursive: true, force: true });
 }

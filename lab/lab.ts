@@ -11,7 +11,7 @@
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./console.ts";
 import {
@@ -37,6 +37,7 @@ import { waitFor } from "./wait.ts";
 import { NetnsRig, stopPid } from "./rig/rig.ts";
 import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
 import { installMedia } from "./install-media.ts";
+import { buildOciTestImage } from "./images/oci-image.ts";
 import { standinServers } from "./servers.ts";
 
 export interface LabRun extends LabOptions {
@@ -412,6 +413,8 @@ function parseLabArgs() {
       servers: { type: "string", default: "standins" },
       "no-allocate": { type: "boolean", default: false },
       install: { type: "boolean", default: false },
+      // With --install: the image from an OCI registry in the router's namespace (make lab IMAGE=oci).
+      oci: { type: "boolean", default: false },
       "switch-os": { type: "string", default: "sonic" },
     },
     strict: true,
@@ -472,11 +475,15 @@ function installRun(run: LabRun, v: LabArgs): LabRun | Usage {
   const kver = run.kernel.replace(/^.*vmlinux-/, "");
   const { disk, image: img } = installMedia(resolve(run.dir), { kernel: `/boot/vmlinuz-${kver}` });
   process.stderr.write(`lab: --install: disk ${disk} (1 GiB, sparse), test OS image ${img.image}\n`);
+  // --oci: the same test OS (three layers with whiteouts) pushed into docker-registry by the stand-ins.
+  const oci = v.oci ? buildOciTestImage(join(resolve(run.dir), "oci"), { base: { kernel: `/boot/vmlinuz-${kver}`, installer: "/install.sh" } }) : undefined;
+  if (oci) process.stderr.write(`lab: --oci: the test OS as an OCI layout ${oci.layout}, served by docker-registry beside the stand-ins\n`);
   return {
     ...run,
     expect: "poweroff",
     extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
-    servers: (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image] } : srv)),
+    servers: (env) =>
+      standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image, ...(oci ? ["--oci-layout", oci.layout] : [])] } : srv)),
   };
 }
 

@@ -2,7 +2,7 @@
 #   make lab [NIC=virtio|e1000] [NICS=2] [LLDP=0] [FAST=1] [COMPRESS=lz4] [NO_RA=1] [DEBUG=1]
 #            [EXPECT=reboot|poweroff] [TIMEOUT=240] [NET_TIMEOUT=30s] [CMDLINE='KEY=VALUE ...']
 #            [MEM=1024] [FIRMWARE=seabios|qboot|uefi] [SERVERS=standins|placeholder|none] [ALLOCATE=0]
-#            [BOOT=chain|direct] [INSTALL=0|1] [SWITCH_OS=sonic|cumulus] [IMAGE=testos|debian]
+#            [BOOT=chain|direct] [INSTALL=0|1] [SWITCH_OS=sonic|cumulus] [IMAGE=testos|debian|oci]
 # BOOT=chain (default): the MEP-20 chain, installation ISO -> iPXE (SLAAC) -> boot.ipxe ->
 # bzImage + initramfs over IPv6 (mk/iso.mk, docs/boot-chain.md); BOOT=direct: QEMU
 # -kernel with the uncompressed vmlinux, ~10 s faster, for working on the agent.
@@ -64,15 +64,20 @@ $(BOOT_DIR)/vmlinuz-$(KVER):
 # os-installer the initramfs carries, kexec, then a power cycle through the boot entry the
 # agent wrote and GRUB, each boot to the image's marker. IMAGE=testos (default): the test OS.
 #   make lab IMAGE=debian OS_INSTALLER=PATH [LAYOUT=raid1|single]
+# IMAGE=oci: the test OS from an OCI registry (Debian's docker-registry beside the stand-ins in the
+# router's namespace, TLS by the boot CA, htpasswd; credentials as metal-boot's oci_configs; three
+# layers with whiteouts, lab/images/oci-image.ts), booted directly (-kernel), the install through kexec.
 IMAGE ?= testos
-ifeq ($(filter $(IMAGE),testos debian),)
-$(error IMAGE=$(IMAGE): expected testos or debian)
+ifeq ($(filter $(IMAGE),testos debian oci),)
+$(error IMAGE=$(IMAGE): expected testos, debian or oci)
 endif
 
 # IMAGE=debian asks for OS_INSTALLER before anything is built: the initramfs must carry it.
 lab: $(if $(filter debian,$(IMAGE)),need-os-installer) deps $(VMLINUX) $(INITRAMFS)
 ifeq ($(IMAGE),debian)
 	$(MAKE) --no-print-directory test-realos-e2e REALOS_LIVE=1
+else ifeq ($(IMAGE),oci)
+	$(BUN) lab/lab.ts $(LAB_FLAGS) --oci
 else ifneq ($(LAB_IS_DIRECT),)
 	$(BUN) lab/lab.ts $(LAB_FLAGS)
 else

@@ -44,6 +44,15 @@ export const EXIT_CODES = {
     meaning:
       "UEFI: no boot entry can be made to boot the installed OS: no ESP mounted at <root>/boot/efi (or not FAT, not a GPT partition or a RAID 1 of them), no loader file on it, no bootloader_id; or the EFI boot variables could not be read or written",
   },
+  oci_image: {
+    exit: 58,
+    meaning:
+      "the OCI image cannot be installed: no manifest for this machine's platform, a manifest or config too large or malformed, a layer of an unknown, foreign or non-distributable media type, a whiteout that names no file (the message names the document or layer)",
+  },
+  oci_registry: {
+    exit: 59,
+    meaning: "the OCI registry refused a manifest, token or blob request for a reason other than credentials (the message names the request and the status)",
+  },
   reboot: { exit: 56, meaning: "the planned reboot while waiting for an allocation failed: reboot(2) refused" },
   wipe_failed: { exit: 60, meaning: "a disk could not be wiped (the message names the disk and the method that failed)" },
   layout_refused: { exit: 61, meaning: "the filesystem layout is invalid or does not fit the disks (refused before anything was written)" },

@@ -22,6 +22,7 @@
  * Writes DIR/standins.json (URLs, CA files, pid), logs every request as a JSON line to
  * DIR/requests.jsonl, prints one "ready" JSON line, and runs until SIGTERM/SIGINT.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -65,6 +66,10 @@ const { values } = parseArgs({
     switches: { type: "string" },
     // A JSON file whose members replace the lab allocation's (the real OS: lab/standins/debian-raid1.json).
     allocation: { type: "string" },
+    // With --image: the allocation's image is this OCI layout (lab/images/oci-image.ts), pushed into
+    // Debian's docker-registry on the listen address (TLS by the boot CA, htpasswd; make lab IMAGE=oci),
+    // its credentials handed out as metal-boot's oci_configs.
+    "oci-layout": { type: "string" },
   },
 });
 if (!values.listen || !values["state-dir"]) {
@@ -114,6 +119,7 @@ if (values.switches) {
     writeFileSync(join(stateDir, "connections.json"), JSON.stringify(all) + "\n");
   };
 }
+const oci = values["oci-layout"] ? await startLabRegistry(values["oci-layout"]) : undefined;
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = {
@@ -124,14 +130,34 @@ const info = {
   bootCa: s.bootCa.certFile,
   apiCa: s.apiCa.certFile,
   imagePath: s.imagePath,
+  oci: oci?.reference ?? null,
   machines,
 };
 writeFileSync(join(stateDir, "standins.json"), JSON.stringify(info, null, 2) + "\n");
 process.stdout.write(JSON.stringify(info) + "\n");
 const stop = async () => {
+  await oci?.registry.stop();
   await s.stop();
   await dns?.stop();
   process.exit(0);
 };
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
+
+/** The OCI registry of make lab IMAGE=oci: the layout pushed, the allocation and metal-boot pointed at it. */
+async function startLabRegistry(layout: string) {
+  const { startOciRegistry } = await import("./oci-registry.ts");
+  const user = { name: "lab", password: randomBytes(12).toString("hex") };
+  const registry = await startOciRegistry(join(stateDir, "oci-registry"), s.bootCa, user, { host: boot.host });
+  try {
+    registry.push(layout, "12", "metal/testos");
+  } catch (e) {
+    // not left running without the stand-ins that would stop it
+    await registry.stop();
+    throw e;
+  }
+  const reference = `oci://${registry.address}/metal/testos:12`;
+  s.machines.labExtra = { ...s.machines.labExtra, image: { id: "testos-oci", url: reference } };
+  s.metalBoot.ociConfigs = { [registry.address]: { username: user.name, password: user.password } };
+  return { registry, reference };
+}

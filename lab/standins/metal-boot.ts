@@ -28,6 +28,8 @@ export interface MetalBootOptions {
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;
   readonly faults: FaultBox;
+  /** pixie PR #40's oci_configs (registry -> username/password); omitted when undefined. */
+  ociConfigs?: Record<string, { username: string; password: string }> | undefined;
   /** Replace the answer wholesale (bad-answer tests). */
   override?: ((uuid: string) => unknown) | undefined;
 }
@@ -51,6 +53,7 @@ export function metalBootHandler(o: MetalBootOptions) {
       partition: o.machines.get(uuid)?.partition ?? o.defaultPartition,
       ...(o.ca ? { ca: o.ca } : {}),
       ...(o.imageCacheUrl ? { image_cache_url: o.imageCacheUrl } : {}),
+      ...(o.ociConfigs ? { oci_configs: o.ociConfigs } : {}),
     });
   };
 }

@@ -11,7 +11,6 @@
  * (exit-codes.ts: 50 download, 51 checksum, 52 unpack, 53 disk full; 2 for bad input).
  */
 import type { Command } from "commander";
-import { readdir, stat } from "node:fs/promises";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
 import { HttpClient } from "../clients/http/client.ts";
@@ -19,6 +18,8 @@ import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import { installImage } from "../install/image.ts";
 import { redactUrl } from "../platform/log/redact.ts";
 import type { Context } from "../platform/io/context.ts";
+import { registerImagePull } from "./image-pull.ts";
+import { checkTarget } from "./image-target.ts";
 import { loadConfig } from "./read-cmdline.ts";
 
 interface ImageInstallOpts {
@@ -42,25 +43,8 @@ export function parseImageUrl(text: string): URL {
   return url;
 }
 
-/** The target: an existing, empty directory, else a usage error (nothing is created or wiped). */
-async function checkTarget(dir: string | undefined): Promise<string> {
-  if (!dir) throw new AgentError("usage", "image install: --target DIR is required (an existing directory the image is unpacked into)", {});
-  const st = await stat(dir).catch(() => undefined);
-  if (!st) throw new AgentError("usage", `image install: --target ${dir}: no such directory (it is not created: give an existing, empty directory)`, { target: dir });
-  if (!st.isDirectory()) throw new AgentError("usage", `image install: --target ${dir}: not a directory`, { target: dir });
-  // The install empties its target before a fetch from byte 0 again (clean.ts): only an empty one (a fresh filesystem's lost+found aside) is taken.
-  const inside = (await readdir(dir)).filter((n) => n !== "lost+found");
-  if (inside.length > 0)
-    throw new AgentError(
-      "usage",
-      `image install: --target ${dir}: not empty (${inside.length} entries, e.g. ${inside.slice(0, 3).join(", ")}): a restart from byte 0 empties the target, so it must hold nothing`,
-      { target: dir },
-    );
-  return dir;
-}
-
 export function registerImage(program: Command, ctx: Context): void {
-  const image = program.command("image").description("OS images: install one into a directory as the flow does");
+  const image = program.command("image").description("OS images: install one into a directory as the flow does (a tar.lz4 URL, or oci:// from a registry)");
   image
     .command("install <url>")
     .description(
@@ -91,4 +75,5 @@ export function registerImage(program: Command, ctx: Context): void {
         await http.close();
       }
     });
+  registerImagePull(image, ctx);
 }

@@ -24,7 +24,7 @@
 import { spawnSync } from "node:child_process";
 import type { FileSink, Subprocess } from "bun";
 import { LineTail } from "./line-tail.ts";
-import { checkLiblz4, Lz4Error, lz4Decoder, type Lz4Decoder } from "./lz4-frame.ts";
+import { checkLiblz4, Lz4Error, lz4Decoder, type Lz4Sink } from "./lz4-frame.ts";
 
 export interface ExtractFailure {
   /** tar's exit code (null when tar was stopped: killed, or the stream was bad before tar could end; 0 when the stream was bad after tar's end). */
@@ -58,9 +58,29 @@ export interface Extractor {
 
 export type ExtractorFactory = (root: string) => Extractor;
 
+/**
+ * What turns the downloaded bytes into the tar stream: liblz4's frame decoder for the
+ * tar.lz4 image, gzip/zstd/none for an OCI layer (oci/layer-decoder.ts). `finish` may
+ * still hand out bytes (zlib's last block).
+ */
+export interface StreamDecoder {
+  push(chunk: Uint8Array, out: Lz4Sink): Promise<void>;
+  finish(out: Lz4Sink): void | Promise<void>;
+  close(): void;
+}
+
+/** A stream that is not what it should be (a bad gzip/zstd block, a tar header that does not add up): tar is stopped, like on a bad LZ4 frame. */
+export class BadStreamError extends Error {
+  override readonly name = "BadStreamError";
+}
+
+const isBadStream = (e: unknown): e is Error => e instanceof Lz4Error || e instanceof BadStreamError;
+
 export interface TarOptions {
   /** The tar binary (default "tar", found on PATH). */
   readonly tar?: string;
+  /** The decoder in front of tar (default: the LZ4 frame decoder). */
+  readonly decoder?: () => StreamDecoder;
   /** Extra arguments (tests). */
   readonly extraArgs?: readonly string[];
 }
@@ -87,9 +107,9 @@ type Tar = Subprocess<"pipe", "ignore", "pipe">;
 
 function startUnpack(root: string, opts: TarOptions): Extractor {
   const tarBin = opts.tar ?? "tar";
-  let decoder: Lz4Decoder;
+  let decoder: StreamDecoder;
   try {
-    decoder = lz4Decoder();
+    decoder = (opts.decoder ?? lz4Decoder)();
   } catch (e) {
     return deadExtractor((e as Error).message);
   }
@@ -102,7 +122,7 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
   }
   const tail = new StderrTail();
   /** The decoder's error, once the stream was bad. */
-  let bad: Lz4Error | undefined;
+  let bad: Error | undefined;
   let failed: ExtractFailure | undefined;
   const failWith = (code: number | null): ExtractFailure => {
     decoder.close();
@@ -147,7 +167,7 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
     }
   };
   /** A bad stream: tar is stopped (what it unpacked so far is not to be trusted), the failure kept. */
-  const stopOnBadStream = async (e: Lz4Error) => {
+  const stopOnBadStream = async (e: Error) => {
     bad = e;
     ended = true;
     if (tar.exitCode === null && tar.signalCode === null) tar.kill("SIGKILL");
@@ -163,16 +183,21 @@ function startUnpack(root: string, opts: TarOptions): Extractor {
       try {
         await decoder.push(chunk, toTar);
       } catch (e) {
-        if (e instanceof Lz4Error) await stopOnBadStream(e);
-        throw new Error(e instanceof Lz4Error ? e.message : "tar stopped reading");
+        if (isBadStream(e)) await stopOnBadStream(e);
+        throw new Error(isBadStream(e) ? e.message : "tar stopped reading");
       }
     },
     async end() {
       if (!ended) {
         try {
-          decoder.finish();
+          await decoder.finish(toTar);
         } catch (e) {
-          if (!(e instanceof Lz4Error)) throw e;
+          // tar gone while the decoder's last bytes went to it: its exit says why.
+          if (!isBadStream(e) && tar.exitCode === null && tar.signalCode === null) throw e;
+          if (!isBadStream(e)) {
+            ended = true;
+            return await outcome();
+          }
           await stopOnBadStream(e);
           return await outcome();
         }

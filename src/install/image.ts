@@ -77,6 +77,14 @@ export interface ImageInstallOptions {
   readonly clean?: (root: string) => Promise<void>;
   /** Clock, timers (stall guard, unpack bound, deadline), backoff jitter and sleep (default: real). */
   readonly env?: ImageEnv;
+  /** Headers of every GET to `url` (an OCI registry's Authorization), asked for at each attempt; never sent after a redirect. */
+  readonly headers?: () => Readonly<Record<string, string>>;
+  /** A 401 answer: true when the caller got new credentials (the attempt is then a break, retried), false to fail as auth. */
+  readonly onUnauthorized?: () => Promise<boolean>;
+  /** Follow up to this many redirects per attempt (an OCI registry sends blobs to its storage; default 0: a 3xx is fatal). */
+  readonly maxRedirects?: number;
+  /** What the download is, in words (default "image download"). */
+  readonly what?: string;
 }
 
 export type ImageEnv = RetryEnv & Timers;
@@ -119,7 +127,7 @@ class Break extends Error {
   override readonly name = "Break";
 }
 
-interface Pass {
+export interface Pass {
   readonly bytes: number;
   readonly digest: string;
   readonly unpack: ExtractFailure | undefined;
@@ -240,7 +248,7 @@ function unpackHung(url: URL, root: string, what: string, ms: number, bytes: num
 }
 
 /** The install's deadline fired (checked at every chunk, break and pause). */
-class DeadlineHit extends Error {
+export class DeadlineHit extends Error {
   override readonly name = "DeadlineHit";
 }
 
@@ -294,6 +302,23 @@ interface PassState {
   stuckSince: number;
   readonly started: number;
   readonly meter: ProgressMeter;
+  /** Where this attempt's GET goes: the URL, or where it redirected to (each attempt starts at the URL again). */
+  url: URL;
+  redirects: number;
+}
+
+/**
+ * One pass over one blob (the image, or an OCI layer: oci/pull.ts): streamed into a new
+ * extractor, hashed, resumed and bounded as above; the digest compared by the caller.
+ */
+export async function streamPass(
+  o: ImageInstallOptions,
+  checksum: Checksum,
+  extractor: ExtractorFactory,
+  clean: (root: string) => Promise<void>,
+  deadline: AbortSignal,
+): Promise<Pass> {
+  return await onePass(o, checksum, extractor, clean, deadline);
 }
 
 async function onePass(o: ImageInstallOptions, checksum: Checksum, extractor: ExtractorFactory, clean: (root: string) => Promise<void>, deadline: AbortSignal): Promise<Pass> {
@@ -347,6 +372,8 @@ function newPass(c: PassConfig): PassState {
     stuckSince: started,
     started,
     meter,
+    url: c.o.url,
+    redirects: 0,
   };
 }
 
@@ -356,25 +383,47 @@ async function attempt(s: PassState): Promise<boolean> {
   if (deadline.aborted) throw deadlineError(o, s.c.deadlineMs, s.offset, s.total);
   const stall = new StallGuard(env, stallMs, s.c.minBytesPerStall);
   try {
-    const headers: Record<string, string> = s.offset > 0 ? { range: `bytes=${s.offset}-` } : {};
+    const range: Record<string, string> = s.offset > 0 ? { range: `bytes=${s.offset}-` } : {};
+    const headers = s.redirects === 0 ? { ...o.headers?.(), ...range } : range;
     const res = await o.http.streamNative({
       method: "GET",
-      url: o.url,
-      what: "image download",
+      url: s.url,
+      what: o.what ?? "image download",
       headers,
       signal: AbortSignal.any([stall.controller.signal, deadline]),
       headersTimeoutMs: stallMs,
     });
+    if (isRedirect(res.status) && s.redirects < (o.maxRedirects ?? 0)) {
+      await drop(res);
+      return followRedirect(s, res);
+    }
+    s.url = o.url;
+    s.redirects = 0;
     if (!(await takeAnswer(s, res))) return false;
     await readBody(s, res, stall);
     checkLength(s);
     return true;
   } catch (e) {
+    s.url = o.url;
+    s.redirects = 0;
     await onBreak(s, stall, e);
     return false;
   } finally {
     stall.stop();
   }
+}
+
+const isRedirect = (status: number): boolean => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+
+/** The next GET of this attempt goes to the Location (a registry's storage, often presigned): without our headers. */
+function followRedirect(s: PassState, res: HttpStream): false {
+  const loc = res.headers.location;
+  const to = loc !== undefined && URL.canParse(loc, s.url.href) ? new URL(loc, s.url) : undefined;
+  if (to === undefined)
+    throw new AgentError("image_download", `image: GET ${redactUrl(s.url)} answered ${res.status} without a usable Location`, { url: redactUrl(s.url), status: res.status });
+  s.url = to;
+  s.redirects++;
+  return false;
 }
 
 /**
@@ -406,9 +455,16 @@ async function takeAnswer(s: PassState, res: HttpStream): Promise<boolean> {
     return true;
   }
   await drop(res);
+  if (res.status === 401 && o.onUnauthorized && (await o.onUnauthorized())) throw new Break("status 401: authenticated again");
+  if ((res.status === 401 || res.status === 403) && o.headers) {
+    throw new AgentError("auth", `${o.what ?? "image"}: GET ${redactUrl(s.url)} answered ${res.status}: the credentials were refused`, {
+      url: redactUrl(s.url),
+      status: res.status,
+    });
+  }
   // 500 too: the image download's own attempt bound (retry.attempts) is the budget.
   if (statusRetry(res.status) !== "final") throw new Break(`status ${res.status}`);
-  throw new AgentError("image_download", `image: GET ${redactUrl(o.url)} answered ${res.status}`, { url: redactUrl(o.url), status: res.status });
+  throw new AgentError("image_download", `${o.what ?? "image"}: GET ${redactUrl(s.url)} answered ${res.status}`, { url: redactUrl(s.url), status: res.status });
 }
 
 /** From byte 0 again: the target cleaned, a new hasher and tar, the progress meter reset. */

@@ -19,6 +19,8 @@ import type { MountSys } from "../platform/sys/mount.ts";
 import type { BootInfo } from "./boot-info.ts";
 import { allocationSecrets, contractFiles, type JsonObject } from "./contract.ts";
 import { installImage, type ImageInstallResult } from "./image.ts";
+import type { OciConfigs } from "./oci/credentials.ts";
+import { installOciImage } from "./oci/pull.ts";
 import type { CarriedInstaller } from "./carried-installer.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
 import { generateConsolePassword } from "./password.ts";
@@ -30,6 +32,8 @@ export interface InstallInput {
   readonly secrets: SecretSet;
   /** The image URL, already mapped through METAL_IMAGE_CACHE_URL by the caller. */
   readonly imageUrl: URL;
+  /** Set for an oci:// image: installed from the registry instead (imageUrl then only names it). */
+  readonly oci?: { readonly reference: string; readonly configs: OciConfigs; readonly mirror?: URL | undefined };
   /** The mounted target root (from the disks stage). */
   readonly root: string;
   readonly machineId: string;
@@ -72,14 +76,16 @@ export interface InstallOutput {
 }
 
 export async function installOs(i: InstallInput): Promise<InstallOutput> {
-  const image = await installImage({
-    http: i.http,
-    url: i.imageUrl,
-    root: i.root,
-    log: i.log,
-    ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}),
-    ...(i.imageRetry ? { retry: i.imageRetry } : {}),
-  });
+  const bounds = { ...(i.stallMs !== undefined ? { stallMs: i.stallMs } : {}), ...(i.imageRetry ? { retry: i.imageRetry } : {}) };
+  const image = i.oci
+    ? await installOci(i, i.oci, bounds)
+    : await installImage({
+        http: i.http,
+        url: i.imageUrl,
+        root: i.root,
+        log: i.log,
+        ...bounds,
+      });
   const consolePassword = generateConsolePassword(i.secrets);
   for (const secret of allocationSecrets(i.allocation, i.allocationAsSent)) i.secrets.add(secret);
   const files = contractFiles({
@@ -112,4 +118,27 @@ export async function installOs(i: InstallInput): Promise<InstallOutput> {
     ...(i.efiDir !== undefined ? { efiDir: i.efiDir } : {}),
   });
   return { image, installer, bootInfo: installer.bootInfo, report: { uuid: i.machineId, consolePassword } };
+}
+
+/** An oci:// image, its result in the shape of the tar image's (the manifest digest as the checksum). */
+async function installOci(i: InstallInput, oci: NonNullable<InstallInput["oci"]>, bounds: { stallMs?: number; retry?: RetryPolicy }): Promise<ImageInstallResult> {
+  const r = await installOciImage({
+    http: i.http,
+    reference: oci.reference,
+    root: i.root,
+    log: i.log,
+    secrets: i.secrets,
+    ociConfigs: oci.configs,
+    ...(oci.mirror ? { mirror: oci.mirror } : {}),
+    ...bounds,
+  });
+  return {
+    url: r.reference,
+    bytes: r.bytes,
+    checksum: { algo: "sha256", hex: r.manifest.slice("sha256:".length) },
+    passes: r.passes,
+    resumes: r.layers.reduce((n, l) => n + l.resumes, 0),
+    restarts: 0,
+    ms: r.ms,
+  };
 }

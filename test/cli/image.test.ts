@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
@@ -61,5 +61,44 @@ describe("image install refuses bad input before any download", () => {
       code: 2,
       err: "metal-hammer: image install: http://[fd00::1]:8445/img.tar.lz4: plain http is refused unless METAL_ALLOW_HTTP=1 is on the kernel cmdline\n",
     });
+  });
+});
+
+describe("image pull refuses bad input before any request", () => {
+  const dir = mkdtempSync(join(tmpdir(), "mh-image-pull-cli-"));
+  const empty = join(dir, "empty");
+  mkdirSync(empty);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const REF = "oci://registry.example.com/metal-stack/debian:12";
+
+  const run = async (args: string[]) => {
+    const c = captureContext();
+    const code = await runCli(["image", "pull", ...args], c.ctx);
+    return { code, err: c.err() };
+  };
+
+  test("a reference that is not oci://REGISTRY/REPO:TAG is a usage error naming what is wrong", async () => {
+    expect(await run(["https://r.example/x.tar.lz4", "--to", empty, "--cmdline", CL])).toEqual({
+      code: 2,
+      err: 'metal-hammer: image "https://r.example/x.tar.lz4": not an oci:// URL (expected oci://REGISTRY/REPOSITORY:TAG or oci://REGISTRY/REPOSITORY@sha256:DIGEST)\n',
+    });
+  });
+
+  test("--to must be an existing, empty directory", async () => {
+    expect(await run([REF, "--cmdline", CL])).toEqual({ code: 2, err: "metal-hammer: image pull: --to DIR is required (an existing directory the image is unpacked into)\n" });
+    expect((await run([REF, "--to", join(dir, "nope"), "--cmdline", CL])).err).toContain("image pull: --to");
+  });
+
+  test("an auth file others may read is refused without reading it; its passwords never in the error", async () => {
+    const auth = join(dir, "auth.json");
+    writeFileSync(auth, JSON.stringify({ "registry.example.com": { username: "u", password: "auth-file-pw-5521" } }), { mode: 0o644 });
+    const open = await run([REF, "--to", empty, "--auth-file", auth, "--cmdline", CL]);
+    expect(open).toEqual({ code: 2, err: `metal-hammer: image pull: --auth-file ${auth}: mode 644 lets others read it: chmod 600 it first\n` });
+    writeFileSync(auth, JSON.stringify({ "registry.example.com": { password: "auth-file-pw-5521" } }));
+    chmodSync(auth, 0o600);
+    const r = await run([REF, "--to", empty, "--auth-file", auth, "--cmdline", CL]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('entry "registry.example.com" needs a username and a password');
+    expect(r.err).not.toContain("auth-file-pw-5521");
   });
 });

@@ -13,6 +13,7 @@ import { installedConsole } from "../../config/console.ts";
 import { AgentError } from "../../errors.ts";
 import type { MachineAllocation, MachineNic } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { downloadUrl } from "../../clients/image-cache/cache.ts";
+import { isOciUrl, parseOciReference } from "../../install/oci/reference.ts";
 import type { InstallOutput } from "../../install/install.ts";
 import type { BootedServices } from "./boot-facts.ts";
 import type { TargetRoot } from "./services.ts";
@@ -23,7 +24,7 @@ export const INSTALL_HOLD_MS = 4 * 3600_000;
 /** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
 export async function install(
   config: Pick<Config, "console" | "imageStallMs" | "installerTimeoutMs">,
-  boot: Pick<Boot, "uuid" | "imageCacheUrl">,
+  boot: Pick<Boot, "uuid" | "imageCacheUrl" | "ociConfigs">,
   allocation: MachineAllocation,
   allocationJson: JsonObject,
   target: TargetRoot,
@@ -33,11 +34,16 @@ export async function install(
   const url = allocation.image?.url ?? "";
   if (url === "")
     throw new AgentError("bad_answer", `the allocation of ${boot.uuid} names no image URL (image ${allocation.image?.id || "(none)"}): nothing to install`, { uuid: boot.uuid });
+  // A bad oci:// reference is named (exit 2) before anything is fetched.
+  if (isOciUrl(url)) parseOciReference(url);
   const run = s.installOs({
     http: s.http,
     log: s.log,
     secrets: s.secrets,
-    imageUrl: downloadUrl(boot.imageCacheUrl, url),
+    // oci://: from the registry (src/install/oci), not through the image cache.
+    imageUrl: isOciUrl(url) ? new URL(url) : downloadUrl(boot.imageCacheUrl, url),
+    // The image cache is asked first as the partition's pull-through mirror (its origin's /v2/).
+    ...(isOciUrl(url) ? { oci: { reference: url, configs: boot.ociConfigs ?? {}, mirror: boot.imageCacheUrl } } : {}),
     root: target.root,
     machineId: boot.uuid,
     nics,

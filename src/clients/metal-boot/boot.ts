@@ -1,4 +1,5 @@
 /** What the boot stage (metal-boot) gives the rest of the flow; the token itself stays in `token` (never printed). */
+import type { MetalConfig } from "./config-schema.ts";
 import type { MachineToken } from "./machine-token.ts";
 import type { UuidSource } from "./uuid.ts";
 
@@ -14,6 +15,8 @@ export interface Boot {
   /** METAL_IMAGE_CACHE_URL, else metal-boot's `image_cache_url`; undefined: no cache. */
   readonly imageCacheUrl: URL | undefined;
   readonly ntpServers: readonly string[];
+  /** metal-boot's `oci_configs`: registry -> username/password for oci:// images (secrets: registered, never logged; not in handoff.json, so absent after a resume). */
+  readonly ociConfigs?: MetalConfig["oci_configs"];
   readonly token: MachineToken;
   readonly tokenFile: string;
 }

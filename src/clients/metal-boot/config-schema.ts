@@ -58,6 +58,12 @@ export const MetalConfigSchema = z.object({
   // Extensions (not in pixie): optional.
   ca: pem.optional(),
   image_cache_url: z.preprocess((v) => (v === "" ? undefined : v), httpUrl.optional()),
+  // pixie PR #40 (metal-stack/pixie PR #40, branch oci-puller at 219bcc2: api/api.go:17): OciConfigs map[string]*OciCredentials `json:"oci_configs,omitempty"`,
+  // keyed by registry URL; credentials for oci:// images (src/install/oci/credentials.ts).
+  oci_configs: z
+    .record(z.string(), z.object({ username: optionalText, password: optionalText }).nullish())
+    .nullish()
+    .transform((v) => v ?? {}),
 });
 
 export type MetalConfig = z.output<typeof MetalConfigSchema>;
@@ -69,6 +75,14 @@ export function secretsIn(raw: unknown): string[] {
     let v: unknown = raw;
     for (const k of path) v = v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
     if (typeof v === "string" && v !== "") out.push(v);
+  }
+  // oci_configs.<registry>.password: under keys of the operator's choosing.
+  const oci = raw && typeof raw === "object" ? (raw as Record<string, unknown>).oci_configs : undefined;
+  if (oci && typeof oci === "object") {
+    for (const entry of Object.values(oci as Record<string, unknown>)) {
+      const pw = entry && typeof entry === "object" ? (entry as Record<string, unknown>).password : undefined;
+      if (typeof pw === "string" && pw !== "") out.push(pw);
+    }
   }
   return out;
 }

@@ -103,6 +103,12 @@ export const EVENTS = {
   "install.image.resume": "the image download broke (cut, stall, reset) and resumes with Range or restarts",
   "install.image.retry": "the image checksum did not match: the target is cleaned and the image fetched once more",
   "install.image.done": "the image is on the target, its checksum verified",
+  "install.oci.auth": "an OCI registry asked for authentication: the scheme used (bearer token, basic) and whether credentials from oci_configs went with it (never their values)",
+  "install.oci.mirror": "the partition's pull-through mirror could not serve an oci:// image (unreachable, not a mirror, refused, not there): the registry is asked instead",
+  "install.oci.resolve": "an oci:// image resolved: the manifest digest for this machine's platform, its layers (digest, media type, size)",
+  "install.oci.layer": "one layer of an OCI image is on the target: its digest verified, whiteouts applied (counts)",
+  "install.oci.retry": "a layer's digest did not match: the target is cleaned and the image fetched once more from its first layer",
+  "install.oci.done": "the OCI image is on the target: every layer verified (bytes, layers, resumes)",
   "install.config": "the installer contract files were written (paths only, never their content)",
   "install.installer.choice":
     "which installer runs and why: the image's own (/install-go, /os-installer, /install.sh) or the os-installer the initramfs carries (name, version, sha256)",

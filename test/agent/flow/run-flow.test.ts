@@ -402,6 +402,28 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     }
   });
 
+  test("an oci:// image: installed from the registry with metal-boot's oci_configs, not through the image cache; the password in no line", async () => {
+    const ref = "oci://registry.example.com:5000/metal-stack/debian:12";
+    const pw = "oci-flow-password-31b7";
+    st.machines.reset();
+    st.machines.allocate(UUID, { ...ALLOCATION, image: { id: "debian-12-oci", url: ref } });
+    st.metalBoot.ociConfigs = { "https://registry.example.com:5000": { username: "puller", password: pw } };
+    try {
+      const run = mkdtempSync(join(dir, "run-"));
+      const r = services(run);
+      expect(await flow("boot", r.s)).toBeUndefined();
+      const i = r.seen.install[0]!;
+      expect(i.oci).toEqual({ reference: ref, configs: { "https://registry.example.com:5000": { username: "puller", password: pw } }, mirror: new URL(`${st.urls.images}/`) });
+      expect(i.imageUrl.href).toBe(ref);
+      expect(r.lines.find((l) => l.event === "boot.config")?.ociRegistries).toEqual(["https://registry.example.com:5000"]);
+      expect(r.raw.join("")).not.toContain(pw);
+    } finally {
+      st.metalBoot.ociConfigs = undefined;
+      st.machines.reset();
+      st.machines.allocate(UUID, ALLOCATION);
+    }
+  });
+
   test("--from register and --from wait resume from handoff.json and the token file", async () => {
     const run = mkdtempSync(join(dir, "run-"));
     expect(await flow("boot", services(run).s)).toBeUndefined();

@@ -78,4 +78,18 @@ describe("metal-boot config answer (pixie MetalConfig)", () => {
     } catch {}
     expect(secrets.scrub(`token ${good.metal_apiserver_token_for_hammer} pw loki-password-xyz`)).toBe("token [redacted] pw [redacted]");
   });
+
+  test("oci_configs (pixie PR #40): registry -> username/password; absent is empty; each password a secret before validation", () => {
+    const oci = {
+      "https://registry.example.com": { username: "puller", password: "oci-password-4f1e" },
+      "ghcr.io/metal-stack": { username: "bot", password: "ghcr-password-9a2b" },
+    };
+    expect(MetalConfigSchema.parse({ ...good, oci_configs: oci }).oci_configs).toEqual(oci);
+    expect(MetalConfigSchema.parse(good).oci_configs).toEqual({});
+    const secrets = new SecretSet();
+    try {
+      parseAnswer(enc({ ...good, oci_configs: oci, metal_apiserver_url: 5 }), MetalConfigSchema, "x", (raw) => secretsIn(raw).forEach((s) => secrets.add(s)));
+    } catch {}
+    expect(secrets.scrub("a oci-password-4f1e b ghcr-password-9a2b")).toBe("a [redacted] b [redacted]");
+  });
 });
