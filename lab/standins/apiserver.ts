@@ -24,12 +24,14 @@ import { MachineProvisioningEventType } from "../../src/gen/metalstack/api/v2/ma
 import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
 import { BootService, BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService, EventServiceSendResponseSchema } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
+import { METAL_BOOT_SERVICE } from "./boot-event.ts";
 import type { Fault, FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
 import { authorize, installationRefusal, registerRefusal, waitRefusal, type Refusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 import type { RequestValidator } from "./validation.ts";
 
+/** A call of a machine, a test or an anonymous client; metal-boot's own boot events are not recorded here. */
 export interface ApiCall {
   readonly procedure: string;
   readonly uuid: string | undefined;
@@ -165,11 +167,16 @@ function routes(o: ApiserverOptions) {
     .service(HealthService, { get: () => ({ health: { services: [] } }) })
     .service(EventService, {
       // metal-apiserver machine.go:110 ToProvisioningEventType fails for a type it does not know (an
-      // unknown name was dropped to UNSPECIFIED): that machine's events are not stored.
+      // unknown name was dropped to UNSPECIFIED): that machine's events are not stored. The others
+      // go into the machine's container as SendEvent keeps it (liveliness.ts), stamped with the
+      // server's time as upstream does (machine.go:115-119: time.Now(), not the event's).
       send(r) {
-        const failed = Object.entries(r.events)
-          .filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED)
-          .map(([k]) => k);
+        const failed: string[] = [];
+        for (const [uuid, e] of Object.entries(r.events)) {
+          if (e.event === MachineProvisioningEventType.UNSPECIFIED) failed.push(uuid);
+          else
+            o.machines.sendEvent(uuid, { time: new Date().toISOString(), event: `MACHINE_PROVISIONING_EVENT_TYPE_${MachineProvisioningEventType[e.event]}`, message: e.message });
+        }
         return create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(r.events).length - failed.length), failed });
       },
     })
@@ -284,6 +291,8 @@ export function apiserverListener(o: ApiserverOptions) {
         recorded = true;
         const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
         const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+        // The calls of infra clients (metal-boot's boot events, boot-event.ts) are not the machines': they show in the machines' event containers.
+        if (subject?.kind === "infra" && subject.service === METAL_BOOT_SERVICE) return;
         o.calls.push({
           procedure: `${method.parent.typeName}/${method.name}`,
           uuid: subject?.kind === "machine" ? subject.uuid : undefined,

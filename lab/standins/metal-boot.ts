@@ -6,7 +6,12 @@
  * writes the token into its one shared MetalConfig before marshalling it
  * (metal-stack/pixie@8b0f1da5 pixiecore/http.go:253), so two machines asking at once can get
  * each other's token (test/lab/standins/metal-boot.test.ts asks for 64 uuids at once).
+ * Before answering, it sends the machine's boot event to the apiserver as an infra client
+ * (boot-event.ts: what makes the machine allocatable upstream; pixie sends none), when it
+ * knows the apiserver and `bootEvents` is on; the answer goes out also when the event failed
+ * (`sentEvents` records each).
  */
+import { METAL_BOOT_SERVICE, sendBootEvent, type BootEventResult } from "./boot-event.ts";
 import type { FaultBox } from "./faults.ts";
 import type { TokenIssuer } from "./tokens.ts";
 
@@ -28,6 +33,12 @@ export interface MetalBootOptions {
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;
   readonly faults: FaultBox;
+  /** Send the boot event when serving a config (default on; off: a metal-boot as pixie is today). */
+  bootEvents: boolean;
+  /** Every boot event sent, and whether the apiserver stored it. */
+  readonly sentEvents: BootEventResult[];
+  /** Lifetime of the machine tokens handed out (s); pixie's 3 days when undefined (tests shorten it). */
+  tokenTtlS?: number | undefined;
   /** Replace the answer wholesale (bad-answer tests). */
   override?: ((uuid: string) => unknown) | undefined;
 }
@@ -42,10 +53,11 @@ export function metalBootHandler(o: MetalBootOptions) {
     if (f.status) return new Response("stand-in fault\n", { status: f.status });
     const uuid = decodeURIComponent(m[1] ?? "");
     if (o.override) return Response.json(o.override(uuid));
+    if (o.bootEvents && o.apiserverUrl !== "") o.sentEvents.push(await sendBootEvent(o.apiserverUrl, o.ca, o.tokens.issueInfra(3600, METAL_BOOT_SERVICE), uuid));
     return Response.json({
       debug: false,
       metal_apiserver_url: o.apiserverUrl,
-      metal_apiserver_token_for_hammer: o.tokens.issue(uuid),
+      metal_apiserver_token_for_hammer: o.tokens.issue(uuid, o.tokenTtlS),
       pixie_api_url: "",
       ...(o.ntpServers.length > 0 ? { ntp_servers: o.ntpServers } : {}),
       partition: o.machines.get(uuid)?.partition ?? o.defaultPartition,

@@ -29,8 +29,9 @@ export class TokenIssuer {
     return this.#sign({ sub: uuid, machine_roles: { [uuid]: "MACHINE_ROLE_EDITOR" } }, { kind: "machine", uuid }, ttlS);
   }
 
-  issueInfra(ttlS = 3600): string {
-    return this.#sign({ sub: "pixiecore", infra_role: "INFRA_ROLE_EDITOR" }, { kind: "infra" }, ttlS);
+  /** `service`: the infra service it is for (metal-boot's own token; its calls are not recorded as the machines'). */
+  issueInfra(ttlS = 3600, service?: string): string {
+    return this.#sign({ sub: service ?? "pixiecore", infra_role: "INFRA_ROLE_EDITOR" }, service ? { kind: "infra", service } : { kind: "infra" }, ttlS);
   }
 
   /** Who a token was issued for, or undefined. */
