@@ -253,6 +253,13 @@ async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSigna
   }
 }
 
+/** Whether a request carries metal-boot's own infra token (its boot events). */
+function fromMetalBoot(o: ApiserverOptions, authorization: string | undefined): boolean {
+  const auth = /^Bearer (\S+)$/.exec(authorization ?? "");
+  const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+  return subject?.kind === "infra" && subject.service === METAL_BOOT_SERVICE;
+}
+
 /**
  * The apiserver as a node:http(s) request listener (connect-node's universal request and
  * response over the already-read body, so the stand-ins' request log has it). An unknown
@@ -270,7 +277,8 @@ export function apiserverListener(o: ApiserverOptions) {
       return;
     }
     const method: DescMethod = h.method;
-    const fault = o.faults.take();
+    // Test faults are for the machines' calls: metal-boot's own boot events (boot-event.ts) pass untouched.
+    const fault = fromMetalBoot(o, req.headers.authorization) ? {} : o.faults.take();
     if (fault.slowMs) await Bun.sleep(fault.slowMs);
     if (fault.status && fault.status !== 401 && fault.status !== 503) {
       res.writeHead(fault.status, { "content-type": "text/plain" }).end("stand-in fault");
@@ -289,10 +297,10 @@ export function apiserverListener(o: ApiserverOptions) {
       record(message, refusedWith) {
         if (recorded) return;
         recorded = true;
+        // metal-boot's boot events (boot-event.ts) are not the machines' calls: they show in the machines' event containers.
+        if (fromMetalBoot(o, req.headers.authorization)) return;
         const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
         const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
-        // The calls of infra clients (metal-boot's boot events, boot-event.ts) are not the machines': they show in the machines' event containers.
-        if (subject?.kind === "infra" && subject.service === METAL_BOOT_SERVICE) return;
         o.calls.push({
           procedure: `${method.parent.typeName}/${method.name}`,
           uuid: subject?.kind === "machine" ? subject.uuid : undefined,

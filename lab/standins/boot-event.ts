@@ -36,21 +36,37 @@ export interface BootEventResult {
   readonly error?: string;
 }
 
-/** POSTs the boot event (Connect unary, JSON) within `timeoutMs`; never throws. */
-export async function sendBootEvent(apiserverUrl: string, ca: string | undefined, infraToken: string, uuid: string, timeoutMs = 5_000): Promise<BootEventResult> {
+/** metal-boot's User-Agent on its apiserver calls (the request log tells them from the machines'). */
+export const METAL_BOOT_USER_AGENT = "metal-boot-standin";
+
+const RETRY_MS = 200;
+
+/** One POST of the boot event (Connect unary, JSON): stored, refused for good, or worth another try (503, no connection). */
+async function postOnce(url: string, ca: string | undefined, infraToken: string, uuid: string, signal: AbortSignal): Promise<BootEventResult & { again?: boolean }> {
   try {
-    const r = await fetch(`${apiserverUrl.replace(/\/$/, "")}/metalstack.infra.v2.EventService/Send`, {
+    const r = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", "connect-protocol-version": "1", authorization: `Bearer ${infraToken}` },
+      headers: { "content-type": "application/json", "connect-protocol-version": "1", authorization: `Bearer ${infraToken}`, "user-agent": METAL_BOOT_USER_AGENT },
       body: JSON.stringify(bootEventRequest(uuid)),
       ...(ca ? { tls: { ca } } : {}),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
     const body = (await r.json().catch(() => ({}))) as { failed?: string[]; code?: string; message?: string };
-    if (r.status !== 200) return { uuid, ok: false, error: `EventService/Send answered ${r.status} ${body.code ?? ""} ${body.message ?? ""}`.trim() };
+    if (r.status !== 200) return { uuid, ok: false, error: `EventService/Send answered ${r.status} ${body.code ?? ""} ${body.message ?? ""}`.trim(), again: r.status === 503 };
     if (body.failed?.includes(uuid)) return { uuid, ok: false, error: "EventService/Send: the event failed" };
     return { uuid, ok: true };
   } catch (e) {
-    return { uuid, ok: false, error: `EventService/Send: ${(e as Error).message}` };
+    return { uuid, ok: false, error: `EventService/Send: ${(e as Error).message}`, again: !signal.aborted };
+  }
+}
+
+/** POSTs the boot event, again after a 503 or a failed connection (a balancer, a restarting apiserver), within `timeoutMs`; never throws. */
+export async function sendBootEvent(apiserverUrl: string, ca: string | undefined, infraToken: string, uuid: string, timeoutMs = 5_000): Promise<BootEventResult> {
+  const url = `${apiserverUrl.replace(/\/$/, "")}/metalstack.infra.v2.EventService/Send`;
+  const signal = AbortSignal.timeout(timeoutMs);
+  for (;;) {
+    const { again, ...r } = await postOnce(url, ca, infraToken, uuid, signal);
+    if (r.ok || !again || signal.aborted) return r;
+    await Bun.sleep(RETRY_MS);
   }
 }

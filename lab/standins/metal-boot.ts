@@ -33,6 +33,10 @@ export interface MetalBootOptions {
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;
   readonly faults: FaultBox;
+  /** metal-boot's own apiserver client URL for its boot events (pixie's ApiClient is configured apart from the URL it hands out); "" until the servers listen. */
+  eventApiUrl: string;
+  /** The CA metal-boot's own client trusts for the apiserver (not `ca`, which tests change for the machines). */
+  eventApiCa: string | undefined;
   /** Send the boot event when serving a config (default on; off: a metal-boot as pixie is today). */
   bootEvents: boolean;
   /** Every boot event sent, and whether the apiserver stored it. */
@@ -53,7 +57,7 @@ export function metalBootHandler(o: MetalBootOptions) {
     if (f.status) return new Response("stand-in fault\n", { status: f.status });
     const uuid = decodeURIComponent(m[1] ?? "");
     if (o.override) return Response.json(o.override(uuid));
-    if (o.bootEvents && o.apiserverUrl !== "") o.sentEvents.push(await sendBootEvent(o.apiserverUrl, o.ca, o.tokens.issueInfra(3600, METAL_BOOT_SERVICE), uuid));
+    if (o.bootEvents && o.eventApiUrl !== "") o.sentEvents.push(await sendBootEvent(o.eventApiUrl, o.eventApiCa, o.tokens.issueInfra(3600, METAL_BOOT_SERVICE), uuid));
     return Response.json({
       debug: false,
       metal_apiserver_url: o.apiserverUrl,

@@ -115,6 +115,8 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   // Ports may be 0 (picked): metal-boot learns the URLs once the servers listen.
   const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`])) as Record<Role, string>;
   st.metalBoot.apiserverUrl = urls.api;
+  // metal-boot reaches the apiserver by its address (its own client, not the URL machines get, which tests change).
+  st.metalBoot.eventApiUrl = `https://${hostInUrl(o.listen.api.host)}:${st.servers[ROLES.indexOf("api")]?.port}`;
   st.metalBoot.imageCacheUrl = `${urls.images}/`;
   return {
     urls,
@@ -162,6 +164,8 @@ function prepare(o: StandinOptions): StandinState {
     ca: apiCa.pem,
     ntpServers: o.ntpServers ?? [],
     faults: faults.boot,
+    eventApiUrl: "",
+    eventApiCa: apiCa.pem,
     bootEvents: true,
     sentEvents: [],
   };
