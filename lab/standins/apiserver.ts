@@ -5,7 +5,7 @@
  * with unknown fields and unknown enum names dropped (connect-es' default, as connect-go's
  * protojson DiscardUnknown); an interceptor runs what the real server's interceptors do, in
  * their order (metal-stack/metal-apiserver@3f09705a pkg/service/services.go:140
- * allInfraInterceptors: authz, then validation): permissions by the method's role options and
+ * allInfraInterceptors: authz, then validation): a token past its exp is unauthenticated; permissions by the method's role options and
  * the token's subject (rules.ts), then protovalidate with the upstream rules (validation.ts);
  * the handlers add the rules that live in Go code (rules.ts: Register's nil checks and the
  * two-switch rule, not_found for unknown machines). Wait (metal-apiserver
@@ -90,6 +90,7 @@ function guard(o: ApiserverOptions): Interceptor {
       if (call?.fault.status === 401) throw new ConnectError("stand-in fault: token refused", Code.Unauthenticated);
       if (call?.fault.status === 503) throw new ConnectError("stand-in fault: try again", Code.Unavailable);
       const auth = /^Bearer (\S+)$/.exec(req.header.get("authorization") ?? "");
+      if (auth?.[1] && o.tokens.expired(auth[1])) throw new ConnectError("token has expired", Code.Unauthenticated);
       const subject: Subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
       const denied = authorize(req.method, subject, uuidOf(message));
       if (denied) throw refused(denied);
