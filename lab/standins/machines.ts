@@ -14,6 +14,7 @@ import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine
 import { BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { IMAGE_PATH } from "./image-cache.ts";
 import type { BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { registeredBmcRecord, type BmcRecord } from "./bmc-record.ts";
 import { notAllocatable, registeredContainer, withEvent, type EventContainer, type StoredEvent } from "./liveliness.ts";
 import type { Refusal } from "./rules.ts";
 import { connectMachine, machineConnections, type SwitchTable } from "./switches.ts";
@@ -52,6 +53,8 @@ export class MachineBook {
   readonly allocations = new Map<string, Record<string, unknown>>();
   /** uuid -> the console password InstallationSucceeded reported. */
   readonly installed = new Map<string, string>();
+  /** uuid -> the BMC record as the apiserver stores it from the last Register (bmc-record.ts: replaced wholesale). */
+  readonly bmc = new Map<string, BmcRecord>();
   /** uuid -> its provisioning-event container (liveliness.ts: SendEvent's bookkeeping). */
   readonly events = new Map<string, EventContainer>();
   /** Every allocation the operator tried (POST /_standin/allocate, --allocate-after), refused ones too. */
@@ -110,6 +113,7 @@ export class MachineBook {
    */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
+    this.bmc.set(uuid, registeredBmcRecord(request));
     // machine.go:881-901: Register makes a container (no liveliness) only when there is none.
     this.events.set(uuid, registeredContainer(this.events.get(uuid), new Date().toISOString()));
     this.onLiveliness?.();
@@ -173,6 +177,7 @@ export class MachineBook {
     this.allocations.clear();
     this.installed.clear();
     this.events.clear();
+    this.bmc.clear();
     this.allocationTries.length = 0;
     this.breakWaits();
     this.keepaliveMs = 0;
