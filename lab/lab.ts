@@ -30,6 +30,7 @@ import {
   type LabSwitchOs,
 } from "./plan.ts";
 import { startLabNtp } from "./ntp.ts";
+import { livelinessLines } from "./liveliness-summary.ts";
 import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
 import { overlayCpio } from "./overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
@@ -286,7 +287,7 @@ async function boot(s: LabState, rig: NetnsRig, served: Served): Promise<Booted>
   return { lines, qemuExit, qemuEndMs, timedOut, stderr };
 }
 
-/** Step 5: the outcome, the servers' logs, the switch connections; result.json and the summary lines. */
+/** Step 5: the outcome, the servers' logs, the switch connections, the machine's events and liveliness before its allocation; result.json and the summary lines. */
 function collect(s: LabState, served: Served, b: Booted): LabResult {
   const { run, names, dir, say } = s;
   const outcome = classifyEnd(b.lines, b.timedOut);
@@ -306,6 +307,8 @@ function collect(s: LabState, served: Served, b: Booted): LabResult {
   const connectionsFile = `${dir}/standins/connections.json`;
   const connections = served.switchTable ? connectionsLine(existsSync(connectionsFile) ? readFileSync(connectionsFile, "utf8") : undefined, LAB_UUID) : undefined;
   if (served.switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
+  const livelinessFile = `${dir}/standins/liveliness.json`;
+  if (existsSync(`${dir}/standins/standins.json`)) for (const l of livelinessLines(existsSync(livelinessFile) ? readFileSync(livelinessFile, "utf8") : undefined, LAB_UUID)) say(l);
   const result: LabResult = {
     outcome,
     exitCode: labExitCode(outcome, run.expect),

@@ -25,6 +25,11 @@ export const EXIT_CODES = {
   bad_answer: { exit: 24, meaning: "a server answered something that does not match the expected schema" },
   api_error: { exit: 25, meaning: "the apiserver answered with an error (connect error code in the message)" },
   wait_timeout: { exit: 26, meaning: "no allocation arrived within METAL_WAIT_TIMEOUT (BootService/Wait)" },
+  bmc_backwards: {
+    exit: 27,
+    meaning:
+      "not registered: the metal BMC user is on the BMC from an earlier boot (the apiserver holds its credentials) but could not be written now, and Register would replace the stored BMC record with none",
+  },
   image_cache: { exit: 30, meaning: "image cache probe failed (missing image, checksum sidecar, or mismatch)" },
   handoff: { exit: 31, meaning: "hand-off failed (cannot write handoff.json or exec the next stage)" },
   kconfig_failed: { exit: 40, meaning: "kernel config check: a required option is missing or wrong" },

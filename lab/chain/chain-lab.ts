@@ -20,6 +20,7 @@ import type { PartitionInput } from "../ipxe/partitions.ts";
 import { routerAddress } from "../ipxe/eui64.ts";
 import { waitFor } from "../wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
+import { livelinessLines } from "../liveliness-summary.ts";
 import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
 import { switchName, type LabSwitchOs } from "../plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/request-log.ts";
@@ -335,6 +336,13 @@ export class ChainLab {
     if (!this.switchTable || !this.opts.standins) return undefined;
     const f = join(this.dir, "standins", "connections.json");
     return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
+  }
+
+  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/liveliness-summary.ts); none without stand-ins. */
+  liveliness(uuid: string): string[] {
+    if (!this.opts.standins) return [];
+    const f = join(this.dir, "standins", "liveliness.json");
+    return livelinessLines(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid);
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */

@@ -188,6 +188,7 @@ try {
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
   const connections = lab.connections(uuid);
   if (connections) console.error(`lab: ${connections}`);
+  for (const l of lab.liveliness(uuid)) console.error(`lab: ${l}`);
   const lines = chunkLines(m.qemu.chunks, m.started);
   for (const l of clockSummary(records(lines))) console.error(`lab: ${l}`);
   const ps = phases(timelineMarks(lines), (m.qemu.chunks.at(-1)?.t ?? m.started) - m.started);

@@ -11,6 +11,7 @@
  */
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { METAL_BOOT_USER_AGENT } from "./boot-event.ts";
 import type { ServerCert } from "./pki.ts";
 import type { RequestLog } from "./request-log.ts";
 import { listenNode, type Listen } from "./node-listen.ts";
@@ -90,13 +91,14 @@ async function answer(s: ApiServing, req: IncomingMessage, res: ServerResponse):
   }
 }
 
-/** Logs the answer when its head is written; not when the client has gone (a Wait that never answered ends so): nothing was answered. */
+/** Logs the answer when its head is written; not when the client has gone (a Wait that never answered ends so): nothing was answered; not metal-boot's own calls. */
 function logOnHead(log: RequestLog, req: IncomingMessage, res: ServerResponse, r: ReadRequest): void {
   const source = req.socket.remoteAddress ?? null;
   const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
   let logged = false;
   (res as unknown as { writeHead: (...a: unknown[]) => ServerResponse }).writeHead = (...a: unknown[]) => {
-    if (!logged && !req.socket.destroyed) {
+    // metal-boot's own boot events (boot-event.ts) are not a client's requests: they show in the machines' event containers.
+    if (!logged && !req.socket.destroyed && r.headers["user-agent"] !== METAL_BOOT_USER_AGENT) {
       logged = true;
       log.add({
         time: new Date().toISOString(),

@@ -5,7 +5,7 @@
  * with unknown fields and unknown enum names dropped (connect-es' default, as connect-go's
  * protojson DiscardUnknown); an interceptor runs what the real server's interceptors do, in
  * their order (metal-stack/metal-apiserver@3f09705a pkg/service/services.go:140
- * allInfraInterceptors: authz, then validation): permissions by the method's role options and
+ * allInfraInterceptors: authz, then validation): a token past its exp is unauthenticated; permissions by the method's role options and
  * the token's subject (rules.ts), then protovalidate with the upstream rules (validation.ts);
  * the handlers add the rules that live in Go code (rules.ts: Register's nil checks and the
  * two-switch rule, not_found for unknown machines). Wait (metal-apiserver
@@ -24,12 +24,14 @@ import { MachineProvisioningEventType } from "../../src/gen/metalstack/api/v2/ma
 import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
 import { BootService, BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService, EventServiceSendResponseSchema } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
+import { METAL_BOOT_SERVICE } from "./boot-event.ts";
 import type { Fault, FaultBox } from "./faults.ts";
 import { waitMessage, type MachineBook, type OpenWait } from "./machines.ts";
 import { authorize, installationRefusal, registerRefusal, waitRefusal, type Refusal, type Subject } from "./rules.ts";
 import type { TokenIssuer } from "./tokens.ts";
 import type { RequestValidator } from "./validation.ts";
 
+/** A call of a machine, a test or an anonymous client; metal-boot's own boot events are not recorded here. */
 export interface ApiCall {
   readonly procedure: string;
   readonly uuid: string | undefined;
@@ -88,6 +90,7 @@ function guard(o: ApiserverOptions): Interceptor {
       if (call?.fault.status === 401) throw new ConnectError("stand-in fault: token refused", Code.Unauthenticated);
       if (call?.fault.status === 503) throw new ConnectError("stand-in fault: try again", Code.Unavailable);
       const auth = /^Bearer (\S+)$/.exec(req.header.get("authorization") ?? "");
+      if (auth?.[1] && o.tokens.expired(auth[1])) throw new ConnectError("token has expired", Code.Unauthenticated);
       const subject: Subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
       const denied = authorize(req.method, subject, uuidOf(message));
       if (denied) throw refused(denied);
@@ -165,11 +168,16 @@ function routes(o: ApiserverOptions) {
     .service(HealthService, { get: () => ({ health: { services: [] } }) })
     .service(EventService, {
       // metal-apiserver machine.go:110 ToProvisioningEventType fails for a type it does not know (an
-      // unknown name was dropped to UNSPECIFIED): that machine's events are not stored.
+      // unknown name was dropped to UNSPECIFIED): that machine's events are not stored. The others
+      // go into the machine's container as SendEvent keeps it (liveliness.ts), stamped with the
+      // server's time as upstream does (machine.go:115-119: time.Now(), not the event's).
       send(r) {
-        const failed = Object.entries(r.events)
-          .filter(([, e]) => e.event === MachineProvisioningEventType.UNSPECIFIED)
-          .map(([k]) => k);
+        const failed: string[] = [];
+        for (const [uuid, e] of Object.entries(r.events)) {
+          if (e.event === MachineProvisioningEventType.UNSPECIFIED) failed.push(uuid);
+          else
+            o.machines.sendEvent(uuid, { time: new Date().toISOString(), event: `MACHINE_PROVISIONING_EVENT_TYPE_${MachineProvisioningEventType[e.event]}`, message: e.message });
+        }
         return create(EventServiceSendResponseSchema, { events: BigInt(Object.keys(r.events).length - failed.length), failed });
       },
     })
@@ -246,6 +254,13 @@ async function* waitStream(o: ApiserverOptions, uuid: string, signal: AbortSigna
   }
 }
 
+/** Whether a request carries metal-boot's own infra token (its boot events). */
+function fromMetalBoot(o: ApiserverOptions, authorization: string | undefined): boolean {
+  const auth = /^Bearer (\S+)$/.exec(authorization ?? "");
+  const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
+  return subject?.kind === "infra" && subject.service === METAL_BOOT_SERVICE;
+}
+
 /**
  * The apiserver as a node:http(s) request listener (connect-node's universal request and
  * response over the already-read body, so the stand-ins' request log has it). An unknown
@@ -263,7 +278,8 @@ export function apiserverListener(o: ApiserverOptions) {
       return;
     }
     const method: DescMethod = h.method;
-    const fault = o.faults.take();
+    // Test faults are for the machines' calls: metal-boot's own boot events (boot-event.ts) pass untouched.
+    const fault = fromMetalBoot(o, req.headers.authorization) ? {} : o.faults.take();
     if (fault.slowMs) await Bun.sleep(fault.slowMs);
     if (fault.status && fault.status !== 401 && fault.status !== 503) {
       res.writeHead(fault.status, { "content-type": "text/plain" }).end("stand-in fault");
@@ -282,6 +298,8 @@ export function apiserverListener(o: ApiserverOptions) {
       record(message, refusedWith) {
         if (recorded) return;
         recorded = true;
+        // metal-boot's boot events (boot-event.ts) are not the machines' calls: they show in the machines' event containers.
+        if (fromMetalBoot(o, req.headers.authorization)) return;
         const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "");
         const subject = auth?.[1] ? o.tokens.subject(auth[1]) : undefined;
         o.calls.push({

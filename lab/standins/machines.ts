@@ -1,6 +1,8 @@
 /**
  * The apiserver stand-in's machine state: what each machine registered, its
- * allocation, and the Wait streams open for it. `allocate` sends the allocation to
+ * allocation, its provisioning events and liveliness (liveliness.ts), and the Wait streams open
+ * for it. The operator's `allocateWaiting` refuses a machine that is not Alive, as upstream's
+ * findWaitingMachine skips it; `allocate` stores one as given and sends the allocation to
  * every open Wait of that machine (later Waits get it at once); the stream stays open
  * (upstream machine.go Wait never ends by itself). `breakWaits` cuts the open streams
  * mid-way (no end-of-stream message), as a proxy or a restarting apiserver would.
@@ -12,6 +14,8 @@ import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine
 import { BootServiceWaitResponseSchema } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { IMAGE_PATH } from "./image-cache.ts";
 import type { BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
+import { registeredBmcRecord, type BmcRecord } from "./bmc-record.ts";
+import { notAllocatable, registeredContainer, withEvent, type EventContainer, type StoredEvent } from "./liveliness.ts";
 import type { Refusal } from "./rules.ts";
 import { connectMachine, machineConnections, type SwitchTable } from "./switches.ts";
 
@@ -33,12 +37,30 @@ export interface OpenWait {
 
 const WAIT_OPENED_KEPT = 10_000;
 
+/** One try of the operator to allocate a machine, with what findWaitingMachine saw: its liveliness and events then. */
+export interface AllocationTry {
+  readonly uuid: string;
+  readonly at: string;
+  /** Why it was not allocated; undefined: allocated. */
+  readonly refused?: string;
+  readonly liveliness: string | null;
+  readonly events: readonly StoredEvent[];
+}
+
 export class MachineBook {
   /** uuid -> the last Register request. */
   readonly registered = new Map<string, Record<string, unknown>>();
   readonly allocations = new Map<string, Record<string, unknown>>();
   /** uuid -> the console password InstallationSucceeded reported. */
   readonly installed = new Map<string, string>();
+  /** uuid -> the BMC record as the apiserver stores it from the last Register (bmc-record.ts: replaced wholesale). */
+  readonly bmc = new Map<string, BmcRecord>();
+  /** uuid -> its provisioning-event container (liveliness.ts: SendEvent's bookkeeping). */
+  readonly events = new Map<string, EventContainer>();
+  /** Every allocation the operator tried (POST /_standin/allocate, --allocate-after), refused ones too. */
+  readonly allocationTries: AllocationTry[] = [];
+  /** Called after an event was stored or an allocation tried (main.ts writes liveliness.json). */
+  onLiveliness: (() => void) | undefined;
   readonly open = new Set<OpenWait>();
   /** When each Wait stream opened (ms since epoch; the last 10,000): an open Wait never answers, so the request log cannot show when it came. */
   readonly waitOpenedAt: number[] = [];
@@ -91,11 +113,42 @@ export class MachineBook {
    */
   register(uuid: string, request: Record<string, unknown>): void {
     this.registered.set(uuid, request);
+    this.bmc.set(uuid, registeredBmcRecord(request));
+    // machine.go:881-901: Register makes a container (no liveliness) only when there is none.
+    this.events.set(uuid, registeredContainer(this.events.get(uuid), new Date().toISOString()));
+    this.onLiveliness?.();
     const after = this.allocateAfterMs;
     if (after === undefined || this.allocations.has(uuid)) return;
-    setTimeout(() => this.allocate(uuid, { ...labAllocation(uuid, this.labInstall, this.labEsp), ...this.labExtra }), after).unref();
+    setTimeout(() => this.allocateWaiting(uuid, { ...labAllocation(uuid, this.labInstall, this.labEsp), ...this.labExtra }), after).unref();
   }
 
+  /** SendEvent (liveliness.ts withEvent): the event stored in the machine's container, made Alive when it is the first. */
+  sendEvent(uuid: string, event: StoredEvent): void {
+    this.events.set(uuid, withEvent(this.events.get(uuid), event));
+    this.onLiveliness?.();
+  }
+
+  /**
+   * The operator's allocation (MachineService/Create upstream): refused, as findWaitingMachine
+   * skips it, when the machine has no event container or is not Alive; returns the reason, or
+   * undefined when allocated. Each try is recorded with the liveliness and events it saw.
+   */
+  allocateWaiting(uuid: string, allocation: Record<string, unknown>): string | undefined {
+    const container = this.events.get(uuid);
+    const refused = notAllocatable(uuid, container);
+    this.allocationTries.push({
+      uuid,
+      at: new Date().toISOString(),
+      ...(refused ? { refused } : {}),
+      liveliness: container?.liveliness ?? null,
+      events: container?.events ?? [],
+    });
+    if (!refused) this.allocate(uuid, allocation);
+    this.onLiveliness?.();
+    return refused;
+  }
+
+  /** Stores an allocation as the database holds it (tests set one up front; a machine allocated before keeps it) and sends it to the open Waits. */
   allocate(uuid: string, allocation: Record<string, unknown>): void {
     this.allocations.set(uuid, allocation);
     for (const w of [...this.open]) {
@@ -123,6 +176,9 @@ export class MachineBook {
     this.waitOpenedAt.length = 0;
     this.allocations.clear();
     this.installed.clear();
+    this.events.clear();
+    this.bmc.clear();
+    this.allocationTries.length = 0;
     this.breakWaits();
     this.keepaliveMs = 0;
     this.allocateAfterMs = undefined;

@@ -19,7 +19,9 @@
  * does and DIR/connections.json names them. The apiserver checks requests with the
  * upstream protos' rules (validation.ts, compiled once into build/upstream-protos/); without the
  * reference it says so in one line on stderr and uses the project's own (under CI=true: exits).
- * Writes DIR/standins.json (URLs, CA files, pid), logs every request as a JSON line to
+ * metal-boot sends each machine's boot event when it serves its config (boot-event.ts), and the
+ * operator allocates only a machine that is Alive (liveliness.ts); DIR/liveliness.json has the
+ * events and every allocation try. Writes DIR/standins.json (URLs, CA files, pid), logs every request as a JSON line to
  * DIR/requests.jsonl, prints one "ready" JSON line, and runs until SIGTERM/SIGINT.
  */
 import { randomBytes } from "node:crypto";
@@ -120,6 +122,9 @@ if (values.switches) {
   };
 }
 const oci = values["oci-layout"] ? await startLabRegistry(values["oci-layout"]) : undefined;
+// The machines' events, liveliness and the operator's allocation tries, for the lab's summary (lab/liveliness-summary.ts).
+s.machines.onLiveliness = () =>
+  writeFileSync(join(stateDir, "liveliness.json"), JSON.stringify({ events: Object.fromEntries(s.machines.events), allocationTries: s.machines.allocationTries }) + "\n");
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;
 const dns = dnsListen ? await startDns(dnsListen.host, dnsListen.port, new Map((values.name ?? []).map((n) => [n.toLowerCase(), boot.host]))) : undefined;
 const info = {

@@ -20,7 +20,7 @@ import { infra_roles, machine_roles, visibility, Visibility } from "../../src/ge
 import type { BootServiceInstallationSucceededRequest, BootServiceRegisterRequest } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 
 /** A caller: the machine token (MACHINE_ROLE_EDITOR for one uuid, pixiecore/http.go:240-246) or an infra token. */
-export type Subject = { readonly kind: "machine"; readonly uuid: string } | { readonly kind: "infra" } | undefined;
+export type Subject = { readonly kind: "machine"; readonly uuid: string } | { readonly kind: "infra"; readonly service?: string } | undefined;
 
 export type Refusal = { readonly code: string; readonly message: string };
 

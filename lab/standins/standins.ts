@@ -6,7 +6,8 @@
  * it via METAL_CA); the "api" CA signs the apiserver and is handed out by metal-boot,
  * so the apiserver is only trusted through the CA metal-boot gives. Each server also
  * answers /_standin/fault (POST a Fault as JSON; {} clears) and /_standin/calls; the
- * apiserver also POST /_standin/allocate ({uuid, allocation}), /_standin/wait-break
+ * apiserver also POST /_standin/allocate ({uuid, allocation}; 409 when the machine is not Alive,
+ * machines.ts allocateWaiting), /_standin/wait-break
  * (cut the open Wait streams), /_standin/outage ({ms}: every server closes its listeners
  * and connections, then listens again on the same ports, state kept), /_standin/unavailable
  * (POST {every, ms}: a balancer in front answers every every-th request 503 for ms; GET: the
@@ -110,6 +111,8 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   // Ports may be 0 (picked): metal-boot learns the URLs once the servers listen.
   const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`])) as Record<Role, string>;
   st.metalBoot.apiserverUrl = urls.api;
+  // metal-boot reaches the apiserver by its address (its own client, not the URL machines get, which tests change).
+  st.metalBoot.eventApiUrl = `https://${hostInUrl(o.listen.api.host)}:${st.servers[ROLES.indexOf("api")]?.port}`;
   st.metalBoot.imageCacheUrl = `${urls.images}/`;
   return {
     urls,
@@ -157,6 +160,10 @@ function prepare(o: StandinOptions): StandinState {
     ca: apiCa.pem,
     ntpServers: o.ntpServers ?? [],
     faults: faults.boot,
+    eventApiUrl: "",
+    eventApiCa: apiCa.pem,
+    bootEvents: true,
+    sentEvents: [],
   };
   return {
     o,
@@ -275,6 +282,8 @@ async function apiControl(book: MachineBook, path: string, req: Request): Promis
       openWaits: [...book.open].map((w) => w.uuid),
       waitOpenedAt: book.waitOpenedAt,
       connections: Object.fromEntries([...book.registered.keys()].map((u) => [u, book.connections(u)])),
+      events: Object.fromEntries(book.events),
+      allocationTries: book.allocationTries,
     });
   }
   if (path === "/_standin/switches" && req.method === "GET") return Response.json({ switches: switchTableJson(book.switches) });
@@ -282,8 +291,9 @@ async function apiControl(book: MachineBook, path: string, req: Request): Promis
   const v = (await req.json().catch(() => ({}))) as Record<string, unknown>;
   if (path === "/_standin/allocate") {
     if (typeof v.uuid !== "string" || !v.allocation || typeof v.allocation !== "object") return Response.json({ error: "expected {uuid, allocation}" }, { status: 400 });
-    book.allocate(v.uuid, v.allocation as Record<string, unknown>);
-    return Response.json({ ok: true });
+    // The operator's allocation: refused as findWaitingMachine skips a machine that is not Alive (liveliness.ts).
+    const refused = book.allocateWaiting(v.uuid, v.allocation as Record<string, unknown>);
+    return refused ? Response.json({ error: refused }, { status: 409 }) : Response.json({ ok: true });
   }
   if (path === "/_standin/switches") {
     try {

@@ -77,6 +77,7 @@ export const LAB_LAYERS: Readonly<Record<string, number>> = {
   rig: 1,
   "ntp.ts": 1,
   "timeline.ts": 1,
+  "liveliness-summary.ts": 1,
   "kernel.ts": 1,
   "install-media.ts": 1,
   standins: 1,

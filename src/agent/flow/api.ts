@@ -2,7 +2,7 @@
  * Stage "api": the apiserver answers over TLS: metalstack.api.v2.VersionService/Get
  * (public, no token), its version logged. The token is proven by Register. The
  * client with the token and the best-effort event reporter are built here for the
- * later stages.
+ * later stages; its token is renewed from metal-boot when it expires.
  */
 import { ConnectClient } from "../../clients/api/client.ts";
 import { EventReporter } from "../../clients/api/events.ts";
@@ -10,6 +10,7 @@ import { apiVersion, VERSION_GET, type ApiVersion } from "../../clients/api/vers
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import type { BootedServices } from "./boot-facts.ts";
+import { renewingToken } from "./token-renewal.ts";
 
 export interface Api {
   readonly client: ConnectClient;
@@ -19,11 +20,12 @@ export interface Api {
 }
 
 /** The token-carrying client and event reporter for `boot` (no call made). */
-/** What the api stage uses: the client that trusts the boot's CAs, the log, the clock for events. */
-export type ApiServices = Pick<BootedServices, "http" | "log" | "now">;
+/** What the api stage uses: the client that trusts the boot's CAs, the log, the clock for events; the secrets and status for a renewed token. */
+export type ApiServices = Pick<BootedServices, "http" | "log" | "now" | "secrets" | "ops">;
 
 export function connectApi(boot: Boot, s: ApiServices, version?: ApiVersion): Api {
-  const client = new ConnectClient(s.http, boot.apiserverUrl, boot.token.reveal());
+  // The token is renewed from metal-boot when the apiserver refuses it after it had worked (token-renewal.ts).
+  const client = new ConnectClient(s.http, boot.apiserverUrl, renewingToken(boot, s));
   return { client, events: new EventReporter(client, boot.uuid, s.log, s.now), version };
 }
 

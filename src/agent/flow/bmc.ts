@@ -56,7 +56,14 @@ export async function readBmcForRegister(s: Pick<Services, "log" | "bmc">): Prom
       { user: o.user.name, id: o.user.id, vendor: vendor ?? null },
       `BMC user ${o.user.name} (id ${o.user.id}) created with a fresh password, Administrator`,
     );
-  else logEvent(s.log, "bmc.user", { user: null, vendor: vendor ?? null }, "no BMC user written: Register reports the BMC without credentials", "warn");
+  else
+    logEvent(
+      s.log,
+      "bmc.user",
+      { user: null, vendor: vendor ?? null, metalUserBefore: o.metalUserBefore ?? null },
+      fields.backwards ? `no BMC user written: ${fields.backwards}` : "no BMC user written: Register reports the BMC without credentials",
+      "warn",
+    );
   return { outcome: o, fields };
 }
 

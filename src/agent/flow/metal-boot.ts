@@ -2,7 +2,8 @@
  * Stage "boot": pixie's MetalConfig and the token from metal-boot for the machine's
  * uuid (read once at the start of the flow). The token is registered as a secret when
  * parsed, kept in memory and written 0600 for the hand-off and `run --from`; the log
- * shows only its kind, subject and expiry. The partition Register sends is metal-boot's; a different
+ * shows only its kind, subject and expiry (also in status.json), with a warning when it expires
+ * before the wait's longest bound (it is renewed then: token-renewal.ts). The partition Register sends is metal-boot's; a different
  * METAL_PARTITION on the cmdline is a warning. Then the config's `logging` starts the
  * log shipper (Loki; never fails the flow), and when the clock stage gave no time, its
  * `ntp_servers` are tried. Returns the boot facts (src/agent/flow/boot-facts.ts): the clock
@@ -18,6 +19,7 @@ import { logEvent } from "../../platform/log/logger.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import { LoggingSchema, type Logging } from "../../ops/remote-log/config.ts";
 import type { BootFacts } from "./boot-facts.ts";
+import { tokenOutlived } from "../provision/token-lifetime.ts";
 import { clockUnset } from "./clock.ts";
 import type { Services } from "./services.ts";
 
@@ -54,9 +56,9 @@ export interface BootInput {
 
 /** Before boot: the base client (METAL_CA alone); the boot's CAs are trusted from the facts this returns. */
 export async function metalBoot(
-  config: Pick<Config, "metalBootUrl" | "partition" | "imageCacheUrl">,
+  config: Pick<Config, "metalBootUrl" | "partition" | "imageCacheUrl" | "waitTimeoutMs" | "plannedReboot">,
   input: BootInput,
-  s: Pick<Services, "http" | "log" | "ops" | "secrets" | "tokenFile">,
+  s: Pick<Services, "http" | "log" | "ops" | "secrets" | "tokenFile" | "now">,
 ): Promise<BootFacts> {
   const { id, network: net } = input;
   const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, s.secrets);
@@ -91,6 +93,9 @@ export async function metalBoot(
     attempts: got.attempts,
     interfaces: net?.interfaces.length ?? null,
   });
+  s.ops.tokenKnown(token.info, 0);
+  const short = tokenOutlived(s.now().getTime(), token.info.expiresAt, config.waitTimeoutMs, config.plannedReboot);
+  if (short) logEvent(s.log, "boot.token.lifetime", { tokenExpiresAt: short.expiresAt, waitEndsBy: short.waitEndsBy, endsBy: short.endsBy }, short.message, "warn");
   s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
   const clock = clockUnset(input.clock) && c.ntp_servers.length > 0 ? await s.ops.resyncFromConfig(c.ntp_servers, s.log) : input.clock;
   return {

@@ -17,6 +17,7 @@ import type { NetworkSummary } from "../../network/net/summary.ts";
 import { register as registerCall, registerRequest, REGISTER, switchesSeen, type Registration } from "../provision/register.ts";
 import { neighbourNics } from "../provision/neighbours.ts";
 import { versionInfo } from "../../version.ts";
+import { AgentError } from "../../errors.ts";
 import type { Services } from "./services.ts";
 import { readBmcForRegister, setSuperUser } from "./bmc.ts";
 
@@ -64,6 +65,8 @@ export async function register(
   }
   const inv = await s.inventory(net);
   const { outcome: bmc, fields: bmcFields } = await readBmcForRegister(s);
+  // Never backwards (machine/bmc/register-fields.ts): a Register now would clear BMC credentials the apiserver holds.
+  if (bmcFields.backwards) throw new AgentError("bmc_backwards", `${REGISTER} not called for ${boot.uuid}: ${bmcFields.backwards}`, { procedure: REGISTER });
   const h = inv.hardware;
   logEvent(s.log, "provision.inventory", {
     memory: h.memory,

@@ -22,6 +22,7 @@
  * instead.
  */
 import { eventTypeName } from "../../clients/api/events.ts";
+import type { TokenInfo } from "../../clients/metal-boot/token.ts";
 import type { Config } from "../../config/config.ts";
 import { MachineProvisioningEventType } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
@@ -183,6 +184,13 @@ export class Operations {
   startRemoteLog(logging: Logging | undefined, deps: Omit<RemoteLogDeps, "secrets"> & { readonly secrets: SecretSet }): void {
     startRemoteLog(this.shipper, logging, deps);
     this.#updateShipping();
+  }
+
+  /** The machine token's expiry (never the token) in status.json: at boot (renewals 0) and after each renewal. */
+  tokenKnown(info: TokenInfo, renewals: number): void {
+    this.status.update({
+      token: { kind: info.kind, ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}), renewals, ...(renewals > 0 ? { renewedAt: new Date(this.#now()).toISOString() } : {}) },
+    });
   }
 
   /**

@@ -3,11 +3,14 @@
  * calls and server streaming. Calls carry the machine token as a Bearer credential
  * when the client has one (public methods such as VersionService/Get need none);
  * answers go through the caller's `decode` (rpc.ts: protojson of the method's output).
+ * An `unauthenticated` answer (a stream's: before its first message) is retried once
+ * when the bearer renews the token (bearer.ts: only a token that had worked, i.e. expired).
  */
 import { AgentError } from "../../errors.ts";
 import { BadAnswerError } from "../http/bad-answer.ts";
 import type { HttpClient, HttpRequest } from "../http/client.ts";
-import { connectError, parseConnectError } from "./connect-error.ts";
+import { fixedBearer, type Bearer } from "./bearer.ts";
+import { ConnectError, connectError, parseConnectError } from "./connect-error.ts";
 import { EnvelopeError, EnvelopeReader, FLAG_END_STREAM, encodeEnvelope } from "./envelope.ts";
 
 export interface UnaryResult<T> {
@@ -34,12 +37,12 @@ export interface CallOptions {
 export class ConnectClient {
   readonly #http: HttpClient;
   readonly #base: URL;
-  readonly #token: string | undefined;
+  readonly #bearer: Bearer | undefined;
 
-  constructor(http: HttpClient, base: URL, token: string | undefined) {
+  constructor(http: HttpClient, base: URL, token: string | Bearer | undefined) {
     this.#http = http;
     this.#base = new URL(base.href.endsWith("/") ? base.href : `${base.href}/`);
-    this.#token = token;
+    this.#bearer = typeof token === "string" ? fixedBearer(token) : token;
   }
 
   /** <base>/<package.Service>/<Method> */
@@ -47,22 +50,44 @@ export class ConnectClient {
     return new URL(procedure, this.#base);
   }
 
-  #headers(contentType: string, opts: CallOptions): Record<string, string> {
+  #headers(contentType: string, opts: CallOptions, token: string | undefined): Record<string, string> {
     return {
       "content-type": contentType,
       "connect-protocol-version": "1",
-      ...(this.#token !== undefined ? { authorization: `Bearer ${this.#token}` } : {}),
+      ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
       ...(opts.timeoutMs !== undefined ? { "connect-timeout-ms": String(opts.timeoutMs) } : {}),
     };
   }
 
+  /** The call with the bearer's token; after `unauthenticated` once more with a renewed one. */
   async unary<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions = {}): Promise<UnaryResult<T>> {
+    const used = this.#bearer?.value();
+    try {
+      const r = await this.#unaryOnce(procedure, request, decode, opts, used);
+      if (used !== undefined) this.#bearer?.worked(used);
+      return r;
+    } catch (e) {
+      if (!(await this.#renewed(e, used))) throw e;
+    }
+    const again = this.#bearer?.value();
+    const r = await this.#unaryOnce(procedure, request, decode, opts, again);
+    if (again !== undefined) this.#bearer?.worked(again);
+    return r;
+  }
+
+  /** Whether `e` is the apiserver refusing the token `used` and the bearer has a new one. */
+  async #renewed(e: unknown, used: string | undefined): Promise<boolean> {
+    if (used === undefined || !this.#bearer || !(e instanceof ConnectError) || e.connectCode !== "unauthenticated") return false;
+    return this.#bearer.renew(used);
+  }
+
+  async #unaryOnce<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions, token: string | undefined): Promise<UnaryResult<T>> {
     const what = `apiserver ${procedure}`;
     const res = await this.#http.request({
       method: "POST",
       url: this.procedureUrl(procedure),
       what,
-      headers: this.#headers("application/json", opts),
+      headers: this.#headers("application/json", opts, token),
       body: JSON.stringify(request),
       ...(opts.timeoutMs !== undefined ? { headersTimeoutMs: opts.timeoutMs } : {}),
     });
@@ -74,14 +99,38 @@ export class ConnectClient {
     return { message, latencyMs: res.latencyMs, address: res.address, attempts: res.attempts };
   }
 
-  /** Server streaming: yields each validated message; the end-of-stream error (if any) is thrown. */
+  /**
+   * Server streaming: yields each validated message; the end-of-stream error (if any) is
+   * thrown. Refused as `unauthenticated` before its first message (the apiserver checks the
+   * token when the stream opens): opened once more with a renewed token.
+   */
   async *serverStream<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions = {}): AsyncGenerator<T, void, undefined> {
+    const used = this.#bearer?.value();
+    let answered = false;
+    try {
+      for await (const m of this.#streamOnce(procedure, request, decode, opts, used)) {
+        answered = true;
+        if (used !== undefined) this.#bearer?.worked(used);
+        yield m;
+      }
+      return;
+    } catch (e) {
+      if (answered || !(await this.#renewed(e, used))) throw e;
+    }
+    const again = this.#bearer?.value();
+    for await (const m of this.#streamOnce(procedure, request, decode, opts, again)) {
+      if (again !== undefined) this.#bearer?.worked(again);
+      yield m;
+    }
+  }
+
+  async *#streamOnce<T>(procedure: string, request: unknown, decode: Decode<T>, opts: CallOptions, token: string | undefined): AsyncGenerator<T, void, undefined> {
     const what = `apiserver ${procedure} (stream)`;
     const req: HttpRequest = {
       method: "POST",
       url: this.procedureUrl(procedure),
       what,
-      headers: this.#headers("application/connect+json", opts),
+      headers: this.#headers("application/connect+json", opts, token),
       body: encodeEnvelope(0, new TextEncoder().encode(JSON.stringify(request))),
       // A Wait stream may be idle for hours: no body timeout.
       bodyTimeoutMs: 0,

@@ -1,7 +1,8 @@
 /**
  * The BMC stage's work, as metal-hammer does it before Register (metal-stack/metal-hammer@ec148e3
  * cmd/register/register.go:281-324): read the LAN address, the firmware revision and the
- * FRU in-band, create the "metal" user with a random password and Administrator
+ * FRU in-band, note whether the "metal" user is there already (`user list`: an earlier
+ * boot registered its password), create the "metal" user with a random password and Administrator
  * privilege at the vendor's user id, and after Register set the superuser's password the
  * apiserver hands out (cmd/supwd.go). Every password is set as raw bytes
  * (set-user-password.ts) and then checked with IPMI's Test Password, which neither
@@ -13,6 +14,7 @@ import type { Ipmitool } from "./ipmitool.ts";
 import { BMC_PASSWORD_MAX, metalPassword, passwordProblem, type RandomBytes } from "./password.ts";
 import { PASSWORD_TEST_FAILED, PASSWORD_TEST_WRONG_SIZE, passwordFieldHex, rawCompletionCode, setUserPasswordLine } from "./set-user-password.ts";
 import { parseBmcInfo, parseFru, parseLanPrint, type FruReading, type LanReading } from "./reading.ts";
+import { parseUserList } from "./user-list.ts";
 import { ADMINISTRATOR, bmcVendor, type BmcUser, type BmcVendor } from "./vendor.ts";
 
 /** What the BMC stage read and did; `notes` say in words what did not work. */
@@ -29,6 +31,12 @@ export interface BmcReport extends BmcReading {
   readonly vendor?: string;
   /** The metal user, when it was created; `password` is a secret (registered before it was set). */
   readonly user?: { readonly name: string; readonly id: number; readonly password: string };
+  /**
+   * Whether the metal user was on the BMC before this boot wrote it (`user list`: an earlier
+   * boot made it and registered its password); "unknown" when the list could not be read;
+   * undefined when no user was written (no known vendor, read only).
+   */
+  readonly metalUserBefore?: "present" | "absent" | "unknown";
 }
 
 export type BmcOutcome = BmcReport | { readonly present: false; readonly notes: readonly string[] };
@@ -157,10 +165,26 @@ export async function discoverBmc(deps: BmcDeps, present: boolean, boardVendor: 
     );
     return { present: true, ...reading, notes };
   }
+  const before = await metalUserOnBmc(deps.tool, vendor.metal);
+  if (before.note) notes.push(before.note);
   const password = metalPassword(deps.random);
   const written = await writeUser(deps, vendor.metal, password);
   notes.push(...written.notes);
-  return { present: true, ...reading, vendor: vendor.name, ...(written.ok ? { user: { name: vendor.metal.name, id: vendor.metal.id, password } } : {}), notes };
+  return {
+    present: true,
+    ...reading,
+    vendor: vendor.name,
+    ...(written.ok ? { user: { name: vendor.metal.name, id: vendor.metal.id, password } } : {}),
+    metalUserBefore: before.state,
+    notes,
+  };
+}
+
+/** Whether `user` (its id holding its name) is on the BMC now: `user list <channel>`. */
+async function metalUserOnBmc(tool: Ipmitool, user: BmcUser): Promise<{ readonly state: "present" | "absent" | "unknown"; readonly note?: string }> {
+  const listed = await step(tool, ["user", "list", String(user.channel)]);
+  if ("note" in listed) return { state: "unknown", note: `${listed.note}: whether the ${user.name} user was there before is not known` };
+  return { state: parseUserList(listed.stdout).get(user.id) === user.name ? "present" : "absent" };
 }
 
 /** Sets the superuser's password from BootService/SuperUserPassword (metal-hammer cmd/supwd.go). */

@@ -72,6 +72,10 @@ export function statusLines(d: StatusDoc): [string, string][] {
   const remote = !r
     ? "not started yet"
     : `${r.state}${r.reason ? ` (${r.reason})` : ""}: ${r.sent} sent, ${r.dropped} dropped, ${r.queued} queued, ${r.failedPushes} failed push(es)${r.lastError ? `, last error: ${r.lastError}` : ""}`;
+  const t = d.token;
+  const token = !t
+    ? "not fetched yet"
+    : `${t.kind}, expires ${t.expiresAt ?? "(unknown: not a JWT with exp)"}${t.renewals > 0 ? `; renewed ${t.renewals} time(s), last ${t.renewedAt ?? "?"}` : ""}`;
   return [
     ["stage", d.stage ?? "(none yet)"],
     ["clock", clock],
@@ -79,6 +83,7 @@ export function statusLines(d: StatusDoc): [string, string][] {
     ["remote log", remote],
     ...(d.wipe ? [["wipe", wipeText(d.wipe)] as [string, string]] : []),
     ["planned reboot", d.plannedReboot?.at ?? "none"],
+    ["machine token", token],
     ["updated", `${d.updatedAt} (agent pid ${d.pid})`],
   ];
 }

@@ -69,6 +69,11 @@ export const StatusSchema = z.object({
       ),
     })
     .optional(),
+  /** The machine token's expiry (from its claims, not verified) and how often it was renewed; never the token. Absent in files of older agents. */
+  token: z
+    .object({ kind: z.enum(["jwt", "opaque"]), expiresAt: z.string().optional(), renewals: z.number(), renewedAt: z.string().optional() })
+    .nullable()
+    .default(null),
 });
 
 export type StatusDoc = z.output<typeof StatusSchema>;
@@ -82,6 +87,7 @@ export const emptyStatus = (pid: number, now: number): StatusDoc => ({
   watchdog: null,
   remoteLog: null,
   plannedReboot: null,
+  token: null,
 });
 
 export const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -63,6 +63,9 @@ export const EVENTS = {
   "lldp.error": "an LLDP socket or its reader failed (the other NICs go on)",
   "http.retry": "an HTTP request is retried (what, attempt, delay)",
   "boot.config": "config and token fetched from metal-boot",
+  "boot.token.lifetime":
+    "the machine token expires before the wait's longest bound (METAL_WAIT_TIMEOUT, the planned reboot): a warning at the boot stage; it is renewed when refused",
+  "boot.token.renewed": "the apiserver refused the machine token that had worked (expired): a new one from metal-boot (its expiry, never the token), or why none came (error)",
   "api.version": "the apiserver answered VersionService/Get (its version; reachability and TLS proven)",
   "image.skip": "no image cache configured (METAL_IMAGE_CACHE_URL or metal-boot's image_cache_url): the probe is skipped",
   "lldp.neighbours": "the LLDP neighbours Register sends (per interface: switch and port)",

@@ -325,6 +325,39 @@ describe.skipIf(skip !== undefined)(`runFlow${skip ? ` (skipped: ${skip})` : ""}
     expect(lines.filter((l) => l.event === "provision.installed")).toHaveLength(1);
   });
 
+  test("a metal BMC user from an earlier boot that cannot be written now: not registered (exit 27), the stored BMC record intact; one never there registers without credentials", async () => {
+    const registers = () => st.calls.filter((c) => c.procedure.endsWith("/Register")).length;
+    expect(await flow("boot", services(mkdtempSync(join(dir, "run-"))).s)).toBeUndefined();
+    const stored = st.machines.bmc.get(UUID);
+    expect(stored).toMatchObject({ address: "192.0.2.10:623", user: "metal", password: BMC_PASSWORD });
+    const failing = (before: "present" | "absent"): Partial<Services> => ({
+      bmc: {
+        discover: async () => ({
+          present: true,
+          lan: { ip: "192.0.2.10", mac: "52:54:00:ab:cd:ef", notes: [] },
+          firmwareRevision: "1.02",
+          fru: { productSerial: "PRD-SN-1" },
+          vendor: "Supermicro",
+          metalUserBefore: before,
+          notes: ["ipmitool -I open user set name 10 metal: exit 1: Insufficient privilege level"],
+        }),
+        superUser: async () => ({ ok: true, notes: [] }),
+      },
+    });
+    const again = services(mkdtempSync(join(dir, "run-")), failing("present"));
+    const e = await flow("boot", again.s);
+    expect([e?.code, e?.exitCode]).toEqual(["bmc_backwards", 27]);
+    expect(e?.message).toStartWith(`metalstack.infra.v2.BootService/Register not called for ${UUID}: the metal BMC user is on the BMC from an earlier boot`);
+    expect(registers()).toBe(1);
+    expect(st.machines.bmc.get(UUID)).toEqual(stored);
+
+    // A machine the apiserver holds no credentials for (never had the metal user): registered with the BMC's address, no credentials.
+    st.machines.reset();
+    st.machines.allocate(UUID, ALLOCATION);
+    expect(await flow("boot", services(mkdtempSync(join(dir, "run-")), failing("absent")).s)).toBeUndefined();
+    expect(st.machines.bmc.get(UUID)).toMatchObject({ address: "192.0.2.10:623", mac: "52:54:00:ab:cd:ef", user: "", password: "" });
+  });
+
   test("InstallationSucceeded refused by the apiserver: an error naming it, and no kexec", async () => {
     const run = mkdtempSync(join(dir, "run-"));
     const { s, lines, seen } = services(run);

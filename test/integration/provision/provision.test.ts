@@ -4,10 +4,11 @@
  * hardware, waits for an allocation (BootService/Wait), and ends at the layout step:
  * the allocations here have no filesystemLayout (layout_refused, exit 61; the driver
  * never touches the host's disks). Also: a Wait stream cut mid-way is reopened; no
- * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26).
+ * allocation within METAL_WAIT_TIMEOUT ends with wait_timeout (26); a token that expires
+ * during the Wait is renewed from metal-boot and the same Wait goes on.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Standins } from "../../../lab/standins/standins.ts";
@@ -149,6 +150,40 @@ describe.skipIf(skip !== undefined)(`built-in provisioning flow over IPv6 in a n
     );
     expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "after-break", reconnects: 1 });
   });
+
+  test("a token that expires during Wait is renewed from metal-boot and the same Wait goes on to the allocation", async () => {
+    // Lives long enough for Register; the Wait reconnects after it expired (the apiserver checks a token when a call opens).
+    st.metalBoot.tokenTtlS = 6;
+    st.machines.keepaliveMs = 100;
+    const run = mkdtempSync(join(dir, "run-"));
+    try {
+      const agent = runAgent(link.ns, ["run", "--from", "boot", "--run-dir", run, "--cmdline", cmdline()], { timeoutMs: 60_000, lldp: twoSwitches(link.machineIf) });
+      await waitFor(() => [...st.machines.open].some((w) => w.uuid === UUID && w.sent >= 1), 30_000, "an open Wait stream of the machine");
+      const first = st.tokens.issued.filter((t) => st.tokens.verify(t) === UUID).at(-1) ?? "";
+      st.metalBoot.tokenTtlS = 600;
+      await waitFor(() => st.tokens.expired(first), 15_000, "the machine token's exp");
+      expect(st.machines.breakWaits()).toBe(1);
+      await waitFor(() => waitCalls() >= 3 && [...st.machines.open].some((w) => w.uuid === UUID), 30_000, "the Wait reopened with a renewed token");
+      st.machines.allocate(UUID, { uuid: UUID, hostname: "after-renewal" });
+      const r = await agent;
+      expect(r.code).toBe(61);
+      expect(st.calls.filter((c) => c.procedure.endsWith("/Wait")).map((c) => c.refused ?? "ok")).toEqual(["ok", "unauthenticated", "ok"]);
+      expect(st.log.of("boot").filter((e) => e.path === `/config/${UUID}`)).toHaveLength(2);
+      // The start warned that the token dies before the wait's bound (24h); the renewal names both expiries, never a token.
+      expect(events(r.logs, "boot.token.lifetime")[0]).toMatchObject({ level: 40, tokenExpiresAt: expect.any(String), endsBy: "METAL_WAIT_TIMEOUT=24h" });
+      const renewed = events(r.logs, "boot.token.renewed");
+      expect(renewed).toHaveLength(1);
+      expect(renewed[0]).toMatchObject({ level: 40, renewals: 1, previousExpiresAt: events(r.logs, "boot.config")[0]?.tokenExpiresAt });
+      // The same Wait: one start line, the break its one reconnect, the allocation through it.
+      expect(events(r.logs, "provision.wait")).toHaveLength(1);
+      expect(events(r.logs, "provision.allocation")[0]).toMatchObject({ hostname: "after-renewal", reconnects: 1 });
+      const status = JSON.parse(readFileSync(join(run, "status.json"), "utf8")) as { token: { expiresAt: string; renewals: number } };
+      expect(status.token).toMatchObject({ kind: "jwt", renewals: 1, expiresAt: renewed[0]?.tokenExpiresAt });
+      expect(readFileSync(join(run, "token"), "utf8")).not.toBe(first);
+    } finally {
+      st.metalBoot.tokenTtlS = undefined;
+    }
+  }, 60_000);
 
   test("a Wait that ends with unavailable is reopened", async () => {
     st.faults.api.set({ streamError: "unavailable" });

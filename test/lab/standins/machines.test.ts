@@ -13,6 +13,8 @@ const UUID = "00000000-6d68-6300-0000-000000000027";
 test("a machine that registers again keeps its allocation; the lab operator does not allocate it anew", async () => {
   const book = new MachineBook();
   book.allocateAfterMs = 0;
+  // Allocatable only once an event made it Alive (liveliness.ts): metal-boot's boot event.
+  book.sendEvent(UUID, { time: "2026-12-05T17:00:00.000Z", event: "MACHINE_PROVISIONING_EVENT_TYPE_PXE_BOOTING", message: "ISO boot" });
   book.register(UUID, { uuid: UUID });
   await waitFor(() => book.allocations.has(UUID), 2_000, "the lab operator's allocation");
   const first = book.allocations.get(UUID);

@@ -70,6 +70,7 @@ describe("discoverBmc", () => {
       "-I open lan print",
       "-I open bmc info",
       "-I open fru",
+      "-I open user list 1",
       "-I open user set name 10 metal",
       "-I open exec /proc/self/fd/0",
       "-I open user enable 10",
@@ -156,7 +157,25 @@ describe("discoverBmc", () => {
     if (!o.present) throw new Error("expected present");
     expect(o.user).toBeUndefined();
     expect(o.notes).toEqual(["ipmitool -I open user set name 10 metal: exit 1: Set User Name command failed (user 10, name metal): Insufficient privilege level"]);
+    // No metal user on the BMC before: nothing stored to lose; Register reports the BMC without credentials.
+    expect(o.metalUserBefore).toBe("absent");
     expect(bmcRegisterFields(o).bmc).toMatchObject({ mac: "52:54:00:ab:cd:ef", user: "" });
+  });
+
+  test("a BMC that refuses the user change while the metal user is there from an earlier boot: Register would go backwards", async () => {
+    const f = fakeIpmitool(
+      "refuse-again",
+      `[ "$1 $2" = "user list" ] && { printf 'ID  Name\t     Callin  Link Auth\tIPMI Msg   Channel Priv Limit\n1                    true    false      false      Unknown (0x00)\n2   ADMIN            false   false      true       ADMINISTRATOR\n10  metal            true    true       true       ADMINISTRATOR\n'; exit 0; }
+[ "$1 $2" = "user set" ] && { echo "Set User Name command failed (user 10, name metal): Insufficient privilege level" >&2; exit 1; }`,
+    );
+    const o = await discoverBmc(deps(f.path), true, "Supermicro");
+    if (!o.present) throw new Error("expected present");
+    expect([o.user, o.metalUserBefore]).toEqual([undefined, "present"]);
+    const fields = bmcRegisterFields(o);
+    expect(fields.bmc).toBeUndefined();
+    expect(fields.backwards).toStartWith(
+      "the metal BMC user is on the BMC from an earlier boot, so the apiserver holds its credentials, and it could not be written now (ipmitool -I open user set name 10 metal: exit 1:",
+    );
   });
 
   test("a BMC without SOL: the user is created, the missing SOL access is a note (without ipmitool's missing IANA list)", async () => {

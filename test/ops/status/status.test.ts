@@ -24,6 +24,7 @@ function writeSample(path: string): void {
     watchdog: watchdogSection({ state: "armed", device: "/dev/watchdog", timeoutS: 60, pets: 12, lastPetAt: now }),
     remoteLog: remoteLogSection({ state: "failing", sent: 120, dropped: 7, failedPushes: 3, queued: 40, lastError: `http://loki: HTTP 401 ${SECRET}` }),
     plannedReboot: { at: "2026-12-02T13:00:00.000Z" },
+    token: { kind: "jwt", expiresAt: "2026-12-04T01:00:00.000Z", renewals: 1, renewedAt: "2026-12-01T01:00:00.010Z" },
   });
   w.flush();
 }
@@ -38,7 +39,7 @@ describe("the status file and `metal-hammer status`", () => {
     expect(JSON.parse(text)).toMatchObject({ version: 1, stage: "wait", remoteLog: { dropped: 7, lastError: "http://loki: HTTP 401 [redacted]" } });
   });
 
-  test("status prints stage, clock offset and last sync, watchdog, shipping counters, planned reboot", async () => {
+  test("status prints stage, clock offset and last sync, watchdog, shipping counters, planned reboot, the token's expiry", async () => {
     const path = join(dir, "a.json");
     writeSample(path);
     const c = captureContext({ [path]: readFileSync(path) });
@@ -50,6 +51,7 @@ describe("the status file and `metal-hammer status`", () => {
         "watchdog        armed: /dev/watchdog, timeout 60 s, 12 ping(s), last 2026-12-01T01:00:00.010Z",
         "remote log      failing: 120 sent, 7 dropped, 40 queued, 3 failed push(es), last error: http://loki: HTTP 401 [redacted]",
         "planned reboot  2026-12-02T13:00:00.000Z",
+        "machine token   jwt, expires 2026-12-04T01:00:00.000Z; renewed 1 time(s), last 2026-12-01T01:00:00.010Z",
         `updated         2026-12-01T01:00:00.010Z (agent pid ${process.pid})`,
         "",
       ].join("\n"),
