@@ -29,6 +29,7 @@ import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
+import { startLabDns, type DnsLogEntry, type LabDns } from "../dns.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -39,9 +40,19 @@ export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
 /** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
 export const LAB_NTP_ADDR = "fd00:b007::123";
-/** DNS server and search domain the RAs advertise (nothing listens there: the lab's URLs are literals). */
+/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dns.ts) answers there for the lab domain. */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
+/**
+ * The services by name (AAAA only, no A): metal-boot is one host for the boot server
+ * (boot.ipxe, kernel, initrd on :8080) and the stand-in metal-boot (config on :8443), as
+ * the real metal-boot is one service; the apiserver and the image cache have names of their own.
+ */
+export const LAB_NAMES = {
+  metalBoot: `metal-boot.${LAB_DNS_SEARCH}`,
+  apiserver: `apiserver.${LAB_DNS_SEARCH}`,
+  images: `images.${LAB_DNS_SEARCH}`,
+} as const;
 
 /** Where the CA lands in the machine's root file system. */
 export const CA_IN_INITRD = "/etc/metal/ca.pem";
@@ -174,6 +185,8 @@ export class ChainLab {
     const rig = NetnsRig.create(this.ns, this.dir);
     this.rig = rig;
     rig.addLoopback(BOOT_SERVER_ADDR);
+    // metal-boot's name points here: the boot server answers on it too, next to the stand-ins.
+    rig.addLoopback(STANDINS_ADDR);
     const radvdPorts: RadvdPort[] = [];
     const taps: string[] = [];
     const switches: LabSwitch[] = [];
@@ -193,6 +206,7 @@ export class ChainLab {
       await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
       this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
+    await this.startDns();
     if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
@@ -218,6 +232,33 @@ export class ChainLab {
     if (this.opts.bmc) await this.startBmcs();
     if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  /** The lab's query log of its DNS server (dnsmasq --log-queries). */
+  readonly dnsLog = join(this.dir, "dnsmasq.log");
+  private dns: LabDns | undefined;
+
+  /** dnsmasq at LAB_DNS (the RAs' RDNSS), AAAA records for LAB_NAMES on the services' addresses. */
+  private async startDns(): Promise<void> {
+    this.up.addLoopback(LAB_DNS);
+    this.dns = await startLabDns(
+      {
+        listen: LAB_DNS,
+        domain: LAB_DNS_SEARCH,
+        records: [
+          { name: LAB_NAMES.metalBoot, aaaa: [STANDINS_ADDR] },
+          { name: LAB_NAMES.apiserver, aaaa: [STANDINS_ADDR] },
+          { name: LAB_NAMES.images, aaaa: [STANDINS_ADDR] },
+        ],
+        logFile: this.dnsLog,
+      },
+      (argv) => this.spawn("dnsmasq", argv),
+    );
+  }
+
+  /** The DNS queries the lab's server got so far, with its answers. */
+  dnsQueries(): DnsLogEntry[] {
+    return this.dns?.queries() ?? [];
   }
 
   /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
@@ -264,7 +305,6 @@ export class ChainLab {
   private async startStandins(): Promise<void> {
     const s = this.opts.standins;
     if (!s) return;
-    this.up.addLoopback(STANDINS_ADDR);
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
     this.up.addLoopback(LAB_NTP_ADDR);
@@ -362,7 +402,8 @@ export class ChainLab {
   async startBootServer(): Promise<void> {
     if (!this.opts.bootServer) throw new Error("no boot server configuration");
     const config = {
-      listen: { host: BOOT_SERVER_ADDR, port: BOOT_SERVER_PORT },
+      // Every address of the namespace: BOOT_SERVER_ADDR (the literal chain) and metal-boot's name (STANDINS_ADDR).
+      listen: { host: "::", port: BOOT_SERVER_PORT },
       publicUrl: BOOT_SERVER_URL,
       partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
     };
