@@ -27,6 +27,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   config: 2,
   "kernel/kmod": 2,
   "platform/io": 2,
+  "network/dns": 2,
   "network/netlink": 3,
   "clients/http": 3,
   "kernel/kconfig": 3,
