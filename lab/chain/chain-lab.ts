@@ -30,6 +30,7 @@ import { startLabNtp } from "../ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
 import { startLabDns, type DnsLogEntry, type LabDns } from "../dns.ts";
+import { makeCa, makeServerCert } from "../standins/pki.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -53,6 +54,15 @@ export const LAB_NAMES = {
   apiserver: `apiserver.${LAB_DNS_SEARCH}`,
   images: `images.${LAB_DNS_SEARCH}`,
 } as const;
+
+/** The boot server over TLS (metal-boot's https side; the stand-in metal-boot's config is on :8443). */
+export const BOOT_TLS_PORT = 443;
+
+/** Where boot.ipxe is, as the ISO chains it: by literal, by name over http, or by name over https. */
+export function chainOrigin(names: { readonly tls: boolean } | undefined): string {
+  if (!names) return BOOT_SERVER_URL;
+  return names.tls ? `https://${LAB_NAMES.metalBoot}` : `http://${LAB_NAMES.metalBoot}:${BOOT_SERVER_PORT}`;
+}
 
 /** Where the CA lands in the machine's root file system. */
 export const CA_IN_INITRD = "/etc/metal/ca.pem";
@@ -123,6 +133,19 @@ export interface ChainLabOptions {
    * the ISO boots its EFI image -> ipxe.efi -> autoexec.ipxe, the same chain script).
    */
   readonly firmware?: Firmware;
+  /**
+   * UEFI: the CA (PEM) the machines' firmware trusts for HTTPS boot (OVMF's TlsCaCertificate
+   * variable, from fw_cfg: lab/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
+   */
+  readonly firmwareHttpsCa?: string;
+  /**
+   * The chain by name (the ISO must chain `chainUrl(names)`): boot.ipxe's kernel and initrd
+   * URLs, METAL_BOOT_URL and the stand-ins' URLs name LAB_NAMES, resolved through the lab's
+   * DNS server. `tls`: metal-boot's boot side also serves https on 443 with an RSA
+   * certificate for its name from a lab CA that UEFI machines' firmware trusts
+   * (firmwareHttpsCa, unless given), and boot.ipxe's URLs are https. Omitted: IP literals.
+   */
+  readonly names?: { readonly tls: boolean };
   /**
    * A BMC per machine (lab/bmc/sim.ts: OpenIPMI's ipmi_sim, a KCS interface in the guest
    * through QEMU's ipmi-bmc-extern, board vendor Supermicro in SMBIOS), its lanplus channel on
@@ -311,6 +334,10 @@ export class ChainLab {
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    if (this.opts.names) {
+      for (const n of Object.values(LAB_NAMES)) argv.push("--name", n);
+      argv.push("--advertise-name", `boot=${LAB_NAMES.metalBoot}`, "--advertise-name", `api=${LAB_NAMES.apiserver}`, "--advertise-name", `images=${LAB_NAMES.images}`);
+    }
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []), ...(s.imageTrickleBytes !== undefined ? ["--image-trickle", String(s.imageTrickleBytes)] : []));
     const su = this.opts.bmc?.superUserPassword;
@@ -391,7 +418,7 @@ export class ChainLab {
     if (!this.caCpio) return p;
     return {
       ...p,
-      metalBootUrl: STANDINS_URL,
+      metalBootUrl: this.opts.names ? `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}` : STANDINS_URL,
       cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
       extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
     };
@@ -399,12 +426,29 @@ export class ChainLab {
 
   private readonly pending: (LabMachine & { tap: string })[] = [];
 
+  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name, made once. */
+  private bootTlsFiles: { ca: string; cert: string; key: string } | undefined;
+  private bootTls(): { ca: string; cert: string; key: string } {
+    if (this.bootTlsFiles) return this.bootTlsFiles;
+    const ca = makeCa(join(this.dir, "boot-tls"), "lab-boot-ca", "rsa");
+    makeServerCert(ca, "metal-boot-tls", [], [LAB_NAMES.metalBoot], "rsa");
+    this.bootTlsFiles = { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
+    return this.bootTlsFiles;
+  }
+
+  /** The CA the machines' UEFI firmware trusts for HTTPS boot: given, or the lab's boot CA when the chain is https. */
+  private firmwareCa(): string | undefined {
+    return this.opts.firmwareHttpsCa ?? (this.opts.names?.tls ? this.bootTls().ca : undefined);
+  }
+
   async startBootServer(): Promise<void> {
     if (!this.opts.bootServer) throw new Error("no boot server configuration");
+    const tls = this.opts.names?.tls ? this.bootTls() : undefined;
     const config = {
+      ...(tls ? { tls: { port: BOOT_TLS_PORT, cert: tls.cert, key: tls.key } } : {}),
       // Every address of the namespace: BOOT_SERVER_ADDR (the literal chain) and metal-boot's name (STANDINS_ADDR).
       listen: { host: "::", port: BOOT_SERVER_PORT },
-      publicUrl: BOOT_SERVER_URL,
+      publicUrl: chainOrigin(this.opts.names),
       partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
     };
     const path = join(this.dir, "boot-server.json");
@@ -469,7 +513,7 @@ export class ChainLab {
       "stdio",
       "-vga",
       "none",
-      ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
+      ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name, this.firmwareCa() !== undefined ? { httpsCaPem: this.firmwareCa() as string } : {}) : []),
       ...boot,
       "-netdev",
       `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
