@@ -42,8 +42,14 @@ function ask(server: string, port: number, name: string, type: number, timeoutMs
     let sent = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let malformed: string | undefined;
+    let finished = false;
+    // The whole ask is bounded even if a callback never comes (a connect that fails silently).
+    const deadline = setTimeout(() => done({ kind: "silent", detail: `no answer within ${tries} × ${timeoutMs} ms` }), tries * timeoutMs + 50);
     const done = (a: Asked) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
+      clearTimeout(deadline);
       sock.removeAllListeners("message");
       sock.removeAllListeners("error");
       sock.on("error", () => undefined);
@@ -60,12 +66,18 @@ function ask(server: string, port: number, name: string, type: number, timeoutMs
         return;
       }
       sent++;
-      sock.send(query);
       timer = setTimeout(send, timeoutMs);
+      try {
+        sock.send(query, (e) => {
+          if (e) done(failed(e as NodeJS.ErrnoException));
+        });
+      } catch (e) {
+        done(failed(e as NodeJS.ErrnoException));
+      }
     };
-    sock.on("error", (e: NodeJS.ErrnoException) =>
-      done(e.code === "ECONNREFUSED" ? { kind: "not_listening", detail: "port closed (ICMP port unreachable)" } : { kind: "silent", detail: `${e.code ?? e.message}` }),
-    );
+    const failed = (e: NodeJS.ErrnoException): Asked =>
+      e.code === "ECONNREFUSED" ? { kind: "not_listening", detail: "port closed (ICMP port unreachable)" } : { kind: "unreachable", detail: `${e.code ?? e.message}` };
+    sock.on("error", (e: NodeJS.ErrnoException) => done(failed(e)));
     sock.on("message", (m) => {
       let r: DnsResponse;
       try {
@@ -76,7 +88,16 @@ function ask(server: string, port: number, name: string, type: number, timeoutMs
       }
       if (verdict(r, { id, name, type }).kind !== "stray") done({ kind: "response", r });
     });
-    sock.connect(port, server, () => send());
+    // Bun calls back without an error when connect(2) failed (no route): check that the socket is connected.
+    sock.connect(port, server, () => {
+      try {
+        sock.remoteAddress();
+      } catch {
+        done({ kind: "unreachable", detail: "no route to it (the UDP socket cannot connect)" });
+        return;
+      }
+      send();
+    });
   });
 }
 

@@ -79,6 +79,12 @@ describe.if(ready)("resolver against dnsmasq in a namespace", () => {
     const r = resolve("x.upstream-down.chain.lab");
     expect([r.failure, r.code, r.exit]).toEqual(["refused", "dns_server", 17]);
   });
+  test("a server address the namespace has no route to: unreachable, exit 17, at once, not a wait for silence", () => {
+    const r = resolve("metal-boot.chain.lab", "fd00:dead::53");
+    expect([r.failure, r.exit]).toEqual(["unreachable", 17]);
+    expect(r.message).toContain("fd00:dead::53: unreachable (no route to it");
+    expect(r.ms).toBeLessThan(500);
+  });
   test("the server stopped: not_listening, exit 17, at once", async () => {
     await rig.stop(dns.proc.pid);
     const r = resolve("metal-boot.chain.lab");
