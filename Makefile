@@ -10,7 +10,8 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # Debian packages the tests, the lab and the initramfs need.
 APT_PACKAGES := iproute2 radvd qemu-system-x86 busybox-static linux-image-amd64 cpio lz4 zstd \
 	ipxe tcpdump ndisc6 openssl kmod xorriso isolinux ca-certificates procps lldpd xz-utils debian-archive-keyring \
-	tar attr gdisk mdadm lvm2 dmsetup e2fsprogs dosfstools util-linux nvme-cli hdparm sg3-utils pci.ids openipmi ipmitool curl chrony
+	tar attr gdisk mdadm lvm2 dmsetup e2fsprogs dosfstools util-linux nvme-cli hdparm sg3-utils pci.ids openipmi ipmitool curl chrony \
+	dnsmasq-base
 SRC := $(shell find src -name '*.ts') package.json
 
 # `make` alone builds the agent; each area adds its targets in mk/<area>.mk.

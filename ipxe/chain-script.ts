@@ -24,6 +24,8 @@ export interface ChainOptions {
   readonly delaySeconds: number;
   /** What to do after the last failed attempt. */
   readonly giveUp: GiveUp;
+  /** https: the operator gave the installation's CA (ISO_CA), to be set as the servers' UEFI HTTPS boot CA. */
+  readonly caGiven?: boolean;
 }
 
 export const CHAIN_DEFAULTS = { nic: "net0", attempts: 5, delaySeconds: 5, giveUp: "reboot" } as const;
@@ -39,6 +41,7 @@ export const CHAIN_MESSAGES = {
   failedChain: "METAL-BOOT CHAIN FAILED: could not boot",
   retrying: "metal-boot chain: retrying in",
   gaveUp: "METAL-BOOT CHAIN GAVE UP",
+  biosTls: "METAL-BOOT CHAIN FAILED: https needs UEFI",
 } as const;
 
 /** What each numeric option expects (shared with the CLI, which sees the raw text). */
@@ -75,8 +78,11 @@ export function renderChainScript(o: ChainOptions): { script: string; warnings: 
   validateChainOptions(o);
   const url = validateBootUrl(o.bootUrl);
   const warnings: string[] = [];
-  if (url.protocol === "https:") {
-    warnings.push("BOOT_URL is https: Debian's stock iPXE trusts only its built-in roots; use an iPXE build that embeds the installation's CA");
+  const https = url.protocol === "https:";
+  if (https && !o.caGiven) {
+    warnings.push(
+      "BOOT_URL is https: Debian's iPXE trusts only its built-in roots plus, on UEFI, the CAs in the firmware's TlsCaCertificate variable; give ISO_CA=<the installation's CA> to get that variable's content (docs/boot-chain.md)",
+    );
   }
   // `ifconf` without an interface tries each NIC and stops at the first that configures;
   // iPXE's `netX` then names that one.
@@ -96,6 +102,8 @@ export function renderChainScript(o: ChainOptions): { script: string; warnings: 
     `echo metal-boot chain: attempt \${mh-try}/${o.attempts}: IPv6 SLAAC on ${where}`,
     `ifconf --configurator ipv6${all ? "" : ` ${n}`} || goto mh-fail-net`,
     `echo metal-boot chain: ${n} is \${${n}/ip6} via router \${${n}/gateway6}, fetching \${mh-url}`,
+    // BIOS iPXE (ipxe.lkrn) has no source of trust for a private CA: say so instead of "Permission denied".
+    ...(https ? ["iseq ${platform} efi || goto mh-bios-tls"] : []),
     "chain --autofree ${mh-url} || goto mh-fail-chain",
     "goto mh-fail-chain",
     ":mh-fail-net",
@@ -109,6 +117,13 @@ export function renderChainScript(o: ChainOptions): { script: string; warnings: 
     "sleep ${mh-delay}",
     `inc mh-delay ${o.delaySeconds}`,
     "goto mh-retry",
+    ...(https
+      ? [
+          ":mh-bios-tls",
+          `echo ${CHAIN_MESSAGES.biosTls}: this \${platform} iPXE cannot verify the installation's CA (only UEFI iPXE reads it from the firmware's TlsCaCertificate); boot this ISO by UEFI`,
+          giveUp,
+        ]
+      : []),
     ":mh-give-up",
     `echo ${CHAIN_MESSAGES.gaveUp} after ${o.attempts} attempts: check that this port's boot network routes to metal-boot and that it serves \${mh-url}`,
     giveUp,

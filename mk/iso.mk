@@ -1,6 +1,9 @@
 # Installation boot media (MEP-20) and the boot-chain lab. See docs/boot-chain.md.
 #   make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe   -> build/iso/metal-boot.iso
-#   make lab-chain [FIRMWARE=uefi]  boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
+#   make iso BOOT_URL=https://metal-boot.example.com/boot.ipxe ISO_CA=ca.pem
+#                          -> the ISO, and build/iso/metal-boot.iso.https-ca.esl: the CA to set as
+#                             the servers' UEFI HTTPS boot CA (docs/boot-chain.md "iPXE over TLS")
+#   make lab-chain [FIRMWARE=uefi] [CHAIN=name|literal]  boot one QEMU machine through ISO -> iPXE -> boot.ipxe -> kernel+initrd
 #   make test-chain        the chain's e2e suite (root)
 #   make bench-chain       phase timings of the chain
 ISO_OUT ?= build/iso/metal-boot.iso
@@ -17,8 +20,18 @@ IPXE_EFI := $(IPXE_EFI_DIR)/ipxe.efi
 # The kernel the initramfs is built for (KVER, mk/initramfs.mk), else the newest in /boot.
 CHAIN_KERNEL ?= $(if $(KVER),$(BOOT_DIR)/vmlinuz-$(KVER),$(lastword $(sort $(wildcard $(BOOT_DIR)/vmlinuz-*))))
 CHAIN_BUILD := build/chain
-# The ISO the lab boots: metal-boot's lab address, short retry bound.
-LAB_BOOT_URL := http://[fd00:b007::1]:8080/boot.ipxe
+# The chain the lab runs: CHAIN=name (default: every service by name through the lab's DNS
+# server; on FIRMWARE=uefi boot.ipxe, kernel and initrd over https with the lab's CA in the
+# firmware) or CHAIN=literal (IP literals, plain http). One ISO per kind, short retry bound.
+CHAIN ?= name
+ifeq ($(filter $(CHAIN),name literal),)
+$(error CHAIN=$(CHAIN): expected name or literal)
+endif
+LAB_CHAIN_KIND = $(if $(filter literal,$(CHAIN)),literal,$(if $(filter uefi,$(FIRMWARE)),name-tls,name))
+LAB_BOOT_URL_literal := http://[fd00:b007::1]:8080/boot.ipxe
+LAB_BOOT_URL_name := http://metal-boot.chain.lab:8080/boot.ipxe
+LAB_BOOT_URL_name-tls := https://metal-boot.chain.lab/boot.ipxe
+LAB_ISO = $(CHAIN_BUILD)/lab-$(LAB_CHAIN_KIND).iso
 # What the lab chain-loads; the lab's initramfs once it exists, else the marker initrd.
 CHAIN_INITRD ?= $(CHAIN_BUILD)/marker-initrd-v1.img
 
@@ -49,14 +62,15 @@ test: $(IPXE_EFI)
 iso: deps-npm $(IPXE_EFI)
 	@test -n "$(BOOT_URL)" || { echo "BOOT_URL: missing; expected e.g. make iso BOOT_URL=http://[2001:db8::b007]/boot.ipxe" >&2; exit 2; }
 	@mkdir -p $(dir $(ISO_OUT))
-	BOOT_URL='$(BOOT_URL)' ISO_NIC='$(ISO_NIC)' ISO_ATTEMPTS='$(ISO_ATTEMPTS)' ISO_RETRY_DELAY='$(ISO_RETRY_DELAY)' ISO_GIVE_UP='$(ISO_GIVE_UP)' \
+	BOOT_URL='$(BOOT_URL)' ISO_NIC='$(ISO_NIC)' ISO_ATTEMPTS='$(ISO_ATTEMPTS)' ISO_RETRY_DELAY='$(ISO_RETRY_DELAY)' ISO_GIVE_UP='$(ISO_GIVE_UP)' ISO_CA='$(ISO_CA)' \
 		$(BUN) ipxe/render-chain.ts $(ISO_OUT).ipxe
 	ipxe/mkiso.sh $(ISO_OUT).ipxe $(ISO_OUT)
 	@sha256sum $(ISO_OUT)
 
-$(CHAIN_BUILD)/lab.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh ipxe/isolinux.cfg $(IPXE_EFI) | deps-npm
+# The lab's CA is made per run and reaches the firmware, not the ISO: no ISO_CA here (its warning is expected).
+$(CHAIN_BUILD)/lab-%.iso: ipxe/chain-script.ts ipxe/render-chain.ts ipxe/mkiso.sh ipxe/isolinux.cfg $(IPXE_EFI) | deps-npm
 	@mkdir -p $(@D)
-	BOOT_URL='$(LAB_BOOT_URL)' ISO_ATTEMPTS=3 ISO_RETRY_DELAY=1 $(BUN) ipxe/render-chain.ts $@.ipxe
+	BOOT_URL='$(LAB_BOOT_URL_$*)' ISO_ATTEMPTS=3 ISO_RETRY_DELAY=1 $(BUN) ipxe/render-chain.ts $@.ipxe
 	ipxe/mkiso.sh $@.ipxe $@
 
 $(CHAIN_BUILD)/marker-initrd-%.img: lab/ipxe/mk-marker-initrd.sh lab/ipxe/marker/init
@@ -65,12 +79,12 @@ $(CHAIN_BUILD)/marker-initrd-%.img: lab/ipxe/mk-marker-initrd.sh lab/ipxe/marker
 
 chain-marker: $(CHAIN_BUILD)/marker-initrd-v1.img $(CHAIN_BUILD)/marker-initrd-v2.img
 
-lab-chain: deps $(CHAIN_BUILD)/lab.iso $(CHAIN_INITRD)
-	LAB_FIRMWARE=$(if $(filter seabios,$(FIRMWARE)),bios,$(FIRMWARE)) $(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
-	$(BUN) lab/chain/run-chain.ts $(CHAIN_BUILD)/lab.iso $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
+lab-chain: deps $(LAB_ISO) $(CHAIN_INITRD)
+	LAB_FIRMWARE=$(if $(filter seabios,$(FIRMWARE)),bios,$(FIRMWARE)) LAB_CHAIN=$(LAB_CHAIN_KIND) $(if $(filter 1,$(CHAIN_AGENT)),$(CHAIN_AGENT_ENV)) \
+	$(BUN) lab/chain/run-chain.ts $(LAB_ISO) $(CHAIN_KERNEL) $(CHAIN_INITRD) $(if $(filter 1,$(CHAIN_AGENT)),agent,$(notdir $(basename $(CHAIN_INITRD))))
 
 test-chain: deps
 	$(BUN) test --timeout 300000 test/e2e/chain.test.ts
 
-bench-chain: deps $(CHAIN_BUILD)/lab.iso chain-marker
+bench-chain: deps $(CHAIN_BUILD)/lab-literal.iso chain-marker
 	$(BUN) bench/chain.ts

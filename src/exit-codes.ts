@@ -14,6 +14,16 @@ export const EXIT_CODES = {
   netlink: { exit: 13, meaning: "rtnetlink or sysctl operation failed" },
   no_carrier: { exit: 14, meaning: "no selected interface has carrier" },
   dns_write: { exit: 15, meaning: "DNS is required (--need-dns, or a metal-boot URL with a host name) but resolv.conf could not be written" },
+  dns_name: {
+    exit: 16,
+    meaning:
+      "a host name in a URL has no IPv6 address in DNS: NXDOMAIN, no AAAA record, or only A records (the message names the name, the server and which), after retries within the retry window",
+  },
+  dns_server: {
+    exit: 17,
+    meaning:
+      "the DNS servers from the router advertisements (RDNSS) gave no usable answer: none advertised, SERVFAIL, REFUSED, not listening, or silent within the bound (the message names each server and what it did), after retries within the retry window",
+  },
   metal_boot: {
     exit: 20,
     meaning:

@@ -30,6 +30,8 @@ import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
+import { startLabDns, type DnsLogEntry, type LabDns } from "../dns.ts";
+import { makeCa, makeServerCert } from "../standins/pki.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
 export const BOOT_SERVER_PORT = 8080;
@@ -40,9 +42,28 @@ export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
 /** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
 export const LAB_NTP_ADDR = "fd00:b007::123";
-/** DNS server and search domain the RAs advertise (nothing listens there: the lab's URLs are literals). */
+/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dns.ts) answers there for the lab domain. */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
+/**
+ * The services by name (AAAA only, no A): metal-boot is one host for the boot server
+ * (boot.ipxe, kernel, initrd on :8080) and the stand-in metal-boot (config on :8443), as
+ * the real metal-boot is one service; the apiserver and the image cache have names of their own.
+ */
+export const LAB_NAMES = {
+  metalBoot: `metal-boot.${LAB_DNS_SEARCH}`,
+  apiserver: `apiserver.${LAB_DNS_SEARCH}`,
+  images: `images.${LAB_DNS_SEARCH}`,
+} as const;
+
+/** The boot server over TLS (metal-boot's https side; the stand-in metal-boot's config is on :8443). */
+export const BOOT_TLS_PORT = 443;
+
+/** Where boot.ipxe is, as the ISO chains it: by literal, by name over http, or by name over https. */
+export function chainOrigin(names: { readonly tls: boolean } | undefined): string {
+  if (!names) return BOOT_SERVER_URL;
+  return names.tls ? `https://${LAB_NAMES.metalBoot}` : `http://${LAB_NAMES.metalBoot}:${BOOT_SERVER_PORT}`;
+}
 
 /** Where the CA lands in the machine's root file system. */
 export const CA_IN_INITRD = "/etc/metal/ca.pem";
@@ -114,6 +135,19 @@ export interface ChainLabOptions {
    */
   readonly firmware?: Firmware;
   /**
+   * UEFI: the CA (PEM) the machines' firmware trusts for HTTPS boot (OVMF's TlsCaCertificate
+   * variable, from fw_cfg: lab/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
+   */
+  readonly firmwareHttpsCa?: string;
+  /**
+   * The chain by name (the ISO must chain `chainUrl(names)`): boot.ipxe's kernel and initrd
+   * URLs, METAL_BOOT_URL and the stand-ins' URLs name LAB_NAMES, resolved through the lab's
+   * DNS server. `tls`: metal-boot's boot side also serves https on 443 with an RSA
+   * certificate for its name from a lab CA that UEFI machines' firmware trusts
+   * (firmwareHttpsCa, unless given), and boot.ipxe's URLs are https. Omitted: IP literals.
+   */
+  readonly names?: { readonly tls: boolean };
+  /**
    * A BMC per machine (lab/bmc/sim.ts: OpenIPMI's ipmi_sim, a KCS interface in the guest
    * through QEMU's ipmi-bmc-extern, board vendor Supermicro in SMBIOS), its lanplus channel on
    * LAB_BMC_NET.<10+i>:623 in the lab's namespace; with the stand-ins, their
@@ -175,6 +209,8 @@ export class ChainLab {
     const rig = NetnsRig.create(this.ns, this.dir);
     this.rig = rig;
     rig.addLoopback(BOOT_SERVER_ADDR);
+    // metal-boot's name points here: the boot server answers on it too, next to the stand-ins.
+    rig.addLoopback(STANDINS_ADDR);
     const radvdPorts: RadvdPort[] = [];
     const taps: string[] = [];
     const switches: LabSwitch[] = [];
@@ -194,6 +230,7 @@ export class ChainLab {
       await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
       this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
+    await this.startDns();
     if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
@@ -219,6 +256,33 @@ export class ChainLab {
     if (this.opts.bmc) await this.startBmcs();
     if (this.opts.standins) await this.startStandins();
     if (this.opts.bootServer) await this.startBootServer();
+  }
+
+  /** The lab's query log of its DNS server (dnsmasq --log-queries). */
+  readonly dnsLog = join(this.dir, "dnsmasq.log");
+  private dns: LabDns | undefined;
+
+  /** dnsmasq at LAB_DNS (the RAs' RDNSS), AAAA records for LAB_NAMES on the services' addresses. */
+  private async startDns(): Promise<void> {
+    this.up.addLoopback(LAB_DNS);
+    this.dns = await startLabDns(
+      {
+        listen: LAB_DNS,
+        domain: LAB_DNS_SEARCH,
+        records: [
+          { name: LAB_NAMES.metalBoot, aaaa: [STANDINS_ADDR] },
+          { name: LAB_NAMES.apiserver, aaaa: [STANDINS_ADDR] },
+          { name: LAB_NAMES.images, aaaa: [STANDINS_ADDR] },
+        ],
+        logFile: this.dnsLog,
+      },
+      (argv) => this.spawn("dnsmasq", argv),
+    );
+  }
+
+  /** The DNS queries the lab's server got so far, with its answers. */
+  dnsQueries(): DnsLogEntry[] {
+    return this.dns?.queries() ?? [];
   }
 
   /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
@@ -265,13 +329,16 @@ export class ChainLab {
   private async startStandins(): Promise<void> {
     const s = this.opts.standins;
     if (!s) return;
-    this.up.addLoopback(STANDINS_ADDR);
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
     this.up.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
     const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    if (this.opts.names) {
+      for (const n of Object.values(LAB_NAMES)) argv.push("--name", n);
+      argv.push("--advertise-name", `boot=${LAB_NAMES.metalBoot}`, "--advertise-name", `api=${LAB_NAMES.apiserver}`, "--advertise-name", `images=${LAB_NAMES.images}`);
+    }
     if (s.allocateAfterMs !== undefined) argv.push("--allocate-after", String(s.allocateAfterMs));
     if (s.image) argv.push("--image", s.image, ...(s.esp ? ["--esp"] : []), ...(s.imageTrickleBytes !== undefined ? ["--image-trickle", String(s.imageTrickleBytes)] : []));
     const su = this.opts.bmc?.superUserPassword;
@@ -359,7 +426,7 @@ export class ChainLab {
     if (!this.caCpio) return p;
     return {
       ...p,
-      metalBootUrl: STANDINS_URL,
+      metalBootUrl: this.opts.names ? `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}` : STANDINS_URL,
       cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
       extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
     };
@@ -367,11 +434,29 @@ export class ChainLab {
 
   private readonly pending: (LabMachine & { tap: string })[] = [];
 
+  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name, made once. */
+  private bootTlsFiles: { ca: string; cert: string; key: string } | undefined;
+  private bootTls(): { ca: string; cert: string; key: string } {
+    if (this.bootTlsFiles) return this.bootTlsFiles;
+    const ca = makeCa(join(this.dir, "boot-tls"), "lab-boot-ca", "rsa");
+    makeServerCert(ca, "metal-boot-tls", [], [LAB_NAMES.metalBoot], "rsa");
+    this.bootTlsFiles = { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
+    return this.bootTlsFiles;
+  }
+
+  /** The CA the machines' UEFI firmware trusts for HTTPS boot: given, or the lab's boot CA when the chain is https. */
+  private firmwareCa(): string | undefined {
+    return this.opts.firmwareHttpsCa ?? (this.opts.names?.tls ? this.bootTls().ca : undefined);
+  }
+
   async startBootServer(): Promise<void> {
     if (!this.opts.bootServer) throw new Error("no boot server configuration");
+    const tls = this.opts.names?.tls ? this.bootTls() : undefined;
     const config = {
-      listen: { host: BOOT_SERVER_ADDR, port: BOOT_SERVER_PORT },
-      publicUrl: BOOT_SERVER_URL,
+      ...(tls ? { tls: { port: BOOT_TLS_PORT, cert: tls.cert, key: tls.key } } : {}),
+      // Every address of the namespace: BOOT_SERVER_ADDR (the literal chain) and metal-boot's name (STANDINS_ADDR).
+      listen: { host: "::", port: BOOT_SERVER_PORT },
+      publicUrl: chainOrigin(this.opts.names),
       partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
     };
     const path = join(this.dir, "boot-server.json");
@@ -436,7 +521,7 @@ export class ChainLab {
       "stdio",
       "-vga",
       "none",
-      ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name) : []),
+      ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name, this.firmwareCa() !== undefined ? { httpsCaPem: this.firmwareCa() as string } : {}) : []),
       ...boot,
       "-netdev",
       `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,

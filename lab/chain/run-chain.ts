@@ -25,6 +25,11 @@
  *      and the stand-ins hand out a superuser password; after the run the lab logs in over lanplus with
  *      the metal user and password the stand-in received in Register and as the superuser (lab: bmc: lines),
  *      and the run fails (exit 1) when either login fails.
+ *      LAB_CHAIN=name (default: the ISO chains metal-boot by name over http, the lab's DNS server answers;
+ *      the agent reaches metal-boot, the apiserver and the image cache by name), name-tls (the same, boot.ipxe,
+ *      kernel and initrd over https with the lab's CA in the UEFI firmware: LAB_FIRMWARE=uefi) or literal
+ *      (IP literals, http). It must match the ISO (mk/iso.mk builds one per kind). The run ends with the
+ *      DNS server's log (lab: dns: lines).
  *      LAB_TIMELINE_DIR (build/lab): where the run's timeline goes (timeline.txt, timeline.svg;
  *      lab/timeline.ts), also printed at the end.
  */
@@ -33,7 +38,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
 import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
-import { BOOT_SERVER_URL, ChainLab } from "./chain-lab.ts";
+import { BOOT_SERVER_URL, ChainLab, chainOrigin } from "./chain-lab.ts";
 import { chunkLines, clockSummary, records } from "../console.ts";
 import { phases, timelineMarks, timelineSvg, timelineTable } from "../timeline.ts";
 
@@ -66,6 +71,16 @@ if (env.LAB_INSTALL === "1" && env.LAB_ALLOCATE === "0") {
   console.error("LAB_INSTALL=1 needs the allocation (LAB_ALLOCATE=0 given)");
   process.exit(2);
 }
+const chainKind = env.LAB_CHAIN || "name";
+if (!["name", "name-tls", "literal"].includes(chainKind)) {
+  console.error(`LAB_CHAIN=${JSON.stringify(chainKind)}: expected name, name-tls or literal`);
+  process.exit(2);
+}
+if (chainKind === "name-tls" && firmware !== "uefi") {
+  console.error("LAB_CHAIN=name-tls needs LAB_FIRMWARE=uefi (only UEFI iPXE reads the firmware's HTTPS boot CA)");
+  process.exit(2);
+}
+const names = chainKind === "literal" ? undefined : { tls: chainKind === "name-tls" };
 const install = env.LAB_INSTALL === "1" ? prepareInstall(kernel, firmware === "uefi") : undefined;
 const bmc = env.LAB_STANDINS === "1" && env.LAB_BMC !== "0" ? { superUserPassword: labPassword() } : undefined;
 
@@ -107,6 +122,7 @@ function prepareInstall(osKernel: string, uefi: boolean): { dir: string; disk: s
 const lab = new ChainLab({
   iso,
   firmware,
+  ...(names ? { names } : {}),
   nicModel: env.LAB_NIC === "e1000" ? "e1000" : "virtio",
   ...(env.LAB_STANDINS === "1"
     ? {
@@ -161,7 +177,7 @@ const finish = async (code: number): Promise<never> => {
 process.on("SIGINT", () => void finish(130));
 process.on("SIGTERM", () => void finish(143));
 try {
-  console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${BOOT_SERVER_URL}, firmware ${firmware}`);
+  console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${chainOrigin(names)}, firmware ${firmware}, chain ${chainKind}`);
   await lab.setUp();
   lab.startMachines();
   const m = lab.machines[0];
@@ -185,7 +201,8 @@ try {
       .join(""),
   );
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
-  for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.path} from ${r.src} (${r.bytes} bytes)`);
+  for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.origin ?? ""}${r.path} from ${r.src} (${r.bytes} bytes)`);
+  for (const q of lab.dnsQueries()) console.error(`lab: dns: ${q.type} ${q.name} from ${q.from}: ${q.answer ?? "(no answer logged)"}`);
   const connections = lab.connections(uuid);
   if (connections) console.error(`lab: ${connections}`);
   for (const l of lab.liveliness(uuid)) console.error(`lab: ${l}`);

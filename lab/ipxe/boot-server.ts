@@ -54,38 +54,40 @@ function countedBody(file: string, done: (bytes: number) => void): ReadableStrea
     );
 }
 
-const server = Bun.serve({
-  hostname: config.listen.host,
-  port: config.listen.port,
-  idleTimeout: 60,
-  fetch(req, srv) {
-    const start = Date.now();
-    const url = new URL(req.url);
-    const src = srv.requestIP(req)?.address ?? "unknown";
-    const base = { start, method: req.method, path: url.pathname + url.search, src };
-    const reply = (status: number, body: string, partition?: string): Response => {
-      const bytes = Buffer.byteLength(body);
-      record({ ...base, end: Date.now(), status, bytes, ...(partition ? { partition } : {}) });
-      return new Response(req.method === "HEAD" ? null : body, { status, headers: { "content-type": "text/plain" } });
-    };
-    if (req.method !== "GET" && req.method !== "HEAD") return reply(405, "method not allowed\n");
-    if (url.pathname === "/boot.ipxe") {
-      const p = partitionFor(src, config.partitions);
-      if (!p) return reply(403, `no partition's boot prefix holds ${src}\n`);
-      return reply(200, renderBootScript(p, config.publicUrl, src), p.name);
-    }
-    if (url.pathname === "/lab/report") return reply(200, "reported\n", partitionFor(src, config.partitions)?.name);
-    const f = files.get(url.pathname);
-    if (!f) return reply(404, `not served by the boot side stand-in: ${url.pathname}\n`);
-    const size = Bun.file(f.file).size;
-    const body = countedBody(f.file, (bytes) => record({ ...base, end: Date.now(), status: 200, bytes, partition: f.partition.name }));
-    return new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(size) } });
-  },
-});
+function serve(req: Request, srv: { requestIP(r: Request): { address: string } | null }): Response {
+  const start = Date.now();
+  const url = new URL(req.url);
+  const src = srv.requestIP(req)?.address ?? "unknown";
+  const base = { start, method: req.method, path: url.pathname + url.search, src, origin: `${url.protocol}//${url.hostname}` };
+  const reply = (status: number, body: string, partition?: string): Response => {
+    const bytes = Buffer.byteLength(body);
+    record({ ...base, end: Date.now(), status, bytes, ...(partition ? { partition } : {}) });
+    return new Response(req.method === "HEAD" ? null : body, { status, headers: { "content-type": "text/plain" } });
+  };
+  if (req.method !== "GET" && req.method !== "HEAD") return reply(405, "method not allowed\n");
+  if (url.pathname === "/boot.ipxe") {
+    const p = partitionFor(src, config.partitions);
+    if (!p) return reply(403, `no partition's boot prefix holds ${src}\n`);
+    return reply(200, renderBootScript(p, config.publicUrl, src), p.name);
+  }
+  if (url.pathname === "/lab/report") return reply(200, "reported\n", partitionFor(src, config.partitions)?.name);
+  const f = files.get(url.pathname);
+  if (!f) return reply(404, `not served by the boot side stand-in: ${url.pathname}\n`);
+  const size = Bun.file(f.file).size;
+  const body = countedBody(f.file, (bytes) => record({ ...base, end: Date.now(), status: 200, bytes, partition: f.partition.name }));
+  return new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(size) } });
+}
 
-console.log(`boot-server listening on ${server.url.href}`);
+const server = Bun.serve({ hostname: config.listen.host, port: config.listen.port, idleTimeout: 60, fetch: serve });
+const tls = config.tls;
+const tlsServer = tls
+  ? Bun.serve({ hostname: config.listen.host, port: tls.port, idleTimeout: 60, tls: { cert: Bun.file(tls.cert), key: Bun.file(tls.key) }, fetch: serve })
+  : undefined;
+
+console.log(`boot-server listening on ${server.url.href}${tlsServer ? ` and ${tlsServer.url.href}` : ""}`);
 for (const sig of ["SIGTERM", "SIGINT"] as const)
   process.on(sig, () => {
     server.stop(true);
+    tlsServer?.stop(true);
     process.exit(0);
   });

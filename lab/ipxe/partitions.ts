@@ -42,6 +42,8 @@ export const PartitionSchema = z.object({
 
 export const BootServerConfigSchema = z.object({
   listen: z.object({ host: z.string().refine((h) => ipaddr.isValid(h), "expected an IP address"), port: z.number().int().min(0).max(65535) }),
+  /** The same server over TLS as well (metal-boot's https side: MEP-20 chains https://<name>/boot.ipxe); cert and key are PEM files. */
+  tls: z.object({ port: z.number().int().min(0).max(65535), cert: z.string().min(1), key: z.string().min(1) }).optional(),
   /** Base URL iPXE fetches kernel and initrd from, e.g. http://[fd00:b007::1]:8080. */
   publicUrl: httpUrl,
   partitions: z.array(PartitionSchema).min(1, "expected at least one partition"),

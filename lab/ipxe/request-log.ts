@@ -16,6 +16,8 @@ export const RequestLogEntrySchema = z.object({
   status: z.number().int(),
   bytes: z.number().int().nonnegative(),
   partition: z.string().optional(),
+  /** The URL's scheme and host as the client asked (https://metal-boot.chain.lab): which name, over TLS or not. */
+  origin: z.string().optional(),
 });
 
 export type RequestLogEntry = z.output<typeof RequestLogEntrySchema>;

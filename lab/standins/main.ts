@@ -2,7 +2,7 @@
  * The stand-ins as one process, for `make lab` (run inside the lab's namespace):
  *
  *   bun lab/standins/main.ts --listen [fd00::1]:8443 --state-dir DIR \
- *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name boot.lab] \
+ *     [--api [addr]:port] [--images [addr]:port] [--name boot.lab] [--advertise-name [ROLE=]boot.lab]... \
  *     [--machine UUID[,PARTITION]]... [--dns [addr]:53] [--allocate-after MS] [--ntp-server ADDR]...
  *
  * --listen is metal-boot; the apiserver and image cache default to the same address
@@ -46,7 +46,7 @@ const { values } = parseArgs({
     images: { type: "string" },
     "state-dir": { type: "string" },
     name: { type: "string", multiple: true },
-    "advertise-name": { type: "string" },
+    "advertise-name": { type: "string", multiple: true },
     machine: { type: "string", multiple: true },
     dns: { type: "string" },
     // metal-boot's ntp_servers (the lab's chronyd, lab/ntp.ts).
@@ -81,6 +81,17 @@ if (!values.listen || !values["state-dir"]) {
   process.exit(2);
 }
 const boot = parseListen(values.listen, "--listen");
+
+/** --advertise-name NAME (every server's URL) or ROLE=NAME (boot, api, images: that server's). */
+function advertise(given: readonly string[]): { advertiseName?: string; advertiseNames?: Partial<Record<"boot" | "api" | "images", string>> } {
+  const out: { advertiseName?: string; advertiseNames?: Partial<Record<"boot" | "api" | "images", string>> } = {};
+  for (const g of given) {
+    const m = /^(boot|api|images)=(.+)$/.exec(g);
+    if (m) out.advertiseNames = { ...out.advertiseNames, [m[1] as "boot"]: m[2] as string };
+    else out.advertiseName = g;
+  }
+  return out;
+}
 const stateDir = values["state-dir"];
 const machines = (values.machine ?? ["00000000-0000-0000-0000-0000000000aa"]).map((m) => {
   const [uuid = "", partition = "lab"] = m.split(",");
@@ -96,7 +107,7 @@ const s = await startStandins({
     images: values.images ? parseListen(values.images, "--images") : { host: boot.host, port: boot.port === 0 ? 0 : boot.port + 2 },
   },
   names: values.name ?? [],
-  ...(values["advertise-name"] ? { advertiseName: values["advertise-name"] } : {}),
+  ...advertise(values["advertise-name"] ?? []),
   machines,
   ntpServers: values["ntp-server"] ?? [],
   logFile: join(stateDir, "requests.jsonl"),
@@ -131,6 +142,7 @@ const info = {
   ready: true,
   pid: process.pid,
   urls: s.urls,
+  literalUrls: s.literalUrls,
   dns: dnsListen ? `[${dnsListen.host}]:${dnsListen.port}` : null,
   bootCa: s.bootCa.certFile,
   apiCa: s.apiCa.certFile,

@@ -47,6 +47,8 @@ export interface StandinOptions {
   readonly names?: readonly string[];
   /** Put this host name in the URLs metal-boot hands out instead of the IP literal. */
   readonly advertiseName?: string;
+  /** Per server, the host name in its URL (over `advertiseName`): the apiserver and the image cache by names of their own. */
+  readonly advertiseNames?: Partial<Record<Role, string>>;
   readonly machines: readonly Machine[];
   readonly logFile?: string;
   /** metal-boot's ntp_servers (default: none). */
@@ -59,6 +61,8 @@ export interface StandinOptions {
 
 export interface Standins {
   readonly urls: Readonly<Record<Role, string>>;
+  /** The same URLs by IP literal (for the lab's own control requests, which resolve no names). */
+  readonly literalUrls: Readonly<Record<Role, string>>;
   readonly bootCa: Ca;
   readonly apiCa: Ca;
   readonly faults: Readonly<Record<Role, FaultBox>>;
@@ -109,13 +113,17 @@ export async function startStandins(o: StandinOptions): Promise<Standins> {
   const st = prepare(o);
   st.servers.push(...(await Promise.all(ROLES.map((role) => serve(st, role, o.listen[role].port)))));
   // Ports may be 0 (picked): metal-boot learns the URLs once the servers listen.
-  const urls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${o.advertiseName ?? hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`])) as Record<Role, string>;
+  const urls = Object.fromEntries(
+    ROLES.map((role, i) => [role, `https://${o.advertiseNames?.[role] ?? o.advertiseName ?? hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`]),
+  ) as Record<Role, string>;
+  const literalUrls = Object.fromEntries(ROLES.map((role, i) => [role, `https://${hostInUrl(o.listen[role].host)}:${st.servers[i]?.port}`])) as Record<Role, string>;
   st.metalBoot.apiserverUrl = urls.api;
   // metal-boot reaches the apiserver by its address (its own client, not the URL machines get, which tests change).
   st.metalBoot.eventApiUrl = `https://${hostInUrl(o.listen.api.host)}:${st.servers[ROLES.indexOf("api")]?.port}`;
   st.metalBoot.imageCacheUrl = `${urls.images}/`;
   return {
     urls,
+    literalUrls,
     bootCa: st.bootCa,
     apiCa: st.apiCa,
     faults: st.faults,

@@ -14,6 +14,8 @@
 import type { Config } from "../config/config.ts";
 import { HttpClient } from "../clients/http/client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
+import { raNameservers } from "../network/dns/nameservers.ts";
+import { Resolver } from "../network/dns/resolver.ts";
 import { readCarriedInstaller } from "../install/carried-installer.ts";
 import { installOs } from "../install/install.ts";
 import { inBandBmc } from "../machine/bmc/in-band.ts";
@@ -52,7 +54,14 @@ export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Lo
   return {
     log,
     secrets: ctx.secrets,
-    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs } }),
+    http: new HttpClient({
+      caBundle: config.caBundle,
+      allowHttp: config.allowHttp,
+      log,
+      retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs },
+      // Names through the RAs' DNS servers only: the ones the network stage wrote to resolv.conf.
+      resolver: new Resolver({ servers: () => raNameservers(RESOLV_CONF) }),
+    }),
     sysRoot,
     tokenFile: `${runDir}/token`,
     handoffFile: `${runDir}/handoff.json`,

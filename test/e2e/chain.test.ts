@@ -5,13 +5,28 @@
  * over IPv6 -> /init reports back from its own SLAAC address. The initrd is the
  * marker initrd (lab/ipxe/marker/init). Every machine's tap is captured: no DHCP.
  * The same ISO also boots under OVMF (UEFI: its EFI image -> ipxe.efi -> autoexec.ipxe).
+ * By name (what make lab runs): the ISO chains metal-boot.chain.lab, which iPXE resolves
+ * through the RA's RDNSS, the lab's dnsmasq, whose query log the tests read; under UEFI
+ * over https, with the lab's CA as the firmware's HTTPS boot CA.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CHAIN_MESSAGES } from "../../ipxe/chain-script.ts";
-import { BOOT_SERVER_URL, CA_IN_INITRD, ChainLab, DHCP_FILTER, LAB_BMC_NET, STANDINS_URL, type LabMachine, type RunningMachine } from "../../lab/chain/chain-lab.ts";
+import {
+  BOOT_SERVER_URL,
+  CA_IN_INITRD,
+  ChainLab,
+  chainOrigin,
+  DHCP_FILTER,
+  LAB_BMC_NET,
+  LAB_NAMES,
+  STANDINS_ADDR,
+  STANDINS_PORT,
+  type LabMachine,
+  type RunningMachine,
+} from "../../lab/chain/chain-lab.ts";
 import { LAB_FRU } from "../../lab/bmc/sim.ts";
 import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/kernel.ts";
@@ -83,6 +98,9 @@ const newLab = (...args: ConstructorParameters<typeof ChainLab>): ChainLab => {
   return lab;
 };
 let iso = "";
+/** The ISOs by name: over http (BIOS and UEFI) and over https (UEFI, the firmware trusts the lab's CA). */
+let isoByName = "";
+let isoTls = "";
 const initrd: Record<string, string> = {};
 
 const partition = (name: string, prefix: string, version: string): Partition => ({
@@ -107,10 +125,18 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "mhc-chain-e2e-"));
     iso = join(work, "lab.iso");
-    const env = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: String(ATTEMPTS), ISO_RETRY_DELAY: "1" };
-    const render = Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), `${iso}.ipxe`], { env });
-    if (render.exitCode !== 0) throw new Error(`render-chain: ${render.stderr.toString()}`);
-    await run([join(ROOT_DIR, "ipxe/mkiso.sh"), `${iso}.ipxe`, iso]);
+    isoByName = join(work, "lab-name.iso");
+    isoTls = join(work, "lab-name-tls.iso");
+    for (const [out, url] of [
+      [iso, `${BOOT_SERVER_URL}/boot.ipxe`],
+      [isoByName, `${chainOrigin({ tls: false })}/boot.ipxe`],
+      [isoTls, `${chainOrigin({ tls: true })}/boot.ipxe`],
+    ] as const) {
+      const env = { ...process.env, BOOT_URL: url, ISO_ATTEMPTS: String(ATTEMPTS), ISO_RETRY_DELAY: "1" };
+      const render = Bun.spawnSync([process.execPath, join(ROOT_DIR, "ipxe/render-chain.ts"), `${out}.ipxe`], { env });
+      if (render.exitCode !== 0) throw new Error(`render-chain: ${render.stderr.toString()}`);
+      await run([join(ROOT_DIR, "ipxe/mkiso.sh"), `${out}.ipxe`, out]);
+    }
     for (const v of ["v1", "v2"]) {
       initrd[v] = join(work, `marker-${v}.img`);
       await run([join(ROOT_DIR, "lab/ipxe/mk-marker-initrd.sh"), v, initrd[v] as string]);
@@ -123,14 +149,14 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
   });
 
   test(
-    "two machines on two partitions' prefixes are served different cmdlines and initrds, over SLAAC only",
+    "two machines on two partitions' prefixes are served different cmdlines and initrds, over SLAAC only, metal-boot by name through the RA's DNS server",
     async () => {
       const machines: LabMachine[] = [
         { name: "a", prefix: "2001:db8:a::/64", mac: "52:54:00:c4:a1:01" },
         { name: "b", prefix: "2001:db8:b::/64", mac: "52:54:00:c4:b2:02" },
       ];
       const parts = [partition("lab-a", "2001:db8:a::/64", "v1"), partition("lab-b", "2001:db8:b::/64", "v2")];
-      const lab = newLab({ iso, machines, memoryMb: 384, bootServer: { partitions: parts } });
+      const lab = newLab({ iso: isoByName, machines, memoryMb: 384, names: { tls: false }, bootServer: { partitions: parts } });
       try {
         await lab.setUp();
         lab.startMachines();
@@ -149,6 +175,11 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
             `200 /lab/report?partition=${p.name}&initrd=${p.initrdVersion}&addr=${addr}`,
           ]);
           expect(mine[0]?.partition).toBe(p.name);
+          // By name: iPXE asked the RA's DNS server (the lab's dnsmasq) for metal-boot's AAAA, and fetched by that name.
+          expect(lab.dnsQueries().filter((q) => q.from === addr)).toEqual([
+            { serial: expect.any(Number), type: "AAAA", name: LAB_NAMES.metalBoot, from: addr, answer: STANDINS_ADDR },
+          ]);
+          expect(mine.slice(0, 3).map((r) => r.origin)).toEqual(Array(3).fill(`http://${LAB_NAMES.metalBoot}`));
           expect(mine[1]?.bytes).toBe(statSync(p.kernel).size);
           expect(mine[2]?.bytes).toBe(statSync(p.initrd).size);
           const console = m.qemu.text();
@@ -158,6 +189,7 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
           expect(console).toContain(`MHC-MARKER cmdline=console=ttyS0,115200n8 METAL_MODE=l3 METAL_BOOT_URL=${BOOT_SERVER_URL} METAL_PARTITION=${p.name} METAL_ALLOW_HTTP=1 `);
           expect(console).toContain(`MHC-MARKER nic=eth0 addr=${addr}\n`);
           expect(flat(m)).toContain(`net0 is ${addr} via router fe80::`);
+          expect(flat(m)).toContain(`fetching http://${LAB_NAMES.metalBoot}:8080/boot.ipxe`);
           // Zero DHCPv4/DHCPv6 on the segment; the capture did see the SLAAC exchange (RS 133, RA 134).
           expect(await lab.countPackets(m, DHCP_FILTER)).toBe(0);
           expect(await lab.countPackets(m, "icmp6 and ip6[40] == 133")).toBeGreaterThan(0);
@@ -174,11 +206,11 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
   );
 
   test(
-    "UEFI: the same ISO under OVMF boots its EFI image's iPXE, which runs the chain script from the medium, and the chain reaches /init over SLAAC only",
+    "UEFI: the ISO under OVMF boots its EFI image's iPXE, which runs the chain script from the medium and chains https://metal-boot.chain.lab, trusting the lab's CA from the firmware, to /init over SLAAC only",
     async () => {
       const m0: LabMachine = { name: "uefi", prefix: "2001:db8:c::/64", mac: "52:54:00:c4:c0:07" };
       const p = partition("lab-c", "2001:db8:c::/64", "v2");
-      const lab = newLab({ iso, machines: [m0], memoryMb: 384, firmware: "uefi", bootServer: { partitions: [p] } });
+      const lab = newLab({ iso: isoTls, machines: [m0], memoryMb: 384, firmware: "uefi", names: { tls: true }, bootServer: { partitions: [p] } });
       try {
         await lab.setUp();
         lab.startMachines();
@@ -186,12 +218,16 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         expect(await awaitExit(m, BOOT_TIMEOUT_MS)).toBe(0);
         await lab.stopCaptures();
         const addr = eui64Address(m0.prefix, m0.mac);
-        expect(lab.requests().map((r) => `${r.status} ${r.path} ${r.src}`)).toEqual([
-          `200 /boot.ipxe ${addr}`,
-          `200 /p/lab-c/vmlinuz ${addr}`,
-          `200 /p/lab-c/initrd-v2.img ${addr}`,
-          `200 /lab/report?partition=lab-c&initrd=v2&addr=${addr} ${addr}`,
+        const https = `https://${LAB_NAMES.metalBoot}`;
+        // Script, kernel and initrd over TLS by name; the marker's report goes to METAL_BOOT_URL (the literal, http).
+        expect(lab.requests().map((r) => `${r.status} ${r.origin}${r.path} ${r.src}`)).toEqual([
+          `200 ${https}/boot.ipxe ${addr}`,
+          `200 ${https}/p/lab-c/vmlinuz ${addr}`,
+          `200 ${https}/p/lab-c/initrd-v2.img ${addr}`,
+          `200 http://[fd00:b007::1]/lab/report?partition=lab-c&initrd=v2&addr=${addr} ${addr}`,
         ]);
+        expect(lab.dnsQueries().map((q) => `${q.type} ${q.name} ${q.from} ${q.answer}`)).toEqual([`AAAA ${LAB_NAMES.metalBoot} ${addr} ${STANDINS_ADDR}`]);
+        expect(m.qemu.text()).toContain(`${https}/boot.ipxe... ok`);
         const text = m.qemu.text();
         // UEFI, not SeaBIOS: OVMF's boot manager, then iPXE's EFI build found the script beside it.
         expect(text).toContain("BdsDxe: starting Boot");
@@ -314,7 +350,8 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         cmdline: `console=ttyS0,115200 panic=-1 METAL_LOG_FORMAT=json METAL_DONE=poweroff METAL_NET_TIMEOUT=30s METAL_LLDP_TIMEOUT=1s METAL_REBOOT_DELAY=1s METAL_UUID=${AGENT_UUID}`,
       };
       const lab = newLab({
-        iso,
+        iso: isoByName,
+        names: { tls: false },
         machines: [m0],
         memoryMb: 1024,
         bootServer: { partitions: [p] },
@@ -343,8 +380,14 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
         const recs = records(m.qemu.text());
         expect(recs.find((r) => r.event === "agent.start")).toMatchObject({ pid: 1, mode: "l3" });
         expect(recs.find((r) => r.event === "agent.config")).toMatchObject({
-          config: { partition: "lab-a", metalBootUrl: `${STANDINS_URL}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
+          config: { partition: "lab-a", metalBootUrl: `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
         });
+        // Every name through the RA's DNS server (the agent writes it from RDNSS and asks it itself): iPXE's
+        // AAAA for metal-boot first, then the agent's for metal-boot, the apiserver and the image cache.
+        const asked = lab.dnsQueries().filter((q) => q.from === addr);
+        expect(asked.every((q) => q.type === "AAAA" && q.answer === STANDINS_ADDR)).toBe(true);
+        expect(asked[0]?.name).toBe(LAB_NAMES.metalBoot);
+        expect(new Set(asked.slice(1).map((q) => q.name))).toEqual(new Set(Object.values(LAB_NAMES)));
         expect(recs.filter((r) => r.event === "net.dad.done").map((r) => r.address)).toContain(`${addr}/64`);
         // The agent's own calls: metal-boot's config first, every one from its SLAAC address.
         const calls = lab.standinRequests();

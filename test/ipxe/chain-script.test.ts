@@ -56,7 +56,7 @@ describe("renderChainScript", () => {
   });
 
   test("the console messages the lab and operators grep are in the script", () => {
-    const { script } = renderChainScript(OPTS);
+    const { script } = renderChainScript({ ...OPTS, bootUrl: "https://metal-boot.example/boot.ipxe", caGiven: true });
     for (const m of Object.values(CHAIN_MESSAGES)) expect(script).toContain(m);
   });
 
@@ -83,10 +83,20 @@ describe("renderChainScript", () => {
     expect(script).toContain("no IPv6 address on any NIC");
   });
 
-  test("https warns that a stock iPXE build cannot verify a private CA", () => {
+  test("https without the installation's CA warns that iPXE trusts only its roots and the firmware's TlsCaCertificate", () => {
     const { warnings } = renderChainScript({ ...OPTS, bootUrl: "https://metal-boot.example/boot.ipxe" });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain("built-in roots");
+    expect(warnings[0]).toContain("built-in roots plus, on UEFI, the CAs in the firmware's TlsCaCertificate variable; give ISO_CA=");
+  });
+
+  test("https with the CA given: no warning; a BIOS iPXE says it cannot verify it and gives up instead of retrying", () => {
+    const { script, warnings } = renderChainScript({ ...OPTS, bootUrl: "https://metal-boot.example/boot.ipxe", caGiven: true });
+    expect(warnings).toEqual([]);
+    expect(script).toContain("fetching ${mh-url}\niseq ${platform} efi || goto mh-bios-tls\nchain --autofree ${mh-url} || goto mh-fail-chain\n");
+    expect(script).toContain(
+      ":mh-bios-tls\necho METAL-BOOT CHAIN FAILED: https needs UEFI: this ${platform} iPXE cannot verify the installation's CA (only UEFI iPXE reads it from the firmware's TlsCaCertificate); boot this ISO by UEFI\nreboot\n:mh-give-up\n",
+    );
+    expect(renderChainScript(OPTS).script).not.toContain("mh-bios-tls");
   });
 
   test.each([

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeCa } from "../../lab/standins/pki.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const work = mkdtempSync(join(tmpdir(), "mhc-iso-"));
@@ -46,6 +47,25 @@ describe("ipxe/render-chain.ts", () => {
     const r = render({ BOOT_URL: "https://metal-boot.example/boot.ipxe" });
     expect(r.code).toBe(0);
     expect(r.err).toContain("warning: BOOT_URL is https");
+  });
+
+  test("https with ISO_CA: no warning, and the CA as the firmware's HTTPS boot CA list beside the script", () => {
+    const ca = makeCa(join(work, "pki"), "installation-ca", "rsa");
+    const out = join(work, "tls.iso.ipxe");
+    const r = render({ BOOT_URL: "https://metal-boot.example/boot.ipxe", ISO_CA: ca.certFile }, out);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toContain("warning");
+    expect(r.err).toContain("tls.iso.https-ca.esl: the installation's CA as the servers' UEFI HTTPS boot CA (TlsCaCertificate)");
+    const esl = readFileSync(join(work, "tls.iso.https-ca.esl"));
+    const der = Buffer.from(ca.pem.replace(/-----[A-Z ]+-----|\s/g, ""), "base64");
+    expect(esl.subarray(44).equals(der)).toBe(true);
+  });
+
+  test("ISO_CA with an EC key is refused: Debian's iPXE cannot verify it", () => {
+    const ca = makeCa(join(work, "pki"), "ec-ca");
+    const r = render({ BOOT_URL: "https://metal-boot.example/boot.ipxe", ISO_CA: ca.certFile });
+    expect(r.code).toBe(2);
+    expect(r.err).toStartWith(`ISO_CA="${ca.certFile}": expected a CA with an RSA key (CN=ec-ca has ec: Debian's iPXE cannot verify it)`);
   });
 });
 

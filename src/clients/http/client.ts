@@ -1,7 +1,8 @@
 /**
  * The agent's one HTTP client: a single undici Agent (connection pool) for every
- * server the agent talks to. IPv6 literals and host names (resolved by the runtime
- * through /etc/resolv.conf, which the network stage writes; see docs/apiserver.md),
+ * server the agent talks to. IPv6 literals and host names (resolved by `resolver`, the
+ * agent's own AAAA client to the RAs' DNS servers, network/dns/resolver.ts; without
+ * one, by the runtime through /etc/resolv.conf; see docs/boot-chain.md "Names"),
  * TLS verified against the CA bundle plus CAs added at run time (the one metal-boot
  * hands out), plain http only when allowed explicitly.
  *
@@ -20,6 +21,7 @@
  * CAs and only those (`tls.ca`, verification on), https only unless plain http is
  * allowed, no redirects (a 3xx is the answer), no decompression, the headers bound.
  */
+import { isIP } from "node:net";
 import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
 import { AgentError } from "../../errors.ts";
 import { readBoundedTextSync } from "../../platform/fs/read-bounded.ts";
@@ -47,6 +49,8 @@ export interface HttpOptions {
   readonly bodyTimeoutMs?: number;
   readonly retry?: RetryPolicy;
   readonly retryEnv?: RetryEnv;
+  /** Resolves host names to IPv6 addresses (its DnsError is retried within the window, then is the failure); TLS still checks the certificate against the name. */
+  readonly resolver?: { aaaa(host: string): Promise<readonly string[]> };
 }
 
 export interface HttpRequest {
@@ -222,7 +226,21 @@ export class HttpClient {
       cb(e as Error, null);
       return;
     }
-    base(o, (err, socket) => {
+    const resolver = this.#opts.resolver;
+    const bare = o.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (resolver && isIP(bare) === 0) {
+      // Connect to the address, verify TLS against the name (undici takes the SNI/servername from o.host).
+      resolver.aaaa(bare).then(
+        (addrs) => this.#connectTo(base, { ...o, hostname: addrs[0] as string, servername: bare }, o, cb),
+        (e: unknown) => cb(e as Error, null),
+      );
+      return;
+    }
+    this.#connectTo(base, o, o, cb);
+  }
+
+  #connectTo(base: buildConnector.connector, to: buildConnector.Options, o: buildConnector.Options, cb: buildConnector.Callback): void {
+    base(to, (err, socket) => {
       if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
       if (err) cb(err, null);
       else cb(null, socket!);
@@ -382,6 +400,10 @@ export class HttpClient {
   async streamNative(req: HttpRequest): Promise<HttpStream> {
     this.#checkScheme(req);
     const t0 = performance.now();
+    // The name through the agent's resolver first: its failures are named (DnsError); fetch then looks
+    // it up through resolv.conf, which holds the same RA servers (docs/boot-chain.md "Names").
+    const host = req.url.hostname.replace(/^\[(.*)\]$/, "$1");
+    if (this.#opts.resolver && isIP(host) === 0) await this.#opts.resolver.aaaa(host);
     const tls = req.url.protocol === "https:" ? { ca: this.#caPems(), rejectUnauthorized: true } : undefined;
     const headersMs = req.headersTimeoutMs ?? this.#opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
     const headersDeadline = new AbortController();
