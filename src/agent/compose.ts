@@ -22,6 +22,7 @@ import { collectInventory, PROC_ROOT } from "../machine/inventory/collect.ts";
 import { startLldp } from "../network/lldp/session.ts";
 import { bringUp } from "../network/net/bringup.ts";
 import { selectNics } from "../network/net/select-links.ts";
+import { UplinkTable } from "../network/net/uplink-table.ts";
 import { readDmi } from "../platform/fs/dmi.ts";
 import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import type { Context } from "../platform/io/context.ts";
@@ -49,10 +50,13 @@ export function composeOps(ctx: Context, paths: AgentPaths): Operations {
 /** The flow's services, once per command; `over` replaces parts (test drivers). */
 export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const { runDir, sysRoot } = paths;
+  // The HTTP client binds every connection to one of these once the network stage named the NICs (docs/network.md "Uplinks").
+  const uplinks = new UplinkTable({ log });
   return {
     log,
     secrets: ctx.secrets,
-    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs } }),
+    http: new HttpClient({ caBundle: config.caBundle, allowHttp: config.allowHttp, log, retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs }, uplinks }),
+    uplinks,
     sysRoot,
     tokenFile: `${runDir}/token`,
     handoffFile: `${runDir}/handoff.json`,

@@ -100,6 +100,8 @@ export async function runFlow(config: Config, s: Services, start: Start = FRESH)
   /** Resumed: the boot facts from handoff.json, the apiserver client without a call. */
   const resumed = async (at: "register" | "wait"): Promise<UpToHandoff> => {
     const facts = await resume(at, s);
+    // The NICs of the run that wrote handoff.json carry this one's connections too.
+    if (facts.network) s.uplinks.follow(facts.network.interfaces.map((i) => i.name));
     const after = afterBoot(s, facts);
     return { kind: "builtin", facts, after, api: connectApi(facts.boot, after) };
   };
