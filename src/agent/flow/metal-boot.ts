@@ -85,7 +85,7 @@ export async function metalBoot(config: Config, input: BootInput, s: Services): 
     attempts: got.attempts,
     interfaces: net?.interfaces.length ?? null,
   });
-  s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
+  s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets, uplinks: s.http.uplinks });
   const clock = clockUnset(input.clock) && c.ntp_servers.length > 0 ? await s.ops.resyncFromConfig(c.ntp_servers, s.log) : input.clock;
   return {
     boot: {

@@ -19,7 +19,7 @@
  * uplinks are tried Happy-Eyeballs style (uplink-race.ts: the next one starts after
  * CONNECT_ATTEMPT_DELAY_MS or at the first one's failure), the one that connects stays
  * preferred until it fails, and each move to another is one `http.uplink` line naming
- * both NICs and why. The clients `trusting` derives share that preference.
+ * both NICs and why (uplink-connect.ts). The clients `trusting` derives share it.
  *
  * One bulk path goes around undici: `streamNative` (the OS image, src/install/image.ts)
  * uses Bun's native fetch, whose body arrives as native chunks with no JavaScript HTTP
@@ -27,7 +27,6 @@
  * CAs and only those (`tls.ca`, verification on), https only unless plain http is
  * allowed, no redirects (a 3xx is the answer), no decompression, the headers bound.
  */
-import type { Socket } from "node:net";
 import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
 import { AgentError } from "../../errors.ts";
 import { readBoundedTextSync } from "../../platform/fs/read-bounded.ts";
@@ -36,8 +35,8 @@ import { redactUrl } from "../../platform/log/redact.ts";
 import { BadAnswerError } from "./bad-answer.ts";
 import { isRetryableFailure, statusRetry, transportError } from "./classify.ts";
 import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
-import { attemptOrder, switchReason, type LocalUplink, type Lost, type UplinkSource } from "./uplink-order.ts";
-import { AllUplinksFailed, CONNECT_ATTEMPT_DELAY_MS, raceUplinks, type ConnectAttempt } from "./uplink-race.ts";
+import { UplinkConnector } from "./uplink-connect.ts";
+import type { UplinkSource } from "./uplink-order.ts";
 
 /** A CA trusted beyond the bundle file: its PEM and where it came from, in words (TLS error messages name it). */
 export interface TrustedCa {
@@ -61,13 +60,8 @@ export interface HttpOptions {
   readonly uplinks?: UplinkSource;
   /** Happy Eyeballs' connection attempt delay between uplinks (default CONNECT_ATTEMPT_DELAY_MS). */
   readonly connectAttemptDelayMs?: number;
-  /** The preferred uplink, shared with the clients `trusting` derives (set by the client itself). */
-  readonly uplinkPreference?: UplinkPreference;
-}
-
-/** The uplink that made the last connection: tried first until it fails. */
-export class UplinkPreference {
-  preferred: string | undefined;
+  /** The bound connections, shared with the clients `trusting` derives (built by the client itself). */
+  readonly uplinkConnector?: UplinkConnector;
 }
 
 export interface HttpRequest {
@@ -189,11 +183,18 @@ export class HttpClient {
   readonly #agent: Agent;
   /** The clients `trusting` derived: closed with this one. */
   readonly #derived: HttpClient[] = [];
-  readonly #preference: UplinkPreference;
+  /** Every connection goes through here: bound to an uplink when there are uplinks (uplink-connect.ts). */
+  readonly uplinks: UplinkConnector;
 
   constructor(opts: HttpOptions) {
-    this.#preference = opts.uplinkPreference ?? new UplinkPreference();
-    this.#opts = { ...opts, uplinkPreference: this.#preference };
+    this.uplinks =
+      opts.uplinkConnector ??
+      new UplinkConnector({
+        log: opts.log,
+        ...(opts.uplinks ? { uplinks: opts.uplinks } : {}),
+        ...(opts.connectAttemptDelayMs !== undefined ? { delayMs: opts.connectAttemptDelayMs } : {}),
+      });
+    this.#opts = { ...opts, uplinkConnector: this.uplinks };
     this.#extraCas = opts.cas ?? [];
     this.#agent = new Agent({
       connect: (o, cb) => this.#connect(o, cb),
@@ -245,67 +246,15 @@ export class HttpClient {
       cb(e as Error, null);
       return;
     }
-    const uplinks = this.#uplinksFor(o.hostname);
-    if (uplinks.length === 0) {
-      base(o, (err, socket) => {
-        this.#noteAddress(o, socket);
-        if (err) cb(err, null);
-        else cb(null, socket!);
-      });
-      return;
-    }
-    this.#connectThroughUplinks(base, o, uplinks).then(
-      (socket) => cb(null, socket),
-      (e: unknown) => cb(e instanceof AllUplinksFailed && e.cause instanceof Error ? e.cause : (e as Error), null),
-    );
-  }
-
-  /** The uplinks now, of the server's family only (an IPv4 literal is never reached from an IPv6 source). */
-  #uplinksFor(hostname: string): readonly LocalUplink[] {
-    const v4 = /^[\d.]+$/.test(hostname);
-    return (this.#opts.uplinks?.current() ?? []).filter((u) => u.address.includes(":") !== v4);
+    this.uplinks.connect(base, o, (err, socket) => {
+      this.#noteAddress(o, socket);
+      if (err) cb(err, null);
+      else cb(null, socket!);
+    });
   }
 
   #noteAddress(o: buildConnector.Options, socket: { remoteAddress?: string | undefined } | null | undefined): void {
     if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
-  }
-
-  /** One connection, bound to an uplink's address, uplinks raced Happy-Eyeballs style; a move to another uplink is logged. */
-  async #connectThroughUplinks(base: buildConnector.connector, o: buildConnector.Options, uplinks: readonly LocalUplink[]): Promise<Socket> {
-    const before = this.#preference.preferred;
-    const order = attemptOrder(uplinks, before);
-    const delayMs = this.#opts.connectAttemptDelayMs ?? CONNECT_ATTEMPT_DELAY_MS;
-    const start = (u: LocalUplink): ConnectAttempt<Socket> => {
-      let socket: { destroy(): unknown } | undefined;
-      const result = new Promise<Socket>((resolve, reject) => {
-        socket = (base as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => { destroy(): unknown } | undefined)(
-          { ...o, localAddress: u.address },
-          (err, s) => {
-            if (err || !s) reject(err ?? new Error("no socket"));
-            else resolve(s);
-          },
-        );
-      });
-      return { result, cancel: () => socket?.destroy() };
-    };
-    const won = await raceUplinks(order, start, delayMs);
-    this.#noteAddress(o, won.socket);
-    const first = order[0] as LocalUplink;
-    const from = before !== undefined && first.name !== before ? before : first.name;
-    if (won.winner.name !== from) {
-      const lostFirst: Lost | undefined =
-        from !== first.name ? undefined : won.pending.includes(first) ? { pending: true } : { failed: won.failed.find((f) => f.uplink === first)?.error };
-      const why = switchReason(from, lostFirst, delayMs);
-      logEvent(
-        this.#opts.log,
-        "http.uplink",
-        { from, to: won.winner.name, address: won.winner.address, host: o.hostname, reason: why },
-        `connections now go through ${won.winner.name} instead of ${from}: ${why}`,
-        "warn",
-      );
-    }
-    this.#preference.preferred = won.winner.name;
-    return won.socket;
   }
 
   #address(url: URL): string | undefined {
@@ -464,7 +413,7 @@ export class HttpClient {
     // Bun's fetch cannot bind a local address (Bun 1.4.5: neither `localAddress` nor
     // `tcp.localAddress` is honoured, measured): with two uplinks or more the bulk goes
     // through undici like every other request, bound and raced (docs/network.md "Uplinks").
-    if (this.#uplinksFor(req.url.hostname).length >= 2) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
+    if (this.uplinks.uplinksFor(req.url.hostname).length >= 2) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
     const t0 = performance.now();
     const tls = req.url.protocol === "https:" ? { ca: this.#caPems(), rejectUnauthorized: true } : undefined;
     const headersMs = req.headersTimeoutMs ?? this.#opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;

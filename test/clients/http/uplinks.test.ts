@@ -8,8 +8,20 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { HttpClient } from "../../../src/clients/http/client.ts";
 import type { LocalUplink } from "../../../src/clients/http/uplink-order.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
+import { lokiTransport } from "../../../src/ops/remote-log/transport.ts";
+import { SecretSet } from "../../../src/platform/log/redact.ts";
 
-const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (_req, srv) => new Response(srv.requestIP(_req)?.address ?? "?") });
+/** Who connected, per path (the Loki push answers 204, so its source is kept here). */
+const seen: string[] = [];
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch: (req, srv) => {
+    const from = srv.requestIP(req)?.address ?? "?";
+    seen.push(`${new URL(req.url).pathname} ${from}`);
+    return new Response(from);
+  },
+});
 afterAll(() => server.stop(true));
 
 function client(uplinks: LocalUplink[]) {
@@ -63,6 +75,19 @@ describe("HttpClient over uplinks", () => {
     const chunks: Uint8Array[] = [];
     for await (const c of r.body) chunks.push(c);
     expect([r.status, new TextDecoder().decode(Buffer.concat(chunks))]).toEqual([200, "127.0.0.8"]);
+    await http.close();
+  });
+
+  test("remote logs: the Loki transport shares the client's uplinks (the working one preferred already)", async () => {
+    const { http } = client([
+      { name: "gone0", address: "192.0.2.1" },
+      { name: "lo-b", address: "127.0.0.8" },
+    ]);
+    const loki = lokiTransport({ endpoint: new URL(`http://127.0.0.1:${server.port}/loki/api/v1/push`) }, { secrets: new SecretSet(), uplinks: http.uplinks });
+    await loki.push("{}");
+    expect(seen.at(-1)).toBe("/loki/api/v1/push 127.0.0.8");
+    expect(http.uplinks.preferred).toBe("lo-b");
+    await loki.close();
     await http.close();
   });
 

@@ -1,0 +1,117 @@
+/**
+ * Connections bound to uplinks (docs/network.md "Uplinks"), for every undici Agent of
+ * the agent (the HTTP client's, the Loki transport's): `connect` wraps an undici
+ * connector. Without uplinks (or none of the server's family) it connects unbound, as
+ * before; with uplinks it binds each attempt to an uplink's address and races them
+ * Happy-Eyeballs style (uplink-race.ts). The uplink that connected stays first until it
+ * fails; each move to another is one `http.uplink` warn line naming both NICs and why.
+ * What each uplink last came to (connected, or its last error) is kept for status.
+ */
+import type { Socket } from "node:net";
+import type { buildConnector } from "undici/index.js";
+import { logEvent, type Logger } from "../../platform/log/logger.ts";
+import { attemptOrder, errorWords, switchReason, type LocalUplink, type Lost, type UplinkSource } from "./uplink-order.ts";
+import { AllUplinksFailed, CONNECT_ATTEMPT_DELAY_MS, raceUplinks, type ConnectAttempt } from "./uplink-race.ts";
+
+export interface UplinkConnectorOptions {
+  readonly uplinks?: UplinkSource;
+  readonly log: Logger;
+  /** Happy Eyeballs' connection attempt delay between uplinks (default CONNECT_ATTEMPT_DELAY_MS). */
+  readonly delayMs?: number;
+  /** Wall clock for the outcomes (default Date.now). */
+  readonly now?: () => number;
+}
+
+/** What the last attempt through an uplink came to (status.json, `status`). */
+export interface UplinkOutcome {
+  readonly ok: boolean;
+  /** Epoch ms. */
+  readonly at: number;
+  /** The error in words, when it failed or was still connecting when another won. */
+  readonly error?: string;
+}
+
+type Connector = (o: buildConnector.Options, cb: buildConnector.Callback) => { destroy(): unknown } | undefined;
+
+export class UplinkConnector {
+  readonly #opts: UplinkConnectorOptions;
+  /** The uplink that made the last connection: tried first until it fails. */
+  #preferred: string | undefined;
+  readonly #outcomes = new Map<string, UplinkOutcome>();
+
+  constructor(opts: UplinkConnectorOptions) {
+    this.#opts = opts;
+  }
+
+  get preferred(): string | undefined {
+    return this.#preferred;
+  }
+
+  /** Each uplink's last outcome, by NIC name. */
+  outcomes(): ReadonlyMap<string, UplinkOutcome> {
+    return this.#outcomes;
+  }
+
+  /** The uplinks now, of the server's family only (an IPv4 literal is never reached from an IPv6 source). */
+  uplinksFor(hostname: string): readonly LocalUplink[] {
+    const v4 = /^[\d.]+$/.test(hostname);
+    return (this.#opts.uplinks?.current() ?? []).filter((u) => u.address.includes(":") !== v4);
+  }
+
+  /** Connects through `base`: unbound without uplinks, else bound and raced; `cb` as undici's connector calls it. */
+  connect(base: buildConnector.connector, o: buildConnector.Options, cb: buildConnector.Callback): void {
+    const uplinks = this.uplinksFor(o.hostname);
+    if (uplinks.length === 0) {
+      base(o, cb);
+      return;
+    }
+    this.#race(base as unknown as Connector, o, uplinks).then(
+      (socket) => cb(null, socket),
+      (e: unknown) => cb(e instanceof AllUplinksFailed && e.cause instanceof Error ? e.cause : (e as Error), null),
+    );
+  }
+
+  async #race(base: Connector, o: buildConnector.Options, uplinks: readonly LocalUplink[]): Promise<Socket> {
+    const before = this.#preferred;
+    const order = attemptOrder(uplinks, before);
+    const delayMs = this.#opts.delayMs ?? CONNECT_ATTEMPT_DELAY_MS;
+    const now = this.#opts.now ?? Date.now;
+    const start = (u: LocalUplink): ConnectAttempt<Socket> => {
+      let socket: { destroy(): unknown } | undefined;
+      const result = new Promise<Socket>((resolve, reject) => {
+        socket = base({ ...o, localAddress: u.address }, (err, s) => {
+          if (err || !s) reject(err ?? new Error("no socket"));
+          else resolve(s as Socket);
+        });
+      });
+      return { result, cancel: () => socket?.destroy() };
+    };
+    let won: Awaited<ReturnType<typeof raceUplinks<LocalUplink, Socket>>>;
+    try {
+      won = await raceUplinks(order, start, delayMs);
+    } catch (e) {
+      if (e instanceof AllUplinksFailed)
+        for (const f of e.failed as AllUplinksFailed<LocalUplink>["failed"]) this.#outcomes.set(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
+      throw e;
+    }
+    for (const f of won.failed) this.#outcomes.set(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
+    for (const p of won.pending) this.#outcomes.set(p.name, { ok: false, at: now(), error: `no connection within the connect-attempt delay of ${delayMs} ms` });
+    this.#outcomes.set(won.winner.name, { ok: true, at: now() });
+    const first = order[0] as LocalUplink;
+    const from = before !== undefined && first.name !== before ? before : first.name;
+    if (won.winner.name !== from) {
+      const lostFirst: Lost | undefined =
+        from !== first.name ? undefined : won.pending.includes(first) ? { pending: true } : { failed: won.failed.find((f) => f.uplink === first)?.error };
+      const why = switchReason(from, lostFirst, delayMs);
+      logEvent(
+        this.#opts.log,
+        "http.uplink",
+        { from, to: won.winner.name, address: won.winner.address, host: o.hostname, reason: why },
+        `connections now go through ${won.winner.name} instead of ${from}: ${why}`,
+        "warn",
+      );
+    }
+    this.#preferred = won.winner.name;
+    return won.socket;
+  }
+}
