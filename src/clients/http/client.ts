@@ -60,6 +60,8 @@ export interface HttpOptions {
   readonly uplinks?: UplinkSource;
   /** Happy Eyeballs' connection attempt delay between uplinks (default CONNECT_ATTEMPT_DELAY_MS). */
   readonly connectAttemptDelayMs?: number;
+  /** Called after each connection raced over uplinks (status.json). */
+  readonly onUplinkOutcome?: () => void;
   /** The bound connections, shared with the clients `trusting` derives (built by the client itself). */
   readonly uplinkConnector?: UplinkConnector;
 }
@@ -193,6 +195,7 @@ export class HttpClient {
         log: opts.log,
         ...(opts.uplinks ? { uplinks: opts.uplinks } : {}),
         ...(opts.connectAttemptDelayMs !== undefined ? { delayMs: opts.connectAttemptDelayMs } : {}),
+        ...(opts.onUplinkOutcome ? { onOutcome: opts.onUplinkOutcome } : {}),
       });
     this.#opts = { ...opts, uplinkConnector: this.uplinks };
     this.#extraCas = opts.cas ?? [];

@@ -20,6 +20,8 @@ export interface UplinkConnectorOptions {
   readonly delayMs?: number;
   /** Wall clock for the outcomes (default Date.now). */
   readonly now?: () => number;
+  /** Called after each raced connection (status.json shows the outcomes). */
+  readonly onOutcome?: () => void;
 }
 
 /** What the last attempt through an uplink came to (status.json, `status`). */
@@ -38,6 +40,7 @@ export class UplinkConnector {
   /** The uplink that made the last connection: tried first until it fails. */
   #preferred: string | undefined;
   readonly #outcomes = new Map<string, UplinkOutcome>();
+  readonly #lastErrors = new Map<string, UplinkOutcome>();
 
   constructor(opts: UplinkConnectorOptions) {
     this.#opts = opts;
@@ -50,6 +53,16 @@ export class UplinkConnector {
   /** Each uplink's last outcome, by NIC name. */
   outcomes(): ReadonlyMap<string, UplinkOutcome> {
     return this.#outcomes;
+  }
+
+  /** Each uplink's last failure, by NIC name (kept after it worked again). */
+  lastErrors(): ReadonlyMap<string, UplinkOutcome> {
+    return this.#lastErrors;
+  }
+
+  #note(name: string, o: UplinkOutcome): void {
+    this.#outcomes.set(name, o);
+    if (!o.ok) this.#lastErrors.set(name, o);
   }
 
   /** The uplinks now, of the server's family only (an IPv4 literal is never reached from an IPv6 source). */
@@ -91,12 +104,13 @@ export class UplinkConnector {
       won = await raceUplinks(order, start, delayMs);
     } catch (e) {
       if (e instanceof AllUplinksFailed)
-        for (const f of e.failed as AllUplinksFailed<LocalUplink>["failed"]) this.#outcomes.set(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
+        for (const f of e.failed as AllUplinksFailed<LocalUplink>["failed"]) this.#note(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
+      this.#opts.onOutcome?.();
       throw e;
     }
-    for (const f of won.failed) this.#outcomes.set(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
-    for (const p of won.pending) this.#outcomes.set(p.name, { ok: false, at: now(), error: `no connection within the connect-attempt delay of ${delayMs} ms` });
-    this.#outcomes.set(won.winner.name, { ok: true, at: now() });
+    for (const f of won.failed) this.#note(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
+    for (const p of won.pending) this.#note(p.name, { ok: false, at: now(), error: `no connection within the connect-attempt delay of ${delayMs} ms` });
+    this.#note(won.winner.name, { ok: true, at: now() });
     const first = order[0] as LocalUplink;
     const from = before !== undefined && first.name !== before ? before : first.name;
     if (won.winner.name !== from) {
@@ -112,6 +126,7 @@ export class UplinkConnector {
       );
     }
     this.#preferred = won.winner.name;
+    this.#opts.onOutcome?.();
     return won.socket;
   }
 }

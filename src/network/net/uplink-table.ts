@@ -25,6 +25,13 @@ export interface UplinkTableOptions {
   readonly now?: () => number;
   /** The rtnetlink socket (default: one opened on first use, closed by `close()`). */
   readonly socket?: () => NetlinkSocket;
+  /** Called when an uplink was added or dropped (status.json). */
+  readonly onChange?: () => void;
+}
+
+/** An uplink now, or one that was and was dropped (kept to show in status). */
+export interface UplinkFacts extends Uplink {
+  readonly up: boolean;
 }
 
 /** A step whose failure leaves things as wanted: the rule is there already, or the route/rule is gone already (with its link). */
@@ -37,6 +44,8 @@ export class UplinkTable {
   #names: readonly string[] = [];
   #rq: NetlinkSocket | undefined;
   #installed: Uplink[] = [];
+  /** Every uplink seen, by name, the last facts of each (dropped ones too). */
+  readonly #seen = new Map<string, Uplink>();
   #checkedAt = -Infinity;
 
   constructor(opts: UplinkTableOptions) {
@@ -90,13 +99,23 @@ export class UplinkTable {
       logEvent(this.#opts.log, "net.uplink.routing", { ...(name ? { ifname: name } : {}), step: describeStep(step), error: err }, err, "warn");
     }
     const now = wanted.filter((u) => !failed.has(u.name));
+    const same = (a: Uplink, b: Uplink) => a.name === b.name && a.address === b.address && a.router === b.router;
+    const changed = now.length !== before.length || now.some((u) => !before.some((b) => same(u, b)));
     for (const u of now)
-      if (!before.some((b) => b.name === u.name && b.address === u.address && b.router === u.router))
+      if (!before.some((b) => same(b, u)))
         logEvent(this.#opts.log, "net.uplink", { ifname: u.name, change: "added", address: u.address, router: u.router, preference: u.preference });
     for (const b of before)
-      if (!now.some((u) => u.name === b.name && u.address === b.address && u.router === b.router))
-        logEvent(this.#opts.log, "net.uplink", { ifname: b.name, change: "dropped", address: b.address, router: b.router }, undefined, "warn");
+      if (!now.some((u) => same(u, b))) logEvent(this.#opts.log, "net.uplink", { ifname: b.name, change: "dropped", address: b.address, router: b.router }, undefined, "warn");
     this.#installed = now;
+    for (const u of now) this.#seen.set(u.name, u);
+    if (changed) this.#opts.onChange?.();
+  }
+
+  /** Every uplink seen: those now (in order), then the dropped ones. */
+  facts(): UplinkFacts[] {
+    const up = this.#installed.map((u) => ({ ...u, up: true }));
+    const dropped = [...this.#seen.values()].filter((s) => !this.#installed.some((u) => u.name === s.name)).map((u) => ({ ...u, up: false }));
+    return [...up, ...dropped];
   }
 
   /** One step; undefined when done (or harmlessly not needed), else why not. */

@@ -51,6 +51,22 @@ export const StatusSchema = z.object({
     })
     .nullable(),
   plannedReboot: z.object({ at: z.string() }).nullable(),
+  /** Each uplink (docs/network.md "Uplinks"): absent in files of agents before them. */
+  uplinks: z
+    .array(
+      z.object({
+        name: z.string(),
+        state: z.enum(["preferred", "up", "failing", "dropped"]),
+        address: z.string(),
+        router: z.string(),
+        preference: z.string(),
+        lastOkAt: z.string().optional(),
+        lastError: z.string().optional(),
+        lastErrorAt: z.string().optional(),
+      }),
+    )
+    .nullable()
+    .optional(),
 });
 
 export type StatusDoc = z.output<typeof StatusSchema>;
@@ -64,6 +80,7 @@ export const emptyStatus = (pid: number, now: number): StatusDoc => ({
   watchdog: null,
   remoteLog: null,
   plannedReboot: null,
+  uplinks: null,
 });
 
 export const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -106,7 +106,7 @@ async function runFlow() {
     .split("\n")
     .filter((l) => l.startsWith("{"))
     .map((l) => JSON.parse(l) as Log);
-  return { err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
+  return { run, err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
 }
 
 /** The stand-ins' request log (none yet before the first request). */
@@ -177,6 +177,12 @@ describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes t
       const workingAddr = addressOn(working.link, working === leafA ? 1 : 2);
       expect(new Set(mine.map((q) => q.source))).toEqual(new Set([workingAddr ?? "-"]));
       expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+      // The status file shows both uplinks: the working one preferred, the broken one failing with why.
+      const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+      expect(status.uplinks).toEqual([
+        expect.objectContaining({ name: broken.link.agentIf, state: "failing", preference: "high", lastError: "no connection within the connect-attempt delay of 300 ms" }),
+        expect.objectContaining({ name: working.link.agentIf, state: "preferred", preference: "low", address: workingAddr }),
+      ]);
       // No retry window was spent on the broken leaf: one connect-attempt delay, not 15 s of retries.
       expect(r.ev("http.retry")).toEqual([]);
       console.log(`dual-homed, leaf ${orientation} broken: the whole run ${Math.round(ms)} ms`);
