@@ -1,0 +1,48 @@
+/**
+ * The agent's flow (`run` through test/integration/api/agent-driver.ts: the real CLI,
+ * disks and BMC never touched, kept from the host's disks by lab/diskless.ts) inside a
+ * network namespace, bounded (100 s, then SIGKILL), its JSON log lines parsed. Used by
+ * the whole-flow and the dual-homed suites.
+ */
+import { join } from "node:path";
+import { disklessArgv } from "../../../lab/diskless.ts";
+import { REPO } from "../api/agent.ts";
+
+export type Log = Record<string, unknown>;
+
+export interface FlowRun {
+  readonly run: string;
+  readonly err: string;
+  readonly code: number;
+  readonly logs: Log[];
+  ev(name: string): Log[];
+}
+
+/** `run [extra...] --run-dir <run> --cmdline <cmdline>` in `ns`; resolv.conf goes to `resolvConf`. */
+export async function runFlowIn(
+  ns: string,
+  o: { readonly run: string; readonly cmdline: string; readonly resolvConf: string; readonly extra?: readonly string[] },
+): Promise<FlowRun> {
+  const proc = Bun.spawn(
+    [
+      "ip",
+      "netns",
+      "exec",
+      ns,
+      ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...(o.extra ?? []), "--run-dir", o.run, "--cmdline", o.cmdline]),
+    ],
+    {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: o.resolvConf },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 100_000,
+      killSignal: "SIGKILL",
+    },
+  );
+  const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  const logs = err
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Log);
+  return { run: o.run, err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
+}
