@@ -16,6 +16,7 @@ import { runFlowIn, type FlowRun } from "./flow-run.ts";
 import { NetnsRig } from "../../../lab/rig/rig.ts";
 import { SwitchLab, type Switch } from "../lldp/switches.ts";
 import { waitFor } from "../../../lab/wait.ts";
+import { standinControl } from "../../../lab/standins/control-client.ts";
 
 export const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";
 /** The stand-ins' address, on the servers namespace's loopback, routed by both leaves. */
@@ -23,6 +24,7 @@ export const SERVER = "2001:db8:ff::1";
 const PORT = 18444;
 
 export type { FlowRun, Log } from "./flow-run.ts";
+import type { Log } from "./flow-run.ts";
 
 export class DualHomedLab {
   readonly leafA: Switch;
@@ -146,11 +148,11 @@ export class DualHomedLab {
   }
 
   /** The whole flow in the agent netns on both NICs (bounded: 100 s), with a retry window short enough to show the old failure (15 s). */
-  async runFlow(): Promise<FlowRun> {
+  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void } = {}): Promise<FlowRun> {
     const { s } = this;
     const run = join(s.lab.dir, `run-${Date.now()}`);
-    const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=1s METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s`;
-    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf") });
+    const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=${o.waitTimeout ?? "1s"} METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s`;
+    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}) });
   }
 
   /** The stand-ins' request log (none yet before the first request). */
@@ -160,6 +162,22 @@ export class DualHomedLab {
       .split("\n")
       .filter((l) => l.trim() !== "")
       .map((l) => JSON.parse(l) as { path: string; status: number; source: string });
+  }
+
+  /** A leaf stops reaching the servers (blackhole), as when it dies behind a link that stays up. */
+  blackhole(sw: Switch): void {
+    nsx(sw.link.routerNs, "ip", "-6", "route", "replace", "blackhole", `${SERVER}/128`);
+  }
+
+  /** The stand-in apiserver cuts every open Wait stream (its control endpoint, from the servers' namespace). */
+  async breakWaits(): Promise<unknown> {
+    return await standinControl((argv) => this.servers.exec(argv), this.state, "/_standin/wait-break", { body: {} });
+  }
+
+  /** How many BootService/Wait calls reached the stand-in apiserver (recorded on arrival). */
+  async waitCalls(): Promise<number> {
+    const r = (await standinControl((argv) => this.servers.exec(argv), this.state, "/_standin/calls")) as { calls: { procedure: string }[] };
+    return r.calls.filter((c) => c.procedure.endsWith("/Wait")).length;
   }
 
   /** The servers' namespace, then the switch lab (radvd, lldpd, the stand-ins stopped by PID). Never throws. */

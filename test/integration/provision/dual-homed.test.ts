@@ -65,4 +65,29 @@ describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes t
       console.log(`dual-homed, leaf ${orientation} broken: the whole run ${Math.round(ms)} ms`);
     }, 120_000);
   }
+
+  test("the working leaf dies while Wait is held: the reopened stream goes through the other leaf (one http.uplink line), the wait runs to its bound (exit 26)", async () => {
+    const [dying, other] = [lab.leafA, lab.leafB];
+    await lab.prefer(dying, false);
+    const waitsBefore = await lab.waitCalls();
+    let cut: Promise<unknown> | undefined;
+    const r = await lab.runFlow({
+      waitTimeout: "8s",
+      onLog: (l) => {
+        // Wait is open through the preferred leaf: the leaf dies, then the stand-in cuts the stream (as a dead path ends it).
+        if (l.event === "provision.wait" && !cut) {
+          lab.blackhole(dying);
+          cut = lab.breakWaits();
+        }
+      },
+    });
+    await cut;
+    expect(r.ev("http.uplink")).toHaveLength(1);
+    expect(r.ev("http.uplink")[0]).toMatchObject({ from: dying.link.agentIf, to: other.link.agentIf });
+    expect(r.ev("provision.wait.reconnect").length).toBeGreaterThanOrEqual(1);
+    // The first stream and the reopened one both reached the apiserver (before the uplinks the reopen never got past the dead leaf).
+    expect((await lab.waitCalls()) - waitsBefore).toBe(2);
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=8s`);
+    expect(r.code).toBe(26);
+  }, 120_000);
 });

@@ -18,10 +18,10 @@ export interface FlowRun {
   ev(name: string): Log[];
 }
 
-/** `run [extra...] --run-dir <run> --cmdline <cmdline>` in `ns`; resolv.conf goes to `resolvConf`. */
+/** `run [extra...] --run-dir <run> --cmdline <cmdline>` in `ns`; resolv.conf goes to `resolvConf`; `onLog` sees each log line as it comes. */
 export async function runFlowIn(
   ns: string,
-  o: { readonly run: string; readonly cmdline: string; readonly resolvConf: string; readonly extra?: readonly string[] },
+  o: { readonly run: string; readonly cmdline: string; readonly resolvConf: string; readonly extra?: readonly string[]; readonly onLog?: (l: Log) => void },
 ): Promise<FlowRun> {
   const proc = Bun.spawn(
     [
@@ -39,10 +39,25 @@ export async function runFlowIn(
       killSignal: "SIGKILL",
     },
   );
-  const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  const logs = err
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Log);
+  // Read as it comes: `onLog` sees each JSON line while the agent runs.
+  const logs: Log[] = [];
+  let err = "";
+  let partial = "";
+  const decoder = new TextDecoder();
+  const read = (async () => {
+    for await (const chunk of proc.stderr) {
+      const text = decoder.decode(chunk, { stream: true });
+      err += text;
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      for (const l of lines.filter((x) => x.startsWith("{"))) {
+        const rec = JSON.parse(l) as Log;
+        logs.push(rec);
+        o.onLog?.(rec);
+      }
+    }
+  })();
+  const [code] = await Promise.all([proc.exited, read]);
+  if (partial.startsWith("{")) logs.push(JSON.parse(partial) as Log);
   return { run: o.run, err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
 }
