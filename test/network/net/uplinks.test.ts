@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Body } from "../../../src/network/netlink/message.ts";
+import { addrBody, defaultRouteBody, linkBody } from "../../helpers/rtnetlink-bodies.ts";
 import { decodeMessages } from "../../../src/network/netlink/message.ts";
 import { findUplinks } from "../../../src/network/net/uplinks.ts";
 import { fixture } from "../netlink/fixtures.ts";
@@ -7,50 +8,9 @@ import { fixture } from "../netlink/fixtures.ts";
 const recorded = (...names: string[]): Body[] => names.flatMap((n) => fixture(n).flatMap((d) => decodeMessages(d).map((m) => m.body)));
 const dump = recorded("dump-links", "dump-addrs", "dump-routes");
 
-const link = (ifindex: number, name: string, up = true): Body => ({
-  kind: "link",
-  op: "new",
-  family: 0,
-  ifindex,
-  flags: up ? 0x11043 : 0x1003,
-  change: 0,
-  name,
-  mac: undefined,
-  mtu: 1500,
-  operstate: up ? 6 : 2,
-  carrier: up,
-  linkKind: undefined,
-  attrs: [],
-});
-const addr = (ifindex: number, address: string, flags = 0): Body => ({
-  kind: "addr",
-  op: "new",
-  family: 10,
-  prefixlen: 64,
-  flags,
-  scope: 0,
-  ifindex,
-  address,
-  cacheinfo: undefined,
-  attrs: [],
-});
-const route = (oif: number, gateway: string, pref: number): Body => ({
-  kind: "route",
-  op: "new",
-  family: 10,
-  dstLen: 0,
-  table: 254,
-  protocol: 9,
-  scope: 0,
-  type: 1,
-  dst: undefined,
-  gateway,
-  oif,
-  priority: 1024,
-  pref,
-  expiresS: 30,
-  attrs: [],
-});
+const link = linkBody;
+const addr = addrBody;
+const route = defaultRouteBody;
 
 describe("the uplinks from one dump", () => {
   test("the recorded bring-up: its NIC with the SLAAC address and the RA's router, medium preference", () => {
