@@ -334,6 +334,8 @@ export class HttpClient {
       return await withRetry(
         async (attempt) => {
           attempts = attempt;
+          // Not into a pooled connection through an uplink that is gone.
+          this.uplinks.closeGone();
           const deadline = withDeadline(deadlineMs, req.signal);
           let r: Dispatcher.ResponseData;
           let body: Uint8Array;
@@ -381,6 +383,7 @@ export class HttpClient {
       const r = await withRetry(
         async (attempt) => {
           attempts = attempt;
+          this.uplinks.closeGone();
           return await this.#agent.request(this.#undiciOptions(req));
         },
         policy,

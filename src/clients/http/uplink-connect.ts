@@ -41,6 +41,8 @@ export class UplinkConnector {
   #preferred: string | undefined;
   readonly #outcomes = new Map<string, UplinkOutcome>();
   readonly #lastErrors = new Map<string, UplinkOutcome>();
+  /** The open connections made through each uplink (by NIC name and address): closed when it is no uplink any more. */
+  readonly #open = new Map<string, Set<Socket>>();
 
   constructor(opts: UplinkConnectorOptions) {
     this.#opts = opts;
@@ -65,10 +67,35 @@ export class UplinkConnector {
     if (!o.ok) this.#lastErrors.set(name, o);
   }
 
-  /** The uplinks now, of the server's family only (an IPv4 literal is never reached from an IPv6 source). */
+  /**
+   * The uplinks now, of the server's family only (an IPv4 literal is never reached from
+   * an IPv6 source). Connections through an uplink that is gone (its carrier, address or
+   * router went) are closed here: a pooled one would otherwise be reused into a dead path
+   * until its own timeouts, and a stream on one breaks now and reconnects.
+   */
   uplinksFor(hostname: string): readonly LocalUplink[] {
+    const all = this.closeGone();
     const v4 = /^[\d.]+$/.test(hostname);
-    return (this.#opts.uplinks?.current() ?? []).filter((u) => u.address.includes(":") !== v4);
+    return all.filter((u) => u.address.includes(":") !== v4);
+  }
+
+  /** Closes the connections through uplinks that are gone; the uplinks now. */
+  closeGone(): readonly LocalUplink[] {
+    const all = this.#opts.uplinks?.current() ?? [];
+    for (const [key, sockets] of this.#open) {
+      if (all.some((u) => `${u.name} ${u.address}` === key)) continue;
+      this.#open.delete(key);
+      for (const socket of sockets) socket.destroy(new Error(`uplink ${key.split(" ")[0]} is gone (carrier, address or router)`));
+    }
+    return all;
+  }
+
+  #track(u: LocalUplink, socket: Socket): void {
+    const key = `${u.name} ${u.address}`;
+    const set = this.#open.get(key) ?? new Set<Socket>();
+    this.#open.set(key, set);
+    set.add(socket);
+    socket.once("close", () => set.delete(socket));
   }
 
   /** Connects through `base`: unbound without uplinks, else bound and raced; `cb` as undici's connector calls it. */
@@ -111,6 +138,7 @@ export class UplinkConnector {
     for (const f of won.failed) this.#note(f.uplink.name, { ok: false, at: now(), error: errorWords(f.error) });
     for (const p of won.pending) this.#note(p.name, { ok: false, at: now(), error: `no connection within the connect-attempt delay of ${delayMs} ms` });
     this.#note(won.winner.name, { ok: true, at: now() });
+    this.#track(won.winner, won.socket);
     const first = order[0] as LocalUplink;
     const from = before !== undefined && first.name !== before ? before : first.name;
     if (won.winner.name !== from) {

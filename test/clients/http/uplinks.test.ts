@@ -18,7 +18,10 @@ const server = Bun.serve({
   port: 0,
   fetch: (req, srv) => {
     const from = srv.requestIP(req)?.address ?? "?";
-    seen.push(`${new URL(req.url).pathname} ${from}`);
+    const path = new URL(req.url).pathname;
+    seen.push(`${path} ${from}`);
+    // A stream that stays open (as Wait's does) until the client goes.
+    if (path === "/held") return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(`${from}\n`)) }));
     return new Response(from);
   },
 });
@@ -88,6 +91,23 @@ describe("HttpClient over uplinks", () => {
     expect(seen.at(-1)).toBe("/loki/api/v1/push 127.0.0.8");
     expect(http.uplinks.preferred).toBe("lo-b");
     await loki.close();
+    await http.close();
+  });
+
+  test("an uplink that is gone (carrier, address or router): its open connections are closed at the next request, which goes through another", async () => {
+    const uplinks = [{ name: "lo-a", address: "127.0.0.7" }];
+    const { http } = client(uplinks);
+    const held = await http.stream({ method: "GET", url: new URL(`http://127.0.0.1:${server.port}/held`), what: "held stream" });
+    const it = held.body[Symbol.asyncIterator]();
+    expect(new TextDecoder().decode((await it.next()).value)).toBe("127.0.0.7\n");
+    uplinks.splice(0, 1, { name: "lo-b", address: "127.0.0.8" });
+    expect(await get(http, "/after")).toBe("127.0.0.8");
+    // The held stream through lo-a ends now, not at some timeout.
+    const end = await it.next().then(
+      (r) => (r.done ? "ended" : "data"),
+      (e: Error) => e.message,
+    );
+    expect(end).not.toBe("data");
     await http.close();
   });
 
