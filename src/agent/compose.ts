@@ -54,8 +54,15 @@ export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Lo
   const ops = over.ops ?? composeOps(ctx, paths);
   // The HTTP client binds every connection to one of these once the network stage named the NICs (docs/network.md "Uplinks");
   // status.json shows each uplink's state and last error.
-  const uplinks = new UplinkTable({ log, onChange: () => ops.refreshUplinks() });
-  const http =
+  const uplinks = new UplinkTable({
+    log,
+    // An uplink dropped: the connections through it closed now (a held Wait reconnects through another); status.json again.
+    onChange: () => {
+      http.uplinks.closeGone();
+      ops.refreshUplinks();
+    },
+  });
+  const http: HttpClient =
     over.http ??
     new HttpClient({
       caBundle: config.caBundle,

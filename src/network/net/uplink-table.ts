@@ -1,9 +1,9 @@
 /**
  * The shell of the uplinks (docs/network.md "Uplinks"): after bring-up it follows the
- * selected NICs; `current()` dumps links, addresses and routes (at most once per
- * `refreshMs`), finds the uplinks (uplinks.ts), writes what changed of their tables
- * and rules over rtnetlink (uplink-routing.ts) and returns the uplinks whose routing
- * is in place, in order. The HTTP clients bind each connection to one of them
+ * selected NICs, in the background every `refreshMs` and when `current()` is asked after
+ * that long: it dumps links, addresses and routes, finds the uplinks (uplinks.ts),
+ * writes what changed of their tables and rules over rtnetlink (uplink-routing.ts) and
+ * returns the uplinks whose routing is in place, in order. The HTTP clients bind each connection to one of them
  * (clients/http/client.ts). An uplink comes when its NIC has carrier, a usable address
  * and a router, and goes when one of them goes; each change is one `net.uplink` line.
  * A routing write that fails is a warning (`net.uplink.routing`) and that uplink is
@@ -25,9 +25,17 @@ export interface UplinkTableOptions {
   readonly now?: () => number;
   /** The rtnetlink socket (default: one opened on first use, closed by `close()`). */
   readonly socket?: () => NetlinkSocket;
-  /** Called when an uplink was added or dropped (status.json). */
+  /** Called when an uplink was added or dropped (status.json; the HTTP client closes connections through a dropped one). */
   readonly onChange?: () => void;
+  /** Runs `fn` every `ms` until the returned stop is called (default: an unref'd setInterval). */
+  readonly every?: (fn: () => void, ms: number) => () => void;
 }
+
+const realEvery = (fn: () => void, ms: number): (() => void) => {
+  const t = setInterval(fn, ms);
+  t.unref?.();
+  return () => clearInterval(t);
+};
 
 /** An uplink now, or one that was and was dropped (kept to show in status). */
 export interface UplinkFacts extends Uplink {
@@ -47,14 +55,22 @@ export class UplinkTable {
   /** Every uplink seen, by name, the last facts of each (dropped ones too). */
   readonly #seen = new Map<string, Uplink>();
   #checkedAt = -Infinity;
+  /** Ends the background look (close). */
+  #stop: (() => void) | undefined;
 
   constructor(opts: UplinkTableOptions) {
     this.#opts = opts;
   }
 
-  /** From now on the uplinks are these NICs (by name, in the selection's order); looks at once. */
+  /**
+   * From now on the uplinks are these NICs (by name, in the selection's order); looks at
+   * once, then in the background every refreshMs: a NIC that becomes ready after bring-up
+   * is added, one whose carrier, address or router goes is dropped, without waiting for a
+   * request.
+   */
   follow(names: readonly string[]): readonly Uplink[] {
     this.#names = [...names];
+    this.#stop ??= (this.#opts.every ?? realEvery)(() => void this.refresh(), this.#opts.refreshMs ?? UPLINK_REFRESH_MS);
     return this.refresh();
   }
 
@@ -131,6 +147,8 @@ export class UplinkTable {
 
   /** Removes every table and rule it wrote, and closes its socket. */
   close(): void {
+    this.#stop?.();
+    this.#stop = undefined;
     if (this.#installed.length > 0 && this.#rq) this.#apply([]);
     this.#installed = [];
     this.#names = [];

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { hasRadvd, isRoot } from "../../helpers/netns.ts";
+import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { SKIP as LLDP_SKIP } from "../lldp/switches.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { DualHomedLab, UUID, type Log } from "./dual-homed-lab.ts";
@@ -89,5 +89,37 @@ describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes t
     expect((await lab.waitCalls()) - waitsBefore).toBe(2);
     expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=8s`);
     expect(r.code).toBe(26);
+  }, 120_000);
+
+  test("the working leaf's link dies while Wait is held: the uplink is dropped in the background, the held stream closed and reopened through the other leaf (exit 26)", async () => {
+    const [dying, other] = [lab.leafA, lab.leafB];
+    await lab.prefer(dying, false);
+    const waitsBefore = await lab.waitCalls();
+    let cutAt: number | undefined;
+    try {
+      const r = await lab.runFlow({
+        waitTimeout: "8s",
+        onLog: (l) => {
+          // Wait is open through the preferred leaf: its port goes down (the machine's NIC loses carrier); nothing else is done.
+          if (l.event === "provision.wait" && cutAt === undefined) {
+            cutAt = performance.now();
+            nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "down");
+          }
+        },
+      });
+      expect(r.ev("net.uplink").filter((l) => l.change === "dropped")).toMatchObject([{ ifname: dying.link.agentIf }]);
+      expect(r.ev("provision.wait.reconnect")).toHaveLength(1);
+      // The first stream and the reopened one both reached the apiserver: the reopen through the other leaf.
+      expect((await lab.waitCalls()) - waitsBefore).toBe(2);
+      expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=8s`);
+      expect(r.code).toBe(26);
+      const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+      expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([
+        [other.link.agentIf, "preferred"],
+        [dying.link.agentIf, "dropped"],
+      ]);
+    } finally {
+      nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "up");
+    }
   }, 120_000);
 });

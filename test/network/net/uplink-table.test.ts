@@ -30,6 +30,18 @@ function fakeSocket(state: { links: Body[]; addrs: Body[]; routes: Body[] }, fai
   return { socket: socket as unknown as NetlinkSocket, writes };
 }
 
+/** The background look, run by hand: `tick()` is one interval passing. */
+const manual = {
+  fns: [] as (() => void)[],
+  every(fn: () => void): () => void {
+    manual.fns.push(fn);
+    return () => manual.fns.splice(manual.fns.indexOf(fn), 1);
+  },
+  tick(): void {
+    for (const fn of [...manual.fns]) fn();
+  },
+};
+
 const two = () => ({ links: [link(2, "eth0"), link(3, "eth1")], addrs: [addr(2, "2001:db8:1::5"), addr(3, "2001:db8:2::5")], routes: [route(2, "fe80::a"), route(3, "fe80::b")] });
 
 describe("the uplink table", () => {
@@ -38,7 +50,7 @@ describe("the uplink table", () => {
     const cap = capturingLogger();
     let changes = 0;
     let now = 0;
-    const t = new UplinkTable({ log: cap.log, socket: () => socket, now: () => now, onChange: () => changes++ });
+    const t = new UplinkTable({ log: cap.log, every: manual.every, socket: () => socket, now: () => now, onChange: () => changes++ });
     expect(t.follow(["eth0", "eth1"]).map((u) => u.name)).toEqual(["eth0", "eth1"]);
     expect(writes).toEqual([
       "32 add rule lookup main suppress_prefixlength 0 priority 999",
@@ -61,7 +73,7 @@ describe("the uplink table", () => {
   test("a rule already there (EEXIST, a resumed run) is what was wanted: the uplink is offered, no warning", () => {
     const { socket } = fakeSocket(two(), (what) => (what.includes("rule from") ? 17 : undefined));
     const cap = capturingLogger();
-    const t = new UplinkTable({ log: cap.log, socket: () => socket });
+    const t = new UplinkTable({ log: cap.log, every: manual.every, socket: () => socket });
     expect(t.follow(["eth0", "eth1"])).toHaveLength(2);
     expect(cap.events("net.uplink.routing")).toEqual([]);
   });
@@ -69,7 +81,7 @@ describe("the uplink table", () => {
   test("a route the kernel refuses: a warning naming the step and errno, that uplink's rule not written and the uplink not offered; the other one is", () => {
     const { socket, writes } = fakeSocket(two(), (what) => (what.includes("dev eth1") ? 1 : undefined));
     const cap = capturingLogger();
-    const t = new UplinkTable({ log: cap.log, socket: () => socket });
+    const t = new UplinkTable({ log: cap.log, every: manual.every, socket: () => socket });
     expect(t.follow(["eth0", "eth1"]).map((u) => u.name)).toEqual(["eth0"]);
     expect(writes.some((w) => w.includes("from 2001:db8:2::5"))).toBe(false);
     expect(cap.events("net.uplink.routing")).toMatchObject([
@@ -82,7 +94,7 @@ describe("the uplink table", () => {
     const { socket, writes } = fakeSocket(state, (what) => (what.startsWith("delete default via fe80::a") ? 3 : undefined));
     const cap = capturingLogger();
     let now = 0;
-    const t = new UplinkTable({ log: cap.log, socket: () => socket, now: () => now });
+    const t = new UplinkTable({ log: cap.log, every: manual.every, socket: () => socket, now: () => now });
     t.follow(["eth0", "eth1"]);
     writes.length = 0;
     state.links = [link(2, "eth0", false), link(3, "eth1")];
@@ -102,5 +114,22 @@ describe("the uplink table", () => {
       "25 delete default via fe80::b dev eth1 table 1003",
       "33 delete rule lookup main suppress_prefixlength 0 priority 999",
     ]);
+  });
+
+  test("in the background: a NIC whose carrier goes is dropped at the next interval without any request, onChange told; close stops the look", () => {
+    manual.fns.length = 0;
+    const state = two();
+    const { socket } = fakeSocket(state);
+    const cap = capturingLogger();
+    let changes = 0;
+    const t = new UplinkTable({ log: cap.log, every: manual.every, socket: () => socket, onChange: () => changes++ });
+    t.follow(["eth0", "eth1"]);
+    expect(manual.fns).toHaveLength(1);
+    state.links = [linkBody(2, "eth0"), linkBody(3, "eth1", false)];
+    manual.tick();
+    expect(changes).toBe(2);
+    expect(cap.events("net.uplink").at(-1)).toMatchObject({ ifname: "eth1", change: "dropped" });
+    t.close();
+    expect(manual.fns).toHaveLength(0);
   });
 });
