@@ -256,6 +256,16 @@ export class HttpClient {
     });
   }
 
+  /**
+   * A connection broke or could not be made (a connect-level failure, classify.ts): the
+   * other open connections through the preferred uplink share its path and are not
+   * trusted either, so the next attempt makes a new connection (raced over the uplinks)
+   * instead of taking a pooled one into a path that may be dead.
+   */
+  #afterBreak(e: unknown): void {
+    if (isRetryableFailure(e)) this.uplinks.closePreferred();
+  }
+
   #noteAddress(o: buildConnector.Options, socket: { remoteAddress?: string | undefined } | null | undefined): void {
     if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
   }
@@ -343,6 +353,9 @@ export class HttpClient {
             r = await this.#agent.request(this.#undiciOptions(req, deadline.signal));
             body = req.method === "HEAD" ? new Uint8Array() : await this.#readBody(r.body, r.statusCode, req);
             if (req.method === "HEAD") await r.body.dump();
+          } catch (e) {
+            this.#afterBreak(e instanceof BodyPhase ? e.inner : e);
+            throw e;
           } finally {
             deadline.done();
           }
@@ -384,7 +397,12 @@ export class HttpClient {
         async (attempt) => {
           attempts = attempt;
           this.uplinks.closeGone();
-          return await this.#agent.request(this.#undiciOptions(req));
+          try {
+            return await this.#agent.request(this.#undiciOptions(req));
+          } catch (e) {
+            this.#afterBreak(e);
+            throw e;
+          }
         },
         policy,
         { isRetryable: isRetryableFailure, onRetry: this.#retryLogger(req) },

@@ -90,6 +90,19 @@ export class UplinkConnector {
     return all;
   }
 
+  /** Closes the open connections through the preferred uplink (a connection through it broke: HttpClient). */
+  closePreferred(): void {
+    if (this.#preferred !== undefined) this.#closeThrough(this.#preferred, "a connection through it broke");
+  }
+
+  #closeThrough(name: string, why = "a new connection through it failed"): void {
+    for (const [key, sockets] of this.#open) {
+      if (key.split(" ")[0] !== name) continue;
+      this.#open.delete(key);
+      for (const socket of sockets) socket.destroy(new Error(`uplink ${name}: ${why}`));
+    }
+  }
+
   #track(u: LocalUplink, socket: Socket): void {
     const key = `${u.name} ${u.address}`;
     const set = this.#open.get(key) ?? new Set<Socket>();
@@ -152,6 +165,9 @@ export class UplinkConnector {
         `connections now go through ${won.winner.name} instead of ${from}: ${why}`,
         "warn",
       );
+      // A new connection through `from` failed or stayed silent: the open ones through it are likely dead too (a pooled one
+      // would be reused into the dead path, a held stream would hang). Closed: a stream reconnects, a download resumes.
+      this.#closeThrough(from);
     }
     this.#preferred = won.winner.name;
     this.#opts.onOutcome?.();
