@@ -1,5 +1,5 @@
 # Built-in provisioning flow: inventory, register, wait (docs/provisioning.md).
-.PHONY: test-provision test-provision-integration bench-inventory
+.PHONY: test-provision test-provision-integration bench-inventory bench-dual-homed
 
 PROVISION_UNIT_TESTS := test/machine/inventory test/agent/provision
 
@@ -13,3 +13,7 @@ test-provision-integration: deps
 
 bench-inventory: deps-npm
 	$(BUN) bench/inventory.ts 5
+
+# Root only (radvd, lldpd): first ready NIC -> Register with both leaves healthy and with the preferred one blackholed (docs/network.md "Uplinks").
+bench-dual-homed: deps
+	$(BUN) bench/dual-homed.ts --runs $(or $(BENCH_RUNS),5)

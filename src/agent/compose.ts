@@ -24,6 +24,8 @@ import { collectInventory, PROC_ROOT } from "../machine/inventory/collect.ts";
 import { startLldp } from "../network/lldp/session.ts";
 import { bringUp } from "../network/net/bringup.ts";
 import { selectNics } from "../network/net/select-links.ts";
+import { UplinkTable } from "../network/net/uplink-table.ts";
+import { uplinksSection } from "../ops/status/sections.ts";
 import { readDmi } from "../platform/fs/dmi.ts";
 import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import type { Context } from "../platform/io/context.ts";
@@ -51,17 +53,35 @@ export function composeOps(ctx: Context, paths: AgentPaths): Operations {
 /** The flow's services, once per command; `over` replaces parts (test drivers). */
 export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Logger, over: Partial<Services> = {}): Services {
   const { runDir, sysRoot } = paths;
-  return {
+  const ops = over.ops ?? composeOps(ctx, paths);
+  // The HTTP client binds every connection to one of these once the network stage named the NICs (docs/network.md "Uplinks");
+  // status.json shows each uplink's state and last error.
+  const uplinks = new UplinkTable({
     log,
-    secrets: ctx.secrets,
-    http: new HttpClient({
+    // An uplink dropped: the connections through it closed now (a held Wait reconnects through another); status.json again.
+    onChange: () => {
+      http.uplinks.closeGone();
+      ops.refreshUplinks();
+    },
+  });
+  const http: HttpClient =
+    over.http ??
+    new HttpClient({
       caBundle: config.caBundle,
       allowHttp: config.allowHttp,
       log,
       retry: { ...DEFAULT_RETRY, totalMs: config.retryWindowMs },
+      uplinks,
+      onUplinkOutcome: () => ops.refreshUplinks(),
       // Names through the RAs' DNS servers only: the ones the network stage wrote to resolv.conf.
       resolver: new Resolver({ servers: () => raNameservers(RESOLV_CONF) }),
-    }),
+    });
+  ops.trackUplinks(() => uplinksSection(uplinks.facts(), http.uplinks.outcomes(), http.uplinks.lastErrors(), http.uplinks.preferred));
+  return {
+    log,
+    secrets: ctx.secrets,
+    http,
+    uplinks,
     sysRoot,
     tokenFile: `${runDir}/token`,
     handoffFile: `${runDir}/handoff.json`,
@@ -76,7 +96,7 @@ export function compose(ctx: Context, paths: AgentPaths, config: Config, log: Lo
     bmc: inBandBmc({ sysRoot, secrets: ctx.secrets }),
     now: () => new Date(),
     manufacturer: () => readDmi(sysRoot, "sys_vendor"),
-    ops: over.ops ?? composeOps(ctx, paths),
+    ops,
     disks: machineDisks({ sysRoot, version: versionInfo().version }),
     carriedInstaller: readCarriedInstaller(),
     installOs,

@@ -22,6 +22,7 @@ const SERVICES: Readonly<Record<string, string>> = {
   "#hangFlushMs": "METAL_DEBUG_HANG's flush bound",
   "#watchdog": "the hardware watchdog (set once at agent start)",
   "#log": "the agent's logger (set once at agent start)",
+  "#uplinks": "the view of the uplink services for status.json (the uplink table and the HTTP client's connector; set once by compose)",
 };
 
 function classBody(): string {

@@ -54,6 +54,8 @@ export async function boot(config: Config, s: Services, run: StageRun, start: { 
 /** Resumed at register or wait: the boot facts from handoff.json, the apiserver client without a call. */
 export async function resumed(at: "register" | "wait", s: Services): Promise<Booted> {
   const facts = await resume(at, s);
+  // The NICs of the run that wrote handoff.json carry this one's connections too.
+  if (facts.network) s.uplinks.follow(facts.network.interfaces.map((i) => i.name));
   const after = afterBoot(s, facts);
   return { facts, after, api: connectApi(facts.boot, after) };
 }

@@ -96,7 +96,7 @@ export async function metalBoot(
   s.ops.tokenKnown(token.info, 0);
   const short = tokenOutlived(s.now().getTime(), token.info.expiresAt, config.waitTimeoutMs, config.plannedReboot);
   if (short) logEvent(s.log, "boot.token.lifetime", { tokenExpiresAt: short.expiresAt, waitEndsBy: short.waitEndsBy, endsBy: short.endsBy }, short.message, "warn");
-  s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets });
+  s.ops.startRemoteLog(remoteLogging(c.logging, s), { uuid: id.uuid, ...(c.ca ? { ca: [c.ca] } : {}), log: s.log, secrets: s.secrets, uplinks: s.http.uplinks });
   const clock = clockUnset(input.clock) && c.ntp_servers.length > 0 ? await s.ops.resyncFromConfig(c.ntp_servers, s.log) : input.clock;
   return {
     boot: {

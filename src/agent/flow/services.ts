@@ -20,6 +20,7 @@ import type { SecretSet } from "../../platform/log/redact.ts";
 import type { BmcStages } from "../../machine/bmc/in-band.ts";
 import type { DiskStages, MountedTarget } from "../../machine/disk/machine-disks.ts";
 import type { BringupOptions, BringupResult } from "../../network/net/bringup.ts";
+import type { UplinkTable } from "../../network/net/uplink-table.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import type { NicSelector } from "../../config/params.ts";
 
@@ -47,6 +48,8 @@ export interface Services {
   /** Starts the LLDP receiver (src/network/lldp/session.ts startLldp). */
   readonly startLldp: (interfaces: readonly LldpInterface[], systemName: string) => LldpSession;
   readonly bringUp: (opts: BringupOptions) => Promise<BringupResult>;
+  /** The uplinks the HTTP client binds to (network/net/uplink-table.ts): the network stage (or a resume) names the NICs to follow. */
+  readonly uplinks: Pick<UplinkTable, "follow">;
   readonly inventory: (network: NetworkSummary | undefined) => Promise<Inventory>;
   readonly bmc: BmcStages;
   readonly now: () => Date;

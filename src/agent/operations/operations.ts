@@ -36,7 +36,7 @@ import { LogShipper } from "../../ops/remote-log/shipper.ts";
 import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../../ops/remote-log/start.ts";
 import type { WipeReport } from "../../machine/disk/wipe-run.ts";
 import { clockSection, remoteLogSection, watchdogSection, wipeSection } from "../../ops/status/sections.ts";
-import { StatusWriter } from "../../ops/status/status-file.ts";
+import { StatusWriter, type StatusDoc } from "../../ops/status/status-file.ts";
 import type { StageName } from "../../config/stages.ts";
 import type { WatchdogSetting } from "../../config/watchdog-setting.ts";
 import { startWatchdog, type WatchdogDeps } from "../../ops/watchdog/start.ts";
@@ -71,6 +71,7 @@ export interface OperationsOptions {
 export class Operations {
   readonly shipper: LogShipper;
   readonly status: StatusWriter;
+  #uplinks: (() => NonNullable<StatusDoc["uplinks"]>) | undefined;
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #hang: () => void;
@@ -238,6 +239,16 @@ export class Operations {
     await prepareForReboot(why, { log, shipper: this.shipper, watchdog: this.#watchdog, ...(flushMs !== undefined ? { flushMs } : {}) });
     this.status.update({ watchdog: watchdogSection(this.#watchdog.status), remoteLog: remoteLogSection(this.shipper.stats) });
     this.status.flush();
+  }
+
+  /** Where status.json's uplinks come from (compose: the uplink table and the HTTP client's connector); shown from their first change. */
+  trackUplinks(view: () => NonNullable<StatusDoc["uplinks"]>): void {
+    this.#uplinks = view;
+  }
+
+  /** An uplink was added or dropped, or a connection was raced over them: status.json again (at most once a second). */
+  refreshUplinks(): void {
+    if (this.#uplinks) this.status.update({ uplinks: this.#uplinks() });
   }
 
   #updateShipping(): void {

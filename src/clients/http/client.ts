@@ -15,6 +15,13 @@
  * undici is imported as "undici/index.js": a bare "undici" resolves to Bun's built-in
  * stand-in, which ignores `dispatcher` (and so the CA, timeouts and lookup).
  *
+ * Uplinks (docs/network.md "Uplinks"): with `uplinks` given, every new connection is
+ * bound to an uplink's address (its own routing table takes it out of its own NIC);
+ * uplinks are tried Happy-Eyeballs style (uplink-race.ts: the next one starts after
+ * CONNECT_ATTEMPT_DELAY_MS or at the first one's failure), the one that connects stays
+ * preferred until it fails, and each move to another is one `http.uplink` line naming
+ * both NICs and why (uplink-connect.ts). The clients `trusting` derives share it.
+ *
  * One bulk path goes around undici: `streamNative` (the OS image, src/install/image.ts)
  * uses Bun's native fetch, whose body arrives as native chunks with no JavaScript HTTP
  * parser in the byte path (docs/install.md "Throughput"). Same rules: the same trusted
@@ -30,6 +37,8 @@ import { redactUrl } from "../../platform/log/redact.ts";
 import { BadAnswerError } from "./bad-answer.ts";
 import { isRetryableFailure, statusRetry, transportError } from "./classify.ts";
 import { DEFAULT_RETRY, realRetryEnv, withRetry, type RetryEnv, type RetryPolicy } from "./retry.ts";
+import { UplinkConnector } from "./uplink-connect.ts";
+import type { UplinkSource } from "./uplink-order.ts";
 
 /** A CA trusted beyond the bundle file: its PEM and where it came from, in words (TLS error messages name it). */
 export interface TrustedCa {
@@ -51,6 +60,14 @@ export interface HttpOptions {
   readonly retryEnv?: RetryEnv;
   /** Resolves host names to IPv6 addresses (its DnsError is retried within the window, then is the failure); TLS still checks the certificate against the name. */
   readonly resolver?: { aaaa(host: string): Promise<readonly string[]> };
+  /** The uplinks to bind connections to (none, or an empty list: connections are not bound). */
+  readonly uplinks?: UplinkSource;
+  /** Happy Eyeballs' connection attempt delay between uplinks (default CONNECT_ATTEMPT_DELAY_MS). */
+  readonly connectAttemptDelayMs?: number;
+  /** Called after each connection raced over uplinks (status.json). */
+  readonly onUplinkOutcome?: () => void;
+  /** The bound connections, shared with the clients `trusting` derives (built by the client itself). */
+  readonly uplinkConnector?: UplinkConnector;
 }
 
 export interface HttpRequest {
@@ -172,9 +189,19 @@ export class HttpClient {
   readonly #agent: Agent;
   /** The clients `trusting` derived: closed with this one. */
   readonly #derived: HttpClient[] = [];
+  /** Every connection goes through here: bound to an uplink when there are uplinks (uplink-connect.ts). */
+  readonly uplinks: UplinkConnector;
 
   constructor(opts: HttpOptions) {
-    this.#opts = opts;
+    this.uplinks =
+      opts.uplinkConnector ??
+      new UplinkConnector({
+        log: opts.log,
+        ...(opts.uplinks ? { uplinks: opts.uplinks } : {}),
+        ...(opts.connectAttemptDelayMs !== undefined ? { delayMs: opts.connectAttemptDelayMs } : {}),
+        ...(opts.onUplinkOutcome ? { onOutcome: opts.onUplinkOutcome } : {}),
+      });
+    this.#opts = { ...opts, uplinkConnector: this.uplinks };
     this.#extraCas = opts.cas ?? [];
     this.#agent = new Agent({
       connect: (o, cb) => this.#connect(o, cb),
@@ -239,12 +266,27 @@ export class HttpClient {
     this.#connectTo(base, o, o, cb);
   }
 
+  /** Connects to `to` (the address), through the uplinks (bound and raced, uplink-connect.ts); the address noted under `o`'s name. */
   #connectTo(base: buildConnector.connector, to: buildConnector.Options, o: buildConnector.Options, cb: buildConnector.Callback): void {
-    base(to, (err, socket) => {
-      if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
+    this.uplinks.connect(base, to, (err, socket) => {
+      this.#noteAddress(o, socket);
       if (err) cb(err, null);
       else cb(null, socket!);
     });
+  }
+
+  /**
+   * A connection broke or could not be made (a connect-level failure, classify.ts): the
+   * other open connections through the preferred uplink share its path and are not
+   * trusted either, so the next attempt makes a new connection (raced over the uplinks)
+   * instead of taking a pooled one into a path that may be dead.
+   */
+  #afterBreak(e: unknown): void {
+    if (isRetryableFailure(e)) this.uplinks.closePreferred();
+  }
+
+  #noteAddress(o: buildConnector.Options, socket: { remoteAddress?: string | undefined } | null | undefined): void {
+    if (socket?.remoteAddress) this.#addresses.set(originKey(o.hostname, String(o.port || (o.protocol === "https:" ? 443 : 80))), socket.remoteAddress);
   }
 
   #address(url: URL): string | undefined {
@@ -321,6 +363,8 @@ export class HttpClient {
       return await withRetry(
         async (attempt) => {
           attempts = attempt;
+          // Not into a pooled connection through an uplink that is gone.
+          this.uplinks.closeGone();
           const deadline = withDeadline(deadlineMs, req.signal);
           let r: Dispatcher.ResponseData;
           let body: Uint8Array;
@@ -328,6 +372,9 @@ export class HttpClient {
             r = await this.#agent.request(this.#undiciOptions(req, deadline.signal));
             body = req.method === "HEAD" ? new Uint8Array() : await this.#readBody(r.body, r.statusCode, req);
             if (req.method === "HEAD") await r.body.dump();
+          } catch (e) {
+            this.#afterBreak(e instanceof BodyPhase ? e.inner : e);
+            throw e;
           } finally {
             deadline.done();
           }
@@ -368,7 +415,13 @@ export class HttpClient {
       const r = await withRetry(
         async (attempt) => {
           attempts = attempt;
-          return await this.#agent.request(this.#undiciOptions(req));
+          this.uplinks.closeGone();
+          try {
+            return await this.#agent.request(this.#undiciOptions(req));
+          } catch (e) {
+            this.#afterBreak(e);
+            throw e;
+          }
         },
         policy,
         { isRetryable: isRetryableFailure, onRetry: this.#retryLogger(req) },
@@ -396,9 +449,14 @@ export class HttpClient {
    * file): one attempt, the headers within `headersTimeoutMs` (default 15 s), the body
    * as the runtime's native chunks. No idle bound on the body of its own: the caller
    * bounds it through `signal` (the image's stall guard). `address` is not known here.
+   * With two uplinks or more, `stream` instead (undici, bound to an uplink).
    */
   async streamNative(req: HttpRequest): Promise<HttpStream> {
     this.#checkScheme(req);
+    // Bun's fetch cannot bind a local address (Bun 1.4.5: neither `localAddress` nor
+    // `tcp.localAddress` is honoured, measured): with two uplinks or more the bulk goes
+    // through undici like every other request, bound and raced (docs/network.md "Uplinks").
+    if (this.uplinks.uplinksFor(req.url.hostname).length >= 2) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
     const t0 = performance.now();
     // The name through the agent's resolver first: its failures are named (DnsError); fetch then looks
     // it up through resolv.conf, which holds the same RA servers (docs/boot-chain.md "Names").

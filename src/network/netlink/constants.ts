@@ -1,6 +1,6 @@
 /**
  * rtnetlink constants under their kernel names (include/uapi/linux/netlink.h,
- * rtnetlink.h, if_link.h, if_addr.h, if.h, neighbour.h, ndisc.h). Only what the agent
+ * rtnetlink.h, if_link.h, if_addr.h, if.h, fib_rules.h, neighbour.h, ndisc.h). Only what the agent
  * reads or writes; unknown values pass through as numbers.
  */
 export const AF_UNSPEC = 0;
@@ -25,6 +25,10 @@ export const NLM_F_ACK = 0x04;
 export const NLM_F_ROOT = 0x100;
 export const NLM_F_MATCH = 0x200;
 export const NLM_F_DUMP = NLM_F_ROOT | NLM_F_MATCH;
+// netlink.h: modifiers of NEW requests
+export const NLM_F_REPLACE = 0x100;
+export const NLM_F_EXCL = 0x200;
+export const NLM_F_CREATE = 0x400;
 export const NLM_F_CAPPED = 0x100;
 export const NLM_F_ACK_TLVS = 0x200;
 export const NLA_F_NESTED = 1 << 15;
@@ -42,6 +46,8 @@ export const RTM_GETADDR = 22;
 export const RTM_NEWROUTE = 24;
 export const RTM_DELROUTE = 25;
 export const RTM_GETROUTE = 26;
+export const RTM_NEWRULE = 32;
+export const RTM_DELRULE = 33;
 export const RTM_NEWPREFIX = 52;
 export const RTM_NEWNDUSEROPT = 68;
 
@@ -156,7 +162,15 @@ export const RTPROT_BOOT = 3;
 export const RTPROT_STATIC = 4;
 export const RTPROT_RA = 9;
 export const RTN_UNICAST = 1;
+export const RT_TABLE_UNSPEC = 0;
 export const RT_TABLE_MAIN = 254;
+
+// fib_rules.h: struct fib_rule_hdr, FRA_*, FR_ACT_*
+export const FRA_SRC = 2;
+export const FRA_PRIORITY = 6;
+export const FRA_SUPPRESS_PREFIXLEN = 14;
+export const FRA_TABLE = 15;
+export const FR_ACT_TO_TBL = 1;
 
 // rtnetlink.h: prefixmsg
 export const PREFIX_ADDRESS = 1;

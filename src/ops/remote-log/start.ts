@@ -3,6 +3,7 @@
  * (after the clock stage, so TLS to Loki sees a right clock): ship to its Loki
  * endpoint, or drop the buffered lines when there is none. Never throws.
  */
+import type { UplinkConnector } from "../../clients/http/uplink-connect.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { redactUrl, type SecretSet } from "../../platform/log/redact.ts";
 import { lokiTarget, type Logging } from "./config.ts";
@@ -16,6 +17,8 @@ export interface RemoteLogDeps {
   readonly uuid: string;
   /** PEM CAs for an https endpoint. */
   readonly ca?: readonly string[];
+  /** The HTTP client's uplinks (clients/http/uplink-connect.ts): pushes bound to them. */
+  readonly uplinks?: UplinkConnector;
   /** Tests pass their own transport factory. */
   readonly transport?: typeof lokiTransport;
 }
@@ -27,7 +30,7 @@ export function startRemoteLog(shipper: LogShipper, logging: Logging | undefined
     logEvent(deps.log, "remotelog.off", { reason: t.reason }, `remote logging off: ${t.reason}`);
     return undefined;
   }
-  const transport = (deps.transport ?? lokiTransport)(t.target, { secrets: deps.secrets, ...(deps.ca ? { ca: deps.ca } : {}) });
+  const transport = (deps.transport ?? lokiTransport)(t.target, { secrets: deps.secrets, ...(deps.ca ? { ca: deps.ca } : {}), ...(deps.uplinks ? { uplinks: deps.uplinks } : {}) });
   shipper.start(transport.push, machineLabels(deps.uuid));
   logEvent(
     deps.log,

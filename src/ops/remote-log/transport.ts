@@ -1,7 +1,7 @@
 /**
  * The HTTP side of shipping: one undici Agent for the Loki endpoint with basic auth or
  * a client certificate from the config, bounded timeouts, no retries (the shipper
- * backs off and retries itself). Each push has an overall deadline and reads at most
+ * backs off and retries itself), connections bound to the HTTP client's uplinks. Each push has an overall deadline and reads at most
  * ERROR_BODY_CAP of the answer (docs/bounds.md): an endless or trickling answer can
  * neither grow the agent nor hold the shipper forever. The password and key are
  * registered with the process's SecretSet first, so no log line, error or status file
@@ -10,8 +10,9 @@
  * undici is imported as "undici/index.js" (a bare "undici" resolves to Bun's built-in
  * stand-in, which ignores `dispatcher`; see src/clients/http/client.ts).
  */
-import { Agent } from "undici/index.js";
+import { Agent, buildConnector } from "undici/index.js";
 import { ERROR_BODY_CAP, readCapped } from "../../clients/http/client.ts";
+import type { UplinkConnector } from "../../clients/http/uplink-connect.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 import type { LokiTarget } from "./config.ts";
@@ -25,6 +26,8 @@ export interface TransportOptions {
   readonly timeoutMs?: number;
   /** One whole push, answer included (default PUSH_DEADLINE_MS). */
   readonly deadlineMs?: number;
+  /** The HTTP client's uplinks: pushes are bound to them as every other connection (docs/network.md "Uplinks"). */
+  readonly uplinks?: UplinkConnector;
 }
 
 export const PUSH_DEADLINE_MS = 15_000;
@@ -48,12 +51,14 @@ export function lokiTransport(t: LokiTarget, opts: TransportOptions): LokiTransp
   }
   const cert = t.certificateAuth;
   if (cert) opts.secrets.add(cert.key);
+  const base = buildConnector({
+    timeout,
+    ...(opts.ca && opts.ca.length > 0 ? { ca: [...opts.ca] } : {}),
+    ...(cert ? { cert: cert.cert, key: cert.key, rejectUnauthorized: !cert.insecureSkipVerify } : {}),
+  });
+  const uplinks = opts.uplinks;
   const agent = new Agent({
-    connect: {
-      timeout,
-      ...(opts.ca && opts.ca.length > 0 ? { ca: [...opts.ca] } : {}),
-      ...(cert ? { cert: cert.cert, key: cert.key, rejectUnauthorized: !cert.insecureSkipVerify } : {}),
-    },
+    connect: uplinks ? (o, cb) => uplinks.connect(base, o, cb) : base,
     headersTimeout: timeout,
     bodyTimeout: timeout,
   });

@@ -51,6 +51,50 @@ const wipeText = (w: NonNullable<StatusDoc["wipe"]>): string =>
         : `${d.disk} ${d.outcome}${d.locked ? " (ATA-locked)" : ""}${d.method ? ` at ${d.method}` : ""}`,
     )
     .join("; ")}`;
+/** An uplink as the uplink table knows it (network/net/uplinks.ts Uplink), and whether it is one now. */
+export interface UplinkFacts {
+  readonly name: string;
+  readonly address: string;
+  readonly router: string;
+  readonly preference: string;
+  /** false: dropped (carrier, address or router gone); kept to show its last error. */
+  readonly up: boolean;
+}
+
+/** What connections through an uplink last came to (clients/http/uplink-connect.ts UplinkOutcome). */
+export interface UplinkOutcomeFacts {
+  readonly ok: boolean;
+  readonly at: number;
+  readonly error?: string;
+}
+
+/**
+ * Each uplink's state: dropped (no uplink now), preferred (connections go through it),
+ * failing (its last attempt failed), or up (an uplink, not used since it last worked or
+ * never tried); with its last success and last error.
+ */
+export function uplinksSection(
+  uplinks: readonly UplinkFacts[],
+  outcomes: ReadonlyMap<string, UplinkOutcomeFacts>,
+  lastErrors: ReadonlyMap<string, UplinkOutcomeFacts>,
+  preferred: string | undefined,
+): NonNullable<StatusDoc["uplinks"]> {
+  return uplinks.map((u) => {
+    const last = outcomes.get(u.name);
+    const err = lastErrors.get(u.name);
+    const state = !u.up ? "dropped" : u.name === preferred && last?.ok !== false ? "preferred" : last?.ok === false ? "failing" : "up";
+    return defined({
+      name: u.name,
+      state,
+      address: u.address,
+      router: u.router,
+      preference: u.preference,
+      lastOkAt: iso(last?.ok ? last.at : undefined),
+      lastError: err?.error,
+      lastErrorAt: iso(err?.at),
+    });
+  });
+}
 
 /** The human view: one `label  text` pair per part. */
 export function statusLines(d: StatusDoc): [string, string][] {
@@ -82,8 +126,18 @@ export function statusLines(d: StatusDoc): [string, string][] {
     ["watchdog", watchdog],
     ["remote log", remote],
     ...(d.wipe ? [["wipe", wipeText(d.wipe)] as [string, string]] : []),
+    ...uplinkLines(d),
     ["planned reboot", d.plannedReboot?.at ?? "none"],
     ["machine token", token],
     ["updated", `${d.updatedAt} (agent pid ${d.pid})`],
   ];
+}
+
+/** One `uplink <name>` line per uplink: state, address via router (preference), the last error. */
+function uplinkLines(d: StatusDoc): [string, string][] {
+  if (!d.uplinks || d.uplinks.length === 0) return [["uplinks", d.uplinks ? "none" : "not known yet"]];
+  return d.uplinks.map((u) => [
+    `uplink ${u.name}`,
+    `${u.state}: ${u.address} via ${u.router} (${u.preference})${u.lastError ? `, last error ${u.lastErrorAt}: ${u.lastError}` : ""}`,
+  ]);
 }

@@ -74,6 +74,22 @@ export const StatusSchema = z.object({
     .object({ kind: z.enum(["jwt", "opaque"]), expiresAt: z.string().optional(), renewals: z.number(), renewedAt: z.string().optional() })
     .nullable()
     .default(null),
+  /** Each uplink (docs/network.md "Uplinks"): absent in files of agents before them. */
+  uplinks: z
+    .array(
+      z.object({
+        name: z.string(),
+        state: z.enum(["preferred", "up", "failing", "dropped"]),
+        address: z.string(),
+        router: z.string(),
+        preference: z.string(),
+        lastOkAt: z.string().optional(),
+        lastError: z.string().optional(),
+        lastErrorAt: z.string().optional(),
+      }),
+    )
+    .nullable()
+    .optional(),
 });
 
 export type StatusDoc = z.output<typeof StatusSchema>;
@@ -88,6 +104,7 @@ export const emptyStatus = (pid: number, now: number): StatusDoc => ({
   remoteLog: null,
   plannedReboot: null,
   token: null,
+  uplinks: null,
 });
 
 export const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());

@@ -50,6 +50,8 @@ export const EVENTS = {
   "net.dns": "DNS servers/search list from the RA changed",
   "net.ready": "the network is ready per the policy",
   "net.timeout": "the network was not ready in time",
+  "net.uplink": "an uplink was added (NIC with carrier, usable global address and default router: its own routing table and source rule) or dropped",
+  "net.uplink.routing": "an uplink's routing table or source rule could not be written or removed (the uplink is not used bound; the errno named)",
   "lldp.start": "LLDP receiver/announcer started on the selected NICs (per NIC: listening, announcing, or why not)",
   "lldp.fw_agent": "Intel firmware LLDP agent: turned off, already off, no such flag, or failed (NIC, flag)",
   "lldp.neighbour": "an LLDP neighbour appeared or changed on a NIC (switch system name, chassis id, port id, port description)",
@@ -62,6 +64,7 @@ export const EVENTS = {
   "lldp.wait.done": "the LLDP wait ended: switches seen, complete or timed out",
   "lldp.error": "an LLDP socket or its reader failed (the other NICs go on)",
   "http.retry": "an HTTP request is retried (what, attempt, delay)",
+  "http.uplink": "connections now go through another uplink (both NICs named, and why: the failure or the connect-attempt delay that ran out)",
   "boot.config": "config and token fetched from metal-boot",
   "boot.token.lifetime":
     "the machine token expires before the wait's longest bound (METAL_WAIT_TIMEOUT, the planned reboot): a warning at the boot stage; it is renewed when refused",

@@ -2,6 +2,7 @@
 export const ERRNO_NAMES: Readonly<Record<number, string>> = {
   1: "EPERM",
   2: "ENOENT",
+  3: "ESRCH",
   4: "EINTR",
   5: "EIO",
   7: "E2BIG",
@@ -35,9 +36,11 @@ export const ERRNO_NAMES: Readonly<Record<number, string>> = {
   129: "EKEYREJECTED",
 };
 export const ENOENT = 2;
+export const ESRCH = 3;
 export const EINTR = 4;
 export const EAGAIN = 11;
 export const EBUSY = 16;
+export const EEXIST = 17;
 export const EXDEV = 18;
 export const ENODEV = 19;
 export const ENOBUFS = 105;

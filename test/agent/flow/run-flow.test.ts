@@ -160,6 +160,7 @@ function services(run: string, over: Partial<Services> = {}) {
     },
     selectNics: (selectors) => (seen.nicSelectors.push(selectors), [{ name: "eth0", ifindex: 2, mac: "52:54:00:12:34:56" }]),
     startLldp: (_i, name) => (seen.lldpName.push(name), lldp),
+    uplinks: { follow: () => [] },
     bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
     inventory: async (net) => (
       seen.inventoryNet.push(net),

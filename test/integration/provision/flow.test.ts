@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { REPO } from "../api/agent.ts";
-import { disklessArgv } from "../../../lab/diskless.ts";
+import { runFlowIn, type Log } from "./flow-run.ts";
 import { standinControl } from "../../../lab/standins/control-client.ts";
 import { SKIP as LLDP_SKIP, SwitchLab, type Switch } from "../lldp/switches.ts";
 import { waitFor } from "../../../lab/wait.ts";
@@ -81,34 +81,11 @@ afterAll(async () => {
   await s?.cleanup();
 });
 
-type Log = Record<string, unknown>;
-
 /** The agent's flow (`run`, from the network stage unless `from`) in the agent netns on both NICs, bounded. */
 async function runFlow(extra: string, from: readonly string[] = []) {
   const run = join(s.lab.dir, `run-${Date.now()}`);
   const cmdline = `METAL_BOOT_URL=https://[${ADDR}]:${PORT}/ METAL_CA=${join(state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${leaf01.link.agentIf},${leaf02.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=1s ${extra}`;
-  const proc = Bun.spawn(
-    [
-      "ip",
-      "netns",
-      "exec",
-      s.agentNs,
-      ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...from, "--run-dir", run, "--cmdline", cmdline]),
-    ],
-    {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(s.lab.dir, "resolv.conf") },
-      stdout: "pipe",
-      stderr: "pipe",
-      timeout: 100_000,
-      killSignal: "SIGKILL",
-    },
-  );
-  const [err, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  const logs = err
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Log);
-  return { run, err, code, logs, ev: (name: string) => logs.filter((l) => l.event === name) };
+  return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), extra: from });
 }
 
 /** The stand-ins' request log (answered requests; an open Wait never answers). */

@@ -12,16 +12,27 @@ import type { BringupOptions } from "../../../src/network/net/bringup.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 
+/** What the stage followed as uplinks after bring-up (the names of the summary's NICs). */
+const followed: (readonly string[])[] = [];
+
 async function stageOptions(cmdline: string): Promise<BringupOptions> {
   const seen: BringupOptions[] = [];
   const s = {
+    uplinks: { follow: (names: readonly string[]) => (followed.push(names), []) },
     log: createLogger({ level: "silent", format: "json", write: () => true, secrets: new SecretSet() }),
     resolvConf: "/tmp/resolv.conf",
     sysRoot: "/tmp/mh-sysfs",
     bringUp: async (o: BringupOptions) => {
       seen.push(o);
       return {
-        summary: { interfaces: [], dns: { servers: [], search: [] }, timingsMs: {} },
+        summary: {
+          interfaces: [
+            { name: "eth0", mac: "52:54:00:00:00:01", addresses: [], defaultRouters: [], state: "ready" },
+            { name: "eth1", mac: "52:54:00:00:00:02", addresses: [], defaultRouters: [], state: "ra" },
+          ],
+          dns: { servers: [], search: [] },
+          timingsMs: {},
+        },
         linkUpAt: 0,
         readyAt: 0,
         ready: [],
@@ -56,5 +67,10 @@ describe("network stage options from the kernel cmdline", () => {
       { kind: "name", name: "eth7" },
       { kind: "mac", mac: "0c:c4:7a:00:00:01" },
     ]);
+  });
+  test("after bring-up, every selected NIC is followed as an uplink (ready or not yet), in the selection's order", async () => {
+    followed.length = 0;
+    await stageOptions("METAL_BOOT_URL=https://[2001:db8::10]/");
+    expect(followed).toEqual([["eth0", "eth1"]]);
   });
 });

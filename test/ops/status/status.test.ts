@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../../src/cli/program.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { clockSection, remoteLogSection, statusLines, watchdogSection, wipeSection } from "../../../src/ops/status/sections.ts";
+import { clockSection, remoteLogSection, statusLines, uplinksSection, watchdogSection, wipeSection } from "../../../src/ops/status/sections.ts";
 import { StatusWriter } from "../../../src/ops/status/status-file.ts";
 import { captureContext } from "../../helpers/capture.ts";
 
@@ -50,6 +50,7 @@ describe("the status file and `metal-hammer status`", () => {
         "clock           stepped: was 365 d behind of [fd00::123]:123, last sync 2026-12-01T01:00:00.010Z; RTC written",
         "watchdog        armed: /dev/watchdog, timeout 60 s, 12 ping(s), last 2026-12-01T01:00:00.010Z",
         "remote log      failing: 120 sent, 7 dropped, 40 queued, 3 failed push(es), last error: http://loki: HTTP 401 [redacted]",
+        "uplinks         not known yet",
         "planned reboot  2026-12-02T13:00:00.000Z",
         "machine token   jwt, expires 2026-12-04T01:00:00.000Z; renewed 1 time(s), last 2026-12-01T01:00:00.010Z",
         `updated         2026-12-01T01:00:00.010Z (agent pid ${process.pid})`,
@@ -87,6 +88,36 @@ describe("the status file and `metal-hammer status`", () => {
     expect(doc.wipe.disks[0]).toEqual({ disk: "sda", outcome: "wiped", method: "ata-security-erase", durationMs: 130_400, zeroesChecked: true, locked: false });
     expect(statusLines(doc).find(([k]) => k === "wipe")?.[1]).toBe(
       "fast, 131.0 s: sda ata-security-erase 130.4 s zeroes verified; sdb failed (ATA-locked) at ata-security-erase-enhanced",
+    );
+  });
+
+  test("each uplink's state and last error: the preferred one, the one that failed, one dropped", async () => {
+    const path = join(dir, "uplinks.json");
+    const at = Date.parse("2026-12-01T01:00:00Z");
+    const w = new StatusWriter(path, new SecretSet(), () => at, 1000);
+    const eth0 = { name: "eth0", address: "2001:db8:1::5", router: "fe80::a", preference: "high", up: true };
+    const eth1 = { name: "eth1", address: "2001:db8:2::5", router: "fe80::b", preference: "low", up: true };
+    const eth2 = { name: "eth2", address: "2001:db8:3::5", router: "fe80::c", preference: "medium", up: false };
+    const failed = { ok: false, at, error: "no connection within the connect-attempt delay of 300 ms" };
+    const outcomes = new Map<string, { ok: boolean; at: number; error?: string }>([
+      ["eth0", failed],
+      ["eth1", { ok: true, at: at + 300 }],
+    ]);
+    w.update({ uplinks: uplinksSection([eth0, eth1, eth2], outcomes, new Map([["eth0", failed]]), "eth1") });
+    w.flush();
+    expect(JSON.parse(readFileSync(path, "utf8")).uplinks).toEqual([
+      { name: "eth0", state: "failing", address: "2001:db8:1::5", router: "fe80::a", preference: "high", lastError: failed.error, lastErrorAt: "2026-12-01T01:00:00.000Z" },
+      { name: "eth1", state: "preferred", address: "2001:db8:2::5", router: "fe80::b", preference: "low", lastOkAt: "2026-12-01T01:00:00.300Z" },
+      { name: "eth2", state: "dropped", address: "2001:db8:3::5", router: "fe80::c", preference: "medium" },
+    ]);
+    const c = captureContext({ [path]: readFileSync(path) });
+    expect(await runCli(["status", "--file", path], c.ctx)).toBe(0);
+    expect(c.out()).toContain(
+      [
+        "uplink eth0     failing: 2001:db8:1::5 via fe80::a (high), last error 2026-12-01T01:00:00.000Z: no connection within the connect-attempt delay of 300 ms",
+        "uplink eth1     preferred: 2001:db8:2::5 via fe80::b (low)",
+        "uplink eth2     dropped: 2001:db8:3::5 via fe80::c (medium)",
+      ].join("\n"),
     );
   });
 

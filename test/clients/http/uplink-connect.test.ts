@@ -1,0 +1,73 @@
+/** UplinkConnector over a fake undici connector: which connections it closes when connections move to another uplink. */
+import { EventEmitter } from "node:events";
+import { describe, expect, test } from "bun:test";
+import type { buildConnector } from "undici/index.js";
+import { UplinkConnector } from "../../../src/clients/http/uplink-connect.ts";
+import { capturingLogger } from "../../helpers/log-capture.ts";
+
+class FakeSocket extends EventEmitter {
+  destroyed = false;
+  constructor(readonly localAddress: string) {
+    super();
+  }
+  destroy(): this {
+    this.destroyed = true;
+    this.emit("close");
+    return this;
+  }
+}
+
+/** Connects at once, or fails at once for the addresses in `down`. */
+function fakeBase(down: Set<string>, made: FakeSocket[]): buildConnector.connector {
+  return ((o: buildConnector.Options & { localAddress?: string }, cb: buildConnector.Callback) => {
+    const s = new FakeSocket(o.localAddress ?? "");
+    queueMicrotask(() => {
+      if (down.has(s.localAddress)) cb(Object.assign(new Error("connect ENETUNREACH"), { code: "ENETUNREACH" }), null);
+      else {
+        made.push(s);
+        cb(null, s as never);
+      }
+    });
+    return s;
+  }) as unknown as buildConnector.connector;
+}
+
+const options = { hostname: "2001:db8:ff::1", host: "[2001:db8:ff::1]:443", protocol: "https:", port: "443" } as buildConnector.Options;
+const connect = (c: UplinkConnector, base: buildConnector.connector) =>
+  new Promise<unknown>((resolve, reject) => c.connect(base, options, (err, s) => (err ? reject(err) : resolve(s))));
+
+describe("UplinkConnector", () => {
+  test("a new connection through the preferred uplink fails: the open connections through it are closed, those through others kept", async () => {
+    const uplinks = [
+      { name: "eth0", address: "2001:db8:1::5" },
+      { name: "eth1", address: "2001:db8:2::5" },
+    ];
+    const cap = capturingLogger();
+    const c = new UplinkConnector({ log: cap.log, uplinks: { current: () => uplinks } });
+    const down = new Set<string>();
+    const made: FakeSocket[] = [];
+    const base = fakeBase(down, made);
+    const first = (await connect(c, base)) as FakeSocket;
+    expect(first.localAddress).toBe("2001:db8:1::5");
+    down.add("2001:db8:1::5");
+    const second = (await connect(c, base)) as FakeSocket;
+    expect(second.localAddress).toBe("2001:db8:2::5");
+    expect(cap.events("http.uplink")).toMatchObject([{ from: "eth0", to: "eth1" }]);
+    expect(first.destroyed).toBe(true);
+    expect(second.destroyed).toBe(false);
+  });
+
+  test("a connection through the preferred uplink broke (HttpClient tells it): the other open connections through it are closed too", async () => {
+    const uplinks = [
+      { name: "eth0", address: "2001:db8:1::5" },
+      { name: "eth1", address: "2001:db8:2::5" },
+    ];
+    const c = new UplinkConnector({ log: capturingLogger().log, uplinks: { current: () => uplinks } });
+    const made: FakeSocket[] = [];
+    const base = fakeBase(new Set(), made);
+    const [a, b] = [(await connect(c, base)) as FakeSocket, (await connect(c, base)) as FakeSocket];
+    expect([a.localAddress, b.localAddress]).toEqual(["2001:db8:1::5", "2001:db8:1::5"]);
+    c.closePreferred();
+    expect([a.destroyed, b.destroyed]).toEqual([true, true]);
+  });
+});

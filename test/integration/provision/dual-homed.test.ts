@@ -1,0 +1,125 @@
+/**
+ * Dual-homed (issue 35), in namespaces against the strict stand-ins (root, radvd,
+ * lldpd; the lab: dual-homed-lab.ts): two NICs, each to its own leaf with its own /64;
+ * the stand-ins behind both leaves. The leaf whose RA says router preference high
+ * blackholes traffic to the servers (its boot VRF missing on the uplinks, as an
+ * operator meets it in a rollout). The machine still gets metal-boot's config, checks
+ * the apiserver and registers through the other leaf, then waits (the stand-in never
+ * allocates: exit 26 at METAL_WAIT_TIMEOUT): one `http.uplink` line names both NICs,
+ * status.json shows both uplinks. Both orientations. Before the uplinks, every request
+ * followed the main table's preferred default router into the blackhole until the
+ * retry window ended (exit 23).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
+import { SKIP as LLDP_SKIP } from "../lldp/switches.ts";
+import { prerequisites } from "../../helpers/prerequisites.ts";
+import { DualHomedLab, UUID, type Log } from "./dual-homed-lab.ts";
+
+const skip = !isRoot ? "needs root (network namespaces)" : !hasRadvd ? "needs radvd" : LLDP_SKIP;
+prerequisites("the dual-homed namespace suite", [skip]);
+
+let lab: DualHomedLab;
+
+beforeAll(async () => {
+  if (skip) return;
+  lab = await DualHomedLab.create();
+}, 60_000);
+
+afterAll(async () => {
+  if (skip) return;
+  await lab?.cleanup();
+});
+
+describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes the servers, the other carries the machine${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  for (const orientation of ["A", "B"] as const) {
+    test(`leaf ${orientation} preferred and broken: metal-boot, apiserver and Register through the other leaf, one http.uplink line naming both NICs, then the wait (exit 26)`, async () => {
+      const [broken, working] = orientation === "A" ? [lab.leafA, lab.leafB] : [lab.leafB, lab.leafA];
+      await lab.prefer(broken, true);
+      const before = lab.requests().length;
+      const t0 = performance.now();
+      const r = await lab.runFlow();
+      const ms = performance.now() - t0;
+      expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
+      expect(r.code).toBe(26);
+      expect(r.logs.filter((l) => l.event === "agent.stage").map((l) => l.stage)).toEqual(["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait"]);
+      const switches = r.ev("http.uplink");
+      expect(switches).toHaveLength(1);
+      expect(switches[0]).toMatchObject({ from: broken.link.agentIf, to: working.link.agentIf, level: 40 });
+      expect(String(switches[0]?.msg)).toStartWith(`connections now go through ${working.link.agentIf} instead of ${broken.link.agentIf}: `);
+      // Every request of this run reached the servers from the working leaf's address.
+      const mine = lab.requests().slice(before);
+      const workingAddr = lab.addressOn(working);
+      expect(new Set(mine.map((q) => q.source))).toEqual(new Set([workingAddr ?? "-"]));
+      expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+      // The status file shows both uplinks: the working one preferred, the broken one failing with why.
+      const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+      expect(status.uplinks).toEqual([
+        expect.objectContaining({ name: broken.link.agentIf, state: "failing", preference: "high", lastError: "no connection within the connect-attempt delay of 300 ms" }),
+        expect.objectContaining({ name: working.link.agentIf, state: "preferred", preference: "low", address: workingAddr }),
+      ]);
+      // No retry window was spent on the broken leaf: one connect-attempt delay, not 15 s of retries.
+      expect(r.ev("http.retry")).toEqual([]);
+      console.log(`dual-homed, leaf ${orientation} broken: the whole run ${Math.round(ms)} ms`);
+    }, 120_000);
+  }
+
+  test("the working leaf dies while Wait is held: the reopened stream goes through the other leaf (one http.uplink line), the wait runs to its bound (exit 26)", async () => {
+    const [dying, other] = [lab.leafA, lab.leafB];
+    await lab.prefer(dying, false);
+    const waitsBefore = await lab.waitCalls();
+    let cut: Promise<unknown> | undefined;
+    const r = await lab.runFlow({
+      waitTimeout: "8s",
+      onLog: (l) => {
+        // Wait is open through the preferred leaf: the leaf dies, then the stand-in cuts the stream (as a dead path ends it).
+        if (l.event === "provision.wait" && !cut) {
+          lab.blackhole(dying);
+          cut = lab.breakWaits();
+        }
+      },
+    });
+    await cut;
+    expect(r.ev("http.uplink")).toHaveLength(1);
+    expect(r.ev("http.uplink")[0]).toMatchObject({ from: dying.link.agentIf, to: other.link.agentIf });
+    expect(r.ev("provision.wait.reconnect").length).toBeGreaterThanOrEqual(1);
+    // The first stream and the reopened one both reached the apiserver (before the uplinks the reopen never got past the dead leaf).
+    expect((await lab.waitCalls()) - waitsBefore).toBe(2);
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=8s`);
+    expect(r.code).toBe(26);
+  }, 120_000);
+
+  test("the working leaf's link dies while Wait is held: the uplink is dropped in the background, the held stream closed and reopened through the other leaf (exit 26)", async () => {
+    const [dying, other] = [lab.leafA, lab.leafB];
+    await lab.prefer(dying, false);
+    const waitsBefore = await lab.waitCalls();
+    let cutAt: number | undefined;
+    try {
+      const r = await lab.runFlow({
+        waitTimeout: "8s",
+        onLog: (l) => {
+          // Wait is open through the preferred leaf: its port goes down (the machine's NIC loses carrier); nothing else is done.
+          if (l.event === "provision.wait" && cutAt === undefined) {
+            cutAt = performance.now();
+            nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "down");
+          }
+        },
+      });
+      expect(r.ev("net.uplink").filter((l) => l.change === "dropped")).toMatchObject([{ ifname: dying.link.agentIf }]);
+      expect(r.ev("provision.wait.reconnect")).toHaveLength(1);
+      // The first stream and the reopened one both reached the apiserver: the reopen through the other leaf.
+      expect((await lab.waitCalls()) - waitsBefore).toBe(2);
+      expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=8s`);
+      expect(r.code).toBe(26);
+      const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+      expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([
+        [other.link.agentIf, "preferred"],
+        [dying.link.agentIf, "dropped"],
+      ]);
+    } finally {
+      nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "up");
+    }
+  }, 120_000);
+});
