@@ -1,5 +1,5 @@
 /**
- * Today's Connect client (src/clients/api/client.ts) against connect-es (@connectrpc/connect over
+ * Today's Connect client (src/clients/api/connect-client.ts) against connect-es (@connectrpc/connect over
  * the agent's own HttpClient: bench/connect-variant/client.ts): builds the agent a second time
  * with that client in build/connect-variant/ (same `bun build --compile` flags as the
  * Makefile), then prints both binaries' sizes and the wall time of `version`, `run --help`,
@@ -24,8 +24,8 @@ cpSync(join(REPO, "package.json"), join(dir, "package.json"));
 cpSync(join(REPO, "tsconfig.json"), join(dir, "tsconfig.json"));
 symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
 symlinkSync(join(REPO, "kernel-config"), join(dir, "kernel-config"));
-cpSync(join(REPO, "src/clients/api/client.ts"), join(dir, "src/clients/api/client-today.ts"));
-cpSync(join(import.meta.dir, "connect-variant/client.ts"), join(dir, "src/clients/api/client.ts"));
+cpSync(join(REPO, "src/clients/api/connect-client.ts"), join(dir, "src/clients/api/client-today.ts"));
+cpSync(join(import.meta.dir, "connect-variant/client.ts"), join(dir, "src/clients/api/connect-client.ts"));
 const variant = join(dir, "dist/metal-hammer");
 // The variant's client is typechecked where it is used (tsconfig.json leaves bench/connect-variant out).
 const tsc = Bun.spawnSync([join(REPO, "node_modules/.bin/tsc"), "--noEmit", "-p", "tsconfig.json"], { cwd: dir, stdout: "pipe", stderr: "pipe" });

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HttpClient } from "../src/clients/http/client.ts";
+import { HttpClient } from "../src/clients/http/http-client.ts";
 import { silentLogger } from "../src/platform/log/logger.ts";
 import { makeCa, makeServerCert } from "../lab/standins/pki.ts";
 

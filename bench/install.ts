@@ -48,7 +48,7 @@ const { values: v } = parseArgs({
 
 if (v["run-oci"]) {
   // Child mode: one OCI install with the agent's code, into --run-oci DIR.
-  const { HttpClient } = await import("../src/clients/http/client.ts");
+  const { HttpClient } = await import("../src/clients/http/http-client.ts");
   const { installOciImage } = await import("../src/install/oci/pull.ts");
   const { silentLogger } = await import("../src/platform/log/logger.ts");
   const http = new HttpClient({ caBundle: v.ca!, allowHttp: false, log: silentLogger() });
@@ -60,7 +60,7 @@ if (v["run-oci"]) {
 
 if (v["run-ours"]) {
   // Child mode: one install with the agent's code, into --run-ours DIR.
-  const { HttpClient } = await import("../src/clients/http/client.ts");
+  const { HttpClient } = await import("../src/clients/http/http-client.ts");
   const { installImage } = await import("../src/install/image.ts");
   const { silentLogger } = await import("../src/platform/log/logger.ts");
   const http = new HttpClient({ caBundle: v.ca ?? "/nonexistent", allowHttp: !v.ca, log: silentLogger() });

@@ -11,9 +11,9 @@
  */
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { MIB, type DiskFacts } from "../src/machine/disk/facts.ts";
+import { MIB, type DiskFacts } from "../src/machine/disk/disk-facts.ts";
 import { systemDiskIo } from "../src/machine/disk/io.ts";
-import { DISK_FILES, diskFromFiles } from "../src/machine/disk/sysfs.ts";
+import { DISK_FILES, diskFromFiles } from "../src/machine/disk/disk-sysfs.ts";
 import { promisesZeroes, type WipeMethod } from "../src/machine/disk/wipe-plan.ts";
 import { runMethod } from "../src/machine/disk/wipe-run.ts";
 import { verifyWiped } from "../src/machine/disk/wipe-verify.ts";

@@ -53,7 +53,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
       name: "standins",
       argv: [
         BUN,
-        `${import.meta.dir}/standins/main.ts`,
+        `${import.meta.dir}/standins/standins-main.ts`,
         "--listen",
         `[${env.addr}]:${METAL_BOOT_PORT}`,
         "--state-dir",

@@ -5,7 +5,7 @@
  * the next mark. As a text table (the lab's summary) and as an SVG bar chart
  * (build/lab/timeline.svg). Pure.
  */
-import { agentRecord, type ConsoleLine } from "./console.ts";
+import { agentRecord, type ConsoleLine } from "./serial-console.ts";
 
 export interface Mark {
   readonly name: string;

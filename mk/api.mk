@@ -19,4 +19,4 @@ test-standins: deps-npm
 LISTEN ?= [::1]:8443
 STATE ?= build/standins
 standins: deps
-	$(BUN) lab/standins/main.ts --listen '$(LISTEN)' --state-dir $(STATE)
+	$(BUN) lab/standins/standins-main.ts --listen '$(LISTEN)' --state-dir $(STATE)

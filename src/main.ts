@@ -10,7 +10,7 @@ import { runCli } from "./cli/program.ts";
 async function main(ctx: Context): Promise<number> {
   if (process.pid === 1) {
     // Loaded here, not at the top: a command (net up, lldp, ...) loads only its own modules (cli/commands.ts).
-    const [{ runPid1 }, { runAgent }] = await Promise.all([import("./init/pid1.ts"), import("./cli/run.ts")]);
+    const [{ runPid1 }, { runAgent }] = await Promise.all([import("./init/pid1.ts"), import("./cli/run-command.ts")]);
     await runPid1(ctx, (cmdline) => runAgent(ctx, { cmdline }));
   }
   return runCli(process.argv.slice(2), ctx);

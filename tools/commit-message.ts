@@ -57,6 +57,7 @@ export const AREAS: readonly string[] = [
   "realos",
   "reboot",
   "remote-log",
+  "src",
   "standins",
   "status",
   "test",

@@ -1,6 +1,6 @@
 /**
  * The measured alternative (bench/connect-variant.ts builds the agent with this file as
- * src/clients/api/client.ts): the same ConnectClient API, but calls go through connect-es
+ * src/clients/api/connect-client.ts): the same ConnectClient API, but calls go through connect-es
  * (@connectrpc/connect's Connect-protocol transport, `createTransport` from
  * @connectrpc/connect/protocol-connect) over the agent's own HttpClient as the transport's
  * `httpClient` (so connect timeouts, caps, retries and TLS stay the agent's). Requests and

@@ -23,14 +23,14 @@ import { Proc, run } from "../ipxe/lab-process.ts";
 import { livelinessLines } from "../liveliness-summary.ts";
 import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
 import { switchName, type LabSwitchOs } from "../plan.ts";
-import { parseRequestLog, type RequestLogEntry } from "../ipxe/request-log.ts";
+import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
 import { ovmfArgs, type Firmware } from "../ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
-import { startLabDns, type DnsLogEntry, type LabDns } from "../dns.ts";
+import { startLabDns, type DnsLogEntry, type LabDns } from "../dnsmasq.ts";
 import { makeCa, makeServerCert } from "../standins/pki.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -42,7 +42,7 @@ export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
 /** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
 export const LAB_NTP_ADDR = "fd00:b007::123";
-/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dns.ts) answers there for the lab domain. */
+/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dnsmasq.ts) answers there for the lab domain. */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
 /**
@@ -333,7 +333,7 @@ export class ChainLab {
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
     this.up.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
-    const argv = [BUN, join(HERE, "../standins/main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
+    const argv = [BUN, join(HERE, "../standins/standins-main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
     if (this.opts.names) {
       for (const n of Object.values(LAB_NAMES)) argv.push("--name", n);

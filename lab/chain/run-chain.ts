@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { installMedia } from "../install-media.ts";
 import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
 import { BOOT_SERVER_URL, ChainLab, chainOrigin } from "./chain-lab.ts";
-import { chunkLines, clockSummary, records } from "../console.ts";
+import { chunkLines, clockSummary, records } from "../serial-console.ts";
 import { phases, timelineMarks, timelineSvg, timelineTable } from "../timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);

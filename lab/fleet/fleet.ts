@@ -28,7 +28,7 @@ import { waitFor } from "../wait.ts";
 import { NetnsRig } from "../rig/rig.ts";
 
 const REPO = join(import.meta.dir, "../..");
-const STANDINS = join(REPO, "lab/standins/main.ts");
+const STANDINS = join(REPO, "lab/standins/standins-main.ts");
 export const FLEET_PREFIX = "2001:db8:f1::";
 export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
 export const SERVERS_PORT = 18443;

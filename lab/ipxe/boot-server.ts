@@ -8,13 +8,13 @@
  *   GET /p/<partition>/<name>           an extra initrd (e.g. the installation CA)
  *   GET /lab/report?...                 the marker initrd reports what it was served
  *
- * Every request is appended to the request log (request-log.ts). Prints
+ * Every request is appended to the request log (boot-request-log.ts). Prints
  * "boot-server listening on <url>" when ready.
  */
 import { appendFileSync } from "node:fs";
 import { renderBootScript } from "./boot-script.ts";
 import { extraInitrdPath, initrdPath, kernelPath, parseBootServerConfig, partitionFor, type Partition } from "./partitions.ts";
-import { encodeEntry, type RequestLogEntry } from "./request-log.ts";
+import { encodeEntry, type RequestLogEntry } from "./boot-request-log.ts";
 
 const [configPath, logPath] = process.argv.slice(2);
 if (!configPath || !logPath) {

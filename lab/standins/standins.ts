@@ -21,7 +21,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { apiserverListener, type ApiCall } from "./apiserver.ts";
+import { apiserverListener, type ApiCall } from "./apiserver-rpc.ts";
 import { isLocalPeer, serveApi, type Peer } from "./api-server.ts";
 import { requestValidator } from "./validation.ts";
 import { FaultBox, sleep, type Fault } from "./faults.ts";

@@ -12,7 +12,7 @@
  * one way (agent/flow/services.ts).
  */
 import type { Config } from "../config/config.ts";
-import { HttpClient } from "../clients/http/client.ts";
+import { HttpClient } from "../clients/http/http-client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import { raNameservers } from "../network/dns/nameservers.ts";
 import { Resolver } from "../network/dns/resolver.ts";
@@ -30,10 +30,10 @@ import { readDmi } from "../platform/fs/dmi.ts";
 import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import type { Context } from "../platform/io/context.ts";
 import type { Logger } from "../platform/log/logger.ts";
-import { linuxKexec } from "../platform/sys/kexec.ts";
+import { linuxKexec } from "../platform/sys/kexec-syscall.ts";
 import { versionInfo } from "../version.ts";
 import { execNextStage } from "./handoff/exec.ts";
-import { RESOLV_CONF } from "./flow/network.ts";
+import { RESOLV_CONF } from "./flow/network-stage.ts";
 import type { Services } from "./flow/services.ts";
 import { Operations } from "./operations/operations.ts";
 

@@ -11,21 +11,21 @@ import type { Context } from "../platform/io/context.ts";
 export type Registrar = (program: Command, ctx: Context) => void;
 
 export const COMMANDS: Readonly<Record<string, () => Promise<Registrar>>> = {
-  run: async () => (await import("./run.ts")).registerRun,
-  config: async () => (await import("./config.ts")).registerConfig,
+  run: async () => (await import("./run-command.ts")).registerRun,
+  config: async () => (await import("./config-command.ts")).registerConfig,
   net: async () => (await import("./net.ts")).registerNet,
-  lldp: async () => (await import("./lldp.ts")).registerLldp,
-  token: async () => (await import("./token.ts")).registerToken,
+  lldp: async () => (await import("./lldp-command.ts")).registerLldp,
+  token: async () => (await import("./token-command.ts")).registerToken,
   reach: async () => (await import("./reach.ts")).registerReach,
   inventory: async () => (await import("./inventory.ts")).registerInventory,
-  bmc: async () => (await import("./bmc.ts")).registerBmc,
+  bmc: async () => (await import("./bmc-command.ts")).registerBmc,
   disk: async () => (await import("./disk.ts")).registerDisk,
-  image: async () => (await import("./image.ts")).registerImage,
+  image: async () => (await import("./image-command.ts")).registerImage,
   kconfig: async () => (await import("./kconfig.ts")).registerKconfig,
-  status: async () => (await import("./status.ts")).registerStatus,
-  clock: async () => (await import("./clock.ts")).registerClock,
-  watchdog: async () => (await import("./watchdog.ts")).registerWatchdog,
-  version: async () => (await import("./version.ts")).registerVersion,
+  status: async () => (await import("./status-command.ts")).registerStatus,
+  clock: async () => (await import("./clock-command.ts")).registerClock,
+  watchdog: async () => (await import("./watchdog-command.ts")).registerWatchdog,
+  version: async () => (await import("./version-command.ts")).registerVersion,
 };
 
 /** The registrars a command line needs: its command's alone, or every one (in the table's order). */

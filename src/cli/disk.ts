@@ -5,13 +5,13 @@
 import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { exitCodeFor } from "../exit-codes.ts";
-import { humanBytes, type DiskFacts } from "../machine/disk/facts.ts";
+import { humanBytes, type DiskFacts } from "../machine/disk/disk-facts.ts";
 import { parseLayoutFile } from "../machine/disk/layout-file.ts";
 import { planLayout, stepLine } from "../machine/disk/layout-plan.ts";
 import { unmountLayout, writeFstab } from "../machine/disk/layout-run.ts";
 import { systemDiskIo } from "../machine/disk/io.ts";
-import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../machine/disk/stages.ts";
-import { readDisks } from "../machine/disk/sysfs.ts";
+import { applyAllocationLayout, inventoryDisks, TARGET_ROOT, wipeMachineDisks } from "../machine/disk/disk-stages.ts";
+import { readDisks } from "../machine/disk/disk-sysfs.ts";
 import { WipeFailedError, type WipeReport } from "../machine/disk/wipe-run.ts";
 import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import { silentLogger } from "../platform/log/logger.ts";

@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { AgentError } from "../errors.ts";
 import { evaluate } from "../kernel/kconfig/evaluate.ts";
 import { loadDotConfig, loadFragment, loadModuleSet } from "../kernel/kconfig/load.ts";
-import { failedOptions, formatTable } from "../kernel/kconfig/report.ts";
+import { failedOptions, formatTable } from "../kernel/kconfig/kconfig-report.ts";
 import type { Context } from "../platform/io/context.ts";
 
 interface CheckOptions {

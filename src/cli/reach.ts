@@ -7,12 +7,12 @@
  * address used, latency, detail or error. Exits with the first failure's code.
  */
 import type { Command } from "commander";
-import { ConnectClient } from "../clients/api/client.ts";
-import { apiVersion } from "../clients/api/version.ts";
-import { fetchBootConfig, type BootFetch } from "../clients/metal-boot/client.ts";
-import { machineId } from "../clients/metal-boot/uuid.ts";
+import { ConnectClient } from "../clients/api/connect-client.ts";
+import { apiVersion } from "../clients/api/api-version.ts";
+import { fetchBootConfig, type BootFetch } from "../clients/metal-boot/metal-boot-client.ts";
+import { machineId } from "../clients/metal-boot/machine-uuid.ts";
 import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
-import { HttpClient } from "../clients/http/client.ts";
+import { HttpClient } from "../clients/http/http-client.ts";
 import { cachePath, probeCacheBase } from "../clients/image-cache/cache.ts";
 import { probeOneImage } from "../clients/image-cache/probe.ts";
 import { compose } from "../agent/compose.ts";

@@ -4,7 +4,7 @@ import type { DeviceAlias } from "./coldplug.ts";
 import { readBoundedTextSync } from "../platform/fs/read-bounded.ts";
 import { errnoOfError } from "../platform/sys/errno.ts";
 import * as libc from "../platform/sys/syscalls.ts";
-import { LINUX_REBOOT_CMD_CAD_OFF, LINUX_REBOOT_CMD_HALT, LINUX_REBOOT_CMD_POWER_OFF, LINUX_REBOOT_CMD_RESTART, reboot } from "../platform/sys/reboot.ts";
+import { LINUX_REBOOT_CMD_CAD_OFF, LINUX_REBOOT_CMD_HALT, LINUX_REBOOT_CMD_POWER_OFF, LINUX_REBOOT_CMD_RESTART, reboot } from "../platform/sys/reboot-syscall.ts";
 import { readKernelFacts } from "./kernel-facts.ts";
 import { BUSYBOX } from "./paths.ts";
 import { debugShellArgv } from "./debug-shell.ts";

@@ -40,7 +40,7 @@
  */
 import { AgentError } from "../errors.ts";
 import { isRetryableStreamFailure, statusRetry } from "../clients/http/classify.ts";
-import type { HttpClient, HttpStream } from "../clients/http/client.ts";
+import type { HttpClient, HttpStream } from "../clients/http/http-client.ts";
 import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../clients/http/retry.ts";
 import { every, realTimers, type Timers } from "../platform/io/timers.ts";
 import type { Checksum } from "../clients/image-cache/checksum.ts";

@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import { ensureBootOrder, type BootOrderInput, type BootOrderOutcome } from "./efi/ensure-boot-order.ts";
 import type { MachineAllocation, MachineNic } from "../gen/metalstack/api/v2/machine_pb.ts";
-import type { HttpClient } from "../clients/http/client.ts";
+import type { HttpClient } from "../clients/http/http-client.ts";
 import type { RetryPolicy } from "../clients/http/retry.ts";
 import type { Logger } from "../platform/log/logger.ts";
 import type { SecretSet } from "../platform/log/redact.ts";
@@ -23,7 +23,7 @@ import type { OciConfigs } from "./oci/credentials.ts";
 import { installOciImage } from "./oci/pull.ts";
 import type { CarriedInstaller } from "./carried-installer.ts";
 import { runInstaller, type InstallerResult } from "./installer.ts";
-import { generateConsolePassword } from "./password.ts";
+import { generateConsolePassword } from "./console-password.ts";
 import { writeContract } from "./write-contract.ts";
 
 export interface InstallInput {

@@ -1,6 +1,6 @@
 /**
  * Boots the installed OS: kexec_file_load(2) of boot-info's kernel, initrd and cmdline
- * (src/platform/sys/kexec.ts), then the target is unmounted cleanly (the caller's unmount, from
+ * (src/platform/sys/kexec-syscall.ts), then the target is unmounted cleanly (the caller's unmount, from
  * the disks stage) and synced, then reboot(LINUX_REBOOT_CMD_KEXEC). The kernel is
  * loaded *before* the unmount: the fds need the files, the jump needs clean
  * filesystems. When the kernel refuses kexec (lockdown: EPERM, no kexec: ENOSYS,
@@ -11,8 +11,8 @@
 import { AgentError } from "../errors.ts";
 import { errnoName } from "../platform/sys/errno.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
-import { kexecArgs, type KexecSys } from "../platform/sys/kexec.ts";
-import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../platform/sys/reboot.ts";
+import { kexecArgs, type KexecSys } from "../platform/sys/kexec-syscall.ts";
+import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../platform/sys/reboot-syscall.ts";
 import type { BootInfo } from "./boot-info.ts";
 
 /** errnos that mean "this kernel will not kexec" (fall back to a reboot), by kexec_file_load(2). */

@@ -66,7 +66,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
  */
 export const LAB_LAYERS: Readonly<Record<string, number>> = {
   "wait.ts": 0,
-  "console.ts": 0,
+  "serial-console.ts": 0,
   "qemu.ts": 0,
   "ovmf.ts": 0,
   "vmlinux.ts": 0,
@@ -77,7 +77,7 @@ export const LAB_LAYERS: Readonly<Record<string, number>> = {
   bmc: 0,
   rig: 1,
   "ntp.ts": 1,
-  "dns.ts": 1,
+  "dnsmasq.ts": 1,
   "timeline.ts": 1,
   "liveliness-summary.ts": 1,
   "kernel.ts": 1,
@@ -191,4 +191,13 @@ test("src/ never imports lab/ (the lab drives the agent, not the other way round
       .map((d) => `${relative(SRC, f)} -> ${relative(LAB, d)}`),
   );
   expect(intoLab).toEqual([]);
+});
+
+test("every file name occurs once across src/ and lab/ (systemd's rule: a name says which file)", () => {
+  const byName = new Map<string, string[]>();
+  for (const f of [...sources(SRC), ...sources(LAB)]) {
+    const name = f.slice(f.lastIndexOf("/") + 1);
+    byName.set(name, [...(byName.get(name) ?? []), relative(resolve(SRC, ".."), f)]);
+  }
+  expect([...byName.values()].filter((fs) => fs.length > 1)).toEqual([]);
 });

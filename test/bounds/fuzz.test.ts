@@ -8,20 +8,20 @@
  * bare exception. A failing case prints its seed and index to replay it.
  */
 import { describe, expect, test } from "bun:test";
-import { ConnectClient } from "../../src/clients/api/client.ts";
+import { ConnectClient } from "../../src/clients/api/connect-client.ts";
 import { parseConnectError } from "../../src/clients/api/connect-error.ts";
 import { decoder, procedureOf } from "../../src/clients/api/rpc.ts";
 import { HealthService } from "../../src/gen/metalstack/api/v2/health_pb.ts";
 import { VersionService } from "../../src/gen/metalstack/api/v2/version_pb.ts";
 import { BootService } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventService } from "../../src/gen/metalstack/infra/v2/event_pb.ts";
-import { fetchBootConfig } from "../../src/clients/metal-boot/client.ts";
+import { fetchBootConfig } from "../../src/clients/metal-boot/metal-boot-client.ts";
 import { parseChecksumFile } from "../../src/clients/image-cache/checksum.ts";
 import { Lz4Error, lz4Decoder } from "../../src/install/lz4-frame.ts";
 import { spawnSync } from "node:child_process";
 import { runCli } from "../../src/cli/program.ts";
 import { AgentError, toAgentError } from "../../src/errors.ts";
-import type { HttpClient, HttpResponse, HttpStream } from "../../src/clients/http/client.ts";
+import type { HttpClient, HttpResponse, HttpStream } from "../../src/clients/http/http-client.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { captureContext } from "../helpers/capture.ts";
 import { envelope } from "./hostile.ts";

@@ -5,7 +5,7 @@
  * (and with it all shipping) forever.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { ERROR_BODY_CAP } from "../../src/clients/http/client.ts";
+import { ERROR_BODY_CAP } from "../../src/clients/http/http-client.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { lokiTransport } from "../../src/ops/remote-log/transport.ts";
 import { BLOCK_64K, endless, hostile, trickle, type Behaviour, type Hostile } from "./hostile.ts";

@@ -14,7 +14,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Outcome } from "../../lab/console.ts";
+import type { Outcome } from "../../lab/serial-console.ts";
 import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
 import { SERVICE_ADDR } from "../../lab/plan.ts";
 import { labMissing } from "../../lab/prereqs.ts";

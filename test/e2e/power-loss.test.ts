@@ -25,7 +25,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOT_SERVER_URL, ChainLab, type RunningMachine } from "../../lab/chain/chain-lab.ts";
-import { chunkLines, records, type AgentRecord } from "../../lab/console.ts";
+import { chunkLines, records, type AgentRecord } from "../../lab/serial-console.ts";
 import { installMedia } from "../../lab/install-media.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
 import { KVER, LAB_INITRD } from "../../lab/kernel.ts";

@@ -3,8 +3,8 @@ import { AgentError } from "../../src/errors.ts";
 import { bootInstalled } from "../../src/install/kexec.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
-import type { KexecArgs, KexecSys } from "../../src/platform/sys/kexec.ts";
-import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../../src/platform/sys/reboot.ts";
+import type { KexecArgs, KexecSys } from "../../src/platform/sys/kexec-syscall.ts";
+import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../../src/platform/sys/reboot-syscall.ts";
 
 function recorder(opts: { loadErrno?: number; openErrno?: Record<string, number>; rebootErrno?: number } = {}) {
   const calls: string[] = [];

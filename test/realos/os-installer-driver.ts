@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node
 import { join } from "node:path";
 import { AgentError } from "../../src/errors.ts";
 import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { HttpClient } from "../../src/clients/http/client.ts";
+import { HttpClient } from "../../src/clients/http/http-client.ts";
 import { readCarriedInstaller } from "../../src/install/carried-installer.ts";
 import { installOs } from "../../src/install/install.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";

@@ -1,13 +1,13 @@
 /**
  * What the boot stage hands the rest of the flow, fresh from metal-boot
- * (src/agent/flow/metal-boot.ts) or resumed from handoff.json (src/agent/flow/resume.ts), in one
+ * (src/agent/flow/metal-boot-stage.ts) or resumed from handoff.json (src/agent/flow/resume.ts), in one
  * shape: metal-boot's answer, the network the boot went over, the clock as the last
  * check left it, and the CAs trusted from then on. The stages after it get services
  * whose HTTP client is derived from these facts here, and nowhere else.
  */
 import type { Boot } from "../../clients/metal-boot/boot.ts";
 import type { ClockState } from "../../ops/clock/sync.ts";
-import type { HttpClient, TrustedCa } from "../../clients/http/client.ts";
+import type { HttpClient, TrustedCa } from "../../clients/http/http-client.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import type { Services } from "./services.ts";
 

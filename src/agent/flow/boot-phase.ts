@@ -5,15 +5,15 @@
  * provision phase needs: the boot facts, the services whose HTTP client trusts the
  * boot's CAs (a type of its own: boot-facts.ts BootedServices), the apiserver client.
  */
-import type { MachineId } from "../../clients/metal-boot/uuid.ts";
+import type { MachineId } from "../../clients/metal-boot/machine-uuid.ts";
 import type { Config } from "../../config/config.ts";
-import { api as apiStage, connectApi, type Api } from "./api.ts";
+import { api as apiStage, connectApi, type Api } from "./api-stage.ts";
 import { afterBoot, type BootFacts, type BootedServices } from "./boot-facts.ts";
-import { clock as clockStage } from "./clock.ts";
-import { handoff } from "./handoff.ts";
-import { image } from "./image.ts";
-import { metalBoot } from "./metal-boot.ts";
-import { network } from "./network.ts";
+import { clock as clockStage } from "./clock-stage.ts";
+import { handoff } from "./handoff-stage.ts";
+import { image } from "./image-stage.ts";
+import { metalBoot } from "./metal-boot-stage.ts";
+import { network } from "./network-stage.ts";
 import { resume } from "./resume.ts";
 import type { Services } from "./services.ts";
 import type { StageRun } from "./stage-run.ts";

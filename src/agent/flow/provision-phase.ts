@@ -9,14 +9,14 @@ import type { LldpSession } from "../../network/lldp/neighbour.ts";
 import { bootInstalled } from "../../install/kexec.ts";
 import { machineNics } from "../provision/register.ts";
 import type { Booted } from "./boot-phase.ts";
-import { install } from "./install.ts";
-import { installed } from "./installed.ts";
-import { layout } from "./layout.ts";
-import { lldp } from "./lldp.ts";
-import { plannedReboot } from "./reboot.ts";
-import { register } from "./register.ts";
+import { install } from "./install-stage.ts";
+import { installed } from "./installed-stage.ts";
+import { layout } from "./layout-stage.ts";
+import { lldp } from "./lldp-stage.ts";
+import { plannedReboot } from "./reboot-stage.ts";
+import { register } from "./register-stage.ts";
 import { DISK_HOLD_MS, type StageRun } from "./stage-run.ts";
-import { wait } from "./wait.ts";
+import { wait } from "./wait-stage.ts";
 
 export interface ProvisionStart {
   /** false: resumed at wait, Register ran in an earlier run. */

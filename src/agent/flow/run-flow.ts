@@ -4,20 +4,20 @@
  * resumed from handoff.json) returns `Booted`, and provision (provision-phase.ts:
  * register, wipe, wait, layout, install, InstallationSucceeded, kexec) starts from it
  * alone. LLDP starts first (it collects while the network comes up). Where the flow
- * starts is decided once (start.ts): "boot" skips the bring-up (done by hand), a resume
+ * starts is decided once (flow-start.ts): "boot" skips the bring-up (done by hand), a resume
  * at "register" or "wait" reads the boot facts instead of running the stages up to the
  * hand-off. A TLS error is explained by the clock the run last checked.
  */
-import { machineId } from "../../clients/metal-boot/uuid.ts";
+import { machineId } from "../../clients/metal-boot/machine-uuid.ts";
 import { explainClockTls } from "../../ops/clock/tls-hint.ts";
 import type { Config } from "../../config/config.ts";
 import { toAgentError } from "../../errors.ts";
 import { boot, resumed, type IdRead } from "./boot-phase.ts";
-import { lldp } from "./lldp.ts";
+import { lldp } from "./lldp-stage.ts";
 import { provision } from "./provision-phase.ts";
 import type { Services } from "./services.ts";
 import { StageRun } from "./stage-run.ts";
-import { FRESH, type Start } from "./start.ts";
+import { FRESH, type Start } from "./flow-start.ts";
 
 export { DISK_HOLD_MS, STAGE_HOLD_MS } from "./stage-run.ts";
 

@@ -9,13 +9,13 @@
  * stage decides.
  */
 import type { LldpInterface, LldpSession } from "../../network/lldp/neighbour.ts";
-import type { HttpClient } from "../../clients/http/client.ts";
+import type { HttpClient } from "../../clients/http/http-client.ts";
 import type { CarriedInstaller } from "../../install/carried-installer.ts";
 import type { InstallInput, InstallOutput } from "../../install/install.ts";
 import type { Inventory } from "../../machine/inventory/map.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import type { Operations } from "../operations/operations.ts";
-import type { KexecSys } from "../../platform/sys/kexec.ts";
+import type { KexecSys } from "../../platform/sys/kexec-syscall.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";
 import type { BmcStages } from "../../machine/bmc/in-band.ts";
 import type { DiskStages, MountedTarget } from "../../machine/disk/machine-disks.ts";
@@ -62,7 +62,7 @@ export interface Services {
   readonly carriedInstaller: CarriedInstaller;
   /** Streams the image onto the target and runs its installer (src/install installOs). */
   readonly installOs: (i: InstallInput) => Promise<InstallOutput>;
-  /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec.ts linuxKexec): kexec into the installed OS, the planned reboot. */
+  /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec-syscall.ts linuxKexec): kexec into the installed OS, the planned reboot. */
   readonly kexecSys: KexecSys;
 }
 

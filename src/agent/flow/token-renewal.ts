@@ -10,7 +10,7 @@
  */
 import type { Bearer } from "../../clients/api/bearer.ts";
 import type { Boot } from "../../clients/metal-boot/boot.ts";
-import { fetchBootConfig } from "../../clients/metal-boot/client.ts";
+import { fetchBootConfig } from "../../clients/metal-boot/metal-boot-client.ts";
 import { MachineToken } from "../../clients/metal-boot/machine-token.ts";
 import { toAgentError } from "../../errors.ts";
 import { writePrivateFile } from "../../platform/fs/private-file.ts";

@@ -21,7 +21,7 @@
  * here throws into the flow: every part reports into its log line and the status file
  * instead.
  */
-import { eventTypeName } from "../../clients/api/events.ts";
+import { eventTypeName } from "../../clients/api/event-reporter.ts";
 import type { TokenInfo } from "../../clients/metal-boot/token.ts";
 import type { Config } from "../../config/config.ts";
 import { MachineProvisioningEventType } from "../../gen/metalstack/api/v2/machine_pb.ts";
@@ -31,15 +31,15 @@ import { parseNtpServer, type NtpServer } from "../../config/ntp-servers.ts";
 import { syncClock, type ClockDeps, type ClockState } from "../../ops/clock/sync.ts";
 import { planReboot, waitBound, type PlannedReboot } from "../../ops/reboot/planned.ts";
 import { prepareForReboot } from "../../ops/reboot/prepare.ts";
-import type { Logging } from "../../ops/remote-log/config.ts";
+import type { Logging } from "../../ops/remote-log/remote-log-config.ts";
 import { LogShipper } from "../../ops/remote-log/shipper.ts";
-import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../../ops/remote-log/start.ts";
+import { logShipperChanges, startRemoteLog, type RemoteLogDeps } from "../../ops/remote-log/start-remote-log.ts";
 import type { WipeReport } from "../../machine/disk/wipe-run.ts";
 import { clockSection, remoteLogSection, watchdogSection, wipeSection } from "../../ops/status/sections.ts";
 import { StatusWriter, type StatusDoc } from "../../ops/status/status-file.ts";
 import type { StageName } from "../../config/stages.ts";
 import type { WatchdogSetting } from "../../config/watchdog-setting.ts";
-import { startWatchdog, type WatchdogDeps } from "../../ops/watchdog/start.ts";
+import { startWatchdog, type WatchdogDeps } from "../../ops/watchdog/start-watchdog.ts";
 import { Watchdog } from "../../ops/watchdog/watchdog.ts";
 import { silentLogger } from "../../platform/log/logger.ts";
 import { hangForever } from "./hang.ts";

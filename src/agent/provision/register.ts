@@ -6,7 +6,7 @@
  * ConnectMachineWithSwitches, predefined_rules.proto) and what this machine sent.
  */
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import type { ConnectClient } from "../../clients/api/client.ts";
+import type { ConnectClient } from "../../clients/api/connect-client.ts";
 import { ConnectError, type ConnectCode } from "../../clients/api/connect-error.ts";
 import { callUnary, procedureOf } from "../../clients/api/rpc.ts";
 import { AgentError, toAgentError } from "../../errors.ts";

@@ -1,7 +1,7 @@
 /**
  * The Authorization credential of the apiserver client, renewable: the machine token from
  * metal-boot lives 3 days (metal-stack/pixie@8b0f1da5 pixiecore/http.go:240-245), a wait may
- * outlive it, and the apiserver then answers `unauthenticated`. The client (client.ts) asks
+ * outlive it, and the apiserver then answers `unauthenticated`. The client (connect-client.ts) asks
  * `renew` once after such an answer; the holder renews only a token that had worked (an
  * expiry, not a wrong token), and reports a renewal another call made meanwhile as done.
  */

@@ -20,7 +20,7 @@ import {
   type MessageShape,
 } from "@bufbuild/protobuf";
 import { BadAnswerError } from "../http/bad-answer.ts";
-import type { CallOptions, ConnectClient, Decode, UnaryResult } from "./client.ts";
+import type { CallOptions, ConnectClient, Decode, UnaryResult } from "./connect-client.ts";
 
 /** "metalstack.infra.v2.BootService/Register" */
 export const procedureOf = (m: { parent: { typeName: string }; name: string }): string => `${m.parent.typeName}/${m.name}`;

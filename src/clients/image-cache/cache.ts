@@ -7,7 +7,7 @@
  * under the cache base. Pure except `probeCacheBase`.
  */
 import { AgentError } from "../../errors.ts";
-import type { HttpClient } from "../http/client.ts";
+import type { HttpClient } from "../http/http-client.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 
 /** A path ("debian/12/img.tar.lz4" or "/metal-os/...") under the cache base, the base's own path kept as a prefix. */

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { AgentError } from "../../errors.ts";
-import type { HttpClient } from "../http/client.ts";
+import type { HttpClient } from "../http/http-client.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 import type { Checksum } from "./checksum.ts";
 import { fetchSidecars } from "./sidecar.ts";

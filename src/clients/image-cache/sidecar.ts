@@ -10,7 +10,7 @@
  */
 import { AgentError } from "../../errors.ts";
 import type { ErrorCode } from "../../exit-codes.ts";
-import type { HttpClient } from "../http/client.ts";
+import type { HttpClient } from "../http/http-client.ts";
 import { parseChecksumFile, type Checksum, type ChecksumAlgo } from "./checksum.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 

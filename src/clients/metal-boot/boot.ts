@@ -1,7 +1,7 @@
 /** What the boot stage (metal-boot) gives the rest of the flow; the token itself stays in `token` (never printed). */
 import type { MetalConfig } from "./config-schema.ts";
 import type { MachineToken } from "./machine-token.ts";
-import type { UuidSource } from "./uuid.ts";
+import type { UuidSource } from "./machine-uuid.ts";
 
 export interface Boot {
   readonly uuid: string;

@@ -14,7 +14,7 @@
  * with credentials, pulls the registry URL rather than the image): read for the contract only.
  */
 import { AgentError } from "../../errors.ts";
-import type { HttpClient } from "../../clients/http/client.ts";
+import type { HttpClient } from "../../clients/http/http-client.ts";
 import type { RetryPolicy } from "../../clients/http/retry.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";

@@ -9,7 +9,7 @@
  * is given (every log line is scrubbed of its values).
  */
 import { AgentError } from "../../errors.ts";
-import type { HttpClient, HttpResponse } from "../../clients/http/client.ts";
+import type { HttpClient, HttpResponse } from "../../clients/http/http-client.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";

@@ -11,7 +11,7 @@ import { moduleNameOfFile } from "../kmod/names.ts";
 import { parseDotConfig } from "./dotconfig.ts";
 import { evaluate, type Report } from "./evaluate.ts";
 import type { Fragment } from "./fragment.ts";
-import { failedOptions } from "./report.ts";
+import { failedOptions } from "./kconfig-report.ts";
 
 /** What the shell read. */
 export interface RunningKernelFacts {

@@ -11,7 +11,7 @@
  * loop): every failure becomes a note, and what was read is reported.
  */
 import type { Ipmitool } from "./ipmitool.ts";
-import { BMC_PASSWORD_MAX, metalPassword, passwordProblem, type RandomBytes } from "./password.ts";
+import { BMC_PASSWORD_MAX, metalPassword, passwordProblem, type RandomBytes } from "./bmc-password.ts";
 import { PASSWORD_TEST_FAILED, PASSWORD_TEST_WRONG_SIZE, passwordFieldHex, rawCompletionCode, setUserPasswordLine } from "./set-user-password.ts";
 import { parseBmcInfo, parseFru, parseLanPrint, type FruReading, type LanReading } from "./reading.ts";
 import { parseUserList } from "./user-list.ts";

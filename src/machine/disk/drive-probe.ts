@@ -6,7 +6,7 @@
  * drive's own methods.
  */
 import { parseHdparmIdentify } from "./ata-id.ts";
-import type { DiskFacts } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
 import type { DiskIo } from "./io.ts";
 import { parseNvmeCaps, type NvmeCaps } from "./nvme-id.ts";
 import { parseScsiOpcodes } from "./scsi-id.ts";

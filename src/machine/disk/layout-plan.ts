@@ -18,7 +18,7 @@
  * the table is created with `--clear`; layouts that cannot fit are refused up front.
  */
 import { AgentError } from "../../errors.ts";
-import { MIB, partitionPath, type DiskFacts } from "./facts.ts";
+import { MIB, partitionPath, type DiskFacts } from "./disk-facts.ts";
 import {
   createOptionsRule,
   devicePathRule,

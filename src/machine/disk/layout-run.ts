@@ -8,7 +8,7 @@ import { AgentError } from "../../errors.ts";
 import type { FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";
-import type { DiskFacts } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
 import type { DiskIo } from "./io.ts";
 import { planLayout, stepLine, type LayoutPlan, type LayoutStep, type PlannedFilesystem } from "./layout-plan.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The disks stages of the built-in flow on this machine's disks (stages.ts), guarded:
+ * The disks stages of the built-in flow on this machine's disks (disk-stages.ts), guarded:
  * they run only from the agent's initramfs (guard.ts). The wipe before Waiting, its
  * bound (wipe-bound.ts, the watchdog is held that long), and the allocation's layout,
  * mounted, with what the installed system needs from it afterwards (its fstab) and a
@@ -11,8 +11,8 @@ import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { refuseOutsideInitramfs } from "./guard.ts";
 import { systemDiskIo } from "./io.ts";
 import { unmountLayout, writeFstab } from "./layout-run.ts";
-import { applyAllocationLayout, wipeMachineDisks } from "./stages.ts";
-import { readDisks } from "./sysfs.ts";
+import { applyAllocationLayout, wipeMachineDisks } from "./disk-stages.ts";
+import { readDisks } from "./disk-sysfs.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, wipeBoundMs } from "./wipe-bound.ts";
 import { probeDrive } from "./drive-probe.ts";
 import type { WipeMode } from "./wipe-plan.ts";

@@ -15,7 +15,7 @@
  */
 import type { Logger } from "../../platform/log/logger.ts";
 import { parseAtaSanitizeStatus, parseAtaSecurity, type AtaSecurity } from "./ata-id.ts";
-import type { DiskFacts } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
 import type { DiskIo, ToolResult } from "./io.ts";
 import type { SanitizeAction } from "./wipe-plan.ts";
 import { lastLines, MethodFailed, pollUntilDone, tool, withHeartbeat } from "./wipe-step.ts";

@@ -4,7 +4,7 @@
  * overwrite of a large disk is never cut by a reset while a stuck wipe still is). Pure.
  */
 import type { AtaCaps } from "./ata-id.ts";
-import { MIB, type DiskFacts } from "./facts.ts";
+import { MIB, type DiskFacts } from "./disk-facts.ts";
 import type { NvmeCaps } from "./nvme-id.ts";
 import type { ScsiCaps } from "./scsi-id.ts";
 import { driveKind, FAST_ERASE_MINUTES, planWipe, type DriveCaps, type WipeMethod, type WipeMode } from "./wipe-plan.ts";

@@ -19,7 +19,7 @@
  * they reach the sectors the drive has remapped.
  */
 import type { AtaCaps } from "./ata-id.ts";
-import type { DiskFacts } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
 import type { NvmeCaps } from "./nvme-id.ts";
 import type { ScsiCaps } from "./scsi-id.ts";
 

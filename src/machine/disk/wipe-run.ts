@@ -8,7 +8,7 @@
 import { AgentError } from "../../errors.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";
-import { humanBytes, MIB, type DiskFacts } from "./facts.ts";
+import { humanBytes, MIB, type DiskFacts } from "./disk-facts.ts";
 import type { DiskIo } from "./io.ts";
 import { parseSanitizeLog, type NvmeCaps } from "./nvme-id.ts";
 import { probeDrive } from "./drive-probe.ts";

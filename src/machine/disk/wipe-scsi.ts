@@ -6,7 +6,7 @@
  * the progress, until nothing is in progress any more.
  */
 import type { Logger } from "../../platform/log/logger.ts";
-import type { DiskFacts } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
 import type { DiskIo } from "./io.ts";
 import { parseRequestSense } from "./scsi-id.ts";
 import type { SanitizeAction } from "./wipe-plan.ts";

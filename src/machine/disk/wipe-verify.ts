@@ -4,8 +4,8 @@
  * method promises it, the first and last MiB read as zeroes. Returns the problems
  * found (empty: verified).
  */
-import type { DiskFacts } from "./facts.ts";
-import { MIB } from "./facts.ts";
+import type { DiskFacts } from "./disk-facts.ts";
+import { MIB } from "./disk-facts.ts";
 import type { DiskIo } from "./io.ts";
 
 export interface VerifyOptions {

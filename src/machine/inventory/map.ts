@@ -27,8 +27,8 @@
 import { isMac } from "../../platform/ids/mac.ts";
 import type { NetworkSummary } from "../../network/net/summary.ts";
 import { parseCpuinfo } from "./cpuinfo.ts";
-import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
-import { NOT_DISKS } from "../disk/sysfs.ts";
+import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./inventory-facts.ts";
+import { NOT_DISKS } from "../disk/disk-sysfs.ts";
 import { parsePciIds, pciNames, type PciIds } from "./pci-ids.ts";
 import { pciVendorName } from "./pci-vendors.ts";
 import { registeredMemory, type MemorySource } from "./registered-memory.ts";

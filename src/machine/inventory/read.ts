@@ -1,5 +1,5 @@
 /**
- * Reads the inventory's raw facts (facts.ts) from /proc and /sys: the imperative
+ * Reads the inventory's raw facts (inventory-facts.ts) from /proc and /sys: the imperative
  * shell around map.ts. Nothing here runs a program: the initramfs has none of the
  * tools systeminformation shells out to for CPUs (lscpu, dmidecode), disks (lsblk),
  * BIOS (dmidecode, or `cat` through /bin/sh), GPUs (lspci) and NIC details (`cat`
@@ -11,7 +11,7 @@
 import { readdir, realpath } from "node:fs/promises";
 import { readBoundedText } from "../../platform/fs/read-bounded.ts";
 import { join } from "node:path";
-import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./facts.ts";
+import type { BlockFacts, NetFacts, PciFacts, RawFacts } from "./inventory-facts.ts";
 import { readMemoryFacts } from "./memory.ts";
 
 export interface FactSources {

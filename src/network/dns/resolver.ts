@@ -15,7 +15,7 @@
 import dgram from "node:dgram";
 import { isIP } from "node:net";
 import { DnsError, type ServerFailure } from "./dns-error.ts";
-import { decodeResponse, encodeQuery, hostLabels, TYPE_A, TYPE_AAAA, type DnsResponse } from "./message.ts";
+import { decodeResponse, encodeQuery, hostLabels, TYPE_A, TYPE_AAAA, type DnsResponse } from "./dns-message.ts";
 import { verdict } from "./verdict.ts";
 
 export const DNS_TIMEOUT_MS = 1_000;

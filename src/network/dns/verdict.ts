@@ -7,7 +7,7 @@
  *   a truncated answer without records (the agent asks over UDP only), or a response
  *   that does not answer our question (wrong id or question: ignored as a stray).
  */
-import { RCODE, type DnsResponse } from "./message.ts";
+import { RCODE, type DnsResponse } from "./dns-message.ts";
 
 export type Verdict =
   | { readonly kind: "addresses"; readonly addresses: readonly string[] }

@@ -11,7 +11,7 @@ import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import type { Body } from "../netlink/message.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";
 import { selectInterfaces, unmatchedSelectors, type LinkFacts } from "./select.ts";
-import { sysfsHasDevice } from "./sysfs.ts";
+import { sysfsHasDevice } from "./net-sysfs.ts";
 
 export interface SelectOptions {
   readonly selectors: readonly NicSelector[];

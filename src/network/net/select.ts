@@ -1,6 +1,6 @@
 /**
  * Which interfaces the agent brings up. Pure: takes the kernel's links and a
- * predicate "has a `device` link in sysfs" (sysfs.ts gives the real one, tests a
+ * predicate "has a `device` link in sysfs" (net-sysfs.ts gives the real one, tests a
  * fake root). Without an allow-list: physical NICs only (a `device` link; never lo,
  * bridges, bonds, veths, tunnels, VLANs). With METAL_NICS: exactly the listed
  * names or MACs (how tests select veths). Nothing else is touched.

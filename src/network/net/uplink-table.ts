@@ -4,7 +4,7 @@
  * that long: it dumps links, addresses and routes, finds the uplinks (uplinks.ts),
  * writes what changed of their tables and rules over rtnetlink (uplink-routing.ts) and
  * returns the uplinks whose routing is in place, in order. The HTTP clients bind each connection to one of them
- * (clients/http/client.ts). An uplink comes when its NIC has carrier, a usable address
+ * (clients/http/http-client.ts). An uplink comes when its NIC has carrier, a usable address
  * and a router, and goes when one of them goes; each change is one `net.uplink` line.
  * A routing write that fails is a warning (`net.uplink.routing`) and that uplink is
  * not offered: the machine still has the main table.

@@ -8,7 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
-import { RTC_DEVICE, setRtc, setSystemClock } from "../../platform/sys/clock.ts";
+import { RTC_DEVICE, setRtc, setSystemClock } from "../../platform/sys/clock-syscall.ts";
 import { errnoName as errnoText } from "../../platform/sys/errno.ts";
 import { decideClock, describeOffset, type ClockDecision, type ServerOutcome } from "./decide.ts";
 import { DEFAULT_SNTP_POLICY, queryServers, realSntpEnv, type SntpEnv, type SntpPolicy } from "./sntp-client.ts";

@@ -8,14 +8,14 @@
  * can carry them.
  *
  * undici is imported as "undici/index.js" (a bare "undici" resolves to Bun's built-in
- * stand-in, which ignores `dispatcher`; see src/clients/http/client.ts).
+ * stand-in, which ignores `dispatcher`; see src/clients/http/http-client.ts).
  */
 import { Agent, buildConnector } from "undici/index.js";
-import { ERROR_BODY_CAP, readCapped } from "../../clients/http/client.ts";
+import { ERROR_BODY_CAP, readCapped } from "../../clients/http/http-client.ts";
 import type { UplinkConnector } from "../../clients/http/uplink-connect.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
-import type { LokiTarget } from "./config.ts";
+import type { LokiTarget } from "./remote-log-config.ts";
 import type { PushFn } from "./shipper.ts";
 
 export interface TransportOptions {

@@ -9,7 +9,7 @@
  */
 import { errnoName } from "../../platform/sys/errno.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
-import type { WatchdogDevice } from "../../platform/sys/watchdog.ts";
+import type { WatchdogDevice } from "../../platform/sys/watchdog-device.ts";
 
 export interface WatchdogStatus {
   readonly state: "armed" | "off" | "closed" | "error";

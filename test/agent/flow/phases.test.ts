@@ -5,12 +5,12 @@
  * afterBoot derives the client from the boot's CAs, and nothing else changes.
  */
 import { describe, expect, test } from "bun:test";
-import { api, connectApi } from "../../../src/agent/flow/api.ts";
+import { api, connectApi } from "../../../src/agent/flow/api-stage.ts";
 import { afterBoot, type BootFacts } from "../../../src/agent/flow/boot-facts.ts";
-import { image } from "../../../src/agent/flow/image.ts";
-import { install } from "../../../src/agent/flow/install.ts";
+import { image } from "../../../src/agent/flow/image-stage.ts";
+import { install } from "../../../src/agent/flow/install-stage.ts";
 import type { Services } from "../../../src/agent/flow/services.ts";
-import type { HttpClient, TrustedCa } from "../../../src/clients/http/client.ts";
+import type { HttpClient, TrustedCa } from "../../../src/clients/http/http-client.ts";
 import type { Boot } from "../../../src/clients/metal-boot/boot.ts";
 
 const CA: TrustedCa = { pem: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", name: "metal-boot config ca" };

@@ -13,8 +13,8 @@ import { configFromCmdline } from "../../../src/config/config.ts";
 import { createLogger, logEvent } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { Operations } from "../../../src/agent/operations/operations.ts";
-import { LoggingSchema } from "../../../src/ops/remote-log/config.ts";
-import { openWatchdogDevice } from "../../../src/platform/sys/watchdog.ts";
+import { LoggingSchema } from "../../../src/ops/remote-log/remote-log-config.ts";
+import { openWatchdogDevice } from "../../../src/platform/sys/watchdog-device.ts";
 import type { SntpEnv } from "../../../src/ops/clock/sntp-client.ts";
 import { standinAnswer, YEAR_MS, type StandinMode } from "../../integration/clock/sntp-standin.ts";
 import { startLoki } from "../../../lab/standins/loki.ts";
@@ -128,7 +128,7 @@ describe("the operations services through a run", () => {
       script,
       `import { Operations } from ${JSON.stringify(join(import.meta.dir, "../../../src/agent/operations/operations.ts"))};
 import { SecretSet } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/log/redact.ts"))};
-import { openWatchdogDevice } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/sys/watchdog.ts"))};
+import { openWatchdogDevice } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/sys/watchdog-device.ts"))};
 import { silentLogger } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/log/logger.ts"))};
 const ops = new Operations({ secrets: new SecretSet(), statusPath: ${JSON.stringify(join(dir, "hang-status.json"))} });
 const log = silentLogger();

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { connectError } from "../../../src/clients/api/connect-error.ts";
-import { EventReporter, eventTypeName } from "../../../src/clients/api/events.ts";
+import { EventReporter, eventTypeName } from "../../../src/clients/api/event-reporter.ts";
 import { decoder, encodeRequest } from "../../../src/clients/api/rpc.ts";
 import { AgentError } from "../../../src/errors.ts";
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";

@@ -1,11 +1,11 @@
 /** The transport against hostile servers on loopback, in-process with a fake retry clock: codes, messages and bounds. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
-import { HttpClient, ERROR_BODY_CAP } from "../../../src/clients/http/client.ts";
+import { HttpClient, ERROR_BODY_CAP } from "../../../src/clients/http/http-client.ts";
 import type { RetryEnv } from "../../../src/clients/http/retry.ts";
 import { AgentError } from "../../../src/errors.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
-import { ConnectClient } from "../../../src/clients/api/client.ts";
+import { ConnectClient } from "../../../src/clients/api/connect-client.ts";
 import { decoder } from "../../../src/clients/api/rpc.ts";
 import { BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { chunk, endless, envelope, hostile, trickle, type Hostile } from "../../bounds/hostile.ts";

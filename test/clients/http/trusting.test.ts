@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
 import { makeCa, makeServerCert, type Ca } from "../../../lab/standins/pki.ts";
 

@@ -5,7 +5,7 @@
  * line naming both, and the uplink that worked stays first for the next connection.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import type { LocalUplink } from "../../../src/clients/http/uplink-order.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 import { lokiTransport } from "../../../src/ops/remote-log/transport.ts";

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { fetchSidecars, strongest } from "../../../src/clients/image-cache/sidecar.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
 

@@ -2,14 +2,14 @@
  * PID 1 of the kexec e2e (compiled with `bun build --compile`, run by the initramfs'
  * /init shim after /proc is mounted): boots /kexec/vmlinuz with /kexec/initrd and the
  * cmdline from /kexec/cmdline through src/install/kexec.ts bootInstalled with the real
- * syscalls (src/platform/sys/kexec.ts). If that returns (a reboot instead of a kexec, or an
+ * syscalls (src/platform/sys/kexec-syscall.ts). If that returns (a reboot instead of a kexec, or an
  * error), it says so on the console and powers off.
  */
 import { readFileSync } from "node:fs";
 import { bootInstalled } from "../../../src/install/kexec.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { linuxKexec } from "../../../src/platform/sys/kexec.ts";
+import { linuxKexec } from "../../../src/platform/sys/kexec-syscall.ts";
 
 const log = createLogger({ level: "info", format: "json", write: (l) => process.stdout.write(l), secrets: new SecretSet() });
 const cmdline = readFileSync("/kexec/cmdline", "utf8").trim();

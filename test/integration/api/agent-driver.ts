@@ -13,7 +13,7 @@
 import { createContext, processIo } from "../../../src/platform/io/context.ts";
 import { runCli } from "../../../src/cli/program.ts";
 import { registrarsFor } from "../../../src/cli/commands.ts";
-import { registerRun } from "../../../src/cli/run.ts";
+import { registerRun } from "../../../src/cli/run-command.ts";
 import { AgentError } from "../../../src/errors.ts";
 import type { BmcStages, DiskStages } from "../../../src/agent/flow/services.ts";
 import type { LldpNeighbour, LldpSession } from "../../../src/network/lldp/neighbour.ts";

@@ -357,8 +357,8 @@ describe.skipIf(skip !== undefined)(`api suite over IPv6 in a netns${skip ? ` (s
 
 describe.skipIf(skip !== undefined)("Connect server streaming (Wait) against the stand-in", () => {
   const client = async () => {
-    const { HttpClient } = await import("../../../src/clients/http/client.ts");
-    const { ConnectClient } = await import("../../../src/clients/api/client.ts");
+    const { HttpClient } = await import("../../../src/clients/http/http-client.ts");
+    const { ConnectClient } = await import("../../../src/clients/api/connect-client.ts");
     const { silentLogger } = await import("../../../src/platform/log/logger.ts");
     const http = new HttpClient({ caBundle: st.apiCa.certFile, allowHttp: false, log: silentLogger(), retry: { attempts: 1, baseMs: 1, capMs: 1, totalMs: 1 } });
     return { http, api: new ConnectClient(http, new URL(st.urls.api), st.tokens.issue(UUID)) };

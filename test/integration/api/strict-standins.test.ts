@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { fromBinary } from "@bufbuild/protobuf";
 import { ViolationsSchema } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { ConnectClient } from "../../../src/clients/api/client.ts";
+import { ConnectClient } from "../../../src/clients/api/connect-client.ts";
 import { ConnectError } from "../../../src/clients/api/connect-error.ts";
-import { EventReporter } from "../../../src/clients/api/events.ts";
-import { apiVersion } from "../../../src/clients/api/version.ts";
+import { EventReporter } from "../../../src/clients/api/event-reporter.ts";
+import { apiVersion } from "../../../src/clients/api/api-version.ts";
 import { toAgentError } from "../../../src/errors.ts";
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { toInventory } from "../../../src/machine/inventory/map.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";

@@ -14,7 +14,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage, type ImageEnv } from "../../../src/install/image.ts";
 import { realTimers } from "../../../src/platform/io/timers.ts";

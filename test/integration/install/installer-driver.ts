@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { create, fromJson } from "@bufbuild/protobuf";
 import { MachineAllocationSchema, MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { installOs } from "../../../src/install/install.ts";

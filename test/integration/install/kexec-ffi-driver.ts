@@ -1,5 +1,5 @@
 /**
- * Calls kexec_file_load(2) through src/platform/sys/kexec.ts for real, but only inside an
+ * Calls kexec_file_load(2) through src/platform/sys/kexec-syscall.ts for real, but only inside an
  * unprivileged user namespace (`unshare --user --map-root-user`), where the kernel
  * answers EPERM before looking at the arguments (kernel/kexec_file.c: CAP_SYS_BOOT in
  * the initial user namespace). Refuses to run anywhere else. Prints the result as JSON.
@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { linuxKexec, kexecArgs } from "../../../src/platform/sys/kexec.ts";
+import { linuxKexec, kexecArgs } from "../../../src/platform/sys/kexec-syscall.ts";
 
 const uidMap = readFileSync("/proc/self/uid_map", "utf8").trim().split(/\s+/);
 if (uidMap[0] === "0" && uidMap[1] === "0" && uidMap[2] === "4294967295") {

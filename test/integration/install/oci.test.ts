@@ -15,7 +15,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentError } from "../../../src/errors.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { installImage, type ImageEnv } from "../../../src/install/image.ts";
 import { installOciImage } from "../../../src/install/oci/pull.ts";
 import { parseManifestDocument } from "../../../src/install/oci/manifest.ts";

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateConsolePassword } from "../../../src/install/password.ts";
+import { generateConsolePassword } from "../../../src/install/console-password.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { runMountNsDriver } from "../../helpers/mount-ns-driver.ts";

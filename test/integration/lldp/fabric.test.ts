@@ -9,8 +9,8 @@
  * v1 mapping (mac = Port ID) of the same neighbours is refused, naming the field.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ConnectClient } from "../../../src/clients/api/client.ts";
-import { HttpClient } from "../../../src/clients/http/client.ts";
+import { ConnectClient } from "../../../src/clients/api/connect-client.ts";
+import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { toInventory } from "../../../src/machine/inventory/map.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";

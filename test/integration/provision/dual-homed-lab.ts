@@ -83,7 +83,7 @@ export class DualHomedLab {
     }
     servers.spawn(
       "stand-ins",
-      [process.execPath, join(REPO, "lab/standins/main.ts"), "--listen", `[${SERVER}]:${PORT}`, "--state-dir", this.state, "--machine", `${UUID},fra-equ01`],
+      [process.execPath, join(REPO, "lab/standins/standins-main.ts"), "--listen", `[${SERVER}]:${PORT}`, "--state-dir", this.state, "--machine", `${UUID},fra-equ01`],
       {
         stdout: "pipe",
         stderr: "pipe",

@@ -49,7 +49,7 @@ beforeAll(async () => {
       "exec",
       leaf01.link.routerNs,
       process.execPath,
-      join(REPO, "lab/standins/main.ts"),
+      join(REPO, "lab/standins/standins-main.ts"),
       "--listen",
       `[${ADDR}]:${PORT}`,
       "--state-dir",

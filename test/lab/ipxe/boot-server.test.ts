@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "../../../lab/wait.ts";
 import { Proc } from "../../../lab/ipxe/lab-process.ts";
-import { parseRequestLog } from "../../../lab/ipxe/request-log.ts";
+import { parseRequestLog } from "../../../lab/ipxe/boot-request-log.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mhc-bootsrv-"));
 const kernel = join(work, "vmlinuz");

@@ -3,7 +3,7 @@ import { configFromCmdline } from "../../../src/config/config.ts";
 import { renderBootScript } from "../../../lab/ipxe/boot-script.ts";
 import { eui64Address, routerAddress } from "../../../lab/ipxe/eui64.ts";
 import { cmdlineFor, parseBootServerConfig, partitionFor, type Partition } from "../../../lab/ipxe/partitions.ts";
-import { parseRequestLog } from "../../../lab/ipxe/request-log.ts";
+import { parseRequestLog } from "../../../lab/ipxe/boot-request-log.ts";
 
 const A: Partition = {
   name: "lab-a",

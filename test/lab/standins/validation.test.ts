@@ -182,9 +182,9 @@ async function agentRequests(): Promise<Map<DescMessage, JsonObject>> {
     [R.input, await agentRegister()],
     [BootService.method.wait.input, json(BootService.method.wait.input, { uuid: UUID })],
     [BootService.method.superUserPassword.input, json(BootService.method.superUserPassword.input, { uuid: UUID })],
-    // src/agent/flow/installed.ts: the console password the install wrote (os-installer: 16 characters).
+    // src/agent/flow/installed-stage.ts: the console password the install wrote (os-installer: 16 characters).
     [BootService.method.installationSucceeded.input, json(BootService.method.installationSucceeded.input, { uuid: UUID, consolePassword: "aB3dE5gH7jK9mN1p" })],
-    // src/clients/api/events.ts EventReporter.send
+    // src/clients/api/event-reporter.ts EventReporter.send
     [
       EventService.method.send.input,
       json(EventService.method.send.input, {

@@ -1,5 +1,5 @@
 /** Disk facts and a fake machine for the disk tests. */
-import type { DiskFacts } from "../../../src/machine/disk/facts.ts";
+import type { DiskFacts } from "../../../src/machine/disk/disk-facts.ts";
 
 export function disk(over: Partial<DiskFacts> = {}): DiskFacts {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { AgentError } from "../../../src/errors.ts";
-import { MIB } from "../../../src/machine/disk/facts.ts";
+import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import type { ToolResult } from "../../../src/machine/disk/io.ts";
 import { fromJsonString } from "@bufbuild/protobuf";
 import { FilesystemLayoutSchema } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";

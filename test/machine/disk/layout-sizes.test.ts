@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MIB } from "../../../src/machine/disk/facts.ts";
+import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { arraySizeMiB, lvCostMiB, usableDiskMiB, vgCapacityMiB } from "../../../src/machine/disk/layout-plan.ts";
 
 describe("the sizes the layout planner checks a layout against", () => {

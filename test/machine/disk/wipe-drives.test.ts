@@ -5,7 +5,7 @@
  * feature set) the fakes stand in for, with real drives' `hdparm -I` as their state.
  */
 import { describe, expect, test } from "bun:test";
-import { MIB } from "../../../src/machine/disk/facts.ts";
+import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { WipeFailedError, wipeDisks, type WipeReport } from "../../../src/machine/disk/wipe-run.ts";
 import { MICRON, SEAGATE_OPCODES, SEAGATE_SANITIZING, WD5000 } from "./drive-vectors.ts";
 import { ataDrive, fakeHdparm, fakeSg, type FakeAtaDrive } from "./fake-drives.ts";

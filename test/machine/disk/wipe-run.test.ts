@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isAgentError } from "../../../src/errors.ts";
-import { MIB } from "../../../src/machine/disk/facts.ts";
+import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { WipeFailedError, wipeDisks } from "../../../src/machine/disk/wipe-run.ts";
 import { captureLogger } from "./log.ts";
 import { disk, fakeMachine, type FakeDev } from "./helpers.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RawFacts } from "../../../src/machine/inventory/facts.ts";
+import type { RawFacts } from "../../../src/machine/inventory/inventory-facts.ts";
 import { pciAddressOf, toInventory } from "../../../src/machine/inventory/map.ts";
 import { readFacts } from "../../../src/machine/inventory/read.ts";
 

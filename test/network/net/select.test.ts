@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as K from "../../../src/network/netlink/constants.ts";
 import { selectInterfaces, unmatchedSelectors, type LinkFacts } from "../../../src/network/net/select.ts";
-import { sysfsHasDevice } from "../../../src/network/net/sysfs.ts";
+import { sysfsHasDevice } from "../../../src/network/net/net-sysfs.ts";
 
 const root = mkdtempSync(join(tmpdir(), "mhn-sysfs-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

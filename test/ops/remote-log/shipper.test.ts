@@ -8,9 +8,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { logEvent } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { LoggingSchema } from "../../../src/ops/remote-log/config.ts";
+import { LoggingSchema } from "../../../src/ops/remote-log/remote-log-config.ts";
 import { LogShipper, type ShipperChange } from "../../../src/ops/remote-log/shipper.ts";
-import { logShipperChanges, startRemoteLog } from "../../../src/ops/remote-log/start.ts";
+import { logShipperChanges, startRemoteLog } from "../../../src/ops/remote-log/start-remote-log.ts";
 import { prepareForReboot } from "../../../src/ops/reboot/prepare.ts";
 import { startLoki, type LokiStandin } from "../../../lab/standins/loki.ts";
 import { waitFor } from "../../../lab/wait.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LoggingSchema, lokiTarget } from "../../../src/ops/remote-log/config.ts";
+import { LoggingSchema, lokiTarget } from "../../../src/ops/remote-log/remote-log-config.ts";
 import { lokiPushBody, machineLabels } from "../../../src/ops/remote-log/loki-payload.ts";
 import { DropOldestQueue } from "../../../src/ops/remote-log/ring.ts";
 

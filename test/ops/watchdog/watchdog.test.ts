@@ -7,9 +7,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openWatchdogDevice, type WatchdogDevice } from "../../../src/platform/sys/watchdog.ts";
-import { planWatchdog } from "../../../src/ops/watchdog/plan.ts";
-import { startWatchdog } from "../../../src/ops/watchdog/start.ts";
+import { openWatchdogDevice, type WatchdogDevice } from "../../../src/platform/sys/watchdog-device.ts";
+import { planWatchdog } from "../../../src/ops/watchdog/watchdog-plan.ts";
+import { startWatchdog } from "../../../src/ops/watchdog/start-watchdog.ts";
 import type { WatchdogClock } from "../../../src/ops/watchdog/watchdog.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
