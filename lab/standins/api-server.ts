@@ -84,7 +84,9 @@ async function answer(s: ApiServing, req: IncomingMessage, res: ServerResponse):
   logOnHead(s.log, req, res, r);
   try {
     if (r.path.startsWith("/_standin/")) return await answerControl(s.control, req, res, r);
-    if (s.balancer?.take()) return answerBalancer(res);
+    // The balancer's window is the machines' view: metal-boot's own boot events (logged nowhere
+    // either, logOnHead) neither count in it nor get its 503s, so its counts match the log.
+    if (r.headers["user-agent"] !== METAL_BOOT_USER_AGENT && s.balancer?.take()) return answerBalancer(res);
     await s.api(req, res, r.body);
   } catch {
     res.destroy();
