@@ -41,7 +41,7 @@ export class DualHomedLab {
   }
 
   /** The lab with the stand-ins answering and lldpd on both leaves (bounded: 30 s for the stand-ins). */
-  static async create(): Promise<DualHomedLab> {
+  static async create(o: { readonly standinArgs?: readonly string[] } = {}): Promise<DualHomedLab> {
     const s = new SwitchLab();
     let servers: NetnsRig | undefined;
     try {
@@ -49,7 +49,7 @@ export class DualHomedLab {
       s.addSwitch({ up: false });
       servers = NetnsRig.create(`mhd-${s.lab.id}-srv`, s.lab.dir, { router: false });
       const lab = new DualHomedLab(s, servers);
-      await lab.#wire();
+      await lab.#wire(o.standinArgs ?? []);
       return lab;
     } catch (e) {
       await servers?.cleanup();
@@ -63,7 +63,7 @@ export class DualHomedLab {
     return sw === this.leafA ? 1 : 2;
   }
 
-  async #wire(): Promise<void> {
+  async #wire(standinArgs: readonly string[]): Promise<void> {
     const { s, servers } = this;
     servers.addLoopback(SERVER);
     for (const sw of [this.leafA, this.leafB]) {
@@ -83,7 +83,17 @@ export class DualHomedLab {
     }
     servers.spawn(
       "stand-ins",
-      [process.execPath, join(REPO, "lab/standins/standins-main.ts"), "--listen", `[${SERVER}]:${PORT}`, "--state-dir", this.state, "--machine", `${UUID},fra-equ01`],
+      [
+        process.execPath,
+        join(REPO, "lab/standins/standins-main.ts"),
+        "--listen",
+        `[${SERVER}]:${PORT}`,
+        "--state-dir",
+        this.state,
+        "--machine",
+        `${UUID},fra-equ01`,
+        ...standinArgs,
+      ],
       {
         stdout: "pipe",
         stderr: "pipe",
@@ -148,11 +158,11 @@ export class DualHomedLab {
   }
 
   /** The whole flow in the agent netns on both NICs (bounded: 100 s), with a retry window short enough to show the old failure (15 s). */
-  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void } = {}): Promise<FlowRun> {
+  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void; readonly env?: Record<string, string> } = {}): Promise<FlowRun> {
     const { s } = this;
     const run = join(s.lab.dir, `run-${Date.now()}`);
     const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=${o.waitTimeout ?? "1s"} METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s`;
-    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}) });
+    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}), ...(o.env ? { env: o.env } : {}) });
   }
 
   /** The stand-ins' request log (none yet before the first request). */
