@@ -131,6 +131,30 @@ describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes t
   }, 120_000);
 });
 
+describe.skipIf(skip !== undefined)(`dual-homed: one leaf is no default router, or has no route to the servers${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  test("leaf A's RA says router lifetime 0: its NIC is no uplink, everything goes through leaf B, no switch, no retry (exit 26 at the wait)", async () => {
+    const [zero, working] = [lab.leafA, lab.leafB];
+    await lab.configure(zero, { lifetimeZero: true });
+    const before = lab.requests().length;
+    const t0 = performance.now();
+    const r = await lab.runFlow();
+    const ms = performance.now() - t0;
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
+    expect(r.code).toBe(26);
+    // Only leaf B's NIC became an uplink; leaf A's has an address on its /64 but no default router.
+    expect(lab.addressOn(zero)).toBeDefined();
+    expect(r.ev("net.uplink").map((l) => [l.ifname, l.change])).toEqual([[working.link.agentIf, "added"]]);
+    expect(r.ev("http.uplink")).toEqual([]);
+    expect(r.ev("http.retry")).toEqual([]);
+    const mine = lab.requests().slice(before);
+    expect(new Set(mine.map((q) => q.source))).toEqual(new Set([lab.addressOn(working) ?? "-"]));
+    expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+    const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+    expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([[working.link.agentIf, "preferred"]]);
+    console.log(`dual-homed, leaf A router lifetime 0: the whole run ${Math.round(ms)} ms`);
+  }, 120_000);
+});
+
 describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies in the middle of the image download${skip ? ` (skipped: ${skip})` : ""}`, () => {
   let imageLab: DualHomedLab;
   let image: TestImage;
