@@ -153,6 +153,35 @@ describe.skipIf(skip !== undefined)(`dual-homed: one leaf is no default router, 
     expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([[working.link.agentIf, "preferred"]]);
     console.log(`dual-homed, leaf A router lifetime 0: the whole run ${Math.round(ms)} ms`);
   }, 120_000);
+
+  test("the preferred leaf A never answers (radvd on it, no route to the servers: TCP waits out its ICMPv6 no-route): Register through leaf B, one http.uplink line within 5 s of the first request, no retry (exit 26)", async () => {
+    const [broken, working] = [lab.leafA, lab.leafB];
+    await lab.configure(broken, { broken: "no route" });
+    const before = lab.requests().length;
+    const r = await lab.runFlow();
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
+    expect(r.code).toBe(26);
+    const switches = r.ev("http.uplink");
+    expect(switches).toHaveLength(1);
+    expect(switches[0]).toMatchObject({ from: broken.link.agentIf, to: working.link.agentIf });
+    // The broken leaf cost at most one connect-attempt delay: from the boot stage (its first request, metal-boot's config) to the switch, and to the config.
+    const at = (l: Log | undefined) => Date.parse(String(l?.time));
+    const boot = r.logs.find((l) => l.event === "agent.stage" && l.stage === "boot");
+    const toSwitch = at(switches[0]) - at(boot);
+    const toConfig = at(r.ev("boot.config")[0]) - at(boot);
+    expect(toSwitch).toBeLessThan(5000);
+    expect(toConfig).toBeLessThan(5000);
+    expect(r.ev("http.retry")).toEqual([]);
+    const mine = lab.requests().slice(before);
+    expect(new Set(mine.map((q) => q.source))).toEqual(new Set([lab.addressOn(working) ?? "-"]));
+    expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+    const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+    expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([
+      [broken.link.agentIf, "failing"],
+      [working.link.agentIf, "preferred"],
+    ]);
+    console.log(`dual-homed, leaf A without a route: boot stage -> http.uplink ${toSwitch} ms, -> metal-boot's config ${toConfig} ms; ${String(switches[0]?.msg)}`);
+  }, 120_000);
 });
 
 describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies in the middle of the image download${skip ? ` (skipped: ${skip})` : ""}`, () => {
