@@ -8,7 +8,11 @@
  * allocates: exit 26 at METAL_WAIT_TIMEOUT): one `http.uplink` line names both NICs,
  * status.json shows both uplinks. Both orientations. Before the uplinks, every request
  * followed the main table's preferred default router into the blackhole until the
- * retry window ended (exit 23).
+ * retry window ended (exit 23). Also: the working leaf dies while Wait is held; the
+ * preferred leaf's RA says router lifetime 0 (its NIC is no uplink); the preferred leaf
+ * never answers (no route to the servers: one connect-attempt delay, no retry); and,
+ * with a second lab whose stand-ins allocate the test image, the preferred leaf's port
+ * goes down mid download (resumed by Range through the other leaf, sha256 verified).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
