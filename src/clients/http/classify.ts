@@ -12,6 +12,8 @@ import { TransportError } from "./transport-error.ts";
 const CONNECT_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
+  // A connection closed on this side because its uplink went or failed (uplink-connect.ts).
+  "ECONNABORTED",
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EHOSTDOWN",

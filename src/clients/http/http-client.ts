@@ -449,14 +449,16 @@ export class HttpClient {
    * file): one attempt, the headers within `headersTimeoutMs` (default 15 s), the body
    * as the runtime's native chunks. No idle bound on the body of its own: the caller
    * bounds it through `signal` (the image's stall guard). `address` is not known here.
-   * With two uplinks or more, `stream` instead (undici, bound to an uplink).
+   * With two uplinks or more (or one left of two), `stream` instead (undici, bound to an uplink).
    */
   async streamNative(req: HttpRequest): Promise<HttpStream> {
     this.#checkScheme(req);
     // Bun's fetch cannot bind a local address (Bun 1.4.5: neither `localAddress` nor
     // `tcp.localAddress` is honoured, measured): with two uplinks or more the bulk goes
     // through undici like every other request, bound and raced (docs/network.md "Uplinks").
-    if (this.uplinks.uplinksFor(req.url.hostname).length >= 2) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
+    // Once two were seen, also with one left: the main table may still route through the one that went (a cut download's resume).
+    const bound = this.uplinks.uplinksFor(req.url.hostname).length;
+    if (bound >= 2 || (bound === 1 && this.uplinks.multiHomed)) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
     const t0 = performance.now();
     // The name through the agent's resolver first: its failures are named (DnsError); fetch then looks
     // it up through resolv.conf, which holds the same RA servers (docs/boot-chain.md "Names").

@@ -62,6 +62,8 @@ export class UplinkConnector {
     return this.#lastErrors;
   }
 
+  #most = 0;
+
   #note(name: string, o: UplinkOutcome): void {
     this.#outcomes.set(name, o);
     if (!o.ok) this.#lastErrors.set(name, o);
@@ -76,7 +78,18 @@ export class UplinkConnector {
   uplinksFor(hostname: string): readonly LocalUplink[] {
     const all = this.closeGone();
     const v4 = /^[\d.]+$/.test(hostname);
-    return all.filter((u) => u.address.includes(":") !== v4);
+    const mine = all.filter((u) => u.address.includes(":") !== v4);
+    this.#most = Math.max(this.#most, mine.length);
+    return mine;
+  }
+
+  /**
+   * Whether two uplinks or more were ever seen at once: then every connection is bound,
+   * also when one is left (the kernel's main table may still name the one that went: an
+   * unbound connection would follow it).
+   */
+  get multiHomed(): boolean {
+    return this.#most >= 2;
   }
 
   /** Closes the connections through uplinks that are gone; the uplinks now. */
@@ -85,7 +98,7 @@ export class UplinkConnector {
     for (const [key, sockets] of this.#open) {
       if (all.some((u) => `${u.name} ${u.address}` === key)) continue;
       this.#open.delete(key);
-      for (const socket of sockets) socket.destroy(new Error(`uplink ${key.split(" ")[0]} is gone (carrier, address or router)`));
+      for (const socket of sockets) socket.destroy(aborted(`uplink ${key.split(" ")[0]} is gone (carrier, address or router)`));
     }
     return all;
   }
@@ -99,7 +112,7 @@ export class UplinkConnector {
     for (const [key, sockets] of this.#open) {
       if (key.split(" ")[0] !== name) continue;
       this.#open.delete(key);
-      for (const socket of sockets) socket.destroy(new Error(`uplink ${name}: ${why}`));
+      for (const socket of sockets) socket.destroy(aborted(`uplink ${name}: ${why}`));
     }
   }
 
@@ -173,4 +186,14 @@ export class UplinkConnector {
     this.#opts.onOutcome?.();
     return won.socket;
   }
+}
+
+/**
+ * The error a connection we close ourselves ends with: ECONNABORTED (the errno of a
+ * connection aborted on this side), so whoever reads through it sees a connect-level
+ * failure (classify.ts) and goes again through another uplink (an image download resumes
+ * by Range) instead of failing on an error without a code.
+ */
+function aborted(message: string): Error {
+  return Object.assign(new Error(message), { code: "ECONNABORTED" });
 }

@@ -3,15 +3,18 @@ import { EventEmitter } from "node:events";
 import { describe, expect, test } from "bun:test";
 import type { buildConnector } from "undici/index.js";
 import { UplinkConnector } from "../../../src/clients/http/uplink-connect.ts";
+import { isRetryableStreamFailure } from "../../../src/clients/http/classify.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
 class FakeSocket extends EventEmitter {
   destroyed = false;
+  error: unknown;
   constructor(readonly localAddress: string) {
     super();
   }
-  destroy(): this {
+  destroy(e?: unknown): this {
     this.destroyed = true;
+    this.error = e;
     this.emit("close");
     return this;
   }
@@ -69,5 +72,28 @@ describe("UplinkConnector", () => {
     expect([a.localAddress, b.localAddress]).toEqual(["2001:db8:1::5", "2001:db8:1::5"]);
     c.closePreferred();
     expect([a.destroyed, b.destroyed]).toEqual([true, true]);
+  });
+
+  test("an uplink goes: its connections end with ECONNABORTED (a retryable connect failure: a cut download resumes), and one uplink left of two is still bound", async () => {
+    let uplinks = [
+      { name: "eth0", address: "2001:db8:1::5" },
+      { name: "eth1", address: "2001:db8:2::5" },
+    ];
+    const c = new UplinkConnector({ log: capturingLogger().log, uplinks: { current: () => uplinks } });
+    expect(c.multiHomed).toBe(false);
+    const a = (await connect(c, fakeBase(new Set(), []))) as FakeSocket;
+    expect(c.multiHomed).toBe(true);
+    uplinks = [{ name: "eth1", address: "2001:db8:2::5" }];
+    expect(c.uplinksFor("2001:db8:ff::1")).toEqual(uplinks);
+    expect(a.destroyed).toBe(true);
+    expect(a.error).toMatchObject({ code: "ECONNABORTED", message: "uplink eth0 is gone (carrier, address or router)" });
+    expect(isRetryableStreamFailure(a.error)).toBe(true);
+    expect(c.multiHomed).toBe(true);
+  });
+
+  test("one uplink only, ever: not multi-homed (the image keeps Bun's native fetch)", () => {
+    const c = new UplinkConnector({ log: capturingLogger().log, uplinks: { current: () => [{ name: "eth0", address: "2001:db8:1::5" }] } });
+    expect(c.uplinksFor("2001:db8:ff::1")).toHaveLength(1);
+    expect(c.multiHomed).toBe(false);
   });
 });

@@ -41,7 +41,7 @@ export class DualHomedLab {
   }
 
   /** The lab with the stand-ins answering and lldpd on both leaves (bounded: 30 s for the stand-ins). */
-  static async create(): Promise<DualHomedLab> {
+  static async create(o: { readonly standinArgs?: readonly string[] } = {}): Promise<DualHomedLab> {
     const s = new SwitchLab();
     let servers: NetnsRig | undefined;
     try {
@@ -49,7 +49,7 @@ export class DualHomedLab {
       s.addSwitch({ up: false });
       servers = NetnsRig.create(`mhd-${s.lab.id}-srv`, s.lab.dir, { router: false });
       const lab = new DualHomedLab(s, servers);
-      await lab.#wire();
+      await lab.#wire(o.standinArgs ?? []);
       return lab;
     } catch (e) {
       await servers?.cleanup();
@@ -63,7 +63,7 @@ export class DualHomedLab {
     return sw === this.leafA ? 1 : 2;
   }
 
-  async #wire(): Promise<void> {
+  async #wire(standinArgs: readonly string[]): Promise<void> {
     const { s, servers } = this;
     servers.addLoopback(SERVER);
     for (const sw of [this.leafA, this.leafB]) {
@@ -83,7 +83,17 @@ export class DualHomedLab {
     }
     servers.spawn(
       "stand-ins",
-      [process.execPath, join(REPO, "lab/standins/standins-main.ts"), "--listen", `[${SERVER}]:${PORT}`, "--state-dir", this.state, "--machine", `${UUID},fra-equ01`],
+      [
+        process.execPath,
+        join(REPO, "lab/standins/standins-main.ts"),
+        "--listen",
+        `[${SERVER}]:${PORT}`,
+        "--state-dir",
+        this.state,
+        "--machine",
+        `${UUID},fra-equ01`,
+        ...standinArgs,
+      ],
       {
         stdout: "pipe",
         stderr: "pipe",
@@ -111,33 +121,45 @@ export class DualHomedLab {
    * both are uplinks from the first request on. Bounded: the next RA (<= 4 s) and DAD.
    */
   async prefer(preferred: Switch, broken: boolean): Promise<void> {
+    await this.configure(preferred, broken ? { broken: "blackhole" } : {});
+  }
+
+  /**
+   * As `prefer`, with what is wrong with the preferred leaf: `broken` "blackhole" (it
+   * drops what goes to the servers, silently) or "no route" (it has none to them: its
+   * ICMPv6 no-route is a soft error to a TCP connect, which waits it out as if nothing
+   * answered); `lifetimeZero`: its RA says router lifetime 0 (no
+   * default router, only its /64), so its NIC has an address and no default route.
+   */
+  async configure(preferred: Switch, o: { readonly broken?: "blackhole" | "no route"; readonly lifetimeZero?: boolean }): Promise<void> {
     const other = preferred === this.leafA ? this.leafB : this.leafA;
-    for (const [sw, pref] of [
-      [preferred, "high"],
-      [other, "low"],
+    for (const [sw, fixture] of [
+      [preferred, `dual-${this.n(preferred)}-${o.lifetimeZero ? "zero" : "high"}.conf`],
+      [other, `dual-${this.n(other)}-low.conf`],
     ] as const) {
-      const fixture = `dual-${this.n(sw)}-${pref}.conf`;
       if (this.#radvd.has(sw)) this.s.lab.reloadRadvd(sw.link, fixture);
       else await this.s.lab.radvd(sw.link, fixture);
       this.#radvd.add(sw);
     }
     for (const sw of [preferred, other]) {
-      const route = sw === preferred && broken ? ["blackhole", `${SERVER}/128`] : [`${SERVER}/128`, "via", `fd00:ff:${this.n(sw)}::2`];
+      const route = sw === preferred && o.broken === "blackhole" ? ["blackhole", `${SERVER}/128`] : [`${SERVER}/128`, "via", `fd00:ff:${this.n(sw)}::2`];
       nsx(sw.link.routerNs, "ip", "-6", "route", "replace", ...route);
     }
+    if (o.broken === "no route") nsx(preferred.link.routerNs, "ip", "-6", "route", "del", `${SERVER}/128`);
     for (const sw of [this.leafA, this.leafB]) nsx(this.s.agentNs, "ip", "link", "set", sw.link.agentIf, "up");
     await waitFor(
       () => {
         const routes = nsx(this.s.agentNs, "ip", "-6", "route", "show", "default");
+        const preferredRoute = new RegExp(`dev ${preferred.link.agentIf} .*pref high`).test(routes);
         return (
-          new RegExp(`dev ${preferred.link.agentIf} .*pref high`).test(routes) &&
+          (o.lifetimeZero ? !routes.includes(`dev ${preferred.link.agentIf} `) : preferredRoute) &&
           new RegExp(`dev ${other.link.agentIf} .*pref low`).test(routes) &&
           this.addressOn(this.leafA) !== undefined &&
           this.addressOn(this.leafB) !== undefined
         );
       },
       15_000,
-      `${preferred.link.agentIf}'s default route with preference high, the other's low, both addresses usable in the agent netns`,
+      `${preferred.link.agentIf}'s default route ${o.lifetimeZero ? "gone (router lifetime 0)" : "with preference high"}, the other's low, both addresses usable in the agent netns`,
     );
   }
 
@@ -148,11 +170,11 @@ export class DualHomedLab {
   }
 
   /** The whole flow in the agent netns on both NICs (bounded: 100 s), with a retry window short enough to show the old failure (15 s). */
-  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void } = {}): Promise<FlowRun> {
+  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void; readonly env?: Record<string, string> } = {}): Promise<FlowRun> {
     const { s } = this;
     const run = join(s.lab.dir, `run-${Date.now()}`);
     const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=${o.waitTimeout ?? "1s"} METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s`;
-    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}) });
+    return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}), ...(o.env ? { env: o.env } : {}) });
   }
 
   /** The stand-ins' request log (none yet before the first request). */

@@ -8,20 +8,31 @@
  * allocates: exit 26 at METAL_WAIT_TIMEOUT): one `http.uplink` line names both NICs,
  * status.json shows both uplinks. Both orientations. Before the uplinks, every request
  * followed the main table's preferred default router into the blackhole until the
- * retry window ended (exit 23).
+ * retry window ended (exit 23). Also: the working leaf dies while Wait is held; the
+ * preferred leaf's RA says router lifetime 0 (its NIC is no uplink); the preferred leaf
+ * never answers (no route to the servers: one connect-attempt delay, no retry); and,
+ * with a second lab whose stand-ins allocate the test image, the preferred leaf's port
+ * goes down mid download (resumed by Range through the other leaf, sha256 verified).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
+import { waitFor } from "../../../lab/wait.ts";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { SKIP as LLDP_SKIP } from "../lldp/switches.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { DualHomedLab, UUID, type Log } from "./dual-homed-lab.ts";
 
+// The cut-download test builds the test image (busybox-static, packed with the lz4 tool; the agent unpacks it with GNU tar).
+const hasImageTools = ["tar", "lz4", "setfattr"].every((t) => Bun.which(t, { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" })) && existsSync("/bin/busybox");
 const skip = !isRoot ? "needs root (network namespaces)" : !hasRadvd ? "needs radvd" : LLDP_SKIP;
-prerequisites("the dual-homed namespace suite", [skip]);
+prerequisites("the dual-homed namespace suite", [skip, !hasImageTools && "tar, lz4, setfattr and busybox-static (the test image)"]);
 
 let lab: DualHomedLab;
+/** The first image GET gets this much at once, then a trickle: the leaf is cut while its bytes flow. */
+const TRICKLE_AT = 256 << 10;
 
 beforeAll(async () => {
   if (skip) return;
@@ -118,6 +129,128 @@ describe.skipIf(skip !== undefined)(`dual-homed: the preferred leaf blackholes t
         [other.link.agentIf, "preferred"],
         [dying.link.agentIf, "dropped"],
       ]);
+    } finally {
+      nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "up");
+    }
+  }, 120_000);
+});
+
+describe.skipIf(skip !== undefined)(`dual-homed: one leaf is no default router, or has no route to the servers${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  test("leaf A's RA says router lifetime 0: its NIC is no uplink, everything goes through leaf B, no switch, no retry (exit 26 at the wait)", async () => {
+    const [zero, working] = [lab.leafA, lab.leafB];
+    await lab.configure(zero, { lifetimeZero: true });
+    const before = lab.requests().length;
+    const t0 = performance.now();
+    const r = await lab.runFlow();
+    const ms = performance.now() - t0;
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
+    expect(r.code).toBe(26);
+    // Only leaf B's NIC became an uplink; leaf A's has an address on its /64 but no default router.
+    expect(lab.addressOn(zero)).toBeDefined();
+    expect(r.ev("net.uplink").map((l) => [l.ifname, l.change])).toEqual([[working.link.agentIf, "added"]]);
+    expect(r.ev("http.uplink")).toEqual([]);
+    expect(r.ev("http.retry")).toEqual([]);
+    const mine = lab.requests().slice(before);
+    expect(new Set(mine.map((q) => q.source))).toEqual(new Set([lab.addressOn(working) ?? "-"]));
+    expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+    const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+    expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([[working.link.agentIf, "preferred"]]);
+    console.log(`dual-homed, leaf A router lifetime 0: the whole run ${Math.round(ms)} ms`);
+  }, 120_000);
+
+  test("the preferred leaf A never answers (radvd on it, no route to the servers: TCP waits out its ICMPv6 no-route): Register through leaf B, one http.uplink line within 5 s of the first request, no retry (exit 26)", async () => {
+    const [broken, working] = [lab.leafA, lab.leafB];
+    await lab.configure(broken, { broken: "no route" });
+    const before = lab.requests().length;
+    const r = await lab.runFlow();
+    expect(r.err).toContain(`metal-hammer: no allocation for ${UUID} within METAL_WAIT_TIMEOUT=1s`);
+    expect(r.code).toBe(26);
+    const switches = r.ev("http.uplink");
+    expect(switches).toHaveLength(1);
+    expect(switches[0]).toMatchObject({ from: broken.link.agentIf, to: working.link.agentIf });
+    // The broken leaf cost at most one connect-attempt delay: from the boot stage (its first request, metal-boot's config) to the switch, and to the config.
+    const at = (l: Log | undefined) => Date.parse(String(l?.time));
+    const boot = r.logs.find((l) => l.event === "agent.stage" && l.stage === "boot");
+    const toSwitch = at(switches[0]) - at(boot);
+    const toConfig = at(r.ev("boot.config")[0]) - at(boot);
+    expect(toSwitch).toBeLessThan(5000);
+    expect(toConfig).toBeLessThan(5000);
+    expect(r.ev("http.retry")).toEqual([]);
+    const mine = lab.requests().slice(before);
+    expect(new Set(mine.map((q) => q.source))).toEqual(new Set([lab.addressOn(working) ?? "-"]));
+    expect(mine.filter((q) => q.path.endsWith("/Register")).map((q) => q.status)).toEqual([200]);
+    const status = JSON.parse(readFileSync(join(r.run, "status.json"), "utf8")) as { uplinks: Log[] };
+    expect(status.uplinks.map((u) => [u.name, u.state])).toEqual([
+      [broken.link.agentIf, "failing"],
+      [working.link.agentIf, "preferred"],
+    ]);
+    console.log(`dual-homed, leaf A without a route: boot stage -> http.uplink ${toSwitch} ms, -> metal-boot's config ${toConfig} ms; ${String(switches[0]?.msg)}`);
+  }, 120_000);
+});
+
+describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies in the middle of the image download${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  let imageLab: DualHomedLab;
+  let image: TestImage;
+
+  beforeAll(async () => {
+    if (skip || !hasImageTools) return;
+    image = buildTestImage(mkdtempSync(join(tmpdir(), "mhd-img-")));
+    // The allocation names the test image; the first image GET gets 256 KiB, then a trickle that never ends (later GETs: the whole image).
+    imageLab = await DualHomedLab.create({ standinArgs: ["--image", image.image, "--allocate-after", "0", "--image-trickle", String(TRICKLE_AT)] });
+  }, 60_000);
+
+  afterAll(async () => {
+    if (skip || !hasImageTools) return;
+    await imageLab?.cleanup();
+    if (image) rmSync(image.dir, { recursive: true, force: true });
+  });
+
+  test("the preferred leaf's link dies while the image flows through it: the download resumes by Range through the other leaf, sha256 verified", async () => {
+    const [dying, other] = [imageLab.leafA, imageLab.leafB];
+    await imageLab.prefer(dying, false);
+    const target = mkdtempSync(join(imageLab.s.lab.dir, "target-"));
+    const dyingAddr = imageLab.addressOn(dying);
+    const otherAddr = imageLab.addressOn(other);
+    const imageGets = () => imageLab.requests().filter((q) => q.path.endsWith("/img.tar.lz4"));
+    let cut: Promise<number> | undefined;
+    try {
+      const r = await imageLab.runFlow({
+        waitTimeout: "30s",
+        env: { FAKE_TARGET: target },
+        onLog: (l) => {
+          // The image streams through the preferred leaf (its first GET recorded, its trickle flowing): then that leaf's port goes down.
+          if (l.event === "install.image.start" && !cut)
+            cut = waitFor(() => imageGets().length >= 1, 20_000, "the image's first GET at the stand-in").then(() => {
+              nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "down");
+              return imageLab.requests().length;
+            });
+        },
+      });
+      const cutAt = await cut;
+      expect(cutAt).toBeDefined();
+      // The image is on the target, its sha256 verified over every byte; then the driver stops before the installer (exit 54).
+      const done = r.ev("install.image.done");
+      expect(done).toHaveLength(1);
+      expect(done[0]).toMatchObject({ checksum: "sha256", bytes: image.bytes, resumes: 1 });
+      expect(String(done[0]?.msg)).toEndWith("sha256 verified");
+      expect(r.ev("install.image.checksum")[0]).toMatchObject({ use: "sha256", expected: image.sha256 });
+      expect(existsSync(join(target, "bin/busybox"))).toBe(true);
+      expect(r.err).toContain("agent-driver (test): the image is on");
+      expect(r.code).toBe(54);
+      // Resumed by Range where the cut left it, not from byte 0.
+      const resumes = r.ev("install.image.resume");
+      expect(resumes).toHaveLength(1);
+      expect(Number(resumes[0]?.offset)).toBeGreaterThanOrEqual(TRICKLE_AT);
+      // The first image GET came through the dying leaf; every request after the cut through the other leaf's address.
+      expect(imageGets()[0]?.source).toBe(dyingAddr ?? "-");
+      const after = imageLab.requests().slice(cutAt);
+      expect(after.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(after.map((q) => q.source))).toEqual(new Set([otherAddr ?? "-"]));
+      expect(imageGets().map((q) => q.status)).toEqual([200, 206]);
+      // One switch of uplink, naming both NICs.
+      const switches = r.ev("http.uplink");
+      expect(switches).toHaveLength(1);
+      expect(switches[0]).toMatchObject({ from: dying.link.agentIf, to: other.link.agentIf });
     } finally {
       nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "up");
     }

@@ -18,10 +18,17 @@ export interface FlowRun {
   ev(name: string): Log[];
 }
 
-/** `run [extra...] --run-dir <run> --cmdline <cmdline>` in `ns`; resolv.conf goes to `resolvConf`; `onLog` sees each log line as it comes. */
+/** `run [extra...] --run-dir <run> --cmdline <cmdline>` in `ns`; resolv.conf goes to `resolvConf`; `env` adds to the driver's environment (FAKE_TARGET); `onLog` sees each log line as it comes. */
 export async function runFlowIn(
   ns: string,
-  o: { readonly run: string; readonly cmdline: string; readonly resolvConf: string; readonly extra?: readonly string[]; readonly onLog?: (l: Log) => void },
+  o: {
+    readonly run: string;
+    readonly cmdline: string;
+    readonly resolvConf: string;
+    readonly extra?: readonly string[];
+    readonly onLog?: (l: Log) => void;
+    readonly env?: Record<string, string>;
+  },
 ): Promise<FlowRun> {
   const proc = Bun.spawn(
     [
@@ -32,7 +39,7 @@ export async function runFlowIn(
       ...disklessArgv([process.execPath, join(REPO, "test/integration/api/agent-driver.ts"), "run", ...(o.extra ?? []), "--run-dir", o.run, "--cmdline", o.cmdline]),
     ],
     {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: o.resolvConf },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: o.resolvConf, ...o.env },
       stdout: "pipe",
       stderr: "pipe",
       timeout: 100_000,
