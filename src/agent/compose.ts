@@ -35,7 +35,7 @@ import { versionInfo } from "../version.ts";
 import { execNextStage } from "./handoff/exec.ts";
 import { RESOLV_CONF } from "./flow/network-stage.ts";
 import type { Services } from "./flow/services.ts";
-import { Operations } from "./operations/operations.ts";
+import { Operations } from "../ops/operations/operations.ts";
 
 /** Where the agent's files go and which sysfs it reads (from the command line: --run-dir, --sysfs). */
 export interface AgentPaths {

@@ -51,7 +51,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   "agent/handoff": 5,
   "agent/provision": 6,
   install: 6,
-  "agent/operations": 6,
+  "ops/operations": 6,
   "agent/flow": 7,
   agent: 8,
   init: 9,

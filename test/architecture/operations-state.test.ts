@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const SOURCE = readFileSync(join(import.meta.dir, "../../src/agent/operations/operations.ts"), "utf8");
+const SOURCE = readFileSync(join(import.meta.dir, "../../src/ops/operations/operations.ts"), "utf8");
 
 /** Every field of `class Operations` with what it is. */
 const SERVICES: Readonly<Record<string, string>> = {
@@ -27,7 +27,7 @@ const SERVICES: Readonly<Record<string, string>> = {
 
 function classBody(): string {
   const start = SOURCE.indexOf("export class Operations {");
-  if (start < 0) throw new Error("src/agent/operations/operations.ts: no `export class Operations {`");
+  if (start < 0) throw new Error("src/ops/operations/operations.ts: no `export class Operations {`");
   return SOURCE.slice(start);
 }
 

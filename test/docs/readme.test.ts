@@ -28,7 +28,7 @@ test("every parameter's README brief is one short line (the whole text is in doc
 
 test('README\'s "Where to read on" links every page of docs/', () => {
   const index = readme.slice(readme.indexOf("\n## Where to read on\n"));
-  const pages = readdirSync(new URL("../../docs/", import.meta.url).pathname).filter((n) => n.endsWith(".md"));
+  const pages = readdirSync(new URL("../../docs", import.meta.url).pathname).filter((n) => n.endsWith(".md"));
   expect(pages.filter((n) => !index.includes(`](docs/${n})`))).toEqual([]);
 });
 
@@ -49,7 +49,7 @@ test("docs/events.md lists exactly the event vocabulary of src/platform/log/even
  * of src/. Both directions are checked against the tree.
  */
 test("README's source-layout diagram names every top-level directory and every part of src/, and nothing that is not there", () => {
-  const root = new URL("../../", import.meta.url).pathname;
+  const root = new URL("../..", import.meta.url).pathname;
   const heading = readme.indexOf("\n## Source layout\n");
   expect(heading).toBeGreaterThan(-1);
   const start = readme.indexOf("```", heading);

@@ -14,7 +14,7 @@ import type { CarriedInstaller } from "../../install/carried-installer.ts";
 import type { InstallInput, InstallOutput } from "../../install/install.ts";
 import type { Inventory } from "../../machine/inventory/map.ts";
 import type { Logger } from "../../platform/log/logger.ts";
-import type { Operations } from "../operations/operations.ts";
+import type { Operations } from "../../ops/operations/operations.ts";
 import type { KexecSys } from "../../platform/sys/kexec-syscall.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";
 import type { BmcStages } from "../../machine/bmc/in-band.ts";

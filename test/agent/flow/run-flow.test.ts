@@ -29,7 +29,7 @@ import type { NetworkSummary } from "../../../src/network/net/summary.ts";
 import type { NtpServer } from "../../../src/config/ntp-servers.ts";
 import type { SntpEnv } from "../../../src/ops/clock/sntp-client.ts";
 import type { ClockDeps, ClockState } from "../../../src/ops/clock/sync.ts";
-import { Operations } from "../../../src/agent/operations/operations.ts";
+import { Operations } from "../../../src/ops/operations/operations.ts";
 import type { KexecSys } from "../../../src/platform/sys/kexec-syscall.ts";
 import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../../../src/platform/sys/reboot-syscall.ts";
 import { standinAnswer } from "../../integration/clock/sntp-standin.ts";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { renewingToken } from "../../../src/agent/flow/token-renewal.ts";
-import { Operations } from "../../../src/agent/operations/operations.ts";
+import { Operations } from "../../../src/ops/operations/operations.ts";
 import { ConnectClient } from "../../../src/clients/api/connect-client.ts";
 import { callStream, callUnary } from "../../../src/clients/api/rpc.ts";
 import type { Boot } from "../../../src/clients/metal-boot/boot.ts";

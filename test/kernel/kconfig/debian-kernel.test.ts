@@ -16,7 +16,7 @@ import { parseFragment } from "../../../src/kernel/kconfig/fragment.ts";
 import { moduleNameOfFile, parseModuleList } from "../../../src/kernel/kmod/names.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
-const ROOT = new URL("../../../", import.meta.url).pathname;
+const ROOT = new URL("../../..", import.meta.url).pathname;
 const versionOf = (f: string) => f.slice("config-".length);
 const newestConfig = (() => {
   const configs = existsSync("/boot") ? readdirSync("/boot").filter((f) => f.startsWith("config-")) : [];

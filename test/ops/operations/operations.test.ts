@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { configFromCmdline } from "../../../src/config/config.ts";
 import { createLogger, logEvent } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { Operations } from "../../../src/agent/operations/operations.ts";
+import { Operations } from "../../../src/ops/operations/operations.ts";
 import { LoggingSchema } from "../../../src/ops/remote-log/remote-log-config.ts";
 import { openWatchdogDevice } from "../../../src/platform/sys/watchdog-device.ts";
 import type { SntpEnv } from "../../../src/ops/clock/sntp-client.ts";
@@ -126,7 +126,7 @@ describe("the operations services through a run", () => {
     const script = join(dir, "hang.ts");
     writeFileSync(
       script,
-      `import { Operations } from ${JSON.stringify(join(import.meta.dir, "../../../src/agent/operations/operations.ts"))};
+      `import { Operations } from ${JSON.stringify(join(import.meta.dir, "../../../src/ops/operations/operations.ts"))};
 import { SecretSet } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/log/redact.ts"))};
 import { openWatchdogDevice } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/sys/watchdog-device.ts"))};
 import { silentLogger } from ${JSON.stringify(join(import.meta.dir, "../../../src/platform/log/logger.ts"))};
