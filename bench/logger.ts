@@ -11,7 +11,7 @@
 import type { EventName } from "../src/platform/log/events.ts";
 import { escapeDeep, escapeUntrusted } from "../src/platform/log/escape.ts";
 import { SecretSet, redactFields } from "../src/platform/log/redact.ts";
-import { AgentError } from "../src/errors.ts";
+import { AgentError } from "../src/platform/errors.ts";
 import { formatText, LEVELS, type LogLevel } from "../src/platform/log/text-format.ts";
 
 type Variant = "pino" | "hand" | "none";

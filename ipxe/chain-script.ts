@@ -8,7 +8,7 @@
  * DHCP), only `ifconf --configurator ipv6`, which sends a router solicitation and
  * takes its address from the router advertisement.
  */
-import { AgentError } from "../src/errors.ts";
+import { AgentError } from "../src/platform/errors.ts";
 import { PARAMS } from "../src/config/params.ts";
 
 export type GiveUp = "reboot" | "exit" | "shell";

@@ -7,7 +7,7 @@
  * to set as the servers' UEFI HTTPS boot CA (TlsCaCertificate), which the ISO's UEFI iPXE
  * trusts (docs/boot-chain.md "iPXE over TLS").
  */
-import { isAgentError } from "../src/errors.ts";
+import { isAgentError } from "../src/platform/errors.ts";
 import { CHAIN_DEFAULTS, EXPECTED, renderChainScript, usage, type GiveUp } from "./chain-script.ts";
 import { firmwareCaList } from "./firmware-ca.ts";
 

@@ -1,7 +1,7 @@
 # metal-boot, apiserver, image cache and hand-off (docs/metal-boot.md, docs/apiserver.md, docs/handoff.md).
 .PHONY: test-api test-api-integration test-standins standins
 
-API_UNIT_TESTS := test/clients/http test/clients/api test/clients/metal-boot test/clients/image-cache test/agent/handoff test/platform/fs test/cli test/agent/flow
+API_UNIT_TESTS := test/clients/http test/clients/api test/clients/metal-boot test/clients/image-cache test/agent test/platform/fs test/cli
 
 test-api: deps-npm
 	$(BUN) test $(API_UNIT_TESTS)

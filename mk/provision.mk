@@ -1,7 +1,7 @@
 # Built-in provisioning flow: inventory, register, wait (docs/provisioning.md).
 .PHONY: test-provision test-provision-integration bench-inventory bench-dual-homed
 
-PROVISION_UNIT_TESTS := test/machine/inventory test/agent/provision
+PROVISION_UNIT_TESTS := test/machine/inventory test/agent/allocation.test.ts test/agent/neighbours.test.ts test/agent/register.test.ts test/agent/token-lifetime.test.ts test/agent/wait-policy.test.ts test/agent/wait-stream.test.ts
 
 test-provision: deps-npm
 	$(BUN) test $(PROVISION_UNIT_TESTS)

@@ -6,7 +6,7 @@
  */
 import { PARAMS } from "../src/config/params.ts";
 import { EVENTS } from "../src/platform/log/events.ts";
-import { EXIT_CODES } from "../src/exit-codes.ts";
+import { EXIT_CODES } from "../src/platform/exit-codes.ts";
 
 /** README: each parameter with its default and its brief; the whole text is in docs/parameters.md. */
 export function paramsTable(): string {
@@ -53,7 +53,7 @@ export function exitCodesDoc(): string {
   return [
     "# Exit codes",
     "",
-    "One table for every command and for PID 1's flow (`src/exit-codes.ts`; this page is",
+    "One table for every command and for PID 1's flow (`src/platform/exit-codes.ts`; this page is",
     "generated from it by `make docs`). An error's log line carries the code name as",
     "`code`; the exit status is its number.",
     "",

@@ -1,5 +1,5 @@
 /**
- * The composition root: the flow's services (agent/flow/services.ts `Services`), built
+ * The composition root: the flow's services (agent/services.ts `Services`), built
  * once from the parsed configuration and the command's paths, then passed down. It
  * only wires: what to parse is the CLI's (cli/agent-options.ts), every policy belongs
  * to the library that owns it (the disks guard to machine/disk, the BMC's to
@@ -9,7 +9,7 @@
  * default's manufacturer, the disks, and UEFI's firmware/efi in the install stage.
  * The configuration builds the HTTP client only (its trust, http allowed, retry
  * window); every other configuration fact reaches the stages as their `config` input,
- * one way (agent/flow/services.ts).
+ * one way (agent/services.ts).
  */
 import type { Config } from "../config/config.ts";
 import { HttpClient } from "../clients/http/http-client.ts";
@@ -31,10 +31,10 @@ import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import type { Context } from "../platform/io/context.ts";
 import type { Logger } from "../platform/log/logger.ts";
 import { linuxKexec } from "../platform/sys/kexec-syscall.ts";
-import { versionInfo } from "../version.ts";
+import { versionInfo } from "../platform/version.ts";
 import { execNextStage } from "./handoff/exec.ts";
-import { RESOLV_CONF } from "./flow/network-stage.ts";
-import type { Services } from "./flow/services.ts";
+import { RESOLV_CONF } from "./network-stage.ts";
+import type { Services } from "./services.ts";
 import { Operations } from "../ops/operations/operations.ts";
 
 /** Where the agent's files go and which sysfs it reads (from the command line: --run-dir, --sysfs). */

@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import type { AgentPaths } from "../agent/compose.ts";
 import type { Config } from "../config/config.ts";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { normaliseUuid } from "../platform/ids/uuid.ts";
 import type { Context } from "../platform/io/context.ts";
 import { loadConfig } from "./read-cmdline.ts";

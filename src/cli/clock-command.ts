@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { parseCmdline } from "../config/cmdline.ts";
 import { parseNtpServerList } from "../config/ntp-servers.ts";
 import { syncClock } from "../ops/clock/sync.ts";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import type { Context } from "../platform/io/context.ts";
 import { printRecord } from "./print.ts";
 import { readCmdlineText } from "./read-cmdline.ts";

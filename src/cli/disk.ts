@@ -3,8 +3,8 @@
  * shell and the QEMU tests. `wipe` and `apply` erase disks and need --yes.
  */
 import type { Command } from "commander";
-import { AgentError } from "../errors.ts";
-import { exitCodeFor } from "../exit-codes.ts";
+import { AgentError } from "../platform/errors.ts";
+import { exitCodeFor } from "../platform/exit-codes.ts";
 import { humanBytes, type DiskFacts } from "../machine/disk/disk-facts.ts";
 import { parseLayoutFile } from "../machine/disk/layout-file.ts";
 import { planLayout, stepLine } from "../machine/disk/layout-plan.ts";
@@ -15,7 +15,7 @@ import { readDisks } from "../machine/disk/disk-sysfs.ts";
 import { WipeFailedError, type WipeReport } from "../machine/disk/wipe-run.ts";
 import type { FilesystemLayout } from "../gen/metalstack/api/v2/filesystem_pb.ts";
 import { silentLogger } from "../platform/log/logger.ts";
-import { versionInfo } from "../version.ts";
+import { versionInfo } from "../platform/version.ts";
 import type { Context } from "../platform/io/context.ts";
 import { printTable } from "./print.ts";
 

@@ -11,8 +11,8 @@
  * (exit-codes.ts: 50 download, 51 checksum, 52 unpack, 53 disk full; 2 for bad input).
  */
 import type { Command } from "commander";
-import { AgentError } from "../errors.ts";
-import { exitCodeFor } from "../exit-codes.ts";
+import { AgentError } from "../platform/errors.ts";
+import { exitCodeFor } from "../platform/exit-codes.ts";
 import { HttpClient } from "../clients/http/http-client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import { installImage } from "../install/image.ts";

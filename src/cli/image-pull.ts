@@ -9,7 +9,7 @@
  */
 import type { Command } from "commander";
 import { stat } from "node:fs/promises";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { HttpClient } from "../clients/http/http-client.ts";
 import { DEFAULT_RETRY } from "../clients/http/retry.ts";
 import type { OciConfigs } from "../install/oci/credentials.ts";

@@ -1,6 +1,6 @@
 /** The directory an image command unpacks into (`image install --target`, `image pull --to`). */
 import { readdir, stat } from "node:fs/promises";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 
 /** The target: an existing, empty directory, else a usage error (nothing is created or wiped). */
 export async function checkTarget(dir: string | undefined, cmd = "image install", flag = "--target"): Promise<string> {

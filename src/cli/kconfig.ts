@@ -4,7 +4,7 @@
  * with kconfig_failed (exit 40) when a required option is missing or wrong.
  */
 import type { Command } from "commander";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { evaluate } from "../kernel/kconfig/evaluate.ts";
 import { loadDotConfig, loadFragment, loadModuleSet } from "../kernel/kconfig/load.ts";
 import { failedOptions, formatTable } from "../kernel/kconfig/kconfig-report.ts";

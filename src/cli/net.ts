@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { parseNicList } from "../config/params.ts";
 import { parseDuration } from "../config/duration.ts";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { TooLargeError, readBoundedTextSync } from "../platform/fs/read-bounded.ts";
 import { bringUp, type BringupOptions, type BringupResult } from "../network/net/bringup.ts";
 import { parseResolvConf, renderStatus, statusView } from "../network/net/status.ts";

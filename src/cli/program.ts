@@ -4,8 +4,8 @@
  * scrubbed line, never a stack trace.
  */
 import { Command, CommanderError } from "commander";
-import { AgentError, toAgentError } from "../errors.ts";
-import { EXIT_CODES } from "../exit-codes.ts";
+import { AgentError, toAgentError } from "../platform/errors.ts";
+import { EXIT_CODES } from "../platform/exit-codes.ts";
 import { escapeUntrusted } from "../platform/log/escape.ts";
 import type { Context } from "../platform/io/context.ts";
 import { registrarsFor, type Registrar } from "./commands.ts";

@@ -11,12 +11,12 @@ import { ConnectClient } from "../clients/api/connect-client.ts";
 import { apiVersion } from "../clients/api/api-version.ts";
 import { fetchBootConfig, type BootFetch } from "../clients/metal-boot/metal-boot-client.ts";
 import { machineId } from "../clients/metal-boot/machine-uuid.ts";
-import { AgentError, toAgentError, type ErrorCode } from "../errors.ts";
+import { AgentError, toAgentError, type ErrorCode } from "../platform/errors.ts";
 import { HttpClient } from "../clients/http/http-client.ts";
 import { cachePath, probeCacheBase } from "../clients/image-cache/cache.ts";
 import { probeOneImage } from "../clients/image-cache/probe.ts";
 import { compose } from "../agent/compose.ts";
-import type { Services } from "../agent/flow/services.ts";
+import type { Services } from "../agent/services.ts";
 import type { Config } from "../config/config.ts";
 import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
@@ -97,7 +97,7 @@ function probeImageCache(trusted: HttpClient, cache: URL | undefined, opts: Reac
   });
 }
 
-/** What metal-boot's config names: the apiserver (VersionService/Get) and the image cache, trusting its CA as the flow does (agent/flow/boot-facts.ts). */
+/** What metal-boot's config names: the apiserver (VersionService/Get) and the image cache, trusting its CA as the flow does (agent/boot-facts.ts). */
 async function probeAfterBoot(http: HttpClient, config: Config, got: BootFetch, opts: ReachOpts): Promise<ReachRow[]> {
   const c = got.config;
   // A derived client, closed with http.

@@ -1,4 +1,4 @@
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { READ_CAPS } from "../platform/fs/read-bounded.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
 import { configFromCmdline, type Config } from "../config/config.ts";

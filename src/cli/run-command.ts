@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { compose, composeOps } from "../agent/compose.ts";
-import { runFlow } from "../agent/flow/run-flow.ts";
-import { decideStart, START_STAGES } from "../agent/flow/flow-start.ts";
-import type { Services } from "../agent/flow/services.ts";
+import { runFlow } from "../agent/run-flow.ts";
+import { decideStart, START_STAGES } from "../agent/flow-start.ts";
+import type { Services } from "../agent/services.ts";
 import { configToJson } from "../config/config.ts";
 import { logEvent } from "../platform/log/logger.ts";
-import { versionInfo } from "../version.ts";
+import { versionInfo } from "../platform/version.ts";
 import { addAgentOptions, agentConfig, agentPaths, type AgentOptions } from "./agent-options.ts";
 import type { Context } from "../platform/io/context.ts";
 

@@ -4,7 +4,7 @@
  * reboot). Only reads the file.
  */
 import type { Command } from "commander";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { statusLines } from "../ops/status/sections.ts";
 import { STATUS_FILE, StatusSchema } from "../ops/status/status-file.ts";
 import type { Context } from "../platform/io/context.ts";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { describeCarried, readCarriedInstaller } from "../install/carried-installer.ts";
-import { versionInfo } from "../version.ts";
+import { versionInfo } from "../platform/version.ts";
 import type { Context } from "../platform/io/context.ts";
 
 export function registerVersion(program: Command, ctx: Context): void {

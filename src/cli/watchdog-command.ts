@@ -8,7 +8,7 @@
  */
 import type { Command } from "commander";
 import { parseDuration } from "../config/duration.ts";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { hangForever } from "../ops/operations/hang.ts";
 import { WATCHDOG_DEVICE } from "../platform/sys/watchdog-device.ts";
 import { startWatchdog } from "../ops/watchdog/start-watchdog.ts";

@@ -5,7 +5,7 @@
  * parsed here; PID 1's rows are read by src/init/init-options.ts (params.ts).
  */
 import { z } from "zod";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { parseCmdline } from "./cmdline.ts";
 import { AGENT_PARAM_NAMES, PARAMS, type AgentParamName, type Handoff, type NicSelector, type ParamName } from "./params.ts";
 import { formatNtpServer, type NtpServer } from "./ntp-servers.ts";

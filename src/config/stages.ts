@@ -1,5 +1,5 @@
 /**
- * The boot flow's stages, in the order a fresh boot runs them (src/agent/flow/run-flow.ts):
+ * The boot flow's stages, in the order a fresh boot runs them (src/agent/run-flow.ts):
  * one closed list shared by the flow (each stage's name in `agent.stage`, status.json
  * and the watchdog's hold) and by METAL_DEBUG_HANG's validation, so a misspelt stage
  * is a usage error instead of a hang that never comes. It lives here, below the flow,

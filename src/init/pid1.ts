@@ -6,7 +6,7 @@
  */
 import type { Context } from "../platform/io/context.ts";
 import { decodeCmdlineBytes } from "../config/cmdline.ts";
-import { toAgentError } from "../errors.ts";
+import { toAgentError } from "../platform/errors.ts";
 import { readBoundedSync } from "../platform/fs/read-bounded.ts";
 import { logEvent } from "../platform/log/logger.ts";
 import { initOptionsFromCmdline } from "./init-options.ts";

@@ -7,7 +7,7 @@
  *   METAL_REBOOT_DELAY (time to read the console).
  * - The debug shell exits: reboot at once.
  */
-import type { ErrorCode } from "../exit-codes.ts";
+import type { ErrorCode } from "../platform/exit-codes.ts";
 
 export type DoneAction = "poweroff" | "reboot" | "halt" | "shell";
 export type PowerAction = "poweroff" | "reboot" | "halt";

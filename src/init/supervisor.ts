@@ -5,7 +5,7 @@
  * the boot flow, and then acts on the outcome per policy.ts. It never returns
  * normally while PID 1 (main.ts parks the process if a power action fails).
  */
-import { AgentError, toAgentError } from "../errors.ts";
+import { AgentError, toAgentError } from "../platform/errors.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
 import { errnoName } from "../platform/sys/errno.ts";
 import { aliasMatcher, parseModulesAlias, type AliasMatcher } from "../kernel/kmod/alias.ts";

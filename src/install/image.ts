@@ -38,7 +38,7 @@
  * per chunk of the runtime's size (~64-700 KiB) a few counters, a decode call (one more
  * for each further 4 MiB it yields) and a write per run out, nothing copied in JavaScript.
  */
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { isRetryableStreamFailure, statusRetry } from "../clients/http/classify.ts";
 import type { HttpClient, HttpStream } from "../clients/http/http-client.ts";
 import { backoffDelay, realRetryEnv, type RetryEnv, type RetryPolicy } from "../clients/http/retry.ts";

@@ -12,7 +12,7 @@
  * target as `/os-installer`, as metal-images' own image test does. Neither: exit 54
  * naming both facts and the build variable.
  */
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { describeCarried, type CarriedInstaller, type CarriedInstallerInfo } from "./carried-installer.ts";
 
 export const IMAGE_INSTALLERS = ["/install-go", "/os-installer", "/install.sh"] as const;

@@ -34,7 +34,7 @@ import { closeSync, existsSync } from "node:fs";
 import { access, constants, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { EFI_DIR } from "./efi/ensure-boot-order.ts";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
 import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, linuxMount, type MountSys } from "../platform/sys/mount.ts";
 import { BootInfoError, parseBootInfo, type BootInfo } from "./boot-info.ts";

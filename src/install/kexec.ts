@@ -8,7 +8,7 @@
  * takes over) and the log says so. metal-hammer's pkg/kernel RunKexec does the same
  * load + reboot, through u-root.
  */
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { errnoName } from "../platform/sys/errno.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
 import { kexecArgs, type KexecSys } from "../platform/sys/kexec-syscall.ts";

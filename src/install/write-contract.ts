@@ -10,7 +10,7 @@
  */
 import { closeSync } from "node:fs";
 import { dirname } from "node:path";
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../platform/errors.ts";
 import { dirInRoot, writeInRoot } from "../platform/fs/root-file.ts";
 import { logEvent, type Logger } from "../platform/log/logger.ts";
 import type { ContractFiles } from "./contract.ts";

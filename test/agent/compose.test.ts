@@ -1,7 +1,7 @@
 /**
  * The composition root (src/agent/compose.ts): the services it wires from the one
  * parsed configuration and the command's paths (the console, wipe mode and NIC
- * selectors reach the stages as their config: test/agent/flow/run-flow.test.ts). The sysfs root (--sysfs) reaches every
+ * selectors reach the stages as their config: test/agent/run-flow.test.ts). The sysfs root (--sysfs) reaches every
  * stage that reads /sys; the disks and the BMC refuse off the agent's initramfs.
  */
 import { describe, expect, test } from "bun:test";
@@ -12,7 +12,7 @@ import { create } from "@bufbuild/protobuf";
 import { compose } from "../../src/agent/compose.ts";
 import { agentPaths } from "../../src/cli/agent-options.ts";
 import { configFromCmdline } from "../../src/config/config.ts";
-import { toAgentError } from "../../src/errors.ts";
+import { toAgentError } from "../../src/platform/errors.ts";
 import { FilesystemLayoutSchema } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { bmcVendor } from "../../src/machine/bmc/vendor.ts";
 import { rootFsType } from "../../src/platform/fs/mount-table.ts";

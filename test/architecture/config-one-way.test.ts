@@ -2,7 +2,7 @@
  * Configuration reaches the stages one way (issue 25): each stage takes the parsed
  * `Config` (or the part it needs) as its input and hands what it decides to the service
  * it calls (`s.disks.wipe(config.wipe, log)`, `s.selectNics(config.nics)`). The flow's
- * services (`Services`, src/agent/flow/services.ts) carry I/O, not configuration, so
+ * services (`Services`, src/agent/services.ts) carry I/O, not configuration, so
  * no fact comes in by two doors. This reads the sources and fails when
  * - `Services` declares a field named like a `Config` field (a configuration fact
  *   riding on the services, as `console` and the disks' wipe `mode` once did), or
@@ -36,7 +36,7 @@ function configReads(text: string): string[] {
 
 describe("configuration reaches the stages one way", () => {
   const configFields = interfaceFields(read("config/config.ts"), "Config");
-  const serviceFields = interfaceFields(read("agent/flow/services.ts"), "Services");
+  const serviceFields = interfaceFields(read("agent/services.ts"), "Services");
 
   test("the readers see the two interfaces", () => {
     expect(configFields).toContain("wipe");

@@ -7,7 +7,7 @@
  * - spell a generated enum's value names as string literals (a mirror of the enum:
  *   code uses the generated enum, `Format.EXT4`),
  * - turn a wire message into JSON (`toJson`, `toJsonString`) except the client
- *   (src/clients/api/), the redacted log view of the allocation (src/agent/provision/allocation.ts)
+ *   (src/clients/api/), the redacted log view of the allocation (src/agent/allocation.ts)
  *   and the contract writer (src/install/contract.ts, write-contract.ts: it writes the
  *   allocation as received, which travels as JSON from the wait stage).
  */
@@ -113,7 +113,7 @@ describe("the wire contract has one definition (src/gen/)", () => {
   });
 
   test("toJson of a wire message only in the client, the allocation's log view and the contract writer", () => {
-    const allowed = (f: string) => rel(f).startsWith("clients/api/") || ["agent/provision/allocation.ts", "install/contract.ts", "install/write-contract.ts"].includes(rel(f));
+    const allowed = (f: string) => rel(f).startsWith("clients/api/") || ["agent/allocation.ts", "install/contract.ts", "install/write-contract.ts"].includes(rel(f));
     const found = handWritten.filter((f) => !allowed(f) && /\btoJson(?:String)?\s*\(/.test(code(readFileSync(f, "utf8")))).map(rel);
     expect(found).toEqual([]);
   });

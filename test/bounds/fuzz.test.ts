@@ -20,7 +20,7 @@ import { parseChecksumFile } from "../../src/clients/image-cache/checksum.ts";
 import { Lz4Error, lz4Decoder } from "../../src/install/lz4-frame.ts";
 import { spawnSync } from "node:child_process";
 import { runCli } from "../../src/cli/program.ts";
-import { AgentError, toAgentError } from "../../src/errors.ts";
+import { AgentError, toAgentError } from "../../src/platform/errors.ts";
 import type { HttpClient, HttpResponse, HttpStream } from "../../src/clients/http/http-client.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { captureContext } from "../helpers/capture.ts";

@@ -1,5 +1,5 @@
 /**
- * A process that runs the agent's real Wait (src/agent/provision/wait-stream.ts over the real
+ * A process that runs the agent's real Wait (src/agent/wait-stream.ts over the real
  * HttpClient and ConnectClient) against a given apiserver URL, through the real CLI
  * error path (runCli: final line, exit code) and the real output (processIo, flushed
  * before exit like main.ts). The run flow needs a network stage and metal-boot first;
@@ -12,8 +12,8 @@ import { ConnectClient } from "../../src/clients/api/connect-client.ts";
 import { createContext, processIo } from "../../src/platform/io/context.ts";
 import { runCli } from "../../src/cli/program.ts";
 import { HttpClient } from "../../src/clients/http/http-client.ts";
-import { WAIT_BACKOFF } from "../../src/agent/provision/wait-policy.ts";
-import { waitForAllocation } from "../../src/agent/provision/wait-stream.ts";
+import { WAIT_BACKOFF } from "../../src/agent/wait-policy.ts";
+import { waitForAllocation } from "../../src/agent/wait-stream.ts";
 
 const ctx = createContext(processIo());
 const code = await runCli(process.argv.slice(2), ctx, [

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { runCli } from "../../src/cli/program.ts";
-import { EXIT_CODES } from "../../src/exit-codes.ts";
+import { EXIT_CODES } from "../../src/platform/exit-codes.ts";
 import { BUILTIN_FRAGMENT_TEXT } from "../../src/kernel/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../src/kernel/kconfig/fragment.ts";
 import { captureContext } from "../helpers/capture.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
-import { EXIT_CODES } from "../../src/exit-codes.ts";
+import { EXIT_CODES } from "../../src/platform/exit-codes.ts";
 import { captureContext } from "../helpers/capture.ts";
 
 describe("metal-hammer CLI", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline, configToJson } from "../../src/config/config.ts";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { DEFAULT_RETRY } from "../../src/clients/http/retry.ts";
 import { agentErrorOf } from "../helpers/agent-error.ts";
 

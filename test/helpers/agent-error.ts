@@ -1,4 +1,4 @@
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 
 /** Runs `fn`, which must throw an AgentError, and returns it (anything else fails the test). */
 export function agentErrorOf(fn: () => unknown): AgentError {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import type { Mount } from "../../src/init/mounts.ts";

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MachineAllocationSchema, MachineNicSchema, type MachineNic } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { contractFiles, legacyInstallConfig, type ContractInput } from "../../src/install/contract.ts";
-import { allocationMember } from "../../src/agent/provision/wait-stream.ts";
+import { allocationMember } from "../../src/agent/wait-stream.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/metal-images");
 const fixture = (name: string) => Bun.YAML.parse(readFileSync(join(FIXTURES, name), "utf8")) as JsonObject;

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { cleanTarget } from "../../src/install/clean.ts";
 import { writeContract } from "../../src/install/write-contract.ts";
 import { LVMLOCAL_PATH, lvmLocalConf } from "../../src/install/lvmlocal.ts";

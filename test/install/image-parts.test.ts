@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { keepSet, mountsBelow } from "../../src/install/clean.ts";
 import { isBreak, parseContentRange } from "../../src/install/image.ts";
 import { ProgressMeter, formatProgress } from "../../src/install/progress.ts";

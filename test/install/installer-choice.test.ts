@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import type { CarriedInstaller } from "../../src/install/carried-installer.ts";
 import { chooseInstaller } from "../../src/install/installer-choice.ts";
 import { imageInstallers } from "../../src/install/installer.ts";

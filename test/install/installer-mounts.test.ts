@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { bindSystem, runInstaller } from "../../src/install/installer.ts";
 import { silentLogger } from "../../src/platform/log/logger.ts";
 import { MNT_DETACH, MS_BIND, MS_REC, UMOUNT_NOFOLLOW, type MountSys } from "../../src/platform/sys/mount.ts";

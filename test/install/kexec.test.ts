@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { bootInstalled } from "../../src/install/kexec.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { CHAIN_DEFAULTS, CHAIN_MESSAGES, renderChainScript, validateBootUrl, type ChainOptions } from "../../ipxe/chain-script.ts";
-import type { AgentError } from "../../src/errors.ts";
+import type { AgentError } from "../../src/platform/errors.ts";
 import { agentErrorOf } from "../helpers/agent-error.ts";
 
 const OPTS: ChainOptions = { bootUrl: "http://[2001:db8::b007]:8080/boot.ipxe", ...CHAIN_DEFAULTS };

@@ -22,7 +22,7 @@ import { fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { AgentError } from "../../src/errors.ts";
+import { AgentError } from "../../src/platform/errors.ts";
 import { MachineAllocationSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { HttpClient } from "../../src/clients/http/http-client.ts";
 import { readCarriedInstaller } from "../../src/install/carried-installer.ts";

@@ -4,7 +4,7 @@
  * 1, not run as a child). The environment is ours plus METAL_HANDOFF_FILE.
  */
 import { accessSync, constants } from "node:fs";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { errnoName } from "../../platform/sys/errno.ts";
 import { execve } from "../../platform/sys/syscalls.ts";
 

@@ -6,7 +6,7 @@
  * An `unauthenticated` answer (a stream's: before its first message) is retried once
  * when the bearer renews the token (bearer.ts: only a token that had worked, i.e. expired).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { BadAnswerError } from "../http/bad-answer.ts";
 import type { HttpClient, HttpRequest } from "../http/http-client.ts";
 import { fixedBearer, type Bearer } from "./bearer.ts";

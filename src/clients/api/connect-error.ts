@@ -7,7 +7,7 @@
  * details, from the same values).
  */
 import { z } from "zod";
-import { AgentError, type AgentErrorOptions, type ErrorCode } from "../../errors.ts";
+import { AgentError, type AgentErrorOptions, type ErrorCode } from "../../platform/errors.ts";
 
 export const CONNECT_CODES = [
   "canceled",

@@ -8,7 +8,7 @@
  * line; any other failure is one warn line. An event never stops the flow.
  */
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { toAgentError } from "../../errors.ts";
+import { toAgentError } from "../../platform/errors.ts";
 import { EventService } from "../../gen/metalstack/infra/v2/event_pb.ts";
 import { MachineProvisioningEventTypeSchema, type MachineProvisioningEventType } from "../../gen/metalstack/api/v2/machine_pb.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";

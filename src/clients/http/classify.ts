@@ -5,7 +5,7 @@
  * temporary DNS failure). Not retryable: TLS verification (a retry cannot fix a wrong
  * CA, and a storm of handshakes helps nobody), unknown host names, header/body timeouts.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { BadAnswerError } from "./bad-answer.ts";
 import { TransportError } from "./transport-error.ts";
 

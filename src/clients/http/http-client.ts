@@ -30,7 +30,7 @@
  */
 import { isIP } from "node:net";
 import { Agent, buildConnector, type Dispatcher } from "undici/index.js";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { readBoundedTextSync } from "../../platform/fs/read-bounded.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { redactUrl } from "../../platform/log/redact.ts";

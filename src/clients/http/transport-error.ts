@@ -5,7 +5,7 @@
  * CERT_HAS_EXPIRED; "unknown" when there is none), the one in brackets in the message.
  * The code is in the log line's details too, from the same value.
  */
-import { AgentError, type AgentErrorOptions } from "../../errors.ts";
+import { AgentError, type AgentErrorOptions } from "../../platform/errors.ts";
 
 export class TransportError extends AgentError {
   readonly errorCode: string;

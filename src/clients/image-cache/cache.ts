@@ -6,7 +6,7 @@
  * https://images.metal-stack.io/metal-os/debian/12/img.tar.lz4) maps to the same path
  * under the cache base. Pure except `probeCacheBase`.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 

@@ -5,7 +5,7 @@
  * (nothing is kept).
  */
 import { createHash } from "node:crypto";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import { redactUrl } from "../../platform/log/redact.ts";
 import type { Checksum } from "./checksum.ts";

@@ -8,8 +8,8 @@
  * installing, image_cache when probing the cache; a malformed sidecar: image_checksum
  * when installing).
  */
-import { AgentError } from "../../errors.ts";
-import type { ErrorCode } from "../../exit-codes.ts";
+import { AgentError } from "../../platform/errors.ts";
+import type { ErrorCode } from "../../platform/exit-codes.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import { parseChecksumFile, type Checksum, type ChecksumAlgo } from "./checksum.ts";
 import { redactUrl } from "../../platform/log/redact.ts";

@@ -5,7 +5,7 @@
  * naming both sources. The sysfs root is an argument (tests pass a
  * directory of their own).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { normaliseUuid } from "../../platform/ids/uuid.ts";
 
 export const SYSFS_ROOT = "/sys";

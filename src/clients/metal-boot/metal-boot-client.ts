@@ -5,7 +5,7 @@
  * uuid (pixiecore/http.go handleConfig), so a 404 means a wrong URL, not an unknown
  * machine.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { HttpClient } from "../http/http-client.ts";
 import { parseAnswer } from "../http/answer.ts";
 import type { SecretSet } from "../../platform/log/redact.ts";

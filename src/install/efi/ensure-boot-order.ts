@@ -12,7 +12,7 @@
 import { closeSync, existsSync, openSync, readdirSync, unlinkSync, writeSync, constants } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { parseMountInfo } from "../../platform/fs/mountinfo.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { FS_IMMUTABLE_FL, linuxInodeFlags, type InodeFlags } from "../../platform/sys/inode-flags.ts";

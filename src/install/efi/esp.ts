@@ -15,7 +15,7 @@
  */
 import { open, readFile, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { mountAt } from "../../platform/fs/mountinfo.ts";
 import { MBR_TYPE_EFI_PARTITION_TABLE_HEADER, SIGNATURE_TYPE_GUID, type HardDrive } from "./device-path.ts";
 import { GptError, gptEntry, parseGptHeader, type GptEntry } from "./gpt.ts";

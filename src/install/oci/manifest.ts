@@ -7,7 +7,7 @@
  * layer.md) and the Docker Image Manifest v2 schema 2. Pure: bytes in, plan or
  * AgentError (oci_image) out.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { SHA256_DIGEST } from "./reference.ts";
 
 export const MEDIA = {

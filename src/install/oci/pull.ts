@@ -13,7 +13,7 @@
  * layer. Not PR #175's way (metal-stack/metal-hammer#175 unpacks into /tmp/os.tgz and,
  * with credentials, pulls the registry URL rather than the image): read for the contract only.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { HttpClient } from "../../clients/http/http-client.ts";
 import type { RetryPolicy } from "../../clients/http/retry.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";

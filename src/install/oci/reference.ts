@@ -7,7 +7,7 @@
  * fetched and verified, the tag then only a label. No default registry (docker.io) and no
  * default tag: an image URL names both, or is refused. Pure.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 
 export interface OciReference {
   /** host or host:port, as written (the registry's API is https://REGISTRY/v2/). */

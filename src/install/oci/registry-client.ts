@@ -8,7 +8,7 @@
  * log line, an error or argv: they live in this object, and in the SecretSet when one
  * is given (every log line is scrubbed of its values).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { HttpClient, HttpResponse } from "../../clients/http/http-client.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";

@@ -4,7 +4,7 @@
  * `# CONFIG_X is not set`, other `#` comments and blank lines. Anything else is an
  * error naming the line, so a truncated or wrong file never passes silently. Pure.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 
 export const CONFIG_PREFIX = "CONFIG_";
 

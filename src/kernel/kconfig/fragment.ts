@@ -4,7 +4,7 @@
  * an `=m` setting needs (`# module: a b`). The syntax is described at the top of
  * kernel-config/metal-hammer.config. Pure; errors name the line.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { ASSIGN, CONFIG_PREFIX, NOT_SET } from "./dotconfig.ts";
 import { normaliseModuleName } from "../kmod/names.ts";
 

@@ -4,7 +4,7 @@
  * hands text to the pure parsers. Every read failure or bad module name is a
  * kconfig_input error naming the path.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { parseDotConfig, type DotConfig } from "./dotconfig.ts";
 import type { ModuleSet } from "./evaluate.ts";
 import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "./builtin-fragment.ts";

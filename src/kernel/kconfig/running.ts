@@ -6,7 +6,7 @@
  * (src/init/kernel-facts.ts) reads the files, and the lines it logs are rendered here.
  */
 import type { EventName } from "../../platform/log/events.ts";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { moduleNameOfFile } from "../kmod/names.ts";
 import { parseDotConfig } from "./dotconfig.ts";
 import { evaluate, type Report } from "./evaluate.ts";

@@ -4,7 +4,7 @@
  * a test host) the wipe and the layout refuse before anything is read or written. By
  * hand, `metal-hammer disk wipe|apply --yes` is not guarded.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { RootFs } from "../../platform/fs/initramfs-root.ts";
 
 /** Throws disks_guarded naming what "/" is, unless `root` is the initramfs; `what` is the refused act ("wipe the disks"). Pure. */

@@ -8,7 +8,7 @@
  * allocation's other fields may be newer than our proto/. Pure.
  */
 import { fromJson, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { FilesystemLayoutSchema, type FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
 
 /** The file's FilesystemLayout; AgentError("layout_refused") naming the file, the field (JSON path) and what was expected. */

@@ -17,7 +17,7 @@
  * firmware reads each member as plain FAT; a size-0 ("rest") partition is `--new=N:0:0`;
  * the table is created with `--clear`; layouts that cannot fit are refused up front.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { MIB, partitionPath, type DiskFacts } from "./disk-facts.ts";
 import {
   createOptionsRule,

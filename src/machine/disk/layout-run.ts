@@ -4,7 +4,7 @@
  * fstab and metal-hammer's legacy /etc/metal/disk.json, and returns the root UUID
  * (the filesystem mounted at "/") that machine-details needs.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { FilesystemLayout } from "../../gen/metalstack/api/v2/filesystem_pb.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";

@@ -5,7 +5,7 @@
  * (or that is read-only) stops the whole wipe with one WipeFailedError ("wipe_failed")
  * naming every such disk and the method that failed last, after all disks finished.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { Logger } from "../../platform/log/logger.ts";
 import { logEvent } from "../../platform/log/logger.ts";
 import { humanBytes, MIB, type DiskFacts } from "./disk-facts.ts";

@@ -13,7 +13,7 @@
  *   vendor and device names from pci.ids (pci-ids.ts; without a name: the vendor from
  *   a short table, the device id and driver), speed in bit/s (0 without link); the
  *   neighbours come from LLDP and are added by the register step
- *   (agent/provision/neighbours.ts).
+ *   (agent/neighbours.ts).
  * - cpus: one per package from /proc/cpuinfo.
  * - gpus: PCI 3D controllers (class 0x0302) and VGA controllers (0x0300) of GPU
  *   vendors (NVIDIA, AMD): a BMC's on-board VGA (ASPEED, Matrox) is not a GPU. Vendor

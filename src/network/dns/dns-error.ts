@@ -8,7 +8,7 @@
  * Retryable: a zone being fixed or a server restarting is the kind of network fault the
  * retry window is for.
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 
 export type NameFailure = "nxdomain" | "nodata" | "only_a";
 export type ServerFailure = "no_server" | "servfail" | "refused" | "rcode" | "truncated" | "malformed" | "not_listening" | "unreachable" | "silent";

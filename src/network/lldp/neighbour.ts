@@ -1,7 +1,7 @@
 /**
  * What an LLDP frame received on one of our NICs says about the switch port at the
  * other end (IEEE 802.1AB). Produced by src/network/lldp/ (decoder + receiver); consumed by
- * Register (src/agent/provision/neighbours.ts maps it to the v2 neighbour fields).
+ * Register (src/agent/neighbours.ts maps it to the v2 neighbour fields).
  */
 import { isMac } from "../../platform/ids/mac.ts";
 import { CHASSIS_ID_MAC, PORT_ID_MAC } from "./lldpdu.ts";

@@ -20,7 +20,7 @@ import { isMac } from "../../platform/ids/mac.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { errnoName } from "../../platform/sys/errno.ts";
 import { PacketSocket, TC_PRIO_CONTROL } from "../../platform/sys/packet-socket.ts";
-import { versionInfo } from "../../version.ts";
+import { versionInfo } from "../../platform/version.ts";
 import { encodeLldpFrame } from "./encode.ts";
 import { disableFirmwareLldp, type FwLldpIo } from "./fw-agent.ts";
 import { LineBudget } from "./line-budget.ts";

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import type { NicSelector } from "../../config/params.ts";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { NetworkSummary } from "./summary.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import { EventSource } from "../netlink/event-source.ts";

@@ -7,7 +7,7 @@
  *        longer than the grace: a deleted interface may be re-created meanwhile).
  *   all: ready when every interface is; fails early as soon as one cannot be.
  */
-import type { ErrorCode } from "../../errors.ts";
+import type { ErrorCode } from "../../platform/errors.ts";
 import type { InterfaceMachine } from "./machine.ts";
 
 export type Policy = "any" | "all";

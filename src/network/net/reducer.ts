@@ -20,7 +20,7 @@
  *     LOG_REPEAT_MS per interface, the last one flushed with a count of those held back;
  *   - the verdict (readiness.ts), the carrier grace, the deadline.
  */
-import type { ErrorCode } from "../../errors.ts";
+import type { ErrorCode } from "../../platform/errors.ts";
 import type { EventName } from "../../platform/log/events.ts";
 import type { Body } from "../netlink/message.ts";
 import { InterfaceMachine, type Emit } from "./machine.ts";

@@ -6,7 +6,7 @@
  * bring-up) all select here, so they never disagree on which NICs are the machine's.
  */
 import type { NicSelector } from "../../config/params.ts";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { logEvent, type Logger } from "../../platform/log/logger.ts";
 import type { Body } from "../netlink/message.ts";
 import { NetlinkSocket } from "../netlink/socket.ts";

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { readBoundedTextSync } from "../../platform/fs/read-bounded.ts";
 import { join } from "node:path";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { acceptRaEntry, basePlan, fastPlan, noRsDelayPlan, type SysctlEntry } from "./sysctl-plan.ts";
 
 export interface SysctlWrite {

@@ -13,7 +13,7 @@
  * datagrams; beyond that they are dropped and one "overrun" is queued, as if the
  * kernel had dropped them: the owner re-dumps, as after ENOBUFS (docs/bounds.md).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import { errnoName } from "../../platform/sys/errno.ts";
 import * as K from "./constants.ts";
 import { decodeMessages, type Body } from "./message.ts";

@@ -5,7 +5,7 @@
  * given timeout. The same class opens the event socket (groups joined, big buffer),
  * whose reading a Worker does (event-source.ts).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import * as K from "./constants.ts";
 import { errnoName, EAGAIN, EINTR } from "../../platform/sys/errno.ts";
 import { decodeMessages, type Body, type Message } from "./message.ts";

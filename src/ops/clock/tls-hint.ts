@@ -6,7 +6,7 @@
  * and the clock stage's result in, an error out. Other errors pass unchanged.
  */
 import { TransportError } from "../../clients/http/transport-error.ts";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../../platform/errors.ts";
 import type { ClockState } from "./sync.ts";
 
 const NOT_YET_VALID = /CERT_NOT_YET_VALID|not yet valid/i;

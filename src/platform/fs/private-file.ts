@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../errors.ts";
 
 /** The temp file's open flags: create, never an existing file, never through a link. */
 export const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;

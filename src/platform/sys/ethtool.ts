@@ -6,7 +6,7 @@
  * without private flags answers a count of 0 (veth, virtio) or EOPNOTSUPP.
  */
 import { ptr } from "bun:ffi";
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../errors.ts";
 import { errnoName } from "./errno.ts";
 import { libc, SOCK_CLOEXEC, SOCK_DGRAM } from "./libc.ts";
 

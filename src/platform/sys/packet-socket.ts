@@ -10,7 +10,7 @@
  * the socket receives normally once the link comes up (docs/lldp.md, measured). open() clears
  * it, and so must whoever polls the fd (clearError).
  */
-import { AgentError } from "../../errors.ts";
+import { AgentError } from "../errors.ts";
 import { errnoName } from "./errno.ts";
 import { int32, libc, SOCK_CLOEXEC, SOCK_NONBLOCK, SOCK_RAW, SOL_SOCKET, SO_ERROR, type Libc, AF_PACKET } from "./libc.ts";
 

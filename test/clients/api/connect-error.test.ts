@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { codeFromHttpStatus, ConnectError, connectError, parseConnectError } from "../../../src/clients/api/connect-error.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 

@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { connectError } from "../../../src/clients/api/connect-error.ts";
 import { EventReporter, eventTypeName } from "../../../src/clients/api/event-reporter.ts";
 import { decoder, encodeRequest } from "../../../src/clients/api/rpc.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { MachineProvisioningEventType } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { BootServiceRegisterRequestSchema, BootServiceWaitResponseSchema } from "../../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { EventServiceSendRequestSchema } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { failureKind, isRetryableFailure, isRetryableStreamFailure, statusRetry, transportError } from "../../../src/clients/http/classify.ts";
 import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
 import { TransportError } from "../../../src/clients/http/transport-error.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 
 const err = (code: string, message = code, cause?: unknown) => Object.assign(new Error(message), { code }, cause ? { cause } : {});
 const url = new URL("https://[fd00::1]:8443/config/x");

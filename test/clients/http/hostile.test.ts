@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { BadAnswerError } from "../../../src/clients/http/bad-answer.ts";
 import { HttpClient, ERROR_BODY_CAP } from "../../../src/clients/http/http-client.ts";
 import type { RetryEnv } from "../../../src/clients/http/retry.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";
 import { ConnectClient } from "../../../src/clients/api/connect-client.ts";
 import { decoder } from "../../../src/clients/api/rpc.ts";

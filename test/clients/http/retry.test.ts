@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_RETRY, backoffDelay, fullJitter, withRetry, type RetryEnv, type RetryInfo, type RetryPolicy } from "../../../src/clients/http/retry.ts";
-import { WAIT_BACKOFF, WaitTracker } from "../../../src/agent/provision/wait-policy.ts";
+import { WAIT_BACKOFF, WaitTracker } from "../../../src/agent/wait-policy.ts";
 
 /** A clock that only moves when the code under test sleeps. */
 function fakeEnv(randoms: number[] = []): RetryEnv & { slept: number[] } {

@@ -5,7 +5,7 @@
  * none at all, is an error with the code of the caller (install or cache probe).
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import type { AgentError } from "../../../src/errors.ts";
+import type { AgentError } from "../../../src/platform/errors.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { fetchSidecars, strongest } from "../../../src/clients/image-cache/sidecar.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";

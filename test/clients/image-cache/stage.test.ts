@@ -1,14 +1,14 @@
 /**
- * The image stage (src/agent/flow/image-stage.ts): without a cache URL it is skipped with one info
+ * The image stage (src/agent/image-stage.ts): without a cache URL it is skipped with one info
  * line and no request; with one, a HEAD of the base URL must answer below 500 (a 404
  * or 403 of the bare base still means the cache is there); 500 and above is exit 30
  * naming the URL. On loopback over plain http (TLS is HttpClient's, tested in test/clients/http).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Boot } from "../../../src/clients/metal-boot/boot.ts";
-import { toAgentError } from "../../../src/errors.ts";
-import { image } from "../../../src/agent/flow/image-stage.ts";
-import { bootedHttp } from "../../../src/agent/flow/boot-facts.ts";
+import { toAgentError } from "../../../src/platform/errors.ts";
+import { image } from "../../../src/agent/image-stage.ts";
+import { bootedHttp } from "../../../src/agent/boot-facts.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { MetalConfigSchema, secretsIn } from "../../../src/clients/metal-boot/config-schema.ts";
 import { parseAnswer } from "../../../src/clients/http/answer.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { agentErrorOf } from "../../helpers/agent-error.ts";
 
 /** pixie's MetalConfig as handleConfig marshals it (metal-stack/pixie@8b0f1da5 api/api.go:4, pixiecore/http.go:232). */

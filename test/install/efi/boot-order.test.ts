@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { efivarfsMounted, ensureBootOrder, type BootOrderInput } from "../../../src/install/efi/ensure-boot-order.ts";
 import { filePathNode } from "../../../src/install/efi/device-path.ts";
 import { decodeLoadOption, EFI_GLOBAL_VARIABLE, encodeLoadOption } from "../../../src/install/efi/load-option.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { FS_IMMUTABLE_FL, type InodeFlags } from "../../../src/platform/sys/inode-flags.ts";
 import type { MountSys } from "../../../src/platform/sys/mount.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { formatDevicePath, hardDriveNode } from "../../../src/install/efi/device-path.ts";
 import { findLoader, loaderComponents } from "../../../src/install/efi/esp-loader.ts";
 import { findEsp } from "../../../src/install/efi/esp.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { fakeMachine, VDA, VDB, type FakeMachine, type FakeMachineOptions } from "./fake-machine.ts";
 import { EFIBOOT_DEBIAN_VDA, EFIBOOT_DEBIAN_VDB } from "./efiboot-vectors.ts";
 

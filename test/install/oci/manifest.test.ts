@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { checkConfigPlatform, MAX_MANIFEST_BYTES, MEDIA, ociArchitecture, parseManifestDocument, selectPlatform } from "../../../src/install/oci/manifest.ts";
 
 const d = (n: number) => `sha256:${n.toString(16).padStart(64, "0")}`;

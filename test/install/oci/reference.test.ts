@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { formatOciReference, manifestRef, parseOciReference } from "../../../src/install/oci/reference.ts";
 
 const D = `sha256:${"ab".repeat(32)}`;

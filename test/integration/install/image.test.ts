@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import type { ExtractorFactory } from "../../../src/install/extract.ts";
 import { installImage, type ImageEnv } from "../../../src/install/image.ts";

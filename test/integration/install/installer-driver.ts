@@ -9,7 +9,7 @@
  * `RESULT {...}` line (with the password, for the test to search the log for it).
  */
 import { readFileSync } from "node:fs";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { create, fromJson } from "@bufbuild/protobuf";
 import { MachineAllocationSchema, MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";

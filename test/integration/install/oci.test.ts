@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { installImage, type ImageEnv } from "../../../src/install/image.ts";
 import { installOciImage } from "../../../src/install/oci/pull.ts";

@@ -8,7 +8,7 @@
  * here: the agent's own scrubbing is what the test checks).
  */
 import { readFileSync } from "node:fs";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { runInstaller } from "../../../src/install/installer.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";

@@ -4,7 +4,7 @@
  * ID = the port's alias, locally assigned; Port Description Ethernet0; System Name =
  * hostname) or as Cumulus runs it (lldpd defaults: Port ID = the port's MAC,
  * description swp1); the agent's LLDP session in the machine namespace hears them; the
- * agent's Register request (src/agent/provision/register.ts) goes to the apiserver stand-in
+ * agent's Register request (src/agent/register.ts) goes to the apiserver stand-in
  * holding the switch table as metal-core registers it (lab/standins/switches.ts). The
  * v1 mapping (mac = Port ID) of the same neighbours is refused, naming the field.
  */
@@ -15,7 +15,7 @@ import { toInventory } from "../../../src/machine/inventory/map.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { register, registerRequest, type RegisterInit } from "../../../src/agent/provision/register.ts";
+import { register, registerRequest, type RegisterInit } from "../../../src/agent/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import type { SwitchOs } from "../../../lab/standins/switches.ts";
 import { loopbackStandins, resetStandins } from "../api/suite.ts";

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { createContext, processIo } from "../../../src/platform/io/context.ts";
 import { runCli } from "../../../src/cli/program.ts";
-import { EXIT_CODES } from "../../../src/exit-codes.ts";
+import { EXIT_CODES } from "../../../src/platform/exit-codes.ts";
 import type { OptionResult, Report } from "../../../src/kernel/kconfig/evaluate.ts";
 import { BUILTIN_FRAGMENT_TEXT } from "../../../src/kernel/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../../src/kernel/kconfig/fragment.ts";

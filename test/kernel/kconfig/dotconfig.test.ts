@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { parseDotConfig, unquote } from "../../../src/kernel/kconfig/dotconfig.ts";
 
 function inputError(fn: () => unknown): AgentError {

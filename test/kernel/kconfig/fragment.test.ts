@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { BUILTIN_FRAGMENT_TEXT } from "../../../src/kernel/kconfig/builtin-fragment.ts";
 import { CLASSES, parseFragment } from "../../../src/kernel/kconfig/fragment.ts";
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processIo } from "../../../src/platform/io/context.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { loadDotConfig, loadModuleSet } from "../../../src/kernel/kconfig/load.ts";
 
 describe("loading from the real filesystem (processIo)", () => {

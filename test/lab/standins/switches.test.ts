@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { MachineNicSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { decodeLldpFrame } from "../../../src/network/lldp/lldpdu.ts";
 import { toNeighbour } from "../../../src/network/lldp/table.ts";
-import { neighbourNic, type NeighbourNic } from "../../../src/agent/provision/neighbours.ts";
+import { neighbourNic, type NeighbourNic } from "../../../src/agent/neighbours.ts";
 import { connectMachine, machineConnections, parseSwitchSpecs, registeredSwitch, type SwitchTable } from "../../../lab/standins/switches.ts";
 import { fixture } from "../../network/lldp/fixtures.ts";
 

@@ -23,7 +23,7 @@ import { EventService } from "../../../src/gen/metalstack/infra/v2/event_pb.ts";
 import { toInventory } from "../../../src/machine/inventory/map.ts";
 import { readFacts } from "../../../src/machine/inventory/read.ts";
 import type { LldpNeighbour } from "../../../src/network/lldp/neighbour.ts";
-import { registerRequest } from "../../../src/agent/provision/register.ts";
+import { registerRequest } from "../../../src/agent/register.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
@@ -182,7 +182,7 @@ async function agentRequests(): Promise<Map<DescMessage, JsonObject>> {
     [R.input, await agentRegister()],
     [BootService.method.wait.input, json(BootService.method.wait.input, { uuid: UUID })],
     [BootService.method.superUserPassword.input, json(BootService.method.superUserPassword.input, { uuid: UUID })],
-    // src/agent/flow/installed-stage.ts: the console password the install wrote (os-installer: 16 characters).
+    // src/agent/installed-stage.ts: the console password the install wrote (os-installer: 16 characters).
     [BootService.method.installationSucceeded.input, json(BootService.method.installationSucceeded.input, { uuid: UUID, consolePassword: "aB3dE5gH7jK9mN1p" })],
     // src/clients/api/event-reporter.ts EventReporter.send
     [

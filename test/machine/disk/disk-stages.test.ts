@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { AgentError } from "../../../src/errors.ts";
+import type { AgentError } from "../../../src/platform/errors.ts";
 import { create, fromJsonString } from "@bufbuild/protobuf";
 import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { FilesystemLayoutSchema, GPTType } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";

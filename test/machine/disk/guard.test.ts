@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { create } from "@bufbuild/protobuf";
-import { toAgentError } from "../../../src/errors.ts";
+import { toAgentError } from "../../../src/platform/errors.ts";
 import { FilesystemLayoutSchema } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { refuseOutsideInitramfs } from "../../../src/machine/disk/guard.ts";
 import { machineDisks } from "../../../src/machine/disk/machine-disks.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { parseLayoutFile } from "../../../src/machine/disk/layout-file.ts";
 import { Format, GPTType } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 

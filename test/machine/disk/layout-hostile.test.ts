@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { runCli } from "../../../src/cli/program.ts";
-import type { AgentError } from "../../../src/errors.ts";
+import type { AgentError } from "../../../src/platform/errors.ts";
 import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { FilesystemLayoutSchema, FilesystemSchema, Format, RaidLevel, type Filesystem, type FilesystemLayout } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { AgentError } from "../../../src/errors.ts";
+import type { AgentError } from "../../../src/platform/errors.ts";
 import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { create, fromJsonString, type MessageInitShape } from "@bufbuild/protobuf";
 import { FilesystemLayoutSchema, Format, VolumeGroupSchema, GPTType, LVMType, RaidLevel, type FilesystemLayout } from "../../../src/gen/metalstack/api/v2/filesystem_pb.ts";

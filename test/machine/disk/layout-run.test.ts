@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import type { AgentError } from "../../../src/errors.ts";
+import type { AgentError } from "../../../src/platform/errors.ts";
 import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import type { ToolResult } from "../../../src/machine/disk/io.ts";
 import { fromJsonString } from "@bufbuild/protobuf";

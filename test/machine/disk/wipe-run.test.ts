@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isAgentError } from "../../../src/errors.ts";
+import { isAgentError } from "../../../src/platform/errors.ts";
 import { MIB } from "../../../src/machine/disk/disk-facts.ts";
 import { WipeFailedError, wipeDisks } from "../../../src/machine/disk/wipe-run.ts";
 import { captureLogger } from "./log.ts";

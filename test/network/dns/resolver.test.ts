@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import dgram from "node:dgram";
 import { DnsError } from "../../../src/network/dns/dns-error.ts";
 import { Resolver } from "../../../src/network/dns/resolver.ts";
-import { exitCodeFor } from "../../../src/exit-codes.ts";
+import { exitCodeFor } from "../../../src/platform/exit-codes.ts";
 
 type Reply = { rcode?: number; aaaa?: string[]; a?: number } | "silent" | "stray";
 

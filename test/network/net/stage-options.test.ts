@@ -6,8 +6,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { configFromCmdline } from "../../../src/config/config.ts";
-import { network } from "../../../src/agent/flow/network-stage.ts";
-import type { Services } from "../../../src/agent/flow/services.ts";
+import { network } from "../../../src/agent/network-stage.ts";
+import type { Services } from "../../../src/agent/services.ts";
 import type { BringupOptions } from "../../../src/network/net/bringup.ts";
 import { createLogger } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";

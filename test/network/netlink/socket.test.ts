@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { NetlinkSocket } from "../../../src/network/netlink/socket.ts";
 
 describe("rtnetlink request socket", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clockTlsKind, explainClockTls } from "../../../src/ops/clock/tls-hint.ts";
 import type { ClockState } from "../../../src/ops/clock/sync.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { HttpClient } from "../../../src/clients/http/http-client.ts";
 import { TransportError } from "../../../src/clients/http/transport-error.ts";
 import { silentLogger } from "../../../src/platform/log/logger.ts";

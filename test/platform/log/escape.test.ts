@@ -3,7 +3,7 @@ import { escapeUntrusted } from "../../../src/platform/log/escape.ts";
 import { createLogger, logEvent } from "../../../src/platform/log/logger.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { runCli } from "../../../src/cli/program.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 import { captureContext } from "../../helpers/capture.ts";
 
 const EVIL = "denied\n\x1b[31mFAKE LINE\x1b[0m\r\x00\x7f\x9b\u202e!";

@@ -8,7 +8,7 @@ import { create } from "@bufbuild/protobuf";
 import { MachineAllocationSchema } from "../../../src/gen/metalstack/api/v2/machine_pb.ts";
 import { createLogger, logEvent } from "../../../src/platform/log/logger.ts";
 import { redactUrl, scrubUrls, SecretSet } from "../../../src/platform/log/redact.ts";
-import { redactAllocation, summarizeAllocation } from "../../../src/agent/provision/allocation.ts";
+import { redactAllocation, summarizeAllocation } from "../../../src/agent/allocation.ts";
 
 const SIG = "4f1c0ab9d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0";
 const CRED = "AKIAIOSFODNN7EXAMPLE%2F20261201%2Feu-central-1%2Fs3%2Faws4_request";

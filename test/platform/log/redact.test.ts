@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { SecretSet, REDACTED, isSecretKey, redactFields, redactUrl } from "../../../src/platform/log/redact.ts";
 import { createLogger, formatText, logEvent, type LogFormat } from "../../../src/platform/log/logger.ts";
-import { AgentError } from "../../../src/errors.ts";
+import { AgentError } from "../../../src/platform/errors.ts";
 
 // A realistic machine token: a JWT as the apiserver issues them.
 const TOKEN =
