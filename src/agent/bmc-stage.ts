@@ -21,8 +21,11 @@ import type { Services } from "./services.ts";
 
 export const SUPER_USER_PASSWORD = procedureOf(BootService.method.superUserPassword);
 
+/** What the BMC steps of `register` use of the services (a test fakes only this). */
+export type BmcServices = Pick<Services, "log" | "bmc" | "secrets">;
+
 /** Reads the BMC and writes the metal user (never throws); `fields` are what Register carries of it. */
-export async function readBmcForRegister(s: Pick<Services, "log" | "bmc">): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
+export async function readBmcForRegister(s: Omit<BmcServices, "secrets">): Promise<{ readonly outcome: BmcOutcome; readonly fields: BmcRegisterFields }> {
   logEvent(
     s.log,
     "bmc.start",
@@ -68,7 +71,7 @@ export async function readBmcForRegister(s: Pick<Services, "log" | "bmc">): Prom
 }
 
 /** BootService/SuperUserPassword, then the password on the vendor's superuser (never throws). */
-export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: Pick<Services, "log" | "bmc" | "secrets">): Promise<void> {
+export async function setSuperUser(boot: Boot, api: Api, bmc: BmcOutcome, s: BmcServices): Promise<void> {
   if (!bmc.present) return;
   const vendor = bmc.vendor ? bmcVendor(bmc.vendor) : undefined;
   if (!vendor) {

@@ -9,7 +9,10 @@ import type { ClockState } from "../ops/clock/sync.ts";
 import type { Config } from "../config/config.ts";
 import type { Services } from "./services.ts";
 
-export async function clock(config: Pick<Config, "ntpServers">, s: Pick<Services, "log" | "ops">): Promise<ClockState> {
+/** What the `clock` stage uses of the services (a test fakes only this). */
+export type ClockServices = Pick<Services, "log" | "ops">;
+
+export async function clock(config: Pick<Config, "ntpServers">, s: ClockServices): Promise<ClockState> {
   return await s.ops.syncClock(config.ntpServers, s.log);
 }
 

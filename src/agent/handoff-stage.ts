@@ -11,11 +11,10 @@ import { checkExecutable, handoffEnv } from "./handoff/exec.ts";
 import { logEvent } from "../platform/log/logger.ts";
 import type { Services } from "./services.ts";
 
-export async function handoff(
-  config: Pick<Config, "handoff">,
-  input: HandoffInput,
-  s: Pick<Services, "env" | "exec" | "handoffFile" | "http" | "log" | "now" | "ops">,
-): Promise<void> {
+/** What the `handoff` stage uses of the services (a test fakes only this). */
+export type HandoffServices = Pick<Services, "env" | "exec" | "handoffFile" | "http" | "log" | "now" | "ops">;
+
+export async function handoff(config: Pick<Config, "handoff">, input: HandoffInput, s: HandoffServices): Promise<void> {
   if (config.handoff.kind === "exec") checkExecutable(config.handoff.path);
   const doc = buildHandoff(input, s.now());
   await writePrivateFile(s.handoffFile, encodeHandoff(doc), "hand-off file");

@@ -7,7 +7,10 @@ import { probeCacheBase, type CacheReach } from "../clients/image-cache/cache.ts
 import { logEvent } from "../platform/log/logger.ts";
 import type { BootedServices } from "./boot-facts.ts";
 
-export async function image(boot: Boot, s: Pick<BootedServices, "http" | "log">): Promise<CacheReach | undefined> {
+/** What the `image` stage uses of the services (a test fakes only this). */
+export type ImageServices = Pick<BootedServices, "http" | "log">;
+
+export async function image(boot: Boot, s: ImageServices): Promise<CacheReach | undefined> {
   if (!boot.imageCacheUrl) {
     logEvent(s.log, "image.skip", {}, "no image cache configured (METAL_IMAGE_CACHE_URL, or image_cache_url from metal-boot): probe skipped; images download from their own URL");
     return undefined;

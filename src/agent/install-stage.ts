@@ -21,6 +21,9 @@ import type { TargetRoot } from "./services.ts";
 /** The watchdog is petted while the install runs, not past this (the image and installer have their own, shorter bounds per step). */
 export const INSTALL_HOLD_MS = 4 * 3600_000;
 
+/** What the `install` stage uses of the services (a test fakes only this). */
+export type InstallServices = Pick<BootedServices, "http" | "log" | "secrets" | "installOs" | "manufacturer" | "now" | "sysRoot" | "carriedInstaller" | "ops">;
+
 /** `allocationJson`: the allocation as the apiserver sent it (Wait), written verbatim as machine-allocation.yaml. */
 export async function install(
   config: Pick<Config, "console" | "imageStallMs" | "installerTimeoutMs">,
@@ -29,7 +32,7 @@ export async function install(
   allocationJson: JsonObject,
   target: TargetRoot,
   nics: readonly MachineNic[],
-  s: Pick<BootedServices, "http" | "log" | "secrets" | "installOs" | "manufacturer" | "now" | "sysRoot" | "carriedInstaller" | "ops">,
+  s: InstallServices,
 ): Promise<InstallOutput> {
   const url = allocation.image?.url ?? "";
   if (url === "")

@@ -17,7 +17,10 @@ import type { Services } from "./services.ts";
 
 export const INSTALLATION_SUCCEEDED = procedureOf(BootService.method.installationSucceeded);
 
-export async function installed(api: Api, report: InstallationSucceededData, s: Pick<Services, "log">): Promise<void> {
+/** What the `installed` stage uses of the services (a test fakes only this). */
+export type InstalledServices = Pick<Services, "log">;
+
+export async function installed(api: Api, report: InstallationSucceededData, s: InstalledServices): Promise<void> {
   let r;
   try {
     r = await callUnary(api.client, BootService.method.installationSucceeded, { uuid: report.uuid, consolePassword: report.consolePassword });

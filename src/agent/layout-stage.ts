@@ -9,7 +9,10 @@ import { AgentError } from "../platform/errors.ts";
 import type { MachineAllocation } from "../gen/metalstack/api/v2/machine_pb.ts";
 import type { Services, TargetRoot } from "./services.ts";
 
-export async function layout(allocation: MachineAllocation, s: Pick<Services, "disks" | "log">): Promise<TargetRoot> {
+/** What the `layout` stage uses of the services (a test fakes only this). */
+export type LayoutServices = Pick<Services, "disks" | "log">;
+
+export async function layout(allocation: MachineAllocation, s: LayoutServices): Promise<TargetRoot> {
   const fl = allocation.filesystemLayout;
   if (!fl)
     throw new AgentError("layout_refused", `the allocation of ${allocation.uuid || "this machine"} has no filesystemLayout: nothing to partition, nothing installed`, {

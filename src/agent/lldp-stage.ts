@@ -16,8 +16,11 @@ const NONE: LldpSession = {
   close: async () => {},
 };
 
+/** What the `lldp` stage uses of the services (a test fakes only this). */
+export type LldpServices = Pick<Services, "log" | "selectNics" | "startLldp">;
+
 /** On the NICs METAL_NICS selects (Config.nics), announcing `systemName` (the machine uuid). */
-export function lldp(config: Pick<Config, "nics">, systemName: string, s: Pick<Services, "log" | "selectNics" | "startLldp">): LldpSession {
+export function lldp(config: Pick<Config, "nics">, systemName: string, s: LldpServices): LldpSession {
   let interfaces: ReturnType<Services["selectNics"]> = [];
   try {
     interfaces = s.selectNics(config.nics);

@@ -54,11 +54,14 @@ export interface BootInput {
   readonly clock: ClockState;
 }
 
+/** What the `metalBoot` stage uses of the services (a test fakes only this). */
+export type MetalBootServices = Pick<Services, "http" | "log" | "ops" | "secrets" | "tokenFile" | "now">;
+
 /** Before boot: the base client (METAL_CA alone); the boot's CAs are trusted from the facts this returns. */
 export async function metalBoot(
   config: Pick<Config, "metalBootUrl" | "partition" | "imageCacheUrl" | "waitTimeoutMs" | "plannedReboot">,
   input: BootInput,
-  s: Pick<Services, "http" | "log" | "ops" | "secrets" | "tokenFile" | "now">,
+  s: MetalBootServices,
 ): Promise<BootFacts> {
   const { id, network: net } = input;
   const got = await fetchBootConfig(s.http, config.metalBootUrl, id.uuid, s.secrets);

@@ -10,10 +10,10 @@ import type { Services } from "./services.ts";
 
 export const RESOLV_CONF = "/etc/resolv.conf";
 
-export async function network(
-  config: Pick<Config, "metalBootUrl" | "nics" | "policy" | "netTimeoutMs" | "fast" | "rsDelay">,
-  s: Pick<Services, "bringUp" | "log" | "resolvConf" | "sysRoot" | "uplinks">,
-): Promise<NetworkSummary> {
+/** What the `network` stage uses of the services (a test fakes only this). */
+export type NetworkServices = Pick<Services, "bringUp" | "log" | "resolvConf" | "sysRoot" | "uplinks">;
+
+export async function network(config: Pick<Config, "metalBootUrl" | "nics" | "policy" | "netTimeoutMs" | "fast" | "rsDelay">, s: NetworkServices): Promise<NetworkSummary> {
   const host = config.metalBootUrl.hostname;
   const r = await s.bringUp({
     selectors: config.nics,

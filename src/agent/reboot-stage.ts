@@ -9,7 +9,10 @@ import { errnoName } from "../platform/sys/errno.ts";
 import type { Services } from "./services.ts";
 import type { WaitOutcome } from "./wait-stage.ts";
 
-export async function plannedReboot(due: Extract<WaitOutcome, { kind: "planned_reboot" }>, s: Pick<Services, "ops" | "log" | "kexecSys">): Promise<void> {
+/** What the `plannedReboot` stage uses of the services (a test fakes only this). */
+export type RebootServices = Pick<Services, "ops" | "log" | "kexecSys">;
+
+export async function plannedReboot(due: Extract<WaitOutcome, { kind: "planned_reboot" }>, s: RebootServices): Promise<void> {
   s.ops.rebootDue(due, s.log);
   await s.ops.beforeReboot("planned reboot", s.log);
   await s.log.flush();

@@ -25,7 +25,10 @@ export type WaitOutcome =
   /** `at`: when it was planned for (ISO 8601, as logged when the wait started); `reason`: why the machine reboots. */
   | { readonly kind: "planned_reboot"; readonly at: string; readonly reason: string };
 
-export async function wait(config: Pick<Config, "waitTimeoutMs" | "plannedReboot">, boot: Pick<Boot, "uuid">, api: Api, s: Pick<Services, "ops" | "log">): Promise<WaitOutcome> {
+/** What the `wait` stage uses of the services (a test fakes only this). */
+export type WaitServices = Pick<Services, "ops" | "log">;
+
+export async function wait(config: Pick<Config, "waitTimeoutMs" | "plannedReboot">, boot: Pick<Boot, "uuid">, api: Api, s: WaitServices): Promise<WaitOutcome> {
   const b = s.ops.planReboot(config, s.log);
   const until = b.endsBy === "planned_reboot" ? "the planned reboot" : "METAL_WAIT_TIMEOUT";
   await api.events.send(E.WAITING, `waiting for an allocation (up to ${formatDuration(b.boundMs)}, until ${until})`);

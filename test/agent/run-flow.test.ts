@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { configFromCmdline, type Config } from "../../src/config/config.ts";
 import { toAgentError } from "../../src/platform/errors.ts";
 import type { StageName } from "../../src/config/stages.ts";
-import type { NicSelector } from "../../src/config/params.ts";
 import { datedCert } from "../helpers/dated-cert.ts";
 import { FilesystemLayoutSchema, type FilesystemLayout } from "../../src/gen/metalstack/api/v2/filesystem_pb.ts";
 import { MachineNicSchema } from "../../src/gen/metalstack/api/v2/machine_pb.ts";
@@ -20,22 +19,12 @@ import { runFlow } from "../../src/agent/run-flow.ts";
 import { decideStart, type StartStage } from "../../src/agent/flow-start.ts";
 import type { Services } from "../../src/agent/services.ts";
 import { HttpClient } from "../../src/clients/http/http-client.ts";
-import type { InstallInput, InstallOutput } from "../../src/install/install.ts";
-import { toInventory } from "../../src/machine/inventory/map.ts";
-import type { LldpNeighbour, LldpSession } from "../../src/network/lldp/neighbour.ts";
-import { createLogger, type Logger } from "../../src/platform/log/logger.ts";
+import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
-import type { NetworkSummary } from "../../src/network/net/summary.ts";
-import type { NtpServer } from "../../src/config/ntp-servers.ts";
-import type { SntpEnv } from "../../src/ops/clock/sntp-client.ts";
-import type { ClockDeps, ClockState } from "../../src/ops/clock/sync.ts";
 import { Operations } from "../../src/ops/operations/operations.ts";
-import type { KexecSys } from "../../src/platform/sys/kexec-syscall.ts";
-import { LINUX_REBOOT_CMD_KEXEC, LINUX_REBOOT_CMD_RESTART } from "../../src/platform/sys/reboot-syscall.ts";
-import { standinAnswer } from "../integration/clock/sntp-standin.ts";
 import type { Standins } from "../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "../integration/api/suite.ts";
-import { lldpNeighbour } from "../helpers/lldp-neighbour.ts";
+import { BMC_PASSWORD, BOOT_INFO, flowServices, NET, PASSWORD, RecordingOps, WIPE_BOUND_MS } from "./flow-fakes.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3160";
 const skip = standinsSkip();
@@ -62,171 +51,11 @@ beforeEach(() => {
 const IMAGE_URL = "https://images.metal-stack.io/metal-os/stable/debian/12/img.tar.lz4";
 const LAYOUT = { id: "c1-large-x86", filesystems: [{ device: "/dev/sda2", format: "FORMAT_EXT4", path: "/", mountOptions: ["noatime"] }] };
 const ALLOCATION = { uuid: UUID, hostname: "w1", image: { id: "debian-12", url: IMAGE_URL }, filesystemLayout: LAYOUT };
-const PASSWORD = "console-pw-0f3a9c1e77b2";
 
-/**
- * Operations that also remember every stage it was told about, with SNTP answered in
- * memory (no datagram leaves the test, the host's clock is never set): the first
- * server answers the right time.
- */
-class RecordingOps extends Operations {
-  readonly stages: StageName[] = [];
-  readonly asked: string[] = [];
-  /** The watchdog hold asked for by each stage (the stage that was current when hold() was called). */
-  readonly holds: { stage: string | undefined; ms: number }[] = [];
-  /** Where beforeReboot (logs flushed, watchdog closed) is recorded, among the system calls. */
-  sysLog: string[] | undefined;
-  override async beforeReboot(why: string, log: Logger, flushMs?: number): Promise<void> {
-    this.sysLog?.push(`before-reboot ${why}`);
-    await super.beforeReboot(why, log, flushMs);
-  }
-  override stage(name: StageName, log?: Logger, hangAt?: StageName): void | Promise<void> {
-    this.stages.push(name);
-    return super.stage(name, log, hangAt);
-  }
-  override async hold<T>(p: Promise<T>, boundMs: number): Promise<T> {
-    this.holds.push({ stage: this.stages.at(-1), ms: boundMs });
-    return await super.hold(p, boundMs);
-  }
-  override syncClock(servers: readonly NtpServer[], log: Logger, deps: Partial<ClockDeps> = {}): Promise<ClockState> {
-    const sntp: SntpEnv = {
-      now: Date.now,
-      random: () => 0.5,
-      sleep: async () => {},
-      exchange: async (server, request) => {
-        this.asked.push(server.host);
-        const sentMs = Date.now();
-        const a = server === servers[0] ? standinAnswer(request(sentMs), "correct", sentMs) : undefined;
-        return a ? { kind: "answer", bytes: a, sentMs, receivedMs: Date.now() } : { kind: "failed", message: "silent" };
-      },
-    };
-    return super.syncClock(servers, log, { ...deps, sntp, setClock: () => 1, rtcPresent: () => false });
-  }
-}
+/** The flow's services: the shared part and each stage's own fake slice (flow-fakes.ts). */
+const services = (run: string, over: Partial<Services> = {}) => flowServices(run, st.bootCa.certFile, join(dir, "no-sysfs"), over);
 
-/** What the fake disks say their wipe may take (an overwrite of a large disk: over the 2 h layout hold). */
-const WIPE_BOUND_MS = 9 * 3600_000;
-const NET: NetworkSummary = {
-  interfaces: [{ name: "eth0", mac: "52:54:00:12:34:56", addresses: ["2001:db8::5054:ff:fe12:3456/64"], defaultRouters: ["fe80::1"], state: "ready" }],
-  dns: { servers: [], search: [] },
-  timingsMs: {},
-};
-const neigh = (systemName: string, portId: string): LldpNeighbour => lldpNeighbour({ systemName, portId, chassisId: portId });
-
-function services(run: string, over: Partial<Services> = {}) {
-  const lines: Record<string, unknown>[] = [];
-  const raw: string[] = [];
-  const secrets = new SecretSet();
-  const ops = new RecordingOps({ secrets, statusPath: join(run, "status.json") });
-  const log = createLogger({ level: "debug", format: "json", write: (l) => void (raw.push(l), lines.push(JSON.parse(l))), secrets });
-  const seen: {
-    bringUp: number;
-    inventoryNet: (NetworkSummary | undefined)[];
-    lldpName: string[];
-    sys: string[];
-    layouts: FilesystemLayout[];
-    install: InstallInput[];
-    superUser: string[];
-    nicSelectors: (readonly NicSelector[])[];
-    wipeModes: string[];
-  } = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [], nicSelectors: [], wipeModes: [] };
-  ops.sysLog = seen.sys;
-  const kexecSys: KexecSys = {
-    openRead: (root, p) => (seen.sys.push(`open ${join(root, p)}`), { fd: 7 }),
-    close: () => {},
-    kexecFileLoad: (a) => (seen.sys.push(`kexec_file_load ${new TextDecoder().decode(a.cmdline).replace(/\0$/, "")}`), 0),
-    reboot: (cmd) => (seen.sys.push(cmd === LINUX_REBOOT_CMD_KEXEC ? "reboot KEXEC" : cmd === LINUX_REBOOT_CMD_RESTART ? "reboot RESTART" : `reboot ${cmd}`), 0),
-    sync: () => void seen.sys.push("sync"),
-    drainConsole: () => void seen.sys.push("drain"),
-  };
-  const lldp: LldpSession = {
-    neighbours: () => new Map(),
-    waitForSwitches: async () => new Map([["eth0", [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")]]]),
-    close: async () => {},
-  };
-  const s: Services = {
-    log,
-    // The logger's set: what a stage registers is scrubbed from every later line, as in the agent.
-    secrets,
-    http: new HttpClient({ caBundle: st.bootCa.certFile, allowHttp: false, log }),
-    sysRoot: join(dir, "no-sysfs"),
-    tokenFile: join(run, "token"),
-    handoffFile: join(run, "handoff.json"),
-    resolvConf: join(run, "resolv.conf"),
-    readFile: async (p) => new Uint8Array(await Bun.file(p).arrayBuffer()),
-    env: {},
-    exec: () => {
-      throw new Error("no exec in this test");
-    },
-    selectNics: (selectors) => (seen.nicSelectors.push(selectors), [{ name: "eth0", ifindex: 2, mac: "52:54:00:12:34:56" }]),
-    startLldp: (_i, name) => (seen.lldpName.push(name), lldp),
-    uplinks: { follow: () => [] },
-    bringUp: async () => (seen.bringUp++, { summary: NET, linkUpAt: 0, readyAt: 0, ready: ["eth0"], startup: { entered: 0, subscribed: 0, selected: 0, sysctls: 0 } }),
-    inventory: async (net) => (
-      seen.inventoryNet.push(net),
-      toInventory(
-        {
-          memTotalBytes: 1 << 30,
-          cpuinfo: "",
-          nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }],
-          blocks: [],
-          pci: [],
-          dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
-        },
-        net,
-      )
-    ),
-    bmc: {
-      discover: async () => (
-        secrets.add(BMC_PASSWORD),
-        {
-          present: true,
-          lan: { ip: "192.0.2.10", mac: "52:54:00:ab:cd:ef", notes: [] },
-          firmwareRevision: "1.02",
-          fru: { productSerial: "PRD-SN-1" },
-          vendor: "Supermicro",
-          user: { name: "metal", id: 10, password: BMC_PASSWORD },
-          notes: [],
-        }
-      ),
-      superUser: async (vendor, password) => (seen.superUser.push(`${vendor.superUser.name}:${password}`), { ok: true, notes: [] }),
-    },
-    now: () => new Date("2026-01-01T00:00:00Z"),
-    manufacturer: () => "QEMU",
-    ops,
-    disks: {
-      wipe: async (mode) => void (seen.sys.push("wipe"), seen.wipeModes.push(`wipe ${mode}`)),
-      wipeBoundMs: async (mode) => (seen.wipeModes.push(`bound ${mode}`), WIPE_BOUND_MS),
-      layout: async (l) => (
-        seen.layouts.push(l),
-        {
-          root: join(run, "target"),
-          rootUuid: "0a1b2c3d-0000-4000-8000-00000000f00d",
-          finish: async () => void seen.sys.push("fstab"),
-          unmount: async () => void seen.sys.push("unmount"),
-        }
-      ),
-    },
-    carriedInstaller: { present: false, why: "the flow test carries none" },
-    installOs: async (i) => {
-      seen.install.push(i);
-      i.secrets.add(PASSWORD);
-      return {
-        image: { url: i.imageUrl.href, bytes: 1, checksum: { algo: "sha256", hex: "00" }, passes: 1, resumes: 0, restarts: 0, ms: 1 },
-        installer: { binary: "/install.sh", choice: { kind: "image", binary: "/install.sh", reason: "the image carries /install.sh" }, ms: 1, lines: 0, bootInfo: BOOT_INFO },
-        bootInfo: BOOT_INFO,
-        report: { uuid: i.machineId, consolePassword: PASSWORD },
-      } satisfies InstallOutput;
-    },
-    kexecSys,
-    ...over,
-  };
-  return { s, lines, raw, seen, ops };
-}
-
-const BMC_PASSWORD = "Bmc4pw7Xq2";
 const SUPER_PASSWORD = "Super9user3pw";
-const BOOT_INFO = { kernel: "boot/vmlinuz", initrd: "boot/initrd.img", cmdline: "console=ttyS0 root=UUID=0a1b2c3d-0000-4000-8000-00000000f00d", bootloaderId: "metal-debian" };
 const FULL: StageName[] = ["network", "clock", "boot", "api", "image", "handoff", "register", "wipe", "wait", "layout", "install", "installed", "kexec"];
 
 const config = (extra = "") => configFromCmdline(`METAL_BOOT_URL=${st.urls.boot}/ METAL_CA=${st.bootCa.certFile} METAL_UUID=${UUID} METAL_WAIT_TIMEOUT=5s ${extra}`);

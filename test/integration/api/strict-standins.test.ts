@@ -25,6 +25,7 @@ import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
 import { waitFor } from "../../../lab/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
+import { ONE_NIC_FACTS } from "../../helpers/one-nic-facts.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3140";
 const OTHER = "4c4c4544-0042-3510-8051-b5c04f4a3141";
@@ -58,16 +59,8 @@ beforeEach(() => {
 
 const api = (token: string | undefined) => new ConnectClient(http, new URL(st.urls.api), token);
 const machineToken = () => st.tokens.issue(UUID);
-const EMPTY_FACTS = {
-  memTotalBytes: 1 << 30,
-  cpuinfo: "",
-  nets: [{ name: "eth0", address: "52:54:00:12:34:56", type: "1", speed: undefined, devicePath: undefined, vendorId: undefined, deviceId: undefined, driver: undefined }],
-  blocks: [],
-  pci: [],
-  dmi: { biosVendor: undefined, biosVersion: undefined, biosDate: undefined },
-};
 const neigh = (systemName: string, portId: string): LldpNeighbour => lldpNeighbour({ systemName, portId, chassisId: "x" });
-const req = (ns: LldpNeighbour[], uuid = UUID) => registerRequest(uuid, toInventory(EMPTY_FACTS), new Map([["eth0", ns]]), "fra-equ01", "test");
+const req = (ns: LldpNeighbour[], uuid = UUID) => registerRequest(uuid, toInventory(ONE_NIC_FACTS), new Map([["eth0", ns]]), "fra-equ01", "test");
 const TWO = [neigh("leaf01", "0c:00:00:00:00:01"), neigh("leaf02", "0c:00:00:00:00:02")];
 const post = (path: string, body: unknown, token?: string) =>
   http.request({
