@@ -11,7 +11,7 @@
 import type { LldpInterface, LldpSession } from "../network/lldp/neighbour.ts";
 import type { HttpClient } from "../clients/http/http-client.ts";
 import type { CarriedInstaller } from "../install/carried-installer.ts";
-import type { InstallInput, InstallOutput } from "../install/install.ts";
+import type { installOs } from "../install/install.ts";
 import type { Inventory } from "../machine/inventory/map.ts";
 import type { Logger } from "../platform/log/logger.ts";
 import type { Operations } from "../ops/operations/operations.ts";
@@ -60,8 +60,8 @@ export interface Services {
   readonly disks: DiskStages;
   /** The os-installer this initramfs carries, or why there is none (src/install/carried-installer.ts): run when the image has no installer; named in Register's version. */
   readonly carriedInstaller: CarriedInstaller;
-  /** Streams the image onto the target and runs its installer (src/install installOs). */
-  readonly installOs: (i: InstallInput) => Promise<InstallOutput>;
+  /** Streams the image onto the target and runs its installer: install/install.ts `installOs` itself (its type is that function's, so a reader goes from here to it); a test gives a fake of the same type. */
+  readonly installOs: typeof installOs;
   /** kexec_file_load(2) and reboot(2) (src/platform/sys/kexec-syscall.ts linuxKexec): kexec into the installed OS, the planned reboot. */
   readonly kexecSys: KexecSys;
 }
