@@ -460,20 +460,28 @@ export class HttpClient {
     const bound = this.uplinks.uplinksFor(req.url.hostname).length;
     if (bound >= 2 || (bound === 1 && this.uplinks.multiHomed)) return await this.stream({ ...req, retry: false, headers: { "accept-encoding": "identity", ...req.headers } });
     const t0 = performance.now();
-    // The name through the agent's resolver first: its failures are named (DnsError); fetch then looks
-    // it up through resolv.conf, which holds the same RA servers (docs/boot-chain.md "Names").
+    // The name through the agent's resolver, once: its failures are named (DnsError), and fetch
+    // goes to the address it gave, with the name as Host and as the TLS server name (SNI and
+    // the certificate check), so the OS resolver is never asked (docs/boot-chain.md "Names").
     const host = req.url.hostname.replace(/^\[(.*)\]$/, "$1");
-    if (this.#opts.resolver && isIP(host) === 0) await this.#opts.resolver.aaaa(host);
-    const tls = req.url.protocol === "https:" ? { ca: this.#caPems(), rejectUnauthorized: true } : undefined;
+    let target = req.url;
+    let byName: { readonly host: string; readonly serverName: string } | undefined;
+    if (this.#opts.resolver && isIP(host) === 0) {
+      const [addr] = await this.#opts.resolver.aaaa(host);
+      target = new URL(req.url);
+      target.hostname = `[${addr}]`;
+      byName = { host: req.url.host, serverName: host };
+    }
+    const tls = req.url.protocol === "https:" ? { ca: this.#caPems(), rejectUnauthorized: true, ...(byName ? { serverName: byName.serverName } : {}) } : undefined;
     const headersMs = req.headersTimeoutMs ?? this.#opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
     const headersDeadline = new AbortController();
     const timer = setTimeout(() => headersDeadline.abort(new DeadlineError(headersMs)), headersMs);
     const signal = req.signal ? AbortSignal.any([req.signal, headersDeadline.signal]) : headersDeadline.signal;
     let r: Response;
     try {
-      r = await fetch(req.url, {
+      r = await fetch(target, {
         method: req.method,
-        headers: { "user-agent": "metal-hammer", "accept-encoding": "identity", ...req.headers },
+        headers: { "user-agent": "metal-hammer", "accept-encoding": "identity", ...(byName ? { host: byName.host } : {}), ...req.headers },
         ...(req.body !== undefined ? { body: req.body } : {}),
         redirect: "manual",
         decompress: false,

@@ -81,6 +81,19 @@ describe("HttpClient by name", () => {
     expect(e).toBeInstanceOf(DnsError);
     expect([(e as DnsError).failure, (e as DnsError).exitCode]).toEqual(["servfail", 17]);
   });
+  test("streamNative goes to the address the resolver gave (the OS resolver never asked), TLS against the name", async () => {
+    const asked: string[] = [];
+    const http = client(async (h) => (asked.push(h), ["::1"]));
+    // metal-boot.chain.lab is in no resolver of this host: a second lookup by fetch would fail.
+    const r = await http.streamNative({ method: "GET", url: new URL(`https://metal-boot.chain.lab:${server.port}/img`), what: "image download" });
+    expect(r.status).toBe(200);
+    expect(await new Response(r.body as unknown as ReadableStream).text()).toBe(`served metal-boot.chain.lab:${server.port}`);
+    expect(asked).toEqual(["metal-boot.chain.lab"]);
+    const wrong = await client(async () => ["::1"])
+      .streamNative({ method: "GET", url: new URL(`https://apiserver.chain.lab:${server.port}/img`), what: "image download" })
+      .catch((x: unknown) => x);
+    expect((wrong as { code?: string }).code).toBe("tls");
+  });
   test("streamNative asks the resolver first: its failure is named", async () => {
     const http = client(async (h) => {
       throw new DnsError(h, "only_a", ["fd00:b007::53"], `${h}: only A records`);
