@@ -81,26 +81,27 @@ interface ReadRequest {
 /** One request: read whole, logged when its head is written, routed to the control endpoints, the balancer or the apiserver. */
 async function answer(s: ApiServing, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const r: ReadRequest = { path: (req.url ?? "/").split("?")[0] ?? "/", body: await readBody(req), headers: headerObject(req) };
-  logOnHead(s.log, req, res, r);
+  // metal-boot's own boot events (boot-event.ts) are not a machine's requests: they show in the
+  // machines' event containers, so they are neither logged nor seen by the balancer (whose
+  // counts then match the log). Decided here, once.
+  const fromMetalBoot = r.headers["user-agent"] === METAL_BOOT_USER_AGENT;
+  if (!fromMetalBoot) logOnHead(s.log, req, res, r);
   try {
     if (r.path.startsWith("/_standin/")) return await answerControl(s.control, req, res, r);
-    // The balancer's window is the machines' view: metal-boot's own boot events (logged nowhere
-    // either, logOnHead) neither count in it nor get its 503s, so its counts match the log.
-    if (r.headers["user-agent"] !== METAL_BOOT_USER_AGENT && s.balancer?.take()) return answerBalancer(res);
+    if (!fromMetalBoot && s.balancer?.take()) return answerBalancer(res);
     await s.api(req, res, r.body);
   } catch {
     res.destroy();
   }
 }
 
-/** Logs the answer when its head is written; not when the client has gone (a Wait that never answered ends so): nothing was answered; not metal-boot's own calls. */
+/** Logs the answer when its head is written; not when the client has gone (a Wait that never answered ends so): nothing was answered. */
 function logOnHead(log: RequestLog, req: IncomingMessage, res: ServerResponse, r: ReadRequest): void {
   const source = req.socket.remoteAddress ?? null;
   const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
   let logged = false;
   (res as unknown as { writeHead: (...a: unknown[]) => ServerResponse }).writeHead = (...a: unknown[]) => {
-    // metal-boot's own boot events (boot-event.ts) are not a client's requests: they show in the machines' event containers.
-    if (!logged && !req.socket.destroyed && r.headers["user-agent"] !== METAL_BOOT_USER_AGENT) {
+    if (!logged && !req.socket.destroyed) {
       logged = true;
       log.add({
         time: new Date().toISOString(),

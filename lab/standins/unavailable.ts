@@ -46,7 +46,6 @@ export function parseUnavailableSpec(v: unknown): UnavailableSpec | { readonly e
 export class UnavailableWindow {
   #spec: UnavailableSpec = { every: 0, ms: 0 };
   #startedAt: number | null = null;
-  #armed = false;
   #requests = 0;
   #unavailable = 0;
 
@@ -56,10 +55,14 @@ export class UnavailableWindow {
   set(spec: UnavailableSpec): UnavailableReport {
     this.#spec = spec;
     this.#startedAt = null;
-    this.#armed = true;
     this.#requests = 0;
     this.#unavailable = 0;
     return this.report();
+  }
+
+  /** Set and not yet opened by a request. */
+  #armed(): boolean {
+    return this.#spec.every > 0 && this.#startedAt === null;
   }
 
   #active(t: number): boolean {
@@ -69,10 +72,7 @@ export class UnavailableWindow {
   /** One request arrived: whether the balancer answers it 503 (counted when inside the window). */
   take(): boolean {
     const t = this.now();
-    if (this.#armed) {
-      this.#armed = false;
-      this.#startedAt = t;
-    }
+    if (this.#armed()) this.#startedAt = t;
     if (!this.#active(t)) return false;
     this.#requests += 1;
     if (this.#requests % this.#spec.every !== 0) return false;
@@ -87,7 +87,7 @@ export class UnavailableWindow {
       ms: this.#spec.ms,
       startedAt: s,
       endsAt: s === null ? null : s + this.#spec.ms,
-      active: this.#armed || this.#active(this.now()),
+      active: this.#armed() || this.#active(this.now()),
       requests: this.#requests,
       unavailable: this.#unavailable,
     };
