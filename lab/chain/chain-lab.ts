@@ -18,19 +18,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "../ipxe/partitions.ts";
 import { routerAddress } from "../ipxe/eui64.ts";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
-import { livelinessLines } from "../liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
-import { switchName, type LabSwitchOs } from "../plan.ts";
+import { livelinessLines } from "../standins/liveliness-summary.ts";
+import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../standins/lldpd.ts";
+import { switchName, type LabSwitchOs } from "../rig/plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
-import { ovmfArgs, type Firmware } from "../ovmf.ts";
+import { ovmfArgs, type Firmware } from "../base/ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
-import { startLabNtp } from "../ntp.ts";
+import { startLabNtp } from "../standins/ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
-import { startLabDns, type DnsLogEntry, type LabDns } from "../dnsmasq.ts";
+import { startLabDns, type DnsLogEntry, type LabDns } from "../standins/dnsmasq.ts";
 import { makeCa, makeServerCert } from "../standins/pki.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -40,9 +40,9 @@ export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}
 export const STANDINS_ADDR = "fd00:b007::2";
 export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
-/** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
+/** The NTP server (chronyd, lab/standins/ntp.ts) the stand-in metal-boot names in ntp_servers. */
 export const LAB_NTP_ADDR = "fd00:b007::123";
-/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dnsmasq.ts) answers there for the lab domain. */
+/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/standins/dnsmasq.ts) answers there for the lab domain. */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
 /**
@@ -124,9 +124,9 @@ export interface ChainLabOptions {
    * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
    */
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
-  /** One lldpd switch per NIC port (lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
+  /** One lldpd switch per NIC port (lab/standins/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
   readonly switches?: boolean;
-  /** How the leaves configure lldpd (lab/plan.ts lldpdConf): sonic (default) or cumulus; machine i is on port i of each leaf. */
+  /** How the leaves configure lldpd (lab/rig/plan.ts lldpdConf): sonic (default) or cumulus; machine i is on port i of each leaf. */
   readonly switchOs?: LabSwitchOs;
   /**
    * The machines' firmware: `bios` (SeaBIOS, default: the ISO boots ISOLINUX -> ipxe.lkrn)
@@ -136,7 +136,7 @@ export interface ChainLabOptions {
   readonly firmware?: Firmware;
   /**
    * UEFI: the CA (PEM) the machines' firmware trusts for HTTPS boot (OVMF's TlsCaCertificate
-   * variable, from fw_cfg: lab/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
+   * variable, from fw_cfg: lab/base/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
    */
   readonly firmwareHttpsCa?: string;
   /**
@@ -405,7 +405,7 @@ export class ChainLab {
     return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
   }
 
-  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/liveliness-summary.ts); none without stand-ins. */
+  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/standins/liveliness-summary.ts); none without stand-ins. */
   liveliness(uuid: string): string[] {
     if (!this.opts.standins) return [];
     const f = join(this.dir, "standins", "liveliness.json");

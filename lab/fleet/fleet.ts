@@ -6,7 +6,7 @@
  * and the stand-ins (metal-boot, apiserver with the switch table, image cache). Every
  * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced),
  * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by
- * construction (lab/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
+ * construction (lab/base/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
  * route, the machines take RAs with `router: false`); names are unique per fleet
  * (`mhf-<id>-l1`, `mhf-<id>-m<i>`); everything is removed by tearDown: agents and installs
  * killed by PID, the leaves' daemons stopped by PID by their rigs, then the namespaces.
@@ -17,14 +17,14 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { disklessArgv } from "../diskless.ts";
+import { disklessArgv } from "../base/diskless.ts";
 import { compileAgentDriver } from "./driver-binary.ts";
 import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
-import { withPrivateRun } from "../plan.ts";
-import { waitFor } from "../wait.ts";
+import { withPrivateRun } from "../rig/plan.ts";
+import { waitFor } from "../base/wait.ts";
 import { NetnsRig } from "../rig/rig.ts";
 
 const REPO = join(import.meta.dir, "../..");

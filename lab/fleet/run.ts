@@ -34,7 +34,7 @@ import {
   unavailableRetries,
   type Spread,
 } from "./report.ts";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export const FLEET_SCENARIOS = ["none", "outage", "unavailable", "image-drop"] as const;
 export type FleetScenario = (typeof FLEET_SCENARIOS)[number];

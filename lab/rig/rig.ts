@@ -18,7 +18,7 @@
 import { writeFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 import { radvdConf, type RadvdPort } from "./radvd-conf.ts";
 import { startRadvd } from "./radvd.ts";
 

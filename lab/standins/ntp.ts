@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "./wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export const NTP_PORT = 123;
 /** chrony's stratum for its local clock: any value 1..15 passes the agent's checks (src/ops/clock/sntp-check.ts). */

@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./serial-console.ts";
+import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
 import {
   labNames,
   labRadvdPorts,
@@ -28,18 +28,18 @@ import {
   type LabNames,
   type LabOptions,
   type LabSwitchOs,
-} from "./plan.ts";
-import { startLabNtp } from "./ntp.ts";
-import { livelinessLines } from "./liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
-import { overlayCpio } from "./overlay.ts";
-import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
-import { waitFor } from "./wait.ts";
-import { NetnsRig, stopPid } from "./rig/rig.ts";
-import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
-import { installMedia } from "./install-media.ts";
-import { buildOciTestImage } from "./images/oci-image.ts";
-import { standinServers } from "./servers.ts";
+} from "../rig/plan.ts";
+import { startLabNtp } from "../standins/ntp.ts";
+import { livelinessLines } from "../standins/liveliness-summary.ts";
+import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "../standins/lldpd.ts";
+import { overlayCpio } from "../standins/overlay.ts";
+import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
+import { waitFor } from "../base/wait.ts";
+import { NetnsRig, stopPid } from "../rig/rig.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../base/kernel.ts";
+import { installMedia } from "../standins/install-media.ts";
+import { buildOciTestImage } from "../images/oci-image.ts";
+import { standinServers } from "../standins/servers.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;

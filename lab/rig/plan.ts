@@ -3,8 +3,8 @@
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
-import { qemuMachineArgv } from "./qemu.ts";
-import type { RadvdPort } from "./rig/radvd-conf.ts";
+import { qemuMachineArgv } from "../base/qemu.ts";
+import type { RadvdPort } from "./radvd-conf.ts";
 export type NicModel = "virtio" | "e1000";
 
 export interface LabOptions {
