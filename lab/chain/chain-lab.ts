@@ -9,9 +9,13 @@
  *                                                                                 +-- (stand-ins) NTP [fd00:b007::123]:123
  *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
  *
- * Namespace, taps and radvd are the lab rig's (lab/rig/). Everything is named
- * mhc-<random> / mhct<random><n>, and tearDown() removes it all (processes by PID,
- * then the namespace, which takes the taps with it).
+ * A plan over the lab lifecycle (lab/lifecycle/), held open for a test to drive: setUp()
+ * runs the rig step (namespace, taps, captures, DNS, radvd: lab/rig/) and the stand-ins
+ * step (switches, BMCs, the https stand-ins, the boot server); startMachines() the
+ * machines (QEMU); the test collects (requests, captures, the stand-ins' state); and
+ * tearDown() runs the one clean-up stack, last started first (QEMU, servers, BMCs, lldpd,
+ * captures by PID, then the namespace, which takes the taps with it, then the work dir).
+ * Everything is named mhc-<random> / mhct<random><n>.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,6 +34,7 @@ import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../standins/ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
+import { Lifecycle } from "../lifecycle/lifecycle.ts";
 import { startLabDns, type DnsLogEntry, type LabDns } from "../standins/dnsmasq.ts";
 import { makeCa, makeServerCert } from "../standins/pki.ts";
 
@@ -176,8 +181,13 @@ export class ChainLab {
   readonly dir = mkdtempSync(join(tmpdir(), "mhc-chain-"));
   readonly requestLog = join(this.dir, "requests.jsonl");
   readonly machines: RunningMachine[] = [];
+  /** Every process the lab started (their PIDs for the tests; each is also on the clean-up stack). */
   private readonly procs: Proc[] = [];
-  /** The namespace, its taps and radvd (lab/rig/); set by setUp. */
+  /** The one clean-up stack: the work dir, the rig, each process, each BMC; tearDown runs it. */
+  private readonly life = new Lifecycle();
+  /** tearDown(true): the work dir stays (LAB_KEEP=1). */
+  private keepDir = false;
+  /** The namespace, its taps and radvd (lab/rig/): the rig step's result. */
   private rig: NetnsRig | undefined;
 
   private get up(): NetnsRig {
@@ -187,7 +197,11 @@ export class ChainLab {
   /** The machines' BMCs, by machine index (opts.bmc). */
   readonly bmcs: BmcSim[] = [];
 
-  constructor(private readonly opts: ChainLabOptions) {}
+  constructor(private readonly opts: ChainLabOptions) {
+    this.life.push(`work dir ${this.dir}`, () => {
+      if (!this.keepDir) rmSync(this.dir, { recursive: true, force: true });
+    });
+  }
 
   /** The tap of a machine's NIC k+1 (moreNics[k]); the first NIC's tap is mhct<id><i>. */
   private moreTap(i: number, k: number): string {
@@ -201,12 +215,20 @@ export class ChainLab {
   private spawn(name: string, argv: string[]): Proc {
     const p = new Proc(name, this.nsExec(argv));
     this.procs.push(p);
+    this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
     return p;
   }
 
-  /** Brings up namespace, taps, radvd, tcpdump and (unless omitted) the boot server; does not start QEMU. */
+  /** The rig and stand-ins steps: namespace, taps, tcpdump, DNS, radvd, then switches, BMCs, stand-ins and (unless omitted) the boot server; does not start QEMU. */
   async setUp(): Promise<void> {
+    const switches = await this.life.step("rig", () => this.createRig());
+    await this.life.step("standins", () => this.startAll(switches));
+  }
+
+  /** The rig: the namespace with metal-boot's addresses, a tap (and its capture) per port, the lab's DNS server, radvd; the switches to start on the ports. */
+  private async createRig(): Promise<LabSwitch[]> {
     const rig = NetnsRig.create(this.ns, this.dir);
+    this.life.push(`netns ${this.ns}`, () => rig.cleanup());
     this.rig = rig;
     rig.addLoopback(BOOT_SERVER_ADDR);
     // metal-boot's name points here: the boot server answers on it too, next to the stand-ins.
@@ -232,13 +254,18 @@ export class ChainLab {
     }
     await this.startDns();
     if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
+    return switches;
+  }
+
+  /** The stand-ins: an lldpd per port (and the switch table), the BMCs, the https stand-ins, the boot server. */
+  private async startAll(switches: readonly LabSwitch[]): Promise<void> {
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
       await run(["mkdir", "-m", "0755", dir]);
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
       await startSwitches(
-        switches,
+        [...switches],
         dir,
         (argv, name) => this.spawn(name, argv),
         (argv) => this.nsExec(argv),
@@ -291,18 +318,18 @@ export class ChainLab {
       const ip = `${LAB_BMC_NET}.${10 + i}`;
       // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
       this.up.addLoopback(`${ip}/32`);
-      this.bmcs.push(
-        await startBmcSim({
-          wrap: ["ip", "netns", "exec", this.ns],
-          lanAddress: ip,
-          lanPort: 623,
-          reportedIp: ip,
-          reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`,
-          serialPort: 9002 + i,
-          users: [LAB_BMC_ADMIN],
-          fru: LAB_FRU,
-        }),
-      );
+      const bmc = await startBmcSim({
+        wrap: ["ip", "netns", "exec", this.ns],
+        lanAddress: ip,
+        lanPort: 623,
+        reportedIp: ip,
+        reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`,
+        serialPort: 9002 + i,
+        users: [LAB_BMC_ADMIN],
+        fru: LAB_FRU,
+      });
+      this.bmcs.push(bmc);
+      this.life.push(`bmc ${ip}`, () => bmc.stop());
     }
   }
 
@@ -564,13 +591,10 @@ export class ChainLab {
     for (const p of this.procs.filter((p) => p.name.startsWith("tcpdump-"))) await p.stop();
   }
 
-  /** Kills every process it started (by PID), removes the namespace and the work dir. Never throws. */
+  /** The clean-up: every process and BMC it started (by PID, last first), radvd and the namespace (which takes the taps with it), the work dir unless kept. Never throws; once. */
   async tearDown(keepDir = false): Promise<void> {
-    for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
-    for (const b of this.bmcs.splice(0)) await b.stop().catch(() => undefined);
-    // radvd by its PID, then the namespace (which takes the taps with it).
-    await this.rig?.cleanup();
+    if (!this.life.cleanedUp) this.keepDir = keepDir;
+    await this.life.cleanUp();
     this.rig = undefined;
-    if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -8,8 +8,12 @@
  * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by
  * construction (lab/base/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
  * route, the machines take RAs with `router: false`); names are unique per fleet
- * (`mhf-<id>-l1`, `mhf-<id>-m<i>`); everything is removed by tearDown: agents and installs
- * killed by PID, the leaves' daemons stopped by PID by their rigs, then the namespaces.
+ * (`mhf-<id>-l1`, `mhf-<id>-m<i>`). A plan over the lab lifecycle (lab/lifecycle/), held
+ * open for a run or a test to drive: setUp() runs the rig step (the leaves' and machines'
+ * namespaces, bridges, veths, radvd) and the stand-ins step (lldpd, the stand-ins);
+ * startAgents() the machines; tearDown() the one clean-up stack, last started first:
+ * installs and agents killed by PID, the machines' namespaces, then the leaves' (their
+ * daemons stopped by PID by their rigs), then the work dir.
  *
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
@@ -26,6 +30,7 @@ import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
 import { withPrivateRun } from "../rig/plan.ts";
 import { waitFor } from "../base/wait.ts";
 import { NetnsRig } from "../rig/rig.ts";
+import { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const STANDINS = join(REPO, "lab/standins/standins-main.ts");
@@ -114,13 +119,19 @@ export class Fleet {
   /** The leaves' rigs (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, in creation order. */
   private readonly leafRigs: NetnsRig[] = [];
   private readonly machineRigs: NetnsRig[] = [];
-  private readonly installs: ReturnType<typeof Bun.spawn>[] = [];
+  /** The one clean-up stack: the work dir, each namespace, each agent and install; tearDown runs it. */
+  private readonly life = new Lifecycle();
+  /** tearDown(true): the work dir stays. */
+  private keep = false;
   readonly state = join(this.dir, "standins");
   /** The agent every machine runs (compiled in setUp). */
   private agent = "";
 
   constructor(readonly opts: FleetOptions) {
     chmodSync(this.dir, 0o755);
+    this.life.push(`work dir ${this.dir}`, () => {
+      if (!this.keep) rmSync(this.dir, { recursive: true, force: true });
+    });
   }
 
   /** leaf01's rig: radvd, lldpd, the stand-ins and the servers' address live there. */
@@ -139,21 +150,42 @@ export class Fleet {
     return r;
   }
 
-  /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
+  /** The rig step (namespaces, bridges, veths, radvd) and the stand-ins step (lldpd, the stand-ins); no agent yet. */
   async setUp(): Promise<void> {
     this.agent = compileAgentDriver(join(this.dir, "agent-driver"));
-    this.addLeaves();
-    for (let i = 0; i < this.opts.machines; i++) this.addMachine(i);
-    // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
-    await this.leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
-    await this.startLldpd();
-    await this.startStandins();
+    await this.life.step("rig", async () => {
+      this.addLeaves();
+      for (let i = 0; i < this.opts.machines; i++) this.addMachine(i);
+      // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
+      await this.leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
+    });
+    await this.life.step("standins", async () => {
+      await this.startLldpd();
+      await this.startStandins();
+    });
+  }
+
+  /** A namespace of the fleet, deleted (its daemons stopped by PID first) at clean-up. */
+  private createRig(ns: string, opts: { readonly router?: boolean } = {}): NetnsRig {
+    const rig = NetnsRig.create(ns, this.dir, opts);
+    this.life.push(`netns ${ns}`, () => rig.cleanup());
+    return rig;
+  }
+
+  /** A process of the fleet (an agent, an install), killed by PID at clean-up. */
+  private own(what: string, proc: ReturnType<typeof Bun.spawn>): void {
+    this.life.push(`${what} (PID ${proc.pid})`, async () => {
+      try {
+        proc.kill("SIGKILL");
+      } catch {}
+      await proc.exited;
+    });
   }
 
   /** Both leaves: a routing namespace with bridge br0; leaf01's bridge has the servers' address. */
   private addLeaves(): void {
     for (const leaf of this.leaves) {
-      const rig = NetnsRig.create(leaf, this.dir);
+      const rig = this.createRig(leaf);
       this.leafRigs.push(rig);
       rig.addBridge("br0");
     }
@@ -163,7 +195,7 @@ export class Fleet {
   /** Machine i: its namespace (taking RAs) and NIC eth<k> on leaf k's bridge as port p<i>, MAC 02:f1:<i>:00:0<k+1>. */
   private addMachine(i: number): void {
     const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf-${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
-    const rig = NetnsRig.create(m.ns, this.dir, { router: false });
+    const rig = this.createRig(m.ns, { router: false });
     this.machineRigs.push(rig);
     for (const [k, leaf] of this.leafRigs.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
     this.machines.push(m);
@@ -246,6 +278,7 @@ export class Fleet {
         stderr: "pipe",
       });
       m.proc = proc;
+      this.own(`agent ${m.index}`, proc);
       void (async () => {
         let buf = "";
         for await (const chunk of proc.stderr) {
@@ -294,7 +327,7 @@ export class Fleet {
         stdout: "pipe",
         stderr: "pipe",
       });
-      this.installs.push(proc);
+      this.own(`image install ${m.index}`, proc);
       void (async () => {
         const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
         install.stderr = err;
@@ -418,23 +451,14 @@ export class Fleet {
     }
   }
 
-  /** Ends every install and agent (SIGKILL, by PID), then the leaves' daemons by PID and every namespace (the rigs' cleanup), then the dir. */
+  /**
+   * The clean-up, last started first: every install and agent (SIGKILL, by PID), the
+   * machines' namespaces (their veths go with them), leaf02, leaf01 (the stand-ins, lldpd,
+   * radvd by PID), then the dir unless kept. Never throws; once.
+   */
   async tearDown(keep = false): Promise<void> {
-    for (const p of this.installs) {
-      try {
-        p.kill("SIGKILL");
-      } catch {}
-      await p.exited;
-    }
-    for (const m of this.machines) {
-      try {
-        m.proc?.kill("SIGKILL");
-      } catch {}
-      await m.proc?.exited;
-    }
-    // Last created first, as before: the machines (their veths go with them), then leaf02, then leaf01 (the stand-ins, lldpd, radvd).
-    for (const rig of [...this.leafRigs.splice(0), ...this.machineRigs.splice(0)].reverse()) await rig.cleanup();
-    if (!keep) rmSync(this.dir, { recursive: true, force: true });
+    if (!this.life.cleanedUp) this.keep = keep;
+    await this.life.cleanUp();
   }
 }
 
