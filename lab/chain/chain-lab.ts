@@ -175,6 +175,32 @@ export interface RunningMachine extends LabMachine {
   readonly started: number;
 }
 
+/** What the rig step made: the namespace, each machine's first tap (QEMU starts on these), the switches to start, the DNS server. */
+interface ChainRig {
+  readonly rig: NetnsRig;
+  readonly ports: readonly (LabMachine & { readonly tap: string })[];
+  readonly switches: readonly LabSwitch[];
+  readonly dns: LabDns;
+}
+
+/** What the stand-ins step made. */
+interface ChainStandins {
+  /** The leaves' ports as metal-core registers them (with switches). */
+  readonly switchTable?: string;
+  /** The stand-ins' boot CA as an initrd the kernel unpacks (with the stand-ins). */
+  readonly caCpio?: string;
+  /** The machines' BMCs, by machine index (opts.bmc). */
+  readonly bmcs: readonly BmcSim[];
+  /** The boot side's TLS (names.tls): a lab CA (RSA: iPXE refuses P-256) and metal-boot's certificate. */
+  readonly bootTls?: BootTls;
+}
+
+interface BootTls {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
 export class ChainLab {
   readonly id = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
   readonly ns = `mhc-${this.id}`;
@@ -187,15 +213,13 @@ export class ChainLab {
   private readonly life = new Lifecycle();
   /** tearDown(true): the work dir stays (LAB_KEEP=1). */
   private keepDir = false;
-  /** The namespace, its taps and radvd (lab/rig/): the rig step's result. */
-  private rig: NetnsRig | undefined;
+  /** The rig and stand-ins steps' results, once setUp() made them. */
+  private made: { readonly rig: ChainRig; readonly standins: ChainStandins } | undefined;
 
-  private get up(): NetnsRig {
-    if (!this.rig) throw new Error(`chain lab ${this.ns}: not set up (call setUp() first)`);
-    return this.rig;
+  private get up(): { readonly rig: ChainRig; readonly standins: ChainStandins } {
+    if (!this.made) throw new Error(`chain lab ${this.ns}: not set up (call setUp() first)`);
+    return this.made;
   }
-  /** The machines' BMCs, by machine index (opts.bmc). */
-  readonly bmcs: BmcSim[] = [];
 
   constructor(private readonly opts: ChainLabOptions) {
     this.life.push(`work dir ${this.dir}`, () => {
@@ -221,15 +245,15 @@ export class ChainLab {
 
   /** The rig and stand-ins steps: namespace, taps, tcpdump, DNS, radvd, then switches, BMCs, stand-ins and (unless omitted) the boot server; does not start QEMU. */
   async setUp(): Promise<void> {
-    const switches = await this.life.step("rig", () => this.createRig());
-    await this.life.step("standins", () => this.startAll(switches));
+    const rig = await this.life.step("rig", () => this.createRig());
+    const standins = await this.life.step("standins", () => this.startAll(rig));
+    this.made = { rig, standins };
   }
 
-  /** The rig: the namespace with metal-boot's addresses, a tap (and its capture) per port, the lab's DNS server, radvd; the switches to start on the ports. */
-  private async createRig(): Promise<LabSwitch[]> {
+  /** The rig: the namespace with metal-boot's addresses, a tap (and its capture) per port, the lab's DNS server, radvd. */
+  private async createRig(): Promise<ChainRig> {
     const rig = NetnsRig.create(this.ns, this.dir);
     this.life.push(`netns ${this.ns}`, () => rig.cleanup());
-    this.rig = rig;
     rig.addLoopback(BOOT_SERVER_ADDR);
     // metal-boot's name points here: the boot server answers on it too, next to the stand-ins.
     rig.addLoopback(STANDINS_ADDR);
@@ -247,18 +271,20 @@ export class ChainLab {
         if (m.ra !== false) radvdPorts.push({ ifname: port.tap, prefix: port.prefix, rdnss: [LAB_DNS], dnssl: [LAB_DNS_SEARCH] });
       }
     }
+    const ports: (LabMachine & { tap: string })[] = [];
     for (const [i, tap] of taps.entries()) {
       const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
       await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
-      this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
+      ports.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
-    await this.startDns();
+    const dns = await this.startDns(rig);
     if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
-    return switches;
+    return { rig, ports, switches, dns };
   }
 
   /** The stand-ins: an lldpd per port (and the switch table), the BMCs, the https stand-ins, the boot server. */
-  private async startAll(switches: readonly LabSwitch[]): Promise<void> {
+  private async startAll({ rig, switches }: ChainRig): Promise<ChainStandins> {
+    let switchTable: string | undefined;
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
       await run(["mkdir", "-m", "0755", dir]);
@@ -270,9 +296,9 @@ export class ChainLab {
         (argv, name) => this.spawn(name, argv),
         (argv) => this.nsExec(argv),
       );
-      this.switchTable = join(this.dir, "switches.json");
+      switchTable = join(this.dir, "switches.json");
       writeFileSync(
-        this.switchTable,
+        switchTable,
         JSON.stringify(
           switchSpecs(switches, (argv) => this.nsExec(argv)),
           null,
@@ -280,19 +306,20 @@ export class ChainLab {
         ) + "\n",
       );
     }
-    if (this.opts.bmc) await this.startBmcs();
-    if (this.opts.standins) await this.startStandins();
-    if (this.opts.bootServer) await this.startBootServer();
+    const bmcs = this.opts.bmc ? await this.startBmcs(rig) : [];
+    const caCpio = this.opts.standins ? await this.startStandins(rig, this.opts.standins, switchTable) : undefined;
+    const bootTls = this.opts.names?.tls ? this.makeBootTls() : undefined;
+    if (this.opts.bootServer) await this.startBootServer(this.opts.bootServer, caCpio, bootTls);
+    return { bmcs, ...(switchTable ? { switchTable } : {}), ...(caCpio ? { caCpio } : {}), ...(bootTls ? { bootTls } : {}) };
   }
 
   /** The lab's query log of its DNS server (dnsmasq --log-queries). */
   readonly dnsLog = join(this.dir, "dnsmasq.log");
-  private dns: LabDns | undefined;
 
   /** dnsmasq at LAB_DNS (the RAs' RDNSS), AAAA records for LAB_NAMES on the services' addresses. */
-  private async startDns(): Promise<void> {
-    this.up.addLoopback(LAB_DNS);
-    this.dns = await startLabDns(
+  private async startDns(rig: NetnsRig): Promise<LabDns> {
+    rig.addLoopback(LAB_DNS);
+    return await startLabDns(
       {
         listen: LAB_DNS,
         domain: LAB_DNS_SEARCH,
@@ -309,15 +336,16 @@ export class ChainLab {
 
   /** The DNS queries the lab's server got so far, with its answers. */
   dnsQueries(): DnsLogEntry[] {
-    return this.dns?.queries() ?? [];
+    return this.made?.rig.dns.queries() ?? [];
   }
 
   /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
-  private async startBmcs(): Promise<void> {
+  private async startBmcs(rig: NetnsRig): Promise<BmcSim[]> {
+    const bmcs: BmcSim[] = [];
     for (const i of this.opts.machines.keys()) {
       const ip = `${LAB_BMC_NET}.${10 + i}`;
       // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
-      this.up.addLoopback(`${ip}/32`);
+      rig.addLoopback(`${ip}/32`);
       const bmc = await startBmcSim({
         wrap: ["ip", "netns", "exec", this.ns],
         lanAddress: ip,
@@ -328,14 +356,15 @@ export class ChainLab {
         users: [LAB_BMC_ADMIN],
         fru: LAB_FRU,
       });
-      this.bmcs.push(bmc);
+      bmcs.push(bmc);
       this.life.push(`bmc ${ip}`, () => bmc.stop());
     }
+    return bmcs;
   }
 
   /** QEMU's arguments for machine i's BMC (KCS at the ISA default, SMBIOS board vendor go-hal knows). */
   private bmcArgs(i: number): string[] {
-    const b = this.bmcs[i];
+    const b = this.up.standins.bmcs[i];
     if (!b?.serialPort) return [];
     return [
       "-chardev",
@@ -351,14 +380,12 @@ export class ChainLab {
 
   /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
   readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
-  private caCpio: string | undefined;
 
-  private async startStandins(): Promise<void> {
-    const s = this.opts.standins;
-    if (!s) return;
+  /** The https stand-ins (and chronyd beside them); the archive of their boot CA for the machines' initrds. */
+  private async startStandins(rig: NetnsRig, s: NonNullable<ChainLabOptions["standins"]>, switchTable: string | undefined): Promise<string> {
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
-    this.up.addLoopback(LAB_NTP_ADDR);
+    rig.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
     const argv = [BUN, join(HERE, "../standins/standins-main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
@@ -378,7 +405,7 @@ export class ChainLab {
     // whose machines see fewer lldpd peers drops that one rule.
     if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
     // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
-    else if (this.switchTable) argv.push("--switches", this.switchTable);
+    else if (switchTable) argv.push("--switches", switchTable);
     const p = this.spawn("standins", argv);
     const ready = await waitFor(
       () => {
@@ -396,8 +423,9 @@ export class ChainLab {
     const root = join(this.dir, "ca-root");
     await run(["mkdir", "-p", join(root, "etc/metal")]);
     await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
-    this.caCpio = join(this.dir, "metal-ca.cpio");
-    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+    const caCpio = join(this.dir, "metal-ca.cpio");
+    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${caCpio}`]);
+    return caCpio;
   }
 
   /** GET /_standin/machines from inside the namespace: what the apiserver stand-in stored. */
@@ -416,18 +444,16 @@ export class ChainLab {
 
   /** Logs in to machine i's BMC over lanplus from the lab's namespace, as metal-bmc would (cipher suite 3: suite 0 takes any password). */
   async bmcLogin(i: number, user: string, password: string): Promise<{ ok: boolean; out: string }> {
-    const b = this.bmcs[i];
+    const b = this.made?.standins.bmcs[i];
     if (!b) return { ok: false, out: "no BMC" };
     const p = Bun.spawn(this.nsExec([...b.lanplus(user), "user", "list", "1"]), { stdout: "pipe", stderr: "pipe", env: { ...process.env, IPMI_PASSWORD: password } });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { ok: code === 0, out: (out + err).trim() };
   }
 
-  private switchTable: string | undefined;
-
   /** The lab summary's connections line of machine `uuid` ("connected: leaf01 Ethernet0, leaf02 Ethernet0"); undefined without a switch table. */
   connections(uuid: string): string | undefined {
-    if (!this.switchTable || !this.opts.standins) return undefined;
+    if (!this.made?.standins.switchTable || !this.opts.standins) return undefined;
     const f = join(this.dir, "standins", "connections.json");
     return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
   }
@@ -449,42 +475,36 @@ export class ChainLab {
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
-  private withStandins(p: PartitionInput): PartitionInput {
-    if (!this.caCpio) return p;
+  private withStandins(p: PartitionInput, caCpio: string | undefined): PartitionInput {
+    if (!caCpio) return p;
     return {
       ...p,
       metalBootUrl: this.opts.names ? `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}` : STANDINS_URL,
       cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
-      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
+      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: caCpio }],
     };
   }
 
-  private readonly pending: (LabMachine & { tap: string })[] = [];
-
-  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name, made once. */
-  private bootTlsFiles: { ca: string; cert: string; key: string } | undefined;
-  private bootTls(): { ca: string; cert: string; key: string } {
-    if (this.bootTlsFiles) return this.bootTlsFiles;
+  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name. */
+  private makeBootTls(): BootTls {
     const ca = makeCa(join(this.dir, "boot-tls"), "lab-boot-ca", "rsa");
     makeServerCert(ca, "metal-boot-tls", [], [LAB_NAMES.metalBoot], "rsa");
-    this.bootTlsFiles = { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
-    return this.bootTlsFiles;
+    return { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
   }
 
   /** The CA the machines' UEFI firmware trusts for HTTPS boot: given, or the lab's boot CA when the chain is https. */
   private firmwareCa(): string | undefined {
-    return this.opts.firmwareHttpsCa ?? (this.opts.names?.tls ? this.bootTls().ca : undefined);
+    return this.opts.firmwareHttpsCa ?? this.up.standins.bootTls?.ca;
   }
 
-  async startBootServer(): Promise<void> {
-    if (!this.opts.bootServer) throw new Error("no boot server configuration");
-    const tls = this.opts.names?.tls ? this.bootTls() : undefined;
+  /** metal-boot's boot side (boot.ipxe, kernel, initrd): every partition pointed at the stand-ins when they run. */
+  private async startBootServer(bootServer: NonNullable<ChainLabOptions["bootServer"]>, caCpio: string | undefined, tls: BootTls | undefined): Promise<void> {
     const config = {
       ...(tls ? { tls: { port: BOOT_TLS_PORT, cert: tls.cert, key: tls.key } } : {}),
       // Every address of the namespace: BOOT_SERVER_ADDR (the literal chain) and metal-boot's name (STANDINS_ADDR).
       listen: { host: "::", port: BOOT_SERVER_PORT },
       publicUrl: chainOrigin(this.opts.names),
-      partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
+      partitions: bootServer.partitions.map((p) => this.withStandins(p, caCpio)),
     };
     const path = join(this.dir, "boot-server.json");
     writeFileSync(path, JSON.stringify(config, null, 2));
@@ -495,7 +515,8 @@ export class ChainLab {
 
   /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
   startMachines(): void {
-    for (const m of this.pending.splice(0)) this.machines.push(this.launch(m));
+    if (this.machines.length > 0) return;
+    for (const m of this.up.rig.ports) this.machines.push(this.launch(m));
   }
 
   /**
@@ -594,7 +615,7 @@ export class ChainLab {
   /** The clean-up: every process and BMC it started (by PID, last first), radvd and the namespace (which takes the taps with it), the work dir unless kept. Never throws; once. */
   async tearDown(keepDir = false): Promise<void> {
     if (!this.life.cleanedUp) this.keepDir = keepDir;
+    // What the steps made stays readable (the DNS log, the switch table) while the dir is kept.
     await this.life.cleanUp();
-    this.rig = undefined;
   }
 }
