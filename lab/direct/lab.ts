@@ -6,7 +6,7 @@
  * saved. Ends when the guest powers off / reboots (-no-reboot) or the bound passes;
  * everything it created is removed on any exit, processes killed by PID.
  *
- *   bun lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] [--switch-os sonic|cumulus] ...
+ *   bun lab/direct/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] [--switch-os sonic|cumulus] ...
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
@@ -365,7 +365,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
 
 const OUTCOMES: readonly Outcome[] = ["poweroff", "reboot", "halt", "panic", "timeout", "crashed"];
 
-/** `bun lab/lab.ts` options (Makefile's `make lab-direct` passes them). */
+/** `bun lab/direct/lab.ts` options (Makefile's `make lab-direct` passes them). */
 function parseLabArgs() {
   return parseArgs({
     options: {

@@ -42,7 +42,7 @@ export const QBOOT_ROM = "/usr/share/qemu/qboot.rom";
 export const segmentPrefix = (nic: number): string => `fd6d:686c:0:${nic + 1}::`;
 export const SERVICE_ADDR = "fd6d:686c:0:ffff::1";
 export const DNS_ADDR = "fd6d:686c:0:ffff::53";
-/** The lab's NTP server (chronyd, lab/ntp.ts): metal-boot's ntp_servers. */
+/** The lab's NTP server (chronyd, lab/standins/ntp.ts): metal-boot's ntp_servers. */
 export const NTP_ADDR = "fd6d:686c:0:ffff::123";
 export const DNS_SEARCH = "lab.metal";
 export const METAL_BOOT_PORT = 8443;

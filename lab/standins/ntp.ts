@@ -17,7 +17,7 @@ export const LAB_NTP_STRATUM = 8;
 /** chrony.conf for a server that answers on `addr` only and touches nothing outside `dir`. */
 export function chronyConf(addr: string, dir: string): string {
   return [
-    "# The lab's NTP server (lab/ntp.ts): the host's clock at a fixed stratum, no upstream.",
+    "# The lab's NTP server (lab/standins/ntp.ts): the host's clock at a fixed stratum, no upstream.",
     `local stratum ${LAB_NTP_STRATUM}`,
     "allow all",
     `bindaddress ${addr}`,

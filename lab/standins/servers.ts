@@ -18,9 +18,9 @@ export interface LabServerEnv {
   readonly allocate: boolean;
   /** How many distinct LLDP switches (lldpd) the lab machine's NICs see. */
   readonly switches: number;
-  /** The switch table file for the stand-in apiserver (lab/lldpd.ts switchSpecs), when the lab runs switches. */
+  /** The switch table file for the stand-in apiserver (lab/standins/lldpd.ts switchSpecs), when the lab runs switches. */
   readonly switchTable?: string;
-  /** The lab's NTP server (chronyd, lab/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
+  /** The lab's NTP server (chronyd, lab/standins/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
   readonly ntp?: string | undefined;
 }
 
