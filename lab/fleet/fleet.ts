@@ -111,21 +111,24 @@ const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
 /** The uuid of machine i (unique per machine, the same in every run). */
 export const fleetUuid = (i: number) => `00000000-f1ee-7000-8000-${i.toString(16).padStart(12, "0")}`;
 
+/** What the rig step made: the leaves' namespaces (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, by index. */
+interface FleetRig {
+  readonly leaves: readonly NetnsRig[];
+  readonly machines: readonly NetnsRig[];
+}
+
 export class Fleet {
   readonly id = Math.random().toString(36).slice(2, 7);
   readonly dir = mkdtempSync(join(tmpdir(), "mhf-"));
   readonly leaves = [`mhf-${this.id}-l1`, `mhf-${this.id}-l2`] as const;
   readonly machines: FleetMachine[] = [];
-  /** The leaves' rigs (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, in creation order. */
-  private readonly leafRigs: NetnsRig[] = [];
-  private readonly machineRigs: NetnsRig[] = [];
   /** The one clean-up stack: the work dir, each namespace, each agent and install; tearDown runs it. */
   private readonly life = new Lifecycle();
   /** tearDown(true): the work dir stays. */
   private keep = false;
   readonly state = join(this.dir, "standins");
-  /** The agent every machine runs (compiled in setUp). */
-  private agent = "";
+  /** What setUp made: the agent every machine runs (compiled) and the rig step's namespaces. */
+  private made: { readonly agent: string; readonly rig: FleetRig } | undefined;
 
   constructor(readonly opts: FleetOptions) {
     chmodSync(this.dir, 0o755);
@@ -134,35 +137,43 @@ export class Fleet {
     });
   }
 
-  /** leaf01's rig: radvd, lldpd, the stand-ins and the servers' address live there. */
-  private get leaf01(): NetnsRig {
-    const r = this.leafRigs[0];
-    if (!r) throw new Error(`fleet ${this.id}: not set up (no leaf01)`);
-    return r;
+  private get up(): { readonly agent: string; readonly rig: FleetRig } {
+    if (!this.made) throw new Error(`fleet ${this.id}: not set up (call setUp() first)`);
+    return this.made;
   }
 
   /** `argv` in leaf01 (the stand-ins' control client runs there). */
-  private inLeaf01 = (argv: readonly string[]): string[] => this.leaf01.exec(argv);
+  private inLeaf01 = (argv: readonly string[]): string[] => (this.up.rig.leaves[0] as NetnsRig).exec(argv);
 
   private machineRig(m: FleetMachine): NetnsRig {
-    const r = this.machineRigs[m.index];
+    const r = this.up.rig.machines[m.index];
     if (!r) throw new Error(`fleet ${this.id}: machine ${m.index} has no namespace`);
     return r;
   }
 
   /** The rig step (namespaces, bridges, veths, radvd) and the stand-ins step (lldpd, the stand-ins); no agent yet. */
   async setUp(): Promise<void> {
-    this.agent = compileAgentDriver(join(this.dir, "agent-driver"));
-    await this.life.step("rig", async () => {
-      this.addLeaves();
-      for (let i = 0; i < this.opts.machines; i++) this.addMachine(i);
-      // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
-      await this.leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
-    });
+    const agent = compileAgentDriver(join(this.dir, "agent-driver"));
+    const rig = await this.life.step("rig", () => this.createRigs());
     await this.life.step("standins", async () => {
-      await this.startLldpd();
-      await this.startStandins();
+      await this.startLldpd(rig.leaves);
+      await this.startStandins(rig.leaves[0] as NetnsRig);
     });
+    this.made = { agent, rig };
+  }
+
+  /** The leaves (leaf01's bridge with the servers' address and radvd: the rack's /64, a default router, RDNSS, as readiness includes DNS) and the machines. */
+  private async createRigs(): Promise<FleetRig> {
+    const leaves = this.leaves.map((leaf) => {
+      const rig = this.createRig(leaf);
+      rig.addBridge("br0");
+      return rig;
+    });
+    const leaf01 = leaves[0] as NetnsRig;
+    leaf01.addAddr("br0", `${SERVERS_ADDR}/64`);
+    const machines = Array.from({ length: this.opts.machines }, (_, i) => this.addMachine(i, leaves));
+    await leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
+    return { leaves, machines };
   }
 
   /** A namespace of the fleet, deleted (its daemons stopped by PID first) at clean-up. */
@@ -182,35 +193,24 @@ export class Fleet {
     });
   }
 
-  /** Both leaves: a routing namespace with bridge br0; leaf01's bridge has the servers' address. */
-  private addLeaves(): void {
-    for (const leaf of this.leaves) {
-      const rig = this.createRig(leaf);
-      this.leafRigs.push(rig);
-      rig.addBridge("br0");
-    }
-    this.leaf01.addAddr("br0", `${SERVERS_ADDR}/64`);
-  }
-
   /** Machine i: its namespace (taking RAs) and NIC eth<k> on leaf k's bridge as port p<i>, MAC 02:f1:<i>:00:0<k+1>. */
-  private addMachine(i: number): void {
+  private addMachine(i: number, leaves: readonly NetnsRig[]): NetnsRig {
     const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf-${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
     const rig = this.createRig(m.ns, { router: false });
-    this.machineRigs.push(rig);
-    for (const [k, leaf] of this.leafRigs.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
+    for (const [k, leaf] of leaves.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
     this.machines.push(m);
+    return rig;
   }
 
   /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
-  private async startLldpd(): Promise<void> {
-    for (const k of this.leaves.keys()) {
+  private async startLldpd(leaves: readonly NetnsRig[]): Promise<void> {
+    for (const [k, rig] of leaves.entries()) {
       const host = `leaf0${k + 1}`;
       const conf = join(this.dir, `lldpd-${host}.conf`);
       const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
       for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
       writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
       const sock = join(this.dir, `lldpd-${host}.sock`);
-      const rig = this.leafRigs[k] as NetnsRig;
       const p = rig.spawn(`lldpd ${host}`, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf]), {
         stdin: "ignore",
         stdout: "ignore",
@@ -231,7 +231,7 @@ export class Fleet {
   }
 
   /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
-  private async startStandins(): Promise<void> {
+  private async startStandins(leaf01: NetnsRig): Promise<void> {
     const switches = this.leaves.map((_, k) => ({
       id: `leaf0${k + 1}`,
       os: "sonic",
@@ -251,7 +251,7 @@ export class Fleet {
       ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
       ...(this.opts.image ? ["--image", this.opts.image] : []),
     ];
-    const p = this.leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    const p = leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     await waitFor(
       () => {
         if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
@@ -271,7 +271,7 @@ export class Fleet {
     for (const m of this.machines) {
       const cmdline = this.cmdline(m, extra);
       m.startedAt = Date.now();
-      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
+      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv([this.up.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
         stdin: "ignore",
         stdout: "ignore",
@@ -320,7 +320,7 @@ export class Fleet {
       mkdirSync(target, { recursive: true });
       const install: ImageInstall = { target, startedAt: Date.now(), logs: [], stderr: "" };
       m.install = install;
-      const argv = [this.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
+      const argv = [this.up.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
       const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv(argv)), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json" },
         stdin: "ignore",
@@ -438,7 +438,7 @@ export class Fleet {
       if (!pid) continue;
       for (const p of descendants(pid)) {
         try {
-          if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.agent) continue;
+          if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.up.agent) continue;
           const st = readFileSync(`/proc/${p}/status`, "utf8");
           const peak = Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0);
           const anon = Number(/RssAnon:\s+(\d+)/.exec(st)?.[1] ?? 0);
