@@ -176,6 +176,16 @@ export class Fleet {
     return { leaves, machines };
   }
 
+  /** What clean-up must also undo (a file of the run), on the fleet's one stack. */
+  onCleanUp(what: string, undo: () => Promise<void> | void): void {
+    this.life.push(what, undo);
+  }
+
+  /** SIGINT/SIGTERM clean up (agents, namespaces, the dir unless kept) and exit 130/143; the handlers go with the clean-up. */
+  catchSignals(say: (line: string) => void): void {
+    this.life.catchSignals((line) => say(`fleet: ${line}`));
+  }
+
   /** A namespace of the fleet, deleted (its daemons stopped by PID first) at clean-up. */
   private createRig(ns: string, opts: { readonly router?: boolean } = {}): NetnsRig {
     const rig = NetnsRig.create(ns, this.dir, opts);
