@@ -9,8 +9,8 @@
  */
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { defaultRun, runLab } from "../lab/lab.ts";
-import { KVER, LAB_KERNEL } from "../lab/kernel.ts";
+import { defaultRun, runLab } from "../lab/direct/lab.ts";
+import { KVER, LAB_KERNEL } from "../lab/base/kernel.ts";
 import { SIZE_LIMIT_BYTES } from "../initramfs/lib/compress.ts";
 
 const { values: v } = parseArgs({

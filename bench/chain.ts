@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../lab/chain/chain-lab.ts";
 import { run } from "../lab/ipxe/lab-process.ts";
-import { waitFor } from "../lab/wait.ts";
+import { waitFor } from "../lab/base/wait.ts";
 import { cmdlineFor, type Partition } from "../lab/ipxe/partitions.ts";
 
 const ROOT = join(import.meta.dir, "..");

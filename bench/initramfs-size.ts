@@ -21,8 +21,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { decodeCpio } from "../initramfs/lib/cpio.ts";
-import { defaultRun, runLab } from "../lab/lab.ts";
-import { KVER, LAB_KERNEL } from "../lab/kernel.ts";
+import { defaultRun, runLab } from "../lab/direct/lab.ts";
+import { KVER, LAB_KERNEL } from "../lab/base/kernel.ts";
 import { fastestAt, timeToImageS } from "../initramfs/lib/compress.ts";
 
 const { values: v } = parseArgs({

@@ -18,7 +18,7 @@ import { promisesZeroes, type WipeMethod } from "../src/machine/disk/wipe-plan.t
 import { runMethod } from "../src/machine/disk/wipe-run.ts";
 import { verifyWiped } from "../src/machine/disk/wipe-verify.ts";
 import { silentLogger } from "../src/platform/log/logger.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../lab/kernel.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../lab/base/kernel.ts";
 import { bootVm, guestScript, markers, type GuestDisk } from "../test/e2e/disks-seed.ts";
 
 const { values: v } = parseArgs({

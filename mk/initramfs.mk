@@ -28,7 +28,7 @@ INITRAMFS_EXT_xz := .xz
 INITRAMFS_EXT_gzip := .gz
 INITRAMFS_EXT_none :=
 INITRAMFS := build/initramfs/initramfs-$(KVER).cpio$(INITRAMFS_EXT_$(COMPRESS))
-# The tests find the image the run built (lab/kernel.ts).
+# The tests find the image the run built (lab/base/kernel.ts).
 export INITRAMFS
 # Host binaries to add with their libraries, one absolute path per line (initramfs/tools.list when present).
 TOOLS ?= $(wildcard initramfs/tools.list)
@@ -77,7 +77,7 @@ $(INITRAMFS): dist/metal-hammer $(INITRAMFS_SRC) $(FIRMWARE_STAMP) $(CARRIED_VAR
 # It carries the lab's test installer (lab/images/test-installer.ts, os-installer's shape on the
 # contract) in place of os-installer: the suites install images without an installer with it.
 # The default image itself is size-checked (test/initramfs/size.test.ts) and booted by
-# test/e2e/drivers.test.ts (lab/kernel.ts DEFAULT_INITRD).
+# test/e2e/drivers.test.ts (lab/base/kernel.ts DEFAULT_INITRD).
 TEST_INITRAMFS := build/initramfs/initramfs-$(KVER)-test.cpio.lz4
 TEST_INSTALLER := build/test-installer/os-installer
 $(TEST_INSTALLER): lab/images/test-installer.ts | deps-npm

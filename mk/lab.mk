@@ -51,9 +51,9 @@ LAB_FLAGS := --kernel $(VMLINUX) --initrd $(INITRAMFS) --nic $(NIC) --nics $(NIC
 lab-kernel: $(VMLINUX)
 
 # The uncompressed kernel boots through its PVH entry: ~4 s less than the bzImage under TCG.
-$(VMLINUX): $(BOOT_DIR)/vmlinuz-$(KVER) lab/vmlinux.ts | deps-npm
+$(VMLINUX): $(BOOT_DIR)/vmlinuz-$(KVER) lab/base/vmlinux.ts | deps-npm
 	@mkdir -p $(dir $@)
-	$(BUN) lab/vmlinux.ts $< $@
+	$(BUN) lab/base/vmlinux.ts $< $@
 
 $(BOOT_DIR)/vmlinuz-$(KVER):
 	$(MAKE) deps-apt
@@ -77,9 +77,9 @@ lab: $(if $(filter debian,$(IMAGE)),need-os-installer) deps $(VMLINUX) $(INITRAM
 ifeq ($(IMAGE),debian)
 	$(MAKE) --no-print-directory test-realos-e2e REALOS_LIVE=1
 else ifeq ($(IMAGE),oci)
-	$(BUN) lab/lab.ts $(LAB_FLAGS) --oci
+	$(BUN) lab/direct/lab.ts $(LAB_FLAGS) --oci
 else ifneq ($(LAB_IS_DIRECT),)
-	$(BUN) lab/lab.ts $(LAB_FLAGS)
+	$(BUN) lab/direct/lab.ts $(LAB_FLAGS)
 else
 	$(MAKE) --no-print-directory lab-chain CHAIN_INITRD=$(INITRAMFS) CHAIN_AGENT=1
 endif

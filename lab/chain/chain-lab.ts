@@ -9,28 +9,33 @@
  *                                                                                 +-- (stand-ins) NTP [fd00:b007::123]:123
  *   QEMU ...                                        -- tap <prefix'>::1/64 -------+
  *
- * Namespace, taps and radvd are the lab rig's (lab/rig/). Everything is named
- * mhc-<random> / mhct<random><n>, and tearDown() removes it all (processes by PID,
- * then the namespace, which takes the taps with it).
+ * A plan over the lab lifecycle (lab/lifecycle/), held open for a test to drive: setUp()
+ * runs the rig step (namespace, taps, captures, DNS, radvd: lab/rig/) and the stand-ins
+ * step (switches, BMCs, the https stand-ins, the boot server); startMachines() the
+ * machines (QEMU); the test collects (requests, captures, the stand-ins' state); and
+ * tearDown() runs the one clean-up stack, last started first (QEMU, servers, BMCs, lldpd,
+ * captures by PID, then the namespace, which takes the taps with it, then the work dir).
+ * Everything is named mhc-<random> / mhct<random><n>.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "../ipxe/partitions.ts";
 import { routerAddress } from "../ipxe/eui64.ts";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
-import { livelinessLines } from "../liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../lldpd.ts";
-import { switchName, type LabSwitchOs } from "../plan.ts";
+import { livelinessLines } from "../standins/liveliness-summary.ts";
+import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../standins/lldpd.ts";
+import { switchName, type LabSwitchOs } from "../rig/plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
-import { ovmfArgs, type Firmware } from "../ovmf.ts";
+import { ovmfArgs, type Firmware } from "../base/ovmf.ts";
 import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
-import { startLabNtp } from "../ntp.ts";
+import { startLabNtp } from "../standins/ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
 import { NetnsRig } from "../rig/rig.ts";
-import { startLabDns, type DnsLogEntry, type LabDns } from "../dnsmasq.ts";
+import { Lifecycle } from "../lifecycle/lifecycle.ts";
+import { startLabDns, type DnsLogEntry, type LabDns } from "../standins/dnsmasq.ts";
 import { makeCa, makeServerCert } from "../standins/pki.ts";
 
 export const BOOT_SERVER_ADDR = "fd00:b007::1";
@@ -40,9 +45,9 @@ export const BOOT_SERVER_URL = `http://[${BOOT_SERVER_ADDR}]:${BOOT_SERVER_PORT}
 export const STANDINS_ADDR = "fd00:b007::2";
 export const STANDINS_PORT = 8443;
 export const STANDINS_URL = `https://[${STANDINS_ADDR}]:${STANDINS_PORT}`;
-/** The NTP server (chronyd, lab/ntp.ts) the stand-in metal-boot names in ntp_servers. */
+/** The NTP server (chronyd, lab/standins/ntp.ts) the stand-in metal-boot names in ntp_servers. */
 export const LAB_NTP_ADDR = "fd00:b007::123";
-/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/dnsmasq.ts) answers there for the lab domain. */
+/** DNS server and search domain the RAs advertise: the lab's dnsmasq (lab/standins/dnsmasq.ts) answers there for the lab domain. */
 export const LAB_DNS = "fd00:b007::53";
 export const LAB_DNS_SEARCH = "chain.lab";
 /**
@@ -124,9 +129,9 @@ export interface ChainLabOptions {
    * `direct`: -kernel/-initrd/-append, no iPXE and no boot server hop at all.
    */
   readonly boot?: { kind: "iso" } | { kind: "lkrn"; lkrn: string; script: string } | { kind: "direct"; kernel: string; initrd: string; append: string };
-  /** One lldpd switch per NIC port (lab/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
+  /** One lldpd switch per NIC port (lab/standins/lldpd.ts): a machine's first NIC sees leaf01, its second leaf02, ... */
   readonly switches?: boolean;
-  /** How the leaves configure lldpd (lab/plan.ts lldpdConf): sonic (default) or cumulus; machine i is on port i of each leaf. */
+  /** How the leaves configure lldpd (lab/rig/plan.ts lldpdConf): sonic (default) or cumulus; machine i is on port i of each leaf. */
   readonly switchOs?: LabSwitchOs;
   /**
    * The machines' firmware: `bios` (SeaBIOS, default: the ISO boots ISOLINUX -> ipxe.lkrn)
@@ -136,7 +141,7 @@ export interface ChainLabOptions {
   readonly firmware?: Firmware;
   /**
    * UEFI: the CA (PEM) the machines' firmware trusts for HTTPS boot (OVMF's TlsCaCertificate
-   * variable, from fw_cfg: lab/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
+   * variable, from fw_cfg: lab/base/ovmf.ts), which the ISO's iPXE trusts for an https:// chain.
    */
   readonly firmwareHttpsCa?: string;
   /**
@@ -170,24 +175,57 @@ export interface RunningMachine extends LabMachine {
   readonly started: number;
 }
 
+/** What the rig step made: the namespace, each machine's first tap (QEMU starts on these), the switches to start, the DNS server. */
+interface ChainRig {
+  readonly rig: NetnsRig;
+  readonly ports: readonly (LabMachine & { readonly tap: string })[];
+  readonly switches: readonly LabSwitch[];
+  readonly dns: LabDns;
+}
+
+/** What the stand-ins step made. */
+interface ChainStandins {
+  /** The leaves' ports as metal-core registers them (with switches). */
+  readonly switchTable?: string;
+  /** The stand-ins' boot CA as an initrd the kernel unpacks (with the stand-ins). */
+  readonly caCpio?: string;
+  /** The machines' BMCs, by machine index (opts.bmc). */
+  readonly bmcs: readonly BmcSim[];
+  /** The boot side's TLS (names.tls): a lab CA (RSA: iPXE refuses P-256) and metal-boot's certificate. */
+  readonly bootTls?: BootTls;
+}
+
+interface BootTls {
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
 export class ChainLab {
   readonly id = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
   readonly ns = `mhc-${this.id}`;
   readonly dir = mkdtempSync(join(tmpdir(), "mhc-chain-"));
   readonly requestLog = join(this.dir, "requests.jsonl");
   readonly machines: RunningMachine[] = [];
+  /** Every process the lab started (their PIDs for the tests; each is also on the clean-up stack). */
   private readonly procs: Proc[] = [];
-  /** The namespace, its taps and radvd (lab/rig/); set by setUp. */
-  private rig: NetnsRig | undefined;
+  /** The one clean-up stack: the work dir, the rig, each process, each BMC; tearDown runs it. */
+  private readonly life = new Lifecycle();
+  /** tearDown(true): the work dir stays (LAB_KEEP=1). */
+  private keepDir = false;
+  /** The rig and stand-ins steps' results, once setUp() made them. */
+  private made: { readonly rig: ChainRig; readonly standins: ChainStandins } | undefined;
 
-  private get up(): NetnsRig {
-    if (!this.rig) throw new Error(`chain lab ${this.ns}: not set up (call setUp() first)`);
-    return this.rig;
+  private get up(): { readonly rig: ChainRig; readonly standins: ChainStandins } {
+    if (!this.made) throw new Error(`chain lab ${this.ns}: not set up (call setUp() first)`);
+    return this.made;
   }
-  /** The machines' BMCs, by machine index (opts.bmc). */
-  readonly bmcs: BmcSim[] = [];
 
-  constructor(private readonly opts: ChainLabOptions) {}
+  constructor(private readonly opts: ChainLabOptions) {
+    this.life.push(`work dir ${this.dir}`, () => {
+      if (!this.keepDir) rmSync(this.dir, { recursive: true, force: true });
+    });
+  }
 
   /** The tap of a machine's NIC k+1 (moreNics[k]); the first NIC's tap is mhct<id><i>. */
   private moreTap(i: number, k: number): string {
@@ -201,13 +239,21 @@ export class ChainLab {
   private spawn(name: string, argv: string[]): Proc {
     const p = new Proc(name, this.nsExec(argv));
     this.procs.push(p);
+    this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
     return p;
   }
 
-  /** Brings up namespace, taps, radvd, tcpdump and (unless omitted) the boot server; does not start QEMU. */
+  /** The rig and stand-ins steps: namespace, taps, tcpdump, DNS, radvd, then switches, BMCs, stand-ins and (unless omitted) the boot server; does not start QEMU. */
   async setUp(): Promise<void> {
+    const rig = await this.life.step("rig", () => this.createRig());
+    const standins = await this.life.step("standins", () => this.startAll(rig));
+    this.made = { rig, standins };
+  }
+
+  /** The rig: the namespace with metal-boot's addresses, a tap (and its capture) per port, the lab's DNS server, radvd. */
+  private async createRig(): Promise<ChainRig> {
     const rig = NetnsRig.create(this.ns, this.dir);
-    this.rig = rig;
+    this.life.push(`netns ${this.ns}`, () => rig.cleanup());
     rig.addLoopback(BOOT_SERVER_ADDR);
     // metal-boot's name points here: the boot server answers on it too, next to the stand-ins.
     rig.addLoopback(STANDINS_ADDR);
@@ -225,27 +271,34 @@ export class ChainLab {
         if (m.ra !== false) radvdPorts.push({ ifname: port.tap, prefix: port.prefix, rdnss: [LAB_DNS], dnssl: [LAB_DNS_SEARCH] });
       }
     }
+    const ports: (LabMachine & { tap: string })[] = [];
     for (const [i, tap] of taps.entries()) {
       const t = this.spawn(`tcpdump-${tap}`, ["tcpdump", "-i", tap, "-n", "-U", "-w", join(this.dir, `${tap}.pcap`)]);
       await waitFor(() => /listening on/.test(t.text()), 10_000, `tcpdump listening on ${tap}`);
-      this.pending.push({ ...(this.opts.machines[i] as LabMachine), tap });
+      ports.push({ ...(this.opts.machines[i] as LabMachine), tap });
     }
-    await this.startDns();
+    const dns = await this.startDns(rig);
     if (radvdPorts.length > 0) await rig.startRadvd(radvdPorts);
+    return { rig, ports, switches, dns };
+  }
+
+  /** The stand-ins: an lldpd per port (and the switch table), the BMCs, the https stand-ins, the boot server. */
+  private async startAll({ rig, switches }: ChainRig): Promise<ChainStandins> {
+    let switchTable: string | undefined;
     if (switches.length > 0) {
       const dir = join(this.dir, "switches");
       await run(["mkdir", "-m", "0755", dir]);
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
       await startSwitches(
-        switches,
+        [...switches],
         dir,
         (argv, name) => this.spawn(name, argv),
         (argv) => this.nsExec(argv),
       );
-      this.switchTable = join(this.dir, "switches.json");
+      switchTable = join(this.dir, "switches.json");
       writeFileSync(
-        this.switchTable,
+        switchTable,
         JSON.stringify(
           switchSpecs(switches, (argv) => this.nsExec(argv)),
           null,
@@ -253,19 +306,20 @@ export class ChainLab {
         ) + "\n",
       );
     }
-    if (this.opts.bmc) await this.startBmcs();
-    if (this.opts.standins) await this.startStandins();
-    if (this.opts.bootServer) await this.startBootServer();
+    const bmcs = this.opts.bmc ? await this.startBmcs(rig) : [];
+    const caCpio = this.opts.standins ? await this.startStandins(rig, this.opts.standins, switchTable) : undefined;
+    const bootTls = this.opts.names?.tls ? this.makeBootTls() : undefined;
+    if (this.opts.bootServer) await this.startBootServer(this.opts.bootServer, caCpio, bootTls);
+    return { bmcs, ...(switchTable ? { switchTable } : {}), ...(caCpio ? { caCpio } : {}), ...(bootTls ? { bootTls } : {}) };
   }
 
   /** The lab's query log of its DNS server (dnsmasq --log-queries). */
   readonly dnsLog = join(this.dir, "dnsmasq.log");
-  private dns: LabDns | undefined;
 
   /** dnsmasq at LAB_DNS (the RAs' RDNSS), AAAA records for LAB_NAMES on the services' addresses. */
-  private async startDns(): Promise<void> {
-    this.up.addLoopback(LAB_DNS);
-    this.dns = await startLabDns(
+  private async startDns(rig: NetnsRig): Promise<LabDns> {
+    rig.addLoopback(LAB_DNS);
+    return await startLabDns(
       {
         listen: LAB_DNS,
         domain: LAB_DNS_SEARCH,
@@ -282,33 +336,35 @@ export class ChainLab {
 
   /** The DNS queries the lab's server got so far, with its answers. */
   dnsQueries(): DnsLogEntry[] {
-    return this.dns?.queries() ?? [];
+    return this.made?.rig.dns.queries() ?? [];
   }
 
   /** One ipmi_sim per machine, started (and answering) before its QEMU: QEMU's extern BMC gives up on a closed port. */
-  private async startBmcs(): Promise<void> {
+  private async startBmcs(rig: NetnsRig): Promise<BmcSim[]> {
+    const bmcs: BmcSim[] = [];
     for (const i of this.opts.machines.keys()) {
       const ip = `${LAB_BMC_NET}.${10 + i}`;
       // On the namespace's loopback: the management network is only the lab's (no dummy links on every kernel).
-      this.up.addLoopback(`${ip}/32`);
-      this.bmcs.push(
-        await startBmcSim({
-          wrap: ["ip", "netns", "exec", this.ns],
-          lanAddress: ip,
-          lanPort: 623,
-          reportedIp: ip,
-          reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`,
-          serialPort: 9002 + i,
-          users: [LAB_BMC_ADMIN],
-          fru: LAB_FRU,
-        }),
-      );
+      rig.addLoopback(`${ip}/32`);
+      const bmc = await startBmcSim({
+        wrap: ["ip", "netns", "exec", this.ns],
+        lanAddress: ip,
+        lanPort: 623,
+        reportedIp: ip,
+        reportedMac: `02:00:00:00:0b:${(0x10 + i).toString(16)}`,
+        serialPort: 9002 + i,
+        users: [LAB_BMC_ADMIN],
+        fru: LAB_FRU,
+      });
+      bmcs.push(bmc);
+      this.life.push(`bmc ${ip}`, () => bmc.stop());
     }
+    return bmcs;
   }
 
   /** QEMU's arguments for machine i's BMC (KCS at the ISA default, SMBIOS board vendor go-hal knows). */
   private bmcArgs(i: number): string[] {
-    const b = this.bmcs[i];
+    const b = this.up.standins.bmcs[i];
     if (!b?.serialPort) return [];
     return [
       "-chardev",
@@ -324,14 +380,12 @@ export class ChainLab {
 
   /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
   readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
-  private caCpio: string | undefined;
 
-  private async startStandins(): Promise<void> {
-    const s = this.opts.standins;
-    if (!s) return;
+  /** The https stand-ins (and chronyd beside them); the archive of their boot CA for the machines' initrds. */
+  private async startStandins(rig: NetnsRig, s: NonNullable<ChainLabOptions["standins"]>, switchTable: string | undefined): Promise<string> {
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
-    this.up.addLoopback(LAB_NTP_ADDR);
+    rig.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
     const argv = [BUN, join(HERE, "../standins/standins-main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
     for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
@@ -351,7 +405,7 @@ export class ChainLab {
     // whose machines see fewer lldpd peers drops that one rule.
     if (!this.opts.switches || this.opts.machines.some((m) => (m.moreNics?.length ?? 0) !== 1)) argv.push("--no-switch-rule");
     // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
-    else if (this.switchTable) argv.push("--switches", this.switchTable);
+    else if (switchTable) argv.push("--switches", switchTable);
     const p = this.spawn("standins", argv);
     const ready = await waitFor(
       () => {
@@ -369,8 +423,9 @@ export class ChainLab {
     const root = join(this.dir, "ca-root");
     await run(["mkdir", "-p", join(root, "etc/metal")]);
     await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
-    this.caCpio = join(this.dir, "metal-ca.cpio");
-    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${this.caCpio}`]);
+    const caCpio = join(this.dir, "metal-ca.cpio");
+    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${caCpio}`]);
+    return caCpio;
   }
 
   /** GET /_standin/machines from inside the namespace: what the apiserver stand-in stored. */
@@ -389,23 +444,21 @@ export class ChainLab {
 
   /** Logs in to machine i's BMC over lanplus from the lab's namespace, as metal-bmc would (cipher suite 3: suite 0 takes any password). */
   async bmcLogin(i: number, user: string, password: string): Promise<{ ok: boolean; out: string }> {
-    const b = this.bmcs[i];
+    const b = this.made?.standins.bmcs[i];
     if (!b) return { ok: false, out: "no BMC" };
     const p = Bun.spawn(this.nsExec([...b.lanplus(user), "user", "list", "1"]), { stdout: "pipe", stderr: "pipe", env: { ...process.env, IPMI_PASSWORD: password } });
     const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
     return { ok: code === 0, out: (out + err).trim() };
   }
 
-  private switchTable: string | undefined;
-
   /** The lab summary's connections line of machine `uuid` ("connected: leaf01 Ethernet0, leaf02 Ethernet0"); undefined without a switch table. */
   connections(uuid: string): string | undefined {
-    if (!this.switchTable || !this.opts.standins) return undefined;
+    if (!this.made?.standins.switchTable || !this.opts.standins) return undefined;
     const f = join(this.dir, "standins", "connections.json");
     return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
   }
 
-  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/liveliness-summary.ts); none without stand-ins. */
+  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/standins/liveliness-summary.ts); none without stand-ins. */
   liveliness(uuid: string): string[] {
     if (!this.opts.standins) return [];
     const f = join(this.dir, "standins", "liveliness.json");
@@ -422,42 +475,36 @@ export class ChainLab {
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
-  private withStandins(p: PartitionInput): PartitionInput {
-    if (!this.caCpio) return p;
+  private withStandins(p: PartitionInput, caCpio: string | undefined): PartitionInput {
+    if (!caCpio) return p;
     return {
       ...p,
       metalBootUrl: this.opts.names ? `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}` : STANDINS_URL,
       cmdline: `${p.cmdline ?? ""} METAL_CA=${CA_IN_INITRD}`.trim(),
-      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: this.caCpio }],
+      extraInitrds: [...(p.extraInitrds ?? []), { name: "metal-ca.cpio", path: caCpio }],
     };
   }
 
-  private readonly pending: (LabMachine & { tap: string })[] = [];
-
-  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name, made once. */
-  private bootTlsFiles: { ca: string; cert: string; key: string } | undefined;
-  private bootTls(): { ca: string; cert: string; key: string } {
-    if (this.bootTlsFiles) return this.bootTlsFiles;
+  /** The boot side's TLS: a lab CA (RSA: iPXE refuses P-256) and a certificate for metal-boot's name. */
+  private makeBootTls(): BootTls {
     const ca = makeCa(join(this.dir, "boot-tls"), "lab-boot-ca", "rsa");
     makeServerCert(ca, "metal-boot-tls", [], [LAB_NAMES.metalBoot], "rsa");
-    this.bootTlsFiles = { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
-    return this.bootTlsFiles;
+    return { ca: ca.pem, cert: join(ca.dir, "metal-boot-tls.pem"), key: join(ca.dir, "metal-boot-tls.key") };
   }
 
   /** The CA the machines' UEFI firmware trusts for HTTPS boot: given, or the lab's boot CA when the chain is https. */
   private firmwareCa(): string | undefined {
-    return this.opts.firmwareHttpsCa ?? (this.opts.names?.tls ? this.bootTls().ca : undefined);
+    return this.opts.firmwareHttpsCa ?? this.up.standins.bootTls?.ca;
   }
 
-  async startBootServer(): Promise<void> {
-    if (!this.opts.bootServer) throw new Error("no boot server configuration");
-    const tls = this.opts.names?.tls ? this.bootTls() : undefined;
+  /** metal-boot's boot side (boot.ipxe, kernel, initrd): every partition pointed at the stand-ins when they run. */
+  private async startBootServer(bootServer: NonNullable<ChainLabOptions["bootServer"]>, caCpio: string | undefined, tls: BootTls | undefined): Promise<void> {
     const config = {
       ...(tls ? { tls: { port: BOOT_TLS_PORT, cert: tls.cert, key: tls.key } } : {}),
       // Every address of the namespace: BOOT_SERVER_ADDR (the literal chain) and metal-boot's name (STANDINS_ADDR).
       listen: { host: "::", port: BOOT_SERVER_PORT },
       publicUrl: chainOrigin(this.opts.names),
-      partitions: this.opts.bootServer.partitions.map((p) => this.withStandins(p)),
+      partitions: bootServer.partitions.map((p) => this.withStandins(p, caCpio)),
     };
     const path = join(this.dir, "boot-server.json");
     writeFileSync(path, JSON.stringify(config, null, 2));
@@ -468,7 +515,8 @@ export class ChainLab {
 
   /** Starts one QEMU per machine (in parallel: each TCG vCPU is one host thread). */
   startMachines(): void {
-    for (const m of this.pending.splice(0)) this.machines.push(this.launch(m));
+    if (this.machines.length > 0) return;
+    for (const m of this.up.rig.ports) this.machines.push(this.launch(m));
   }
 
   /**
@@ -564,13 +612,10 @@ export class ChainLab {
     for (const p of this.procs.filter((p) => p.name.startsWith("tcpdump-"))) await p.stop();
   }
 
-  /** Kills every process it started (by PID), removes the namespace and the work dir. Never throws. */
+  /** The clean-up: every process and BMC it started (by PID, last first), radvd and the namespace (which takes the taps with it), the work dir unless kept. Never throws; once. */
   async tearDown(keepDir = false): Promise<void> {
-    for (const p of [...this.procs].reverse()) await p.stop().catch(() => undefined);
-    for (const b of this.bmcs.splice(0)) await b.stop().catch(() => undefined);
-    // radvd by its PID, then the namespace (which takes the taps with it).
-    await this.rig?.cleanup();
-    this.rig = undefined;
-    if (!keepDir) rmSync(this.dir, { recursive: true, force: true });
+    if (!this.life.cleanedUp) this.keepDir = keepDir;
+    // What the steps made stays readable (the DNS log, the switch table) while the dir is kept.
+    await this.life.cleanUp();
   }
 }

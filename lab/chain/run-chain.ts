@@ -31,16 +31,16 @@
  *      (IP literals, http). It must match the ISO (mk/iso.mk builds one per kind). The run ends with the
  *      DNS server's log (lab: dns: lines).
  *      LAB_TIMELINE_DIR (build/lab): where the run's timeline goes (timeline.txt, timeline.svg;
- *      lab/timeline.ts), also printed at the end.
+ *      lab/base/timeline.ts), also printed at the end.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installMedia } from "../install-media.ts";
-import { SWITCH_OSES, type LabSwitchOs } from "../plan.ts";
+import { installMedia } from "../standins/install-media.ts";
+import { SWITCH_OSES, type LabSwitchOs } from "../rig/plan.ts";
 import { BOOT_SERVER_URL, ChainLab, chainOrigin } from "./chain-lab.ts";
-import { chunkLines, clockSummary, records } from "../serial-console.ts";
-import { phases, timelineMarks, timelineSvg, timelineTable } from "../timeline.ts";
+import { chunkLines, clockSummary, records } from "../base/serial-console.ts";
+import { phases, timelineMarks, timelineSvg, timelineTable } from "../base/timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
 if (!iso || !kernel || !initrd) {

@@ -6,10 +6,14 @@
  * and the stand-ins (metal-boot, apiserver with the switch table, image cache). Every
  * machine runs the agent's real CLI `run` (agent-driver.ts: disks and BMC replaced),
  * compiled as the initramfs' binary is (driver-binary.ts), kept from this host's disks by
- * construction (lab/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
+ * construction (lab/base/diskless.ts). Every namespace is a lab rig (lab/rig/rig.ts: the leaves
  * route, the machines take RAs with `router: false`); names are unique per fleet
- * (`mhf-<id>-l1`, `mhf-<id>-m<i>`); everything is removed by tearDown: agents and installs
- * killed by PID, the leaves' daemons stopped by PID by their rigs, then the namespaces.
+ * (`mhf-<id>-l1`, `mhf-<id>-m<i>`). A plan over the lab lifecycle (lab/lifecycle/), held
+ * open for a run or a test to drive: setUp() runs the rig step (the leaves' and machines'
+ * namespaces, bridges, veths, radvd) and the stand-ins step (lldpd, the stand-ins);
+ * startAgents() the machines; tearDown() the one clean-up stack, last started first:
+ * installs and agents killed by PID, the machines' namespaces, then the leaves' (their
+ * daemons stopped by PID by their rigs), then the work dir.
  *
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
@@ -17,15 +21,16 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { disklessArgv } from "../diskless.ts";
+import { disklessArgv } from "../base/diskless.ts";
 import { compileAgentDriver } from "./driver-binary.ts";
 import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
-import { withPrivateRun } from "../plan.ts";
-import { waitFor } from "../wait.ts";
+import { withPrivateRun } from "../rig/plan.ts";
+import { waitFor } from "../base/wait.ts";
 import { NetnsRig } from "../rig/rig.ts";
+import { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 const REPO = join(import.meta.dir, "../..");
 const STANDINS = join(REPO, "lab/standins/standins-main.ts");
@@ -106,79 +111,116 @@ const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
 /** The uuid of machine i (unique per machine, the same in every run). */
 export const fleetUuid = (i: number) => `00000000-f1ee-7000-8000-${i.toString(16).padStart(12, "0")}`;
 
+/** What the rig step made: the leaves' namespaces (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, by index. */
+interface FleetRig {
+  readonly leaves: readonly NetnsRig[];
+  readonly machines: readonly NetnsRig[];
+}
+
 export class Fleet {
   readonly id = Math.random().toString(36).slice(2, 7);
   readonly dir = mkdtempSync(join(tmpdir(), "mhf-"));
   readonly leaves = [`mhf-${this.id}-l1`, `mhf-${this.id}-l2`] as const;
   readonly machines: FleetMachine[] = [];
-  /** The leaves' rigs (leaf01 first: radvd, lldpd, the stand-ins), then one per machine, in creation order. */
-  private readonly leafRigs: NetnsRig[] = [];
-  private readonly machineRigs: NetnsRig[] = [];
-  private readonly installs: ReturnType<typeof Bun.spawn>[] = [];
+  /** The one clean-up stack: the work dir, each namespace, each agent and install; tearDown runs it. */
+  private readonly life = new Lifecycle();
+  /** tearDown(true): the work dir stays. */
+  private keep = false;
   readonly state = join(this.dir, "standins");
-  /** The agent every machine runs (compiled in setUp). */
-  private agent = "";
+  /** What setUp made: the agent every machine runs (compiled) and the rig step's namespaces. */
+  private made: { readonly agent: string; readonly rig: FleetRig } | undefined;
 
   constructor(readonly opts: FleetOptions) {
     chmodSync(this.dir, 0o755);
+    this.life.push(`work dir ${this.dir}`, () => {
+      if (!this.keep) rmSync(this.dir, { recursive: true, force: true });
+    });
   }
 
-  /** leaf01's rig: radvd, lldpd, the stand-ins and the servers' address live there. */
-  private get leaf01(): NetnsRig {
-    const r = this.leafRigs[0];
-    if (!r) throw new Error(`fleet ${this.id}: not set up (no leaf01)`);
-    return r;
+  private get up(): { readonly agent: string; readonly rig: FleetRig } {
+    if (!this.made) throw new Error(`fleet ${this.id}: not set up (call setUp() first)`);
+    return this.made;
   }
 
   /** `argv` in leaf01 (the stand-ins' control client runs there). */
-  private inLeaf01 = (argv: readonly string[]): string[] => this.leaf01.exec(argv);
+  private inLeaf01 = (argv: readonly string[]): string[] => (this.up.rig.leaves[0] as NetnsRig).exec(argv);
 
   private machineRig(m: FleetMachine): NetnsRig {
-    const r = this.machineRigs[m.index];
+    const r = this.up.rig.machines[m.index];
     if (!r) throw new Error(`fleet ${this.id}: machine ${m.index} has no namespace`);
     return r;
   }
 
-  /** Namespaces, bridges, veths, radvd, lldpd, the stand-ins; no agent yet. */
+  /** The rig step (namespaces, bridges, veths, radvd) and the stand-ins step (lldpd, the stand-ins); no agent yet. */
   async setUp(): Promise<void> {
-    this.agent = compileAgentDriver(join(this.dir, "agent-driver"));
-    this.addLeaves();
-    for (let i = 0; i < this.opts.machines; i++) this.addMachine(i);
-    // radvd on leaf01's bridge: the rack's /64, a default router, RDNSS (readiness includes DNS).
-    await this.leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
-    await this.startLldpd();
-    await this.startStandins();
+    const agent = compileAgentDriver(join(this.dir, "agent-driver"));
+    const rig = await this.life.step("rig", () => this.createRigs());
+    await this.life.step("standins", async () => {
+      await this.startLldpd(rig.leaves);
+      await this.startStandins(rig.leaves[0] as NetnsRig);
+    });
+    this.made = { agent, rig };
   }
 
-  /** Both leaves: a routing namespace with bridge br0; leaf01's bridge has the servers' address. */
-  private addLeaves(): void {
-    for (const leaf of this.leaves) {
-      const rig = NetnsRig.create(leaf, this.dir);
-      this.leafRigs.push(rig);
+  /** The leaves (leaf01's bridge with the servers' address and radvd: the rack's /64, a default router, RDNSS, as readiness includes DNS) and the machines. */
+  private async createRigs(): Promise<FleetRig> {
+    const leaves = this.leaves.map((leaf) => {
+      const rig = this.createRig(leaf);
       rig.addBridge("br0");
-    }
-    this.leaf01.addAddr("br0", `${SERVERS_ADDR}/64`);
+      return rig;
+    });
+    const leaf01 = leaves[0] as NetnsRig;
+    leaf01.addAddr("br0", `${SERVERS_ADDR}/64`);
+    const machines = Array.from({ length: this.opts.machines }, (_, i) => this.addMachine(i, leaves));
+    await leaf01.startRadvd([{ ifname: "br0", prefix: `${FLEET_PREFIX}/64`, rdnss: [`${FLEET_PREFIX}53`] }]);
+    return { leaves, machines };
+  }
+
+  /** What clean-up must also undo (a file of the run), on the fleet's one stack. */
+  onCleanUp(what: string, undo: () => Promise<void> | void): void {
+    this.life.push(what, undo);
+  }
+
+  /** SIGINT/SIGTERM clean up (agents, namespaces, the dir unless kept) and exit 130/143; the handlers go with the clean-up. */
+  catchSignals(say: (line: string) => void): void {
+    this.life.catchSignals((line) => say(`fleet: ${line}`));
+  }
+
+  /** A namespace of the fleet, deleted (its daemons stopped by PID first) at clean-up. */
+  private createRig(ns: string, opts: { readonly router?: boolean } = {}): NetnsRig {
+    const rig = NetnsRig.create(ns, this.dir, opts);
+    this.life.push(`netns ${ns}`, () => rig.cleanup());
+    return rig;
+  }
+
+  /** A process of the fleet (an agent, an install), killed by PID at clean-up. */
+  private own(what: string, proc: ReturnType<typeof Bun.spawn>): void {
+    this.life.push(`${what} (PID ${proc.pid})`, async () => {
+      try {
+        proc.kill("SIGKILL");
+      } catch {}
+      await proc.exited;
+    });
   }
 
   /** Machine i: its namespace (taking RAs) and NIC eth<k> on leaf k's bridge as port p<i>, MAC 02:f1:<i>:00:0<k+1>. */
-  private addMachine(i: number): void {
+  private addMachine(i: number, leaves: readonly NetnsRig[]): NetnsRig {
     const m: FleetMachine = { index: i, uuid: fleetUuid(i), ns: `mhf-${this.id}-m${i}`, runDir: join(this.dir, `run-${i}`), logs: [], stderr: "", startedAt: 0 };
-    const rig = NetnsRig.create(m.ns, this.dir, { router: false });
-    this.machineRigs.push(rig);
-    for (const [k, leaf] of this.leafRigs.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
+    const rig = this.createRig(m.ns, { router: false });
+    for (const [k, leaf] of leaves.entries()) leaf.addVeth(`p${i}`, rig, `eth${k}`, { master: "br0", peerMac: `02:f1:${hex2(i >> 8)}:${hex2(i)}:00:0${k + 1}` });
     this.machines.push(m);
+    return rig;
   }
 
   /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
-  private async startLldpd(): Promise<void> {
-    for (const k of this.leaves.keys()) {
+  private async startLldpd(leaves: readonly NetnsRig[]): Promise<void> {
+    for (const [k, rig] of leaves.entries()) {
       const host = `leaf0${k + 1}`;
       const conf = join(this.dir, `lldpd-${host}.conf`);
       const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
       for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
       writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
       const sock = join(this.dir, `lldpd-${host}.sock`);
-      const rig = this.leafRigs[k] as NetnsRig;
       const p = rig.spawn(`lldpd ${host}`, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf]), {
         stdin: "ignore",
         stdout: "ignore",
@@ -199,7 +241,7 @@ export class Fleet {
   }
 
   /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
-  private async startStandins(): Promise<void> {
+  private async startStandins(leaf01: NetnsRig): Promise<void> {
     const switches = this.leaves.map((_, k) => ({
       id: `leaf0${k + 1}`,
       os: "sonic",
@@ -219,7 +261,7 @@ export class Fleet {
       ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
       ...(this.opts.image ? ["--image", this.opts.image] : []),
     ];
-    const p = this.leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    const p = leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     await waitFor(
       () => {
         if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
@@ -239,13 +281,14 @@ export class Fleet {
     for (const m of this.machines) {
       const cmdline = this.cmdline(m, extra);
       m.startedAt = Date.now();
-      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv([this.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
+      const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv([this.up.agent, "run", "--run-dir", m.runDir, "--cmdline", cmdline])), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json", RESOLV_CONF: join(this.dir, `resolv-${m.index}.conf`) },
         stdin: "ignore",
         stdout: "ignore",
         stderr: "pipe",
       });
       m.proc = proc;
+      this.own(`agent ${m.index}`, proc);
       void (async () => {
         let buf = "";
         for await (const chunk of proc.stderr) {
@@ -287,14 +330,14 @@ export class Fleet {
       mkdirSync(target, { recursive: true });
       const install: ImageInstall = { target, startedAt: Date.now(), logs: [], stderr: "" };
       m.install = install;
-      const argv = [this.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
+      const argv = [this.up.agent, "image", "install", this.imageUrl, "--target", target, "--cmdline", this.cmdline(m), "--json"];
       const proc = Bun.spawn(this.machineRig(m).exec(disklessArgv(argv)), {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", METAL_LOG_FORMAT: "json" },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",
       });
-      this.installs.push(proc);
+      this.own(`image install ${m.index}`, proc);
       void (async () => {
         const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
         install.stderr = err;
@@ -405,7 +448,7 @@ export class Fleet {
       if (!pid) continue;
       for (const p of descendants(pid)) {
         try {
-          if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.agent) continue;
+          if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] !== this.up.agent) continue;
           const st = readFileSync(`/proc/${p}/status`, "utf8");
           const peak = Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0);
           const anon = Number(/RssAnon:\s+(\d+)/.exec(st)?.[1] ?? 0);
@@ -418,23 +461,14 @@ export class Fleet {
     }
   }
 
-  /** Ends every install and agent (SIGKILL, by PID), then the leaves' daemons by PID and every namespace (the rigs' cleanup), then the dir. */
+  /**
+   * The clean-up, last started first: every install and agent (SIGKILL, by PID), the
+   * machines' namespaces (their veths go with them), leaf02, leaf01 (the stand-ins, lldpd,
+   * radvd by PID), then the dir unless kept. Never throws; once.
+   */
   async tearDown(keep = false): Promise<void> {
-    for (const p of this.installs) {
-      try {
-        p.kill("SIGKILL");
-      } catch {}
-      await p.exited;
-    }
-    for (const m of this.machines) {
-      try {
-        m.proc?.kill("SIGKILL");
-      } catch {}
-      await m.proc?.exited;
-    }
-    // Last created first, as before: the machines (their veths go with them), then leaf02, then leaf01 (the stand-ins, lldpd, radvd).
-    for (const rig of [...this.leafRigs.splice(0), ...this.machineRigs.splice(0)].reverse()) await rig.cleanup();
-    if (!keep) rmSync(this.dir, { recursive: true, force: true });
+    if (!this.life.cleanedUp) this.keep = keep;
+    await this.life.cleanUp();
   }
 }
 

@@ -34,7 +34,7 @@ import {
   unavailableRetries,
   type Spread,
 } from "./report.ts";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export const FLEET_SCENARIOS = ["none", "outage", "unavailable", "image-drop"] as const;
 export type FleetScenario = (typeof FLEET_SCENARIOS)[number];
@@ -177,6 +177,10 @@ type TimedRequest = Omit<ServerRequest, "time"> & { readonly time: number };
 export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
   const r = prepare(o);
   const t0 = Date.now();
+  // The image is the run's: removed with the fleet (on an interrupt too), unless kept.
+  const imageDir = r.imageDir;
+  if (imageDir && !o.keep) r.fleet.onCleanUp(`image dir ${imageDir}`, () => rmSync(imageDir, { recursive: true, force: true }));
+  r.fleet.catchSignals(r.say);
   try {
     r.say(`fleet: ${o.machines} machines, scenario ${o.scenario}: setting up namespaces, leaves, lldpd, radvd, stand-ins`);
     await r.fleet.setUp();
@@ -193,7 +197,6 @@ export async function runFleet(o: FleetRunOptions): Promise<FleetResult> {
     return await figures(r, on, addresses, balancer, imageDrop);
   } finally {
     await r.fleet.tearDown(o.keep);
-    if (r.imageDir && !o.keep) rmSync(r.imageDir, { recursive: true, force: true });
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export interface RadvdStart {
   /** Wraps an argv to run in the namespace (`ip netns exec <ns> ...`). */

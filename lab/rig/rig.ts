@@ -3,7 +3,7 @@
  * port (`<prefix>::1/64`, nodad), radvd advertising one /64 per port (radvd-conf.ts),
  * service addresses on its loopback, and everything started in it undone on cleanup
  * (processes ended by PID, last started first, then the namespace with its taps).
- * The direct lab (lab/lab.ts), the chain lab (lab/chain/) and the root tests' veth
+ * The direct lab (lab/direct/lab.ts), the chain lab (lab/chain/) and the root tests' veth
  * labs (test/helpers/netns.ts: an agent namespace with `router: false`, one router
  * namespace per link, radvd from a fixture config) and the fleet (lab/fleet/: two leaf
  * namespaces with a bridge of N ports, veths to N machine namespaces with `router: false`,
@@ -18,7 +18,7 @@
 import { writeFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { join } from "node:path";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 import { radvdConf, type RadvdPort } from "./radvd-conf.ts";
 import { startRadvd } from "./radvd.ts";
 

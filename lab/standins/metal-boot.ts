@@ -28,7 +28,7 @@ export interface MetalBootOptions {
   apiserverUrl: string;
   /** The image_cache_url extension; omitted when undefined. */
   imageCacheUrl: string | undefined;
-  /** The partition's NTP servers (pixie's ntp_servers): the lab's chronyd (lab/ntp.ts); omitted when empty. */
+  /** The partition's NTP servers (pixie's ntp_servers): the lab's chronyd (lab/standins/ntp.ts); omitted when empty. */
   ntpServers: readonly string[];
   /** The CA handed out for the apiserver (PEM); omitted when undefined. */
   ca: string | undefined;

@@ -8,7 +8,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "../wait.ts";
+import { waitFor } from "../base/wait.ts";
 import { makeServerCert, type Ca } from "./pki.ts";
 
 export interface OciRegistry {

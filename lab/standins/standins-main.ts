@@ -49,7 +49,7 @@ const { values } = parseArgs({
     "advertise-name": { type: "string", multiple: true },
     machine: { type: "string", multiple: true },
     dns: { type: "string" },
-    // metal-boot's ntp_servers (the lab's chronyd, lab/ntp.ts).
+    // metal-boot's ntp_servers (the lab's chronyd, lab/standins/ntp.ts).
     "ntp-server": { type: "string", multiple: true },
     "allocate-after": { type: "string" },
     // Lab only, until the lab runs two lldpd peers: Register without the two-switch rule.
@@ -133,7 +133,7 @@ if (values.switches) {
   };
 }
 const oci = values["oci-layout"] ? await startLabRegistry(values["oci-layout"]) : undefined;
-// The machines' events, liveliness and the operator's allocation tries, for the lab's summary (lab/liveliness-summary.ts).
+// The machines' events, liveliness and the operator's allocation tries, for the lab's summary (lab/standins/liveliness-summary.ts).
 s.machines.onLiveliness = () =>
   writeFileSync(join(stateDir, "liveliness.json"), JSON.stringify({ events: Object.fromEntries(s.machines.events), allocationTries: s.machines.allocationTries }) + "\n");
 const dnsListen = values.dns ? parseListen(values.dns, "--dns") : undefined;

@@ -19,7 +19,7 @@ import { HttpClient } from "../../src/clients/http/http-client.ts";
 import { BootService } from "../../src/gen/metalstack/infra/v2/boot_pb.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import type { Standins } from "../../lab/standins/standins.ts";
 import { loopbackStandins, standinsSkip } from "../integration/api/suite.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";

@@ -2,7 +2,7 @@
  * Imports only point down, in src/ and in lab/ alike: every part of a tree has a layer, and
  * a file may import only from parts of its own or a lower layer. A part of src/ is a room
  * (a top-level folder: `network`, `agent`) or `main.ts`; a part of lab/ is a folder
- * (`standins`, `rig`) or a top-level file (`lab.ts`, the direct driver). Inside a part,
+ * (`standins`, `rig`); lab/ has no loose files at its top. Inside a part,
  * files import each other freely; cycles between files are refused everywhere. lab/ sits
  * above src/ (it may import the agent's code; src/ never imports lab/). Build-time tools
  * (tools/) are not checked.
@@ -38,38 +38,23 @@ export const LAYERS: Readonly<Record<string, number>> = {
 };
 
 /**
- * lab/'s order, lower first: tools the others share (waits, QEMU, images, stand-in
- * servers), then the network rig and the plans, then the three drivers (the direct lab,
- * the chain, the fleet) and what runs them.
+ * lab/'s order, lower first, one folder per layer: the shared tools (waits, QEMU, OVMF,
+ * the serial console, the kernel) beside the iPXE, image and BMC kits; the network rig
+ * (namespace, taps, radvd, the direct lab's names); the stand-ins (metal-boot, apiserver,
+ * image cache, and the partition's NTP, DNS and lldpd switches); the lifecycle (rig ->
+ * stand-ins -> machines -> collect -> clean-up); the three drivers that are plans over it.
  */
 export const LAB_LAYERS: Readonly<Record<string, number>> = {
-  "wait.ts": 0,
-  "serial-console.ts": 0,
-  "qemu.ts": 0,
-  "ovmf.ts": 0,
-  "vmlinux.ts": 0,
-  "diskless.ts": 0,
-  "placeholder-server.ts": 0,
+  base: 0,
   ipxe: 0,
   images: 0,
   bmc: 0,
   rig: 1,
-  "ntp.ts": 1,
-  "dnsmasq.ts": 1,
-  "timeline.ts": 1,
-  "liveliness-summary.ts": 1,
-  "kernel.ts": 1,
-  "install-media.ts": 1,
-  standins: 1,
-  "plan.ts": 2,
-  "prereqs.ts": 2,
-  "lldpd.ts": 3,
-  "servers.ts": 3,
-  "overlay.ts": 4,
-  "lab.ts": 5,
-  chain: 5,
-  fleet: 5,
-  "install-run.ts": 6,
+  standins: 2,
+  lifecycle: 3,
+  direct: 4,
+  chain: 4,
+  fleet: 4,
 };
 
 function sources(dir: string): string[] {

@@ -136,7 +136,7 @@ describe("apiserver Wait stand-ins (the real Wait in a process)", () => {
     const r = await runMeasured([...WAIT_DRIVER, h.url, "3000", "debug"], {
       // Read nothing until the flood has run past the wait bound's worth of keepalives, then everything.
       readErr: async (stream) => {
-        const { waitFor } = await import("../../lab/wait.ts");
+        const { waitFor } = await import("../../lab/base/wait.ts");
         await waitFor(() => h.closed() > 0, 30_000, "the agent to give up the flooded stream at its bound", 20);
         sentMb = h.sent() / 1e6;
         errText = await new Response(stream).text();

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { runCli } from "../../src/cli/program.ts";
 import { isRoot, sh, suffix } from "../helpers/netns.ts";
 import { captureContext } from "../helpers/capture.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import { AGENT, REPO } from "./hostile.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bounds-output-"));

@@ -29,12 +29,12 @@ import {
 } from "../../lab/chain/chain-lab.ts";
 import { LAB_FRU } from "../../lab/bmc/sim.ts";
 import { eui64Address } from "../../lab/ipxe/eui64.ts";
-import { LAB_INITRD } from "../../lab/kernel.ts";
+import { LAB_INITRD } from "../../lab/base/kernel.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
-import { waitFor } from "../../lab/wait.ts";
-import { OVMF_CODE, OVMF_VARS } from "../../lab/ovmf.ts";
+import { waitFor } from "../../lab/base/wait.ts";
+import { OVMF_CODE, OVMF_VARS } from "../../lab/base/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
-import { installMedia } from "../../lab/install-media.ts";
+import { installMedia } from "../../lab/standins/install-media.ts";
 import { STAGES } from "../../src/config/stages.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");

@@ -14,11 +14,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Outcome } from "../../lab/serial-console.ts";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { SERVICE_ADDR } from "../../lab/plan.ts";
-import { labMissing } from "../../lab/prereqs.ts";
-import { standinServers, type LabServer, type LabServerEnv } from "../../lab/servers.ts";
+import type { Outcome } from "../../lab/base/serial-console.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/direct/lab.ts";
+import { SERVICE_ADDR } from "../../lab/rig/plan.ts";
+import { labMissing } from "../../lab/base/prereqs.ts";
+import { standinServers, type LabServer, type LabServerEnv } from "../../lab/standins/servers.ts";
 import { LOKI_PORT } from "../integration/clock/lab-ops-servers.ts";
 
 const missing = labMissing();

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
+import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/base/kernel.ts";
 import { parseHdparmIdentify } from "../../src/machine/disk/ata-id.ts";
 import { parseScsiOpcodes } from "../../src/machine/disk/scsi-id.ts";
 import { bootVm, guestScript, markers, type VmRun } from "./disks-seed.ts";

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { encodeCpio } from "../../initramfs/lib/cpio.ts";
 import { composeImage } from "../../initramfs/lib/layout.ts";
-import { qemuMachineArgv } from "../../lab/qemu.ts";
+import { qemuMachineArgv } from "../../lab/base/qemu.ts";
 
 export const MD_MAGIC = 0xa92b4efc;
 /** v1.2: 4 KiB from the start of the member. */
@@ -195,7 +195,7 @@ export async function bootVm(b: VmBoot): Promise<VmRun> {
     Object.entries(entries).map(([path, f]) => ({ kind: "file", path, mode: f.mode, size: f.data.length, source: { kind: "bytes", data: f.data }, group: "test" })),
   );
   const initrd = `${dir}/${name}.initrd`;
-  // Uncompressed first: the built lz4 archive has no end marker (lab/overlay.ts).
+  // Uncompressed first: the built lz4 archive has no end marker (lab/standins/overlay.ts).
   writeFileSync(initrd, encodeCpio(image.entries, 0, new Map(Object.entries(entries).map(([p, f]) => [p, f.data]))));
   writeFileSync(initrd, readFileSync(b.initrd), { flag: "a" });
   const argv = [...qemuMachineArgv(1024), "-kernel", b.kernel, "-initrd", initrd, "-append", "console=ttyS0,115200 panic=-1 quiet loglevel=1 rdinit=/mht-init", ...diskArgs(disks)];

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, openSync, closeSync, writeSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../../lab/base/kernel.ts";
 import {
   attachLoop,
   bootVm as boot,

@@ -14,8 +14,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { prerequisites } from "../helpers/prerequisites.ts";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { DEFAULT_INITRD, KVER, LAB_KERNEL } from "../../lab/kernel.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/direct/lab.ts";
+import { DEFAULT_INITRD, KVER, LAB_KERNEL } from "../../lab/base/kernel.ts";
 import { loadSteps } from "../../src/init/coldplug.ts";
 import { parseModulesAlias } from "../../src/kernel/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kernel/kmod/dep.ts";

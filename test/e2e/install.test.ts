@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LAB_KERNEL } from "../../lab/kernel.ts";
-import type { LabResult } from "../../lab/lab.ts";
-import { runInstall } from "../../lab/install-run.ts";
-import { LAB_UUID } from "../../lab/plan.ts";
-import { labMissing } from "../../lab/prereqs.ts";
+import { LAB_KERNEL } from "../../lab/base/kernel.ts";
+import type { LabResult } from "../../lab/direct/lab.ts";
+import { runInstall } from "../../lab/direct/install-run.ts";
+import { LAB_UUID } from "../../lab/rig/plan.ts";
+import { labMissing } from "../../lab/base/prereqs.ts";
 import { STAGES } from "../../src/config/stages.ts";
 
 const KVER = LAB_KERNEL.replace(/^.*vmlinux-/, "");

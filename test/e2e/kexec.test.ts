@@ -12,8 +12,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KVER } from "../../lab/kernel.ts";
-import { qemuMachineArgv } from "../../lab/qemu.ts";
+import { KVER } from "../../lab/base/kernel.ts";
+import { qemuMachineArgv } from "../../lab/base/qemu.ts";
 
 const QEMU = qemuMachineArgv(1024);
 

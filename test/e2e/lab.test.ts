@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { DNS_ADDR, DNS_SEARCH, LAB_UUID } from "../../lab/plan.ts";
-import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
-import { labMissing } from "../../lab/prereqs.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/direct/lab.ts";
+import { DNS_ADDR, DNS_SEARCH, LAB_UUID } from "../../lab/rig/plan.ts";
+import { KVER, LAB_INITRD, LAB_KERNEL } from "../../lab/base/kernel.ts";
+import { labMissing } from "../../lab/base/prereqs.ts";
 
 const KERNEL = LAB_KERNEL;
 const INITRD = LAB_INITRD;

@@ -25,12 +25,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOT_SERVER_URL, ChainLab, type RunningMachine } from "../../lab/chain/chain-lab.ts";
-import { chunkLines, records, type AgentRecord } from "../../lab/serial-console.ts";
-import { installMedia } from "../../lab/install-media.ts";
+import { chunkLines, records, type AgentRecord } from "../../lab/base/serial-console.ts";
+import { installMedia } from "../../lab/standins/install-media.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
-import { KVER, LAB_INITRD } from "../../lab/kernel.ts";
+import { KVER, LAB_INITRD } from "../../lab/base/kernel.ts";
 import { labAllocation } from "../../lab/standins/machines.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import { STAGES } from "../../src/config/stages.ts";
 
 const ROOT_DIR = join(import.meta.dir, "../..");

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 export { eui64 } from "../../lab/ipxe/eui64.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import { NetnsRig } from "../../lab/rig/rig.ts";
 
 export const isRoot = process.getuid?.() === 0;

@@ -5,7 +5,7 @@ import { SecretSet } from "../../src/platform/log/redact.ts";
 import type { Mount } from "../../src/init/mounts.ts";
 import type { InitOptions, PowerAction } from "../../src/init/policy.ts";
 import { superviseInit } from "../../src/init/supervisor.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import type { InitSystem } from "../../src/init/system.ts";
 import { BUILTIN_FRAGMENT_SOURCE, BUILTIN_FRAGMENT_TEXT } from "../../src/kernel/kconfig/builtin-fragment.ts";
 import { parseFragment } from "../../src/kernel/kconfig/fragment.ts";

@@ -17,7 +17,7 @@ import { parseModulesAlias } from "../../src/kernel/kmod/alias.ts";
 import { parseModulesDep } from "../../src/kernel/kmod/dep.ts";
 import { parsePciIds, pciNames, PCI_IDS_PATH } from "../../src/machine/inventory/pci-ids.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
-import { KVER } from "../../lab/kernel.ts";
+import { KVER } from "../../lab/base/kernel.ts";
 
 const ROOT = `${import.meta.dir}/../..`;
 // A build runs modinfo on ~90 modules and compresses ~25 MiB: seconds, more on a loaded machine.

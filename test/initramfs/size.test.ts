@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, openSync, readFileSync, readSync, closeSync, statSync } from "node:fs";
 import { COMPRESSORS, DEFAULT_COMPRESSION, SIZE_LIMIT_BYTES } from "../../initramfs/lib/compress.ts";
 import { parseToolList } from "../../initramfs/lib/tools.ts";
-import { KVER } from "../../lab/kernel.ts";
+import { KVER } from "../../lab/base/kernel.ts";
 import { prerequisites } from "../helpers/prerequisites.ts";
 
 const ROOT = `${import.meta.dir}/../..`;

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { prerequisites } from "../helpers/prerequisites.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 
 const BIN = `${import.meta.dir}/../../dist/metal-hammer`;
 const ready = prerequisites("metal-hammer as PID 1 in a PID namespace", [

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { dnsmasqArgv, parseDnsLog } from "../../lab/dnsmasq.ts";
+import { dnsmasqArgv, parseDnsLog } from "../../lab/standins/dnsmasq.ts";
 
 // Lines as dnsmasq 2.90 (Debian 12) writes them with --log-queries=extra --log-facility=FILE.
 const LOG = `Dec  5 17:32:47 dnsmasq[3900]: using only locally-known addresses for chain.lab

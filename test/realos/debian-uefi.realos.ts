@@ -18,15 +18,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Proc } from "../../lab/ipxe/lab-process.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../../lab/kernel.ts";
-import { defaultRun, runLab, type LabResult } from "../../lab/lab.ts";
-import { ovmfArgs, ovmfMissing } from "../../lab/ovmf.ts";
-import { labMissing } from "../../lab/prereqs.ts";
-import { standinServers } from "../../lab/servers.ts";
-import { waitFor } from "../../lab/wait.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../../lab/base/kernel.ts";
+import { defaultRun, runLab, type LabResult } from "../../lab/direct/lab.ts";
+import { ovmfArgs, ovmfMissing } from "../../lab/base/ovmf.ts";
+import { labMissing } from "../../lab/base/prereqs.ts";
+import { standinServers } from "../../lab/standins/servers.ts";
+import { waitFor } from "../../lab/base/wait.ts";
 import { parseOsInstallerLog } from "../../src/install/os-installer-log.ts";
 import { bootName } from "../../src/install/efi/load-option.ts";
-import { qemuMachineArgv } from "../../lab/qemu.ts";
+import { qemuMachineArgv } from "../../lab/base/qemu.ts";
 import { STAGES } from "../../src/config/stages.ts";
 import { carriedInManifest, firstBootOption, hdPartitionGuid, realosLayout } from "./realos-layout.ts";
 

@@ -1,7 +1,7 @@
 /** Runs the agent (source or compiled binary) inside the test netns, bounded, and keeps every byte it printed. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { disklessArgv } from "../../../lab/diskless.ts";
+import { disklessArgv } from "../../../lab/base/diskless.ts";
 import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 
 export const REPO = join(import.meta.dir, "../../..");
@@ -25,7 +25,7 @@ export function twoSwitches(ifname: string): string {
 }
 
 /**
- * Runs the agent in `ns`, kept from this host's disks by construction (lab/diskless.ts).
+ * Runs the agent in `ns`, kept from this host's disks by construction (lab/base/diskless.ts).
  * With `lldp` (FAKE_LLDP JSON) it runs through agent-driver.ts, whose LLDP session
  * reports those neighbours; else src/main.ts or `binary`.
  */

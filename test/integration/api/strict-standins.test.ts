@@ -22,7 +22,7 @@ import { isWaitRetryable } from "../../../src/agent/wait-policy.ts";
 import { register, registerRequest, type RegisterInit } from "../../../src/agent/register.ts";
 import type { Standins } from "../../../lab/standins/standins.ts";
 import { loopbackStandins, resetStandins, standinsSkip } from "./suite.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 import { lldpNeighbour } from "../../helpers/lldp-neighbour.ts";
 import { ONE_NIC_FACTS } from "../../helpers/one-nic-facts.ts";

@@ -10,11 +10,11 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { defaultRun, runLab, type LabResult } from "../../../lab/lab.ts";
-import { LAB_INITRD, LAB_KERNEL } from "../../../lab/kernel.ts";
-import { SERVICE_ADDR } from "../../../lab/plan.ts";
-import { labMissing } from "../../../lab/prereqs.ts";
-import type { LabServer, LabServerEnv } from "../../../lab/servers.ts";
+import { defaultRun, runLab, type LabResult } from "../../../lab/direct/lab.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../../../lab/base/kernel.ts";
+import { SERVICE_ADDR } from "../../../lab/rig/plan.ts";
+import { labMissing } from "../../../lab/base/prereqs.ts";
+import type { LabServer, LabServerEnv } from "../../../lab/standins/servers.ts";
 import { LOKI_PORT } from "./lab-ops-servers.ts";
 
 const missing = labMissing();

@@ -4,16 +4,16 @@
  * ahead, kiss-o'-death DENY, silent); the agent's clock stage runs in an "agent" netns
  * with a recording setter, so the host's clock is never set. Unreachable = an address
  * with no route (ENETUNREACH) and an address where nothing listens (ECONNREFUSED).
- * The lab's own NTP server (Debian's chronyd as lab/ntp.ts starts it) answers on one more.
+ * The lab's own NTP server (Debian's chronyd as lab/standins/ntp.ts starts it) answers on one more.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { Lab, nsx, type Link } from "../../helpers/netns.ts";
 import { YEAR_MS } from "./sntp-standin.ts";
-import { startLabNtp } from "../../../lab/ntp.ts";
+import { startLabNtp } from "../../../lab/standins/ntp.ts";
 import { DEFAULT_SNTP_POLICY, GRACE_AFTER_SAMPLE_MS, sntpBoundMs } from "../../../src/ops/clock/sntp-client.ts";
 
 const reason =
@@ -165,7 +165,7 @@ describe.skipIf(reason !== undefined)(`the clock stage against an SNTP stand-in 
     expect(o.elapsedMs).toBeLessThanOrEqual(sntpBoundMs(DEFAULT_SNTP_POLICY) + 300);
   });
 
-  test("the lab's NTP server (Debian's chronyd, lab/ntp.ts) answers: the clock is right at stratum 8; a silent server next to it costs at most the 300 ms grace", () => {
+  test("the lab's NTP server (Debian's chronyd, lab/standins/ntp.ts) answers: the clock is right at stratum 8; a silent server next to it costs at most the 300 ms grace", () => {
     const alone = clockStage(A.chrony);
     expect(alone.state).toMatchObject({ decision: "keep", server: `[${A.chrony}]:123` });
     expect(Math.abs(alone.state.offsetMs!)).toBeLessThan(100);

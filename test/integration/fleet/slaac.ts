@@ -1,7 +1,7 @@
 /** A fleet's first machine with its NIC up by the kernel's own SLAAC (no agent), past DAD: the address the servers see it by. */
 import type { Fleet, FleetMachine } from "../../../lab/fleet/fleet.ts";
 import { run } from "../../../lab/ipxe/lab-process.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 
 export async function machineWithAddress(fleet: Fleet): Promise<FleetMachine> {
   const m = fleet.machines[0];

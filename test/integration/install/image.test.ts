@@ -23,7 +23,7 @@ import { capturingLogger } from "../../helpers/log-capture.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
 import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
 import { startImageServer, type ImageServer } from "../../../lab/images/server.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { fakeTimers, type FakeTimers } from "../../helpers/fake-timers.ts";
 import { tarArchive } from "../../helpers/tar-writer.ts";
 

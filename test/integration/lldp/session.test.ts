@@ -354,6 +354,6 @@ async function waitForLldpd(s: { lldpdNeighbours(sw: Switch): unknown[] }, sw: S
 }
 
 async function waitForCondition(pred: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const { waitFor } = await import("../../../lab/wait.ts");
+  const { waitFor } = await import("../../../lab/base/wait.ts");
   await waitFor(pred, ms, what, 200);
 }

@@ -11,8 +11,8 @@ import { test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRoot, Lab, nsx, type Link } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
-import { withPrivateRun } from "../../../lab/plan.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
+import { withPrivateRun } from "../../../lab/rig/plan.ts";
 import { readJsonLines } from "../../helpers/json-lines.ts";
 
 const hasLldpd = Bun.which("lldpd", { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }) !== null;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { nsx } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { events, runAgent, startAgent } from "./agent.ts";
 import { holdAgentAddressOnRouter, SKIP, withLab } from "./lab.ts";
 

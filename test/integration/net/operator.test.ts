@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eui64, nsx } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { events, MAIN, runAgent, startAgent } from "./agent.ts";
 import { PREFIX, SKIP, withLab, withLink } from "./lab.ts";
 

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eui64, nsx } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { events, runAgent, startAgent } from "./agent.ts";
 import { PREFIX, SKIP, withLab } from "./lab.ts";
 

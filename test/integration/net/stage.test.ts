@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { disklessArgv } from "../../../lab/diskless.ts";
+import { disklessArgv } from "../../../lab/base/diskless.ts";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { events, MAIN } from "./agent.ts";
 import { SKIP, withLab } from "./lab.ts";
 

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eui64, nsx, sh } from "../../helpers/netns.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { SKIP, withLab } from "./lab.ts";
 
 const DRIVER = join(import.meta.dir, "uplink-driver.ts");

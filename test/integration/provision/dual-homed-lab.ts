@@ -15,7 +15,7 @@ import { REPO } from "../api/agent.ts";
 import { runFlowIn, type FlowRun } from "./flow-run.ts";
 import { NetnsRig } from "../../../lab/rig/rig.ts";
 import { SwitchLab, type Switch } from "../lldp/switches.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { standinControl } from "../../../lab/standins/control-client.ts";
 
 export const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";

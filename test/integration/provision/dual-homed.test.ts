@@ -19,7 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildTestImage, type TestImage } from "../../../lab/images/build.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { SKIP as LLDP_SKIP } from "../lldp/switches.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";

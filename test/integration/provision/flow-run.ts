@@ -1,11 +1,11 @@
 /**
  * The agent's flow (`run` through test/integration/api/agent-driver.ts: the real CLI,
- * disks and BMC never touched, kept from the host's disks by lab/diskless.ts) inside a
+ * disks and BMC never touched, kept from the host's disks by lab/base/diskless.ts) inside a
  * network namespace, bounded (100 s, then SIGKILL), its JSON log lines parsed. Used by
  * the whole-flow and the dual-homed suites.
  */
 import { join } from "node:path";
-import { disklessArgv } from "../../../lab/diskless.ts";
+import { disklessArgv } from "../../../lab/base/diskless.ts";
 import { REPO } from "../api/agent.ts";
 
 export type Log = Record<string, unknown>;

@@ -18,7 +18,7 @@ import { REPO } from "../api/agent.ts";
 import { runFlowIn, type Log } from "./flow-run.ts";
 import { standinControl } from "../../../lab/standins/control-client.ts";
 import { SKIP as LLDP_SKIP, SwitchLab, type Switch } from "../lldp/switches.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3150";

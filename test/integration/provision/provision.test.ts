@@ -15,7 +15,7 @@ import type { Standins } from "../../../lab/standins/standins.ts";
 import { runAgent, twoSwitches } from "../api/agent.ts";
 import { canRunNetns, createHostLink, type HostLink } from "../../helpers/netns.ts";
 import { expectNothingLeaked, standinsOn } from "../api/suite.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { FaultBox } from "../../../lab/standins/faults.ts";
 import { IMAGE_PATH, imageCacheHandler, makeImage, TRICKLE_CHUNK, TRICKLE_EVERY_MS } from "../../../lab/standins/image-cache.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 
 const url = `https://cache.test/${IMAGE_PATH}`;
 

@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "node:tls";
 import { rangeStart } from "../../../lab/standins/image-cache.ts";
 import { ImageDropWindow, parseImageDropSpec } from "../../../lab/standins/image-drop.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { loopbackStandins } from "../../helpers/loopback-standins.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 

@@ -5,9 +5,9 @@
  */
 import { expect, test } from "bun:test";
 import { EVENTS_KEPT, notAllocatable, registeredContainer, withEvent } from "../../../lab/standins/liveliness.ts";
-import { livelinessLines } from "../../../lab/liveliness-summary.ts";
+import { livelinessLines } from "../../../lab/standins/liveliness-summary.ts";
 import { MachineBook } from "../../../lab/standins/machines.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 
 const UUID = "00000000-6d68-6300-0000-000000000036";
 const ev = (i: number) => ({ time: `2026-12-05T17:00:${String(i % 60).padStart(2, "0")}.000Z`, event: "MACHINE_PROVISIONING_EVENT_TYPE_PXE_BOOTING", message: `m${i}` });

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { MachineBook, labAllocation, waitMessage, type OpenWait } from "../../../lab/standins/machines.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 
 const UUID = "00000000-6d68-6300-0000-000000000027";
 

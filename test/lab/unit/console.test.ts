@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { agentRecord, classifyEnd, cleanLine, labExitCode, listeningPorts, splitLines } from "../../../lab/serial-console.ts";
+import { agentRecord, classifyEnd, cleanLine, labExitCode, listeningPorts, splitLines } from "../../../lab/base/serial-console.ts";
 
 const lines = (...t: string[]) => t.map((text, i) => ({ ms: i, text }));
 

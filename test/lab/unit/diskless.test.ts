@@ -1,12 +1,12 @@
 /**
- * lab/diskless.ts keeps a process from this host's disks by construction: inside it, a
+ * lab/base/diskless.ts keeps a process from this host's disks by construction: inside it, a
  * block device of this host cannot be opened by its path, by /proc/1/root, by a new device
  * node, or through a fresh devtmpfs, whatever the process tries as root. The agent's own
  * guard (src/machine/disk/guard.ts) is not involved.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { disklessArgv } from "../../../lab/diskless.ts";
+import { disklessArgv } from "../../../lab/base/diskless.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
 
 const isRoot = process.getuid?.() === 0;

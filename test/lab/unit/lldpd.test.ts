@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { connectionsLine, switchSpecs } from "../../../lab/lldpd.ts";
+import { connectionsLine, switchSpecs } from "../../../lab/standins/lldpd.ts";
 
 const UUID = "00000000-6d68-6c00-0000-000000000001";
 

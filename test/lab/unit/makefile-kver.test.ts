@@ -67,7 +67,7 @@ test("a first `make lab-kernel` installs the kernel package, then builds from th
   const r = makeDryRun("lab-kernel");
   expect(r.aptCalls).toContain("install -y -q --no-install-recommends linux-image-amd64");
   expect(r.out).not.toContain("is missing");
-  expect(r.out).toContain(`lab/vmlinux.ts ${dir}/boot/vmlinuz-${FAKE_KVER} build/lab/vmlinux-${FAKE_KVER}`);
+  expect(r.out).toContain(`lab/base/vmlinux.ts ${dir}/boot/vmlinuz-${FAKE_KVER} build/lab/vmlinux-${FAKE_KVER}`);
   expect(r.code).toBe(0);
 }, 30_000);
 

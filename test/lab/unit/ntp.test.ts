@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { boundUdpPorts, chronyArgv, chronyConf, procAddr6 } from "../../../lab/ntp.ts";
-import { chunkLines, clockSummary, records } from "../../../lab/serial-console.ts";
+import { boundUdpPorts, chronyArgv, chronyConf, procAddr6 } from "../../../lab/standins/ntp.ts";
+import { chunkLines, clockSummary, records } from "../../../lab/base/serial-console.ts";
 
 describe("the lab's NTP server (chronyd)", () => {
   test("its config serves the local clock on one address, with no command socket and its pid file in the lab's dir", () => {

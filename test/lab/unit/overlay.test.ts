@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { decodeCpio } from "../../../initramfs/lib/cpio.ts";
-import { overlayCpio } from "../../../lab/overlay.ts";
+import { overlayCpio } from "../../../lab/standins/overlay.ts";
 
 describe("per-run overlay archive", () => {
   test("holds exactly the given files with their parents, 4-byte aligned so an archive can follow", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, labRadvdPorts, lldpdArgv, lldpdConf, qemuArgv, switchName, withPrivateRun } from "../../../lab/plan.ts";
+import { guestCmdline, guestMac, labNames, labRadvdPorts, lldpdArgv, lldpdConf, qemuArgv, switchName, withPrivateRun } from "../../../lab/rig/plan.ts";
 import { radvdConf } from "../../../lab/rig/radvd-conf.ts";
-import { defaultRun } from "../../../lab/lab.ts";
+import { defaultRun } from "../../../lab/direct/lab.ts";
 
 describe("lab plan", () => {
   test("names carry the mhl prefix and the run's id, and fit IFNAMSIZ", () => {

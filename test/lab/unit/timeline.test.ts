@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { phases, timelineMarks, timelineSvg, timelineTable } from "../../../lab/timeline.ts";
+import { phases, timelineMarks, timelineSvg, timelineTable } from "../../../lab/base/timeline.ts";
 
 const rec = (event: string, extra: Record<string, unknown> = {}) => JSON.stringify({ level: 30, event, ...extra });
 const console_ = [

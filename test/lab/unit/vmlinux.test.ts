@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { prerequisites } from "../../helpers/prerequisites.ts";
-import { KVER } from "../../../lab/kernel.ts";
-import { extractVmlinux, findMagic, isElf } from "../../../lab/vmlinux.ts";
+import { KVER } from "../../../lab/base/kernel.ts";
+import { extractVmlinux, findMagic, isElf } from "../../../lab/base/vmlinux.ts";
 
 /** The kernel the lab boots (KVER, else the newest installed): no version is written here, so a Debian ABI bump needs no edit. */
 const BZIMAGE = `/boot/vmlinuz-${KVER}`;

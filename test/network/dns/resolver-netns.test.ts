@@ -1,5 +1,5 @@
 /**
- * The agent's resolver against the lab's real DNS server (dnsmasq, lab/dnsmasq.ts) in a
+ * The agent's resolver against the lab's real DNS server (dnsmasq, lab/standins/dnsmasq.ts) in a
  * network namespace, as on the boot network: the right name, a misconfigured zone (a
  * typo: NXDOMAIN; an IPv4-only entry: only A records), a sub-domain whose upstream is
  * down (REFUSED), and the server stopped (its port closed). The server's query log shows
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLabDns, type LabDns } from "../../../lab/dnsmasq.ts";
+import { startLabDns, type LabDns } from "../../../lab/standins/dnsmasq.ts";
 import { NetnsRig } from "../../../lab/rig/rig.ts";
 import { canRunNetns, suffix } from "../../helpers/netns.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";

@@ -18,7 +18,7 @@ import { openWatchdogDevice } from "../../../src/platform/sys/watchdog-device.ts
 import type { SntpEnv } from "../../../src/ops/clock/sntp-client.ts";
 import { standinAnswer, YEAR_MS, type StandinMode } from "../../integration/clock/sntp-standin.ts";
 import { startLoki } from "../../../lab/standins/loki.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-ops-"));

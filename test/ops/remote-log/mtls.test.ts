@@ -12,7 +12,7 @@ import { LogShipper } from "../../../src/ops/remote-log/shipper.ts";
 import { startRemoteLog } from "../../../src/ops/remote-log/start-remote-log.ts";
 import { makeCa, makeServerCert, type Ca, type ServerCert } from "../../../lab/standins/pki.ts";
 import { startLoki, type LokiStandin } from "../../../lab/standins/loki.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mh-mtls-"));

@@ -13,7 +13,7 @@ import { LogShipper, type ShipperChange } from "../../../src/ops/remote-log/ship
 import { logShipperChanges, startRemoteLog } from "../../../src/ops/remote-log/start-remote-log.ts";
 import { prepareForReboot } from "../../../src/ops/reboot/prepare.ts";
 import { startLoki, type LokiStandin } from "../../../lab/standins/loki.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 import { capturingLogger } from "../../helpers/log-capture.ts";
 
 const UUID = "4c4c4544-0042-3510-8051-b5c04f4a3133";

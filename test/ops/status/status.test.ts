@@ -152,7 +152,7 @@ describe("the status file and `metal-hammer status`", () => {
     w.update({ stage: "boot" });
     w.update({ stage: "api" });
     expect(JSON.parse(readFileSync(path, "utf8")).stage).toBe("network");
-    const { waitFor } = await import("../../../lab/wait.ts");
+    const { waitFor } = await import("../../../lab/base/wait.ts");
     await waitFor(() => JSON.parse(readFileSync(path, "utf8")).stage === "api", 3000, "the last stage in the file");
   });
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createLogger, logEvent } from "../../../src/platform/log/logger.ts";
 import { FdOutput } from "../../../src/platform/log/output.ts";
 import { SecretSet } from "../../../src/platform/log/redact.ts";
-import { waitFor } from "../../../lab/wait.ts";
+import { waitFor } from "../../../lab/base/wait.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "fd-output-"));
 const fds: number[] = [];

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildTestImage, type TestImage, type TestImageInstaller } from "./images/build.ts";
+import { buildTestImage, type TestImage, type TestImageInstaller } from "../images/build.ts";
 
 export const INSTALL_DISK_BYTES = 1 << 30;
 

@@ -6,14 +6,14 @@
  * saved. Ends when the guest powers off / reboots (-no-reboot) or the bound passes;
  * everything it created is removed on any exit, processes killed by PID.
  *
- *   bun lab/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] [--switch-os sonic|cumulus] ...
+ *   bun lab/direct/lab.ts --kernel build/lab/vmlinux-<kver> --initrd build/initramfs/... [--nics 2] [--nic e1000] [--no-ra] [--no-lldp] [--switch-os sonic|cumulus] ...
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "./serial-console.ts";
+import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
 import {
   labNames,
   labRadvdPorts,
@@ -28,18 +28,19 @@ import {
   type LabNames,
   type LabOptions,
   type LabSwitchOs,
-} from "./plan.ts";
-import { startLabNtp } from "./ntp.ts";
-import { livelinessLines } from "./liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "./lldpd.ts";
-import { overlayCpio } from "./overlay.ts";
-import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "./servers.ts";
-import { waitFor } from "./wait.ts";
-import { NetnsRig, stopPid } from "./rig/rig.ts";
-import { LAB_INITRD, LAB_KERNEL } from "./kernel.ts";
-import { installMedia } from "./install-media.ts";
-import { buildOciTestImage } from "./images/oci-image.ts";
-import { standinServers } from "./servers.ts";
+} from "../rig/plan.ts";
+import { startLabNtp } from "../standins/ntp.ts";
+import { livelinessLines } from "../standins/liveliness-summary.ts";
+import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "../standins/lldpd.ts";
+import { overlayCpio } from "../standins/overlay.ts";
+import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
+import { waitFor } from "../base/wait.ts";
+import { NetnsRig, stopPid } from "../rig/rig.ts";
+import { interruptExit, LabInterrupted, Lifecycle, runPlan } from "../lifecycle/lifecycle.ts";
+import { LAB_INITRD, LAB_KERNEL } from "../base/kernel.ts";
+import { installMedia } from "../standins/install-media.ts";
+import { buildOciTestImage } from "../images/oci-image.ts";
+import { standinServers } from "../standins/servers.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;
@@ -54,13 +55,6 @@ export interface LabRun extends LabOptions {
   readonly switchOs: LabSwitchOs;
   /** Typed into the console once a line matches `after` (scripted debug-shell sessions); else, with debug, the terminal's input. */
   readonly consoleInput?: { readonly after: RegExp; readonly text: string };
-}
-
-export class LabInterrupted extends Error {
-  override readonly name = "LabInterrupted";
-  constructor(readonly signal: NodeJS.Signals) {
-    super(`interrupted by ${signal}; everything the lab started is stopped and removed`);
-  }
 }
 
 export interface LabResult {
@@ -112,8 +106,8 @@ export function defaultRun(over: Partial<LabRun> = {}): LabRun {
   };
 }
 
-/** What a run has built so far: the one state the steps below read and extend. */
-interface LabState {
+/** The run as the steps below read it (fixed before the first step; what a step makes it returns). */
+interface DirectRun {
   readonly run: LabRun;
   readonly names: LabNames;
   /** Absolute: servers run with other working directories (the stand-ins' openssl runs in its PKI folder). */
@@ -122,11 +116,6 @@ interface LabState {
   readonly say: (s: string) => void;
   /** When the run started (performance.now()). */
   readonly t0: number;
-  /** The namespace and everything started in it; undefined until createRig. */
-  rig?: NetnsRig;
-  /** QEMU's PID once it runs (an interrupt then stops QEMU and lets the run unwind). */
-  qemuPid?: number;
-  interrupted?: NodeJS.Signals;
 }
 
 /** What startServers gives the boot: the servers (for their logs) and what they hand the guest. */
@@ -147,11 +136,12 @@ interface Booted {
   readonly stderr: string;
 }
 
-/** Step 1: the namespace (the boot VRF), its service addresses, a tap and a /64 per NIC, radvd unless --no-ra. */
-async function createRig(s: LabState): Promise<NetnsRig> {
+/** The rig: the namespace (the boot VRF), its service addresses, a tap and a /64 per NIC, radvd unless --no-ra. */
+async function createRig(s: DirectRun, life: Lifecycle): Promise<NetnsRig> {
   const { names, run, dir, say } = s;
   const rig = NetnsRig.create(names.netns, dir);
-  s.rig = rig;
+  // Everything started in the namespace (QEMU, servers, chronyd, lldpd, radvd) by PID, last started first, then the namespace.
+  life.push(`netns ${names.netns}`, () => rig.cleanup());
   for (const a of [SERVICE_ADDR, DNS_ADDR, NTP_ADDR]) rig.addLoopback(a);
   names.taps.forEach((tap, i) => rig.addTap(tap, `${segmentPrefix(i)}1`));
   say(`netns ${names.netns}, taps ${names.taps.join(" ")}, services on [${SERVICE_ADDR}], dir ${dir}`);
@@ -160,8 +150,8 @@ async function createRig(s: LabState): Promise<NetnsRig> {
   return rig;
 }
 
-/** Step 2: the switches (lldpd on each tap) and, for a leaf pair, the apiserver stand-in's switch table. */
-async function startLeaves(s: LabState, rig: NetnsRig): Promise<string | undefined> {
+/** Stand-ins, first: the switches (lldpd on each tap) and, for a leaf pair, the apiserver stand-in's switch table. */
+async function startLeaves(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promise<string | undefined> {
   const { names, run, dir, say } = s;
   if (!run.lldp) {
     say("no switches: no LLDP on the segments");
@@ -169,7 +159,7 @@ async function startLeaves(s: LabState, rig: NetnsRig): Promise<string | undefin
   }
   // Configs and control sockets in a temp dir lldpd's own user can reach.
   const swDir = switchesDir();
-  rig.onCleanup("switches dir", () => rmSync(swDir, { recursive: true, force: true }));
+  life.push("switches dir", () => rmSync(swDir, { recursive: true, force: true }));
   const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
   say(`waiting up to 10 s for the switches (lldpd): ${switches.map((w) => `${w.hostname} on ${w.tap}`).join(", ")}`);
   const tSwitches = performance.now();
@@ -183,8 +173,8 @@ async function startLeaves(s: LabState, rig: NetnsRig): Promise<string | undefin
   return switchTable;
 }
 
-/** Step 3: chronyd (the NTP server metal-boot names), then each lab server, each waited for until it listens. */
-async function startServers(s: LabState, rig: NetnsRig, switchTable: string | undefined): Promise<Served> {
+/** Stand-ins, then: chronyd (the NTP server metal-boot names), then each lab server, each waited for until it listens. */
+async function startServers(s: DirectRun, rig: NetnsRig, switchTable: string | undefined): Promise<Served> {
   const { names, run, dir, say } = s;
   say(`waiting up to 10 s for chronyd to serve NTP on [${NTP_ADDR}]:123`);
   const ntp = await startLabNtp(NTP_ADDR, dir, (argv) => rig.spawn("chronyd", argv, { stdout: Bun.file(`${dir}/chronyd.log`), stderr: Bun.file(`${dir}/chronyd.log`) }));
@@ -224,20 +214,20 @@ async function startServers(s: LabState, rig: NetnsRig, switchTable: string | un
 }
 
 /** The initramfs QEMU boots: the run's own, or with the servers' files (the lab CA) in a small archive in front. */
-function guestInitrd(s: LabState, rig: NetnsRig, guestFiles: readonly GuestFile[]): string {
+function guestInitrd(s: DirectRun, life: Lifecycle, guestFiles: readonly GuestFile[]): string {
   if (guestFiles.length === 0) return s.run.initrd;
   const combined = `${s.dir}/initrd`;
   // A copy of the whole initramfs: removed after the run (the logs stay).
-  rig.onCleanup("combined initrd", () => rmSync(combined, { force: true }));
+  life.push("combined initrd", () => rmSync(combined, { force: true }));
   writeFileSync(combined, overlayCpio([...guestFiles]));
   appendFileSync(combined, readFileSync(s.run.initrd));
   return combined;
 }
 
-/** Step 4: QEMU in the namespace, its console stamped into console.log (and live), until it exits or the bound passes. */
-async function boot(s: LabState, rig: NetnsRig, served: Served): Promise<Booted> {
+/** The machine: QEMU in the namespace, its console stamped into console.log (and live), until it exits, the bound passes or an interrupt stops it. */
+async function boot(s: DirectRun, life: Lifecycle, rig: NetnsRig, served: Served): Promise<Booted> {
   const { run, names, dir, say, consolePath } = s;
-  const argv = qemuArgv({ ...run, initrd: guestInitrd(s, rig, served.guestFiles), serverCmdline: served.serverCmdline }, names);
+  const argv = qemuArgv({ ...run, initrd: guestInitrd(s, life, served.guestFiles), serverCmdline: served.serverCmdline }, names);
   writeFileSync(`${dir}/qemu.argv`, JSON.stringify(argv, null, 1) + "\n");
   const qStart = performance.now();
   // With the debug shell the console is interactive: the terminal's input (or a script) goes to the guest.
@@ -246,7 +236,6 @@ async function boot(s: LabState, rig: NetnsRig, served: Served): Promise<Booted>
   // A person at the debug shell needs the prompt as it comes, not at the next newline:
   // the terminal gets QEMU's output raw; the file still gets stamped lines.
   const interactive = run.live && run.debug && !run.consoleInput;
-  s.qemuPid = qemu.pid;
   say(`QEMU PID ${qemu.pid} (${run.nicModel} x${run.nics}); bound ${run.timeoutMs / 1000} s`);
   const lines: ConsoleLine[] = [];
   const addLine = (text: string): void => {
@@ -277,18 +266,22 @@ async function boot(s: LabState, rig: NetnsRig, served: Served): Promise<Booted>
     timedOut = true;
     void stopPid(qemu.pid, 1000);
   }, run.timeoutMs);
-  const qemuExit = await qemu.exited;
+  // An interrupt stops QEMU by its PID; the run then unwinds through the clean-up.
+  const qemuExit = await life.stoppable(
+    () => void stopPid(qemu.pid, 1000),
+    () => qemu.exited,
+  );
   const qemuEndMs = Math.round(performance.now() - qStart);
   clearTimeout(timer);
   await pump;
-  if (s.interrupted) throw new LabInterrupted(s.interrupted);
+  life.checkInterrupt();
   const stderr = await new Response(qemu.stderr as ReadableStream<Uint8Array>).text();
   if (stderr.trim() !== "") writeFileSync(`${dir}/qemu.stderr`, stderr);
   return { lines, qemuExit, qemuEndMs, timedOut, stderr };
 }
 
-/** Step 5: the outcome, the servers' logs, the switch connections, the machine's events and liveliness before its allocation; result.json and the summary lines. */
-function collect(s: LabState, served: Served, b: Booted): LabResult {
+/** Collect: the outcome, the servers' logs, the switch connections, the machine's events and liveliness before its allocation; result.json and the summary lines. */
+function collect(s: DirectRun, served: Served, b: Booted): LabResult {
   const { run, names, dir, say } = s;
   const outcome = classifyEnd(b.lines, b.timedOut);
   const durationMs = Math.round(performance.now() - s.t0);
@@ -334,42 +327,20 @@ function collect(s: LabState, served: Served, b: Booted): LabResult {
   return result;
 }
 
-/** Step 6 (on any exit): everything the rig holds, last started first (QEMU, servers, chronyd, lldpd, radvd by PID; the initrd copy), then the namespace. */
-async function cleanUp(s: LabState): Promise<void> {
-  await s.rig?.cleanup();
-}
-
 /**
- * Interrupted (Ctrl-C, CI timeout): with QEMU running, stop it and let the run unwind
- * (runLab's finally cleans up); before that, clean up here. Either way exit 130/143.
- * Returns the function that removes the handlers.
+ * One lab run, a plan over the lab lifecycle (lab/lifecycle/): the rig, the stand-ins
+ * (leaves, chronyd, servers), the machine (QEMU), collect. On any way out (the result, a
+ * step's error, an interrupt) the clean-up stack runs in reverse: the initrd copy, the
+ * switches dir, then the rig (QEMU, servers, chronyd, lldpd, radvd by PID; the namespace).
+ * Ctrl-C/SIGTERM with QEMU running stops QEMU and the run unwinds (LabInterrupted);
+ * before that, clean-up runs at once and the process exits 130/143.
  */
-function onInterrupt(s: LabState): () => void {
-  const onSignal = (sig: NodeJS.Signals): void => {
-    if (s.interrupted) return;
-    s.interrupted = sig;
-    s.say(`${sig}: stopping`);
-    if (s.qemuPid !== undefined) return void stopPid(s.qemuPid, 1000);
-    void (async () => {
-      await cleanUp(s);
-      process.exit(sig === "SIGINT" ? 130 : 143);
-    })();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
-}
-
-/** One lab run: create the rig, start the leaves and servers, boot, collect; everything it made is removed on any exit. */
 export async function runLab(run: LabRun): Promise<LabResult> {
   const dir = resolve(run.dir);
   mkdirSync(`${dir}/servers`, { recursive: true });
   const consolePath = `${dir}/console.log`;
   writeFileSync(consolePath, "");
-  const s: LabState = {
+  const s: DirectRun = {
     run,
     names: labNames(run),
     dir,
@@ -379,22 +350,22 @@ export async function runLab(run: LabRun): Promise<LabResult> {
     },
     t0: performance.now(),
   };
-  const removeSignalHandlers = onInterrupt(s);
-  try {
-    const rig = await createRig(s);
-    const switchTable = await startLeaves(s, rig);
-    const served = await startServers(s, rig, switchTable);
-    const booted = await boot(s, rig, served);
-    return collect(s, served, booted);
-  } finally {
-    await cleanUp(s);
-    removeSignalHandlers();
-  }
+  const life = new Lifecycle();
+  life.catchSignals(s.say);
+  return await runPlan(
+    {
+      rig: (l) => createRig(s, l),
+      standins: async (l, rig) => await startServers(s, rig, await startLeaves(s, l, rig)),
+      machines: (l, rig, served) => boot(s, l, rig, served),
+      collect: (_rig, served, booted) => collect(s, served, booted),
+    },
+    life,
+  );
 }
 
 const OUTCOMES: readonly Outcome[] = ["poweroff", "reboot", "halt", "panic", "timeout", "crashed"];
 
-/** `bun lab/lab.ts` options (Makefile's `make lab-direct` passes them). */
+/** `bun lab/direct/lab.ts` options (Makefile's `make lab-direct` passes them). */
 function parseLabArgs() {
   return parseArgs({
     options: {
@@ -509,6 +480,6 @@ if (import.meta.main) {
     process.exit(await main());
   } catch (e) {
     process.stderr.write(`lab: ${(e as Error).message}\n`);
-    process.exit(e instanceof LabInterrupted ? (e.signal === "SIGINT" ? 130 : 143) : 1);
+    process.exit(e instanceof LabInterrupted ? interruptExit(e.signal) : 1);
   }
 }

@@ -4,10 +4,10 @@
  * (`--image`; `--esp` for the UEFI layout), the run expected to end in the installed OS's
  * power-off (its initrd says `testos: up` and powers off).
  */
-import type { TestImageInstaller } from "./images/build.ts";
-import { installMedia } from "./install-media.ts";
+import type { TestImageInstaller } from "../images/build.ts";
+import { installMedia } from "../standins/install-media.ts";
 import { defaultRun, runLab, type LabResult, type LabRun } from "./lab.ts";
-import { standinServers } from "./servers.ts";
+import { standinServers } from "../standins/servers.ts";
 
 export interface InstallRunOptions {
   /** The installed OS's kernel (a bzImage, kexec'd by the agent). */

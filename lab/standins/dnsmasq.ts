@@ -18,7 +18,7 @@
  */
 import { readFileSync } from "node:fs";
 import { boundUdpPorts } from "./ntp.ts";
-import { waitFor } from "./wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export const DNS_PORT = 53;
 

@@ -47,7 +47,7 @@ export async function extractVmlinux(bzImage: Uint8Array): Promise<{ elf: Uint8A
 if (import.meta.main) {
   const [src, dst] = process.argv.slice(2);
   if (!src || !dst) {
-    process.stderr.write("usage: bun lab/vmlinux.ts /boot/vmlinuz-<kver> <out>\n");
+    process.stderr.write("usage: bun lab/base/vmlinux.ts /boot/vmlinuz-<kver> <out>\n");
     process.exit(2);
   }
   const r = await extractVmlinux(new Uint8Array(await Bun.file(src).arrayBuffer()));

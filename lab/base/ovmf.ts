@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pemCertificates, x509SignatureLists } from "../ipxe/efi-siglist.ts";
+import { pemCertificates, x509SignatureLists } from "../../ipxe/efi-siglist.ts";
 
 /** 4 MiB flash layout (Debian's default since bookworm), without Secure Boot keys enrolled. */
 export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";

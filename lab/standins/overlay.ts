@@ -4,8 +4,8 @@
  * in order (as with early microcode); the uncompressed one must come first because
  * lz4's legacy format has no end marker. Pure.
  */
-import { encodeCpio } from "../initramfs/lib/cpio.ts";
-import { composeImage } from "../initramfs/lib/layout.ts";
+import { encodeCpio } from "../../initramfs/lib/cpio.ts";
+import { composeImage } from "../../initramfs/lib/layout.ts";
 import type { GuestFile } from "./servers.ts";
 
 export function overlayCpio(files: readonly GuestFile[], mtime = 0): Uint8Array {

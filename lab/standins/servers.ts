@@ -7,7 +7,7 @@
  * HTTP server is kept for runs that need no real servers (`--servers placeholder`).
  */
 import { readFileSync } from "node:fs";
-import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT, SERVICE_ADDR } from "./plan.ts";
+import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT, SERVICE_ADDR } from "../rig/plan.ts";
 
 export interface LabServerEnv {
   /** The services address (on the netns loopback, routed to the guest through the RA's default route). */
@@ -18,9 +18,9 @@ export interface LabServerEnv {
   readonly allocate: boolean;
   /** How many distinct LLDP switches (lldpd) the lab machine's NICs see. */
   readonly switches: number;
-  /** The switch table file for the stand-in apiserver (lab/lldpd.ts switchSpecs), when the lab runs switches. */
+  /** The switch table file for the stand-in apiserver (lab/standins/lldpd.ts switchSpecs), when the lab runs switches. */
   readonly switchTable?: string;
-  /** The lab's NTP server (chronyd, lab/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
+  /** The lab's NTP server (chronyd, lab/standins/ntp.ts), for metal-boot's ntp_servers; undefined: none. */
   readonly ntp?: string | undefined;
 }
 
@@ -53,7 +53,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
       name: "standins",
       argv: [
         BUN,
-        `${import.meta.dir}/standins/standins-main.ts`,
+        `${import.meta.dir}/standins-main.ts`,
         "--listen",
         `[${env.addr}]:${METAL_BOOT_PORT}`,
         "--state-dir",

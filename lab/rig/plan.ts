@@ -3,8 +3,8 @@
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
-import { qemuMachineArgv } from "./qemu.ts";
-import type { RadvdPort } from "./rig/radvd-conf.ts";
+import { qemuMachineArgv } from "../base/qemu.ts";
+import type { RadvdPort } from "./radvd-conf.ts";
 export type NicModel = "virtio" | "e1000";
 
 export interface LabOptions {
@@ -42,7 +42,7 @@ export const QBOOT_ROM = "/usr/share/qemu/qboot.rom";
 export const segmentPrefix = (nic: number): string => `fd6d:686c:0:${nic + 1}::`;
 export const SERVICE_ADDR = "fd6d:686c:0:ffff::1";
 export const DNS_ADDR = "fd6d:686c:0:ffff::53";
-/** The lab's NTP server (chronyd, lab/ntp.ts): metal-boot's ntp_servers. */
+/** The lab's NTP server (chronyd, lab/standins/ntp.ts): metal-boot's ntp_servers. */
 export const NTP_ADDR = "fd6d:686c:0:ffff::123";
 export const DNS_SEARCH = "lab.metal";
 export const METAL_BOOT_PORT = 8443;

@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "./wait.ts";
+import { waitFor } from "../base/wait.ts";
 
 export const NTP_PORT = 123;
 /** chrony's stratum for its local clock: any value 1..15 passes the agent's checks (src/ops/clock/sntp-check.ts). */
@@ -17,7 +17,7 @@ export const LAB_NTP_STRATUM = 8;
 /** chrony.conf for a server that answers on `addr` only and touches nothing outside `dir`. */
 export function chronyConf(addr: string, dir: string): string {
   return [
-    "# The lab's NTP server (lab/ntp.ts): the host's clock at a fixed stratum, no upstream.",
+    "# The lab's NTP server (lab/standins/ntp.ts): the host's clock at a fixed stratum, no upstream.",
     `local stratum ${LAB_NTP_STRATUM}`,
     "allow all",
     `bindaddress ${addr}`,

@@ -7,9 +7,9 @@
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lldpdArgv, lldpdConf, switchPort, type LabSwitchOs } from "./plan.ts";
-import type { SwitchSpec } from "./standins/switches.ts";
-import { waitFor } from "./wait.ts";
+import { lldpdArgv, lldpdConf, switchPort, type LabSwitchOs } from "../rig/plan.ts";
+import type { SwitchSpec } from "./switches.ts";
+import { waitFor } from "../base/wait.ts";
 
 export interface LabSwitch {
   readonly tap: string;

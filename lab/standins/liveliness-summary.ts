@@ -5,8 +5,8 @@
  * (metal-stack/metal-apiserver@3f09705a pkg/repository/machine-create.go:326-370), so these lines
  * say whether the chain would get its allocation there too. Pure.
  */
-import type { AllocationTry } from "./standins/machines.ts";
-import type { EventContainer } from "./standins/liveliness.ts";
+import type { AllocationTry } from "./machines.ts";
+import type { EventContainer } from "./liveliness.ts";
 
 interface LivelinessFile {
   readonly events: Record<string, EventContainer>;

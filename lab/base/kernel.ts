@@ -5,7 +5,7 @@
  * One place, so a Debian ABI bump needs no edit in the tests.
  */
 import { existsSync, readdirSync } from "node:fs";
-import { COMPRESSORS, DEFAULT_COMPRESSION } from "../initramfs/lib/compress.ts";
+import { COMPRESSORS, DEFAULT_COMPRESSION } from "../../initramfs/lib/compress.ts";
 
 const newest = (names: string[]) => names.sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 
