@@ -218,8 +218,10 @@ describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies i
         waitTimeout: "30s",
         env: { FAKE_TARGET: target },
         onLog: (l) => {
-          // The image streams through the preferred leaf (its first GET recorded, its trickle flowing): then that leaf's port goes down.
-          if (l.event === "install.image.start" && !cut)
+          // The image streams through the preferred leaf (its first GET recorded, its trickle flowing) and the agent has
+          // read the fast part (its progress line says so: bytes in a socket buffer are lost with the dropped uplink's
+          // connection, so the stand-in's writes alone do not say where the resume starts): then that leaf's port goes down.
+          if (l.event === "install.image.progress" && Number(l.bytes) >= TRICKLE_AT && !cut)
             cut = waitFor(() => imageGets().length >= 1, 20_000, "the image's first GET at the stand-in").then(() => {
               nsx(dying.link.routerNs, "ip", "link", "set", dying.link.routerIf, "down");
               return imageLab.requests().length;
