@@ -24,8 +24,10 @@ import type { PartitionInput } from "../ipxe/partitions.ts";
 import { routerAddress } from "../ipxe/eui64.ts";
 import { waitFor } from "../base/wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
-import { livelinessLines } from "../standins/liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../standins/lldpd.ts";
+import type { LabSwitch } from "../standins/lldpd.ts";
+import { startLeaves } from "../lifecycle/leaves.ts";
+import { machineSummary } from "../lifecycle/machine-summary.ts";
+import type { AgentRecord } from "../base/serial-console.ts";
 import { switchName, type LabSwitchOs } from "../rig/plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
 import { ovmfArgs, type Firmware } from "../base/ovmf.ts";
@@ -290,21 +292,8 @@ export class ChainLab {
       await run(["mkdir", "-m", "0755", dir]);
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
-      await startSwitches(
-        [...switches],
-        dir,
-        (argv, name) => this.spawn(name, argv),
-        (argv) => this.nsExec(argv),
-      );
-      switchTable = join(this.dir, "switches.json");
-      writeFileSync(
-        switchTable,
-        JSON.stringify(
-          switchSpecs(switches, (argv) => this.nsExec(argv)),
-          null,
-          1,
-        ) + "\n",
-      );
+      const nsExec = (argv: string[]): string[] => this.nsExec(argv);
+      switchTable = await startLeaves({ switches, dir, spawn: (argv, name) => this.spawn(name, argv), nsExec, table: join(this.dir, "switches.json") });
     }
     const bmcs = this.opts.bmc ? await this.startBmcs(rig) : [];
     const caCpio = this.opts.standins ? await this.startStandins(rig, this.opts.standins, switchTable) : undefined;
@@ -451,18 +440,13 @@ export class ChainLab {
     return { ok: code === 0, out: (out + err).trim() };
   }
 
-  /** The lab summary's connections line of machine `uuid` ("connected: leaf01 Ethernet0, leaf02 Ethernet0"); undefined without a switch table. */
-  connections(uuid: string): string | undefined {
-    if (!this.made?.standins.switchTable || !this.opts.standins) return undefined;
-    const f = join(this.dir, "standins", "connections.json");
-    return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
-  }
-
-  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/standins/liveliness-summary.ts); none without stand-ins. */
-  liveliness(uuid: string): string[] {
-    if (!this.opts.standins) return [];
-    const f = join(this.dir, "standins", "liveliness.json");
-    return livelinessLines(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid);
+  /**
+   * The lab summary's lines on machine `uuid` (l../lifecycle/machine-summary.ts): its switch
+   * connections (with the stand-ins and a switch table), its events and liveliness at each
+   * allocation try, one line per clock query in `agentRecords`.
+   */
+  summary(uuid: string, agentRecords: readonly (AgentRecord & { readonly ms: number })[]): readonly string[] {
+    return machineSummary(join(this.dir, "standins"), uuid, Boolean(this.made?.standins.switchTable && this.opts.standins), agentRecords).lines;
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */

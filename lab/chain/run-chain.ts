@@ -39,7 +39,7 @@ import { join } from "node:path";
 import { installMedia } from "../standins/install-media.ts";
 import { SWITCH_OSES, type LabSwitchOs } from "../rig/plan.ts";
 import { BOOT_SERVER_URL, ChainLab, chainOrigin } from "./chain-lab.ts";
-import { chunkLines, clockSummary, records } from "../base/serial-console.ts";
+import { chunkLines, records } from "../base/serial-console.ts";
 import { phases, timelineMarks, timelineSvg, timelineTable } from "../base/timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -203,11 +203,8 @@ try {
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.origin ?? ""}${r.path} from ${r.src} (${r.bytes} bytes)`);
   for (const q of lab.dnsQueries()) console.error(`lab: dns: ${q.type} ${q.name} from ${q.from}: ${q.answer ?? "(no answer logged)"}`);
-  const connections = lab.connections(uuid);
-  if (connections) console.error(`lab: ${connections}`);
-  for (const l of lab.liveliness(uuid)) console.error(`lab: ${l}`);
   const lines = chunkLines(m.qemu.chunks, m.started);
-  for (const l of clockSummary(records(lines))) console.error(`lab: ${l}`);
+  for (const l of lab.summary(uuid, records(lines))) console.error(`lab: ${l}`);
   const ps = phases(timelineMarks(lines), (m.qemu.chunks.at(-1)?.t ?? m.started) - m.started);
   const table = timelineTable(ps);
   const outDir = env.LAB_TIMELINE_DIR || "build/lab";

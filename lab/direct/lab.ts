@@ -10,10 +10,10 @@
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
+import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
 import {
   labNames,
   labRadvdPorts,
@@ -30,8 +30,9 @@ import {
   type LabSwitchOs,
 } from "../rig/plan.ts";
 import { startLabNtp } from "../standins/ntp.ts";
-import { livelinessLines } from "../standins/liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "../standins/lldpd.ts";
+import { switchesDir } from "../standins/lldpd.ts";
+import { startLeaves } from "../lifecycle/leaves.ts";
+import { machineSummary } from "../lifecycle/machine-summary.ts";
 import { overlayCpio } from "../standins/overlay.ts";
 import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
 import { waitFor } from "../base/wait.ts";
@@ -151,7 +152,7 @@ async function createRig(s: DirectRun, life: Lifecycle): Promise<NetnsRig> {
 }
 
 /** Stand-ins, first: the switches (lldpd on each tap) and, for a leaf pair, the apiserver stand-in's switch table. */
-async function startLeaves(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promise<string | undefined> {
+async function leavesOnTaps(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promise<string | undefined> {
   const { names, run, dir, say } = s;
   if (!run.lldp) {
     say("no switches: no LLDP on the segments");
@@ -163,13 +164,15 @@ async function startLeaves(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promis
   const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
   say(`waiting up to 10 s for the switches (lldpd): ${switches.map((w) => `${w.hostname} on ${w.tap}`).join(", ")}`);
   const tSwitches = performance.now();
-  const inNs = (argv: readonly string[]): string[] => rig.exec(argv);
-  await startSwitches(switches, swDir, (argv, name) => rig.spawn(name, argv, { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) }), inNs);
-  say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
   // As metal-core would register these leaves (a leaf pair: with another count the stand-in drops the two-switch rule and connects nothing).
-  if (switches.length !== 2) return undefined;
-  const switchTable = `${dir}/switches.json`;
-  writeFileSync(switchTable, JSON.stringify(switchSpecs(switches, inNs), null, 1) + "\n");
+  const switchTable = await startLeaves({
+    switches,
+    dir: swDir,
+    spawn: (argv, name) => rig.spawn(name, argv, { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) }),
+    nsExec: (argv) => rig.exec(argv),
+    ...(switches.length === 2 ? { table: `${dir}/switches.json` } : {}),
+  });
+  say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
   return switchTable;
 }
 
@@ -297,29 +300,26 @@ function collect(s: DirectRun, served: Served, b: Booted): LabResult {
       })
       .join("");
   }
-  const connectionsFile = `${dir}/standins/connections.json`;
-  const connections = served.switchTable ? connectionsLine(existsSync(connectionsFile) ? readFileSync(connectionsFile, "utf8") : undefined, LAB_UUID) : undefined;
-  if (served.switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
-  const livelinessFile = `${dir}/standins/liveliness.json`;
-  if (existsSync(`${dir}/standins/standins.json`)) for (const l of livelinessLines(existsSync(livelinessFile) ? readFileSync(livelinessFile, "utf8") : undefined, LAB_UUID)) say(l);
+  const recs = records(b.lines);
+  const summary = machineSummary(`${dir}/standins`, LAB_UUID, served.switchTable !== undefined, recs);
   const result: LabResult = {
     outcome,
     exitCode: labExitCode(outcome, run.expect),
     names,
     dir,
     lines: b.lines,
-    records: records(b.lines),
+    records: recs,
     serverLogs,
     qemuExit: b.qemuExit,
     qemuEndMs: b.qemuEndMs,
     durationMs,
-    ...(connections ? { connections } : {}),
+    ...(summary.connections ? { connections: summary.connections } : {}),
   };
   writeFileSync(
     `${dir}/result.json`,
     JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit: b.qemuExit, durationMs, netns: names.netns, taps: names.taps }, null, 1) + "\n",
   );
-  for (const l of clockSummary(result.records)) say(l);
+  for (const l of summary.lines) say(l);
   const stderr = b.stderr.trim();
   say(
     `ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${s.consolePath}${stderr ? `; QEMU stderr: ${stderr.split("\n")[0]}` : ""}`,
@@ -355,7 +355,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
   return await runPlan(
     {
       rig: (l) => createRig(s, l),
-      standins: async (l, rig) => await startServers(s, rig, await startLeaves(s, l, rig)),
+      standins: async (l, rig) => await startServers(s, rig, await leavesOnTaps(s, l, rig)),
       machines: (l, rig, served) => boot(s, l, rig, served),
       collect: (_rig, served, booted) => collect(s, served, booted),
     },
