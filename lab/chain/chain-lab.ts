@@ -161,6 +161,8 @@ export interface ChainLabOptions {
    * SuperUserPassword hands out `superUserPassword`.
    */
   readonly bmc?: { readonly superUserPassword?: string };
+  /** The work dir stays after the clean-up (on an interrupt too); tearDown(keepDir) decides otherwise. */
+  readonly keepDir?: boolean;
 }
 
 /** The BMCs' management network inside the lab's namespace (TEST-NET-1: nothing outside answers). */
@@ -213,8 +215,8 @@ export class ChainLab {
   private readonly procs: Proc[] = [];
   /** The one clean-up stack: the work dir, the rig, each process, each BMC; tearDown runs it. */
   private readonly life = new Lifecycle();
-  /** tearDown(true): the work dir stays (LAB_KEEP=1). */
-  private keepDir = false;
+  /** tearDown(true), or the option keepDir: the work dir stays (LAB_KEEP=1). */
+  private keepDir: boolean;
   /** The rig and stand-ins steps' results, once setUp() made them. */
   private made: { readonly rig: ChainRig; readonly standins: ChainStandins } | undefined;
 
@@ -224,6 +226,7 @@ export class ChainLab {
   }
 
   constructor(private readonly opts: ChainLabOptions) {
+    this.keepDir = opts.keepDir ?? false;
     this.life.push(`work dir ${this.dir}`, () => {
       if (!this.keepDir) rmSync(this.dir, { recursive: true, force: true });
     });
@@ -241,8 +244,40 @@ export class ChainLab {
   private spawn(name: string, argv: string[]): Proc {
     const p = new Proc(name, this.nsExec(argv));
     this.procs.push(p);
-    this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
+    try {
+      this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
+    } catch (e) {
+      // Started while an interrupt's clean-up runs: stopped at once, not left behind.
+      void p.stop();
+      throw e;
+    }
     return p;
+  }
+
+  /** What clean-up must also undo (a file of the run), on the lab's one stack. */
+  onCleanUp(what: string, undo: () => Promise<void> | void): void {
+    this.life.push(what, undo);
+  }
+
+  /**
+   * SIGINT/SIGTERM: while whileRunning() waits, every machine's QEMU is stopped by its PID
+   * and the run unwinds (LabInterrupted); otherwise clean-up runs at once and the process
+   * exits 130/143. The handlers go with the clean-up.
+   */
+  catchSignals(say: (line: string) => void): void {
+    this.life.catchSignals(say);
+  }
+
+  /** Waits for `running` (the machines); an interrupt meanwhile stops their QEMUs, and then this throws LabInterrupted. */
+  async whileRunning<T>(running: Promise<T>): Promise<T> {
+    const r = await this.life.stoppable(
+      () => {
+        for (const m of this.machines) void m.qemu.stop(1000);
+      },
+      () => running,
+    );
+    this.life.checkInterrupt();
+    return r;
   }
 
   /** The rig and stand-ins steps: namespace, taps, tcpdump, DNS, radvd, then switches, BMCs, stand-ins and (unless omitted) the boot server; does not start QEMU. */
@@ -597,7 +632,7 @@ export class ChainLab {
   }
 
   /** The clean-up: every process and BMC it started (by PID, last first), radvd and the namespace (which takes the taps with it), the work dir unless kept. Never throws; once. */
-  async tearDown(keepDir = false): Promise<void> {
+  async tearDown(keepDir = this.opts.keepDir ?? false): Promise<void> {
     if (!this.life.cleanedUp) this.keepDir = keepDir;
     // What the steps made stays readable (the DNS log, the switch table) while the dir is kept.
     await this.life.cleanUp();
