@@ -17,7 +17,7 @@
  * captures by PID, then the namespace, which takes the taps with it, then the work dir).
  * Everything is named mhc-<random> / mhct<random><n>.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "../ipxe/partitions.ts";
@@ -26,12 +26,15 @@ import { waitFor } from "../base/wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
 import type { LabSwitch } from "../standins/lldpd.ts";
 import { startLeaves } from "../lifecycle/leaves.ts";
+import { overlayCpio } from "../standins/overlay.ts";
+import { standinsArgv, standinsReady, standinsRequests, type StandinsRequest } from "../standins/standins-process.ts";
 import { machineSummary } from "../lifecycle/machine-summary.ts";
 import type { AgentRecord } from "../base/serial-console.ts";
 import { switchName, type LabSwitchOs } from "../rig/plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
 import { ovmfArgs, type Firmware } from "../base/ovmf.ts";
-import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
+import { tapNicArgs } from "../base/qemu.ts";
+import { bmcQemuArgs, LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../standins/ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
@@ -386,22 +389,6 @@ export class ChainLab {
     return bmcs;
   }
 
-  /** QEMU's arguments for machine i's BMC (KCS at the ISA default, SMBIOS board vendor go-hal knows). */
-  private bmcArgs(i: number): string[] {
-    const b = this.up.standins.bmcs[i];
-    if (!b?.serialPort) return [];
-    return [
-      "-chardev",
-      `socket,id=ipmi0,host=127.0.0.1,port=${b.serialPort},reconnect=10`,
-      "-device",
-      "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
-      "-device",
-      "isa-ipmi-kcs,bmc=bmc0",
-      "-smbios",
-      "type=2,manufacturer=Supermicro,product=X11-MB",
-    ];
-  }
-
   /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
   readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
 
@@ -411,8 +398,7 @@ export class ChainLab {
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
     rig.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
-    const argv = [BUN, join(HERE, "../standins/standins-main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
-    for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    const argv = standinsArgv({ listen: `[${STANDINS_ADDR}]:${STANDINS_PORT}`, stateDir: state, machines: s.machines }, ["--ntp-server", LAB_NTP_ADDR]);
     if (this.opts.names) {
       for (const n of Object.values(LAB_NAMES)) argv.push("--name", n);
       argv.push("--advertise-name", `boot=${LAB_NAMES.metalBoot}`, "--advertise-name", `api=${LAB_NAMES.apiserver}`, "--advertise-name", `images=${LAB_NAMES.images}`);
@@ -431,24 +417,10 @@ export class ChainLab {
     // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
     else if (switchTable) argv.push("--switches", switchTable);
     const p = this.spawn("standins", argv);
-    const ready = await waitFor(
-      () => {
-        if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
-        const line = p
-          .text()
-          .split("\n")
-          .find((l) => l.startsWith('{"ready":true'));
-        return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
-      },
-      30_000,
-      "the stand-ins to be ready",
-    );
-    // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
-    const root = join(this.dir, "ca-root");
-    await run(["mkdir", "-p", join(root, "etc/metal")]);
-    await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
+    const ready = await standinsReady(p, state, 30_000, () => p.text());
+    // The CA as a cpio archive the kernel unpacks over the initramfs (as the direct lab hands the guest its files).
     const caCpio = join(this.dir, "metal-ca.cpio");
-    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${caCpio}`]);
+    writeFileSync(caCpio, overlayCpio([{ path: CA_IN_INITRD, data: new Uint8Array(readFileSync(ready.bootCa)) }]));
     return caCpio;
   }
 
@@ -485,12 +457,8 @@ export class ChainLab {
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */
-  standinRequests(): { server: string; method: string; path: string; source: string; status: number }[] {
-    if (!existsSync(this.standinsLog)) return [];
-    return readFileSync(this.standinsLog, "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as { server: string; method: string; path: string; source: string; status: number });
+  standinRequests(): StandinsRequest[] {
+    return standinsRequests(join(this.dir, "standins"));
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
@@ -572,7 +540,6 @@ export class ChainLab {
           : ["-cdrom", this.opts.iso, "-boot", "d"];
     const i = this.opts.machines.findIndex((x) => x.name === m.name);
     const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
-    const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
     const qemu = this.spawn(`qemu-${m.name}`, [
       "qemu-system-x86_64",
       "-cpu",
@@ -590,18 +557,9 @@ export class ChainLab {
       "none",
       ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name, this.firmwareCa() !== undefined ? { httpsCaPem: this.firmwareCa() as string } : {}) : []),
       ...boot,
-      "-netdev",
-      `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
-      "-device",
-      `${model},netdev=n0,mac=${m.mac},romfile=`,
-      ...(m.moreNics ?? []).flatMap((n, k) => [
-        "-netdev",
-        `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`,
-        "-device",
-        `${model},netdev=n${k + 1},mac=${n.mac},romfile=`,
-      ]),
+      ...tapNicArgs(this.opts.nicModel ?? "virtio", [{ tap: m.tap, mac: m.mac }, ...(m.moreNics ?? []).map((n, k) => ({ tap: moreTaps[k] as string, mac: n.mac }))]),
       ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
-      ...this.bmcArgs(i),
+      ...bmcQemuArgs(this.up.standins.bmcs[i]),
     ]);
     return { ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() };
   }

@@ -13,7 +13,7 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
+import { classifyEnd, labExitCode, listeningPorts, records, eachLine, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
 import {
   labNames,
   labRadvdPorts,
@@ -34,14 +34,13 @@ import { switchesDir } from "../standins/lldpd.ts";
 import { startLeaves } from "../lifecycle/leaves.ts";
 import { machineSummary } from "../lifecycle/machine-summary.ts";
 import { overlayCpio } from "../standins/overlay.ts";
-import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
+import { SERVER_SETS, standinServersWith, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
 import { waitFor } from "../base/wait.ts";
 import { NetnsRig, stopPid } from "../rig/rig.ts";
 import { interruptExit, LabInterrupted, Lifecycle, runPlan } from "../lifecycle/lifecycle.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../base/kernel.ts";
 import { installMedia } from "../standins/install-media.ts";
 import { buildOciTestImage } from "../images/oci-image.ts";
-import { standinServers } from "../standins/servers.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;
@@ -253,17 +252,7 @@ async function boot(s: DirectRun, life: Lifecycle, rig: NetnsRig, served: Served
       void qemu.stdin.flush();
     }
   };
-  const pump = (async () => {
-    const dec = new TextDecoder();
-    let rest = "";
-    for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
-      if (interactive) process.stdout.write(chunk);
-      const r = splitLines(rest, dec.decode(chunk, { stream: true }));
-      rest = r.rest;
-      r.lines.forEach(addLine);
-    }
-    if (rest !== "") addLine(rest);
-  })();
+  const pump = eachLine(qemu.stdout as ReadableStream<Uint8Array>, addLine, interactive ? (chunk) => process.stdout.write(chunk) : undefined);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -456,8 +445,7 @@ function installRun(run: LabRun, v: LabArgs): LabRun | Usage {
     ...run,
     expect: "poweroff",
     extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
-    servers: (env) =>
-      standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image, ...(oci ? ["--oci-layout", oci.layout] : [])] } : srv)),
+    servers: standinServersWith(["--image", img.image, ...(oci ? ["--oci-layout", oci.layout] : [])]),
   };
 }
 

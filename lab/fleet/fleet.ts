@@ -18,7 +18,7 @@
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../base/diskless.ts";
@@ -29,11 +29,11 @@ import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
 import { withPrivateRun } from "../rig/plan.ts";
 import { waitFor } from "../base/wait.ts";
+import { eachLine } from "../base/serial-console.ts";
 import { NetnsRig } from "../rig/rig.ts";
 import { Lifecycle } from "../lifecycle/lifecycle.ts";
+import { standinsArgv, standinsReady, standinsRequests, type StandinsRequest } from "../standins/standins-process.ts";
 
-const REPO = join(import.meta.dir, "../..");
-const STANDINS = join(REPO, "lab/standins/standins-main.ts");
 export const FLEET_PREFIX = "2001:db8:f1::";
 export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
 export const SERVERS_PORT = 18443;
@@ -97,14 +97,8 @@ export interface FleetMachine {
   install?: ImageInstall;
 }
 
-export interface ServerRequest {
-  readonly time: string;
-  readonly source: string | null;
-  readonly server: string;
-  readonly method?: string;
-  readonly path: string;
-  readonly status: number;
-}
+/** A request the stand-ins answered (their log's line). */
+export type ServerRequest = StandinsRequest;
 
 const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
 
@@ -249,31 +243,13 @@ export class Fleet {
     }));
     const table = join(this.dir, "switches.json");
     writeFileSync(table, JSON.stringify(switches));
-    const argv = [
-      process.execPath,
-      STANDINS,
-      "--listen",
-      `[${SERVERS_ADDR}]:${SERVERS_PORT}`,
-      "--state-dir",
-      this.state,
+    const argv = standinsArgv({ listen: `[${SERVERS_ADDR}]:${SERVERS_PORT}`, stateDir: this.state, machines: this.machines.map((m) => ({ uuid: m.uuid, partition: "rack1" })) }, [
       "--switches",
       table,
-      ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
       ...(this.opts.image ? ["--image", this.opts.image] : []),
-    ];
+    ]);
     const p = leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    await waitFor(
-      () => {
-        if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
-        try {
-          return JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")).ready === true;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      "the stand-ins to be ready",
-    );
+    await standinsReady(p, this.state, 60_000);
   }
 
   /** Starts every agent at once (a rack powered on); `extra` adds cmdline words. */
@@ -289,22 +265,10 @@ export class Fleet {
       });
       m.proc = proc;
       this.own(`agent ${m.index}`, proc);
-      void (async () => {
-        let buf = "";
-        for await (const chunk of proc.stderr) {
-          buf += new TextDecoder().decode(chunk);
-          const lines = buf.split("\n");
-          buf = lines.pop() ?? "";
-          for (const l of lines) {
-            m.stderr += l + "\n";
-            if (l.startsWith("{")) {
-              try {
-                m.logs.push(JSON.parse(l) as LogLine);
-              } catch {}
-            }
-          }
-        }
-      })();
+      void eachLine(proc.stderr, (l) => {
+        m.stderr += l + "\n";
+        m.logs.push(...logLines(l));
+      });
       void proc.exited.then((c) => (m.exitCode = c));
     }
   }
@@ -341,12 +305,7 @@ export class Fleet {
       void (async () => {
         const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
         install.stderr = err;
-        for (const l of err.split("\n"))
-          if (l.startsWith("{")) {
-            try {
-              install.logs.push(JSON.parse(l) as LogLine);
-            } catch {}
-          }
+        install.logs.push(...logLines(err));
         try {
           install.result = JSON.parse(out.trim().split("\n").at(-1) ?? "") as ImageInstallOutput;
         } catch {}
@@ -375,12 +334,7 @@ export class Fleet {
 
   /** The servers' answered requests (the stand-ins' request log). */
   requests(): ServerRequest[] {
-    const f = join(this.state, "requests.jsonl");
-    if (!existsSync(f)) return [];
-    return readFileSync(f, "utf8")
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as ServerRequest);
+    return standinsRequests(this.state);
   }
 
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
@@ -484,6 +438,18 @@ function dropAnswer(v: unknown): ImageDropReport {
   const o = v as Partial<ImageDropReport> & { error?: unknown };
   if (typeof o?.gets !== "number" || typeof o.dropped !== "number") throw new Error(`/_standin/image-drop answered ${JSON.stringify(v)}`);
   return o as ImageDropReport;
+}
+
+/** The agent's JSON log lines in `text` (any other line skipped). */
+function logLines(text: string): LogLine[] {
+  return text.split("\n").flatMap((l) => {
+    if (!l.startsWith("{")) return [];
+    try {
+      return [JSON.parse(l) as LogLine];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */

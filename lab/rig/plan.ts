@@ -3,7 +3,7 @@
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
-import { qemuMachineArgv } from "../base/qemu.ts";
+import { qemuMachineArgv, tapNicArgs } from "../base/qemu.ts";
 import type { RadvdPort } from "./radvd-conf.ts";
 export type NicModel = "virtio" | "e1000";
 
@@ -87,12 +87,10 @@ export function guestCmdline(o: LabOptions): string {
 }
 
 export function qemuArgv(o: LabOptions, names: LabNames): string[] {
-  const nicArgs = names.taps.flatMap((tap, i) => [
-    "-netdev",
-    `tap,id=n${i},ifname=${tap},script=no,downscript=no`,
-    "-device",
-    `${o.nicModel === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${guestMac(i)},romfile=`,
-  ]);
+  const nicArgs = tapNicArgs(
+    o.nicModel,
+    names.taps.map((tap, i) => ({ tap, mac: guestMac(i) })),
+  );
   return [
     ...qemuMachineArgv(o.memoryMiB),
     ...(o.firmware === "qboot" ? ["-bios", QBOOT_ROM] : []),
