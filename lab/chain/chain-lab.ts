@@ -389,9 +389,6 @@ export class ChainLab {
     return bmcs;
   }
 
-  /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
-  readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
-
   /** The https stand-ins (and chronyd beside them); the archive of their boot CA for the machines' initrds. */
   private async startStandins(rig: NetnsRig, s: NonNullable<ChainLabOptions["standins"]>, switchTable: string | undefined): Promise<string> {
     const state = join(this.dir, "standins");

@@ -256,16 +256,17 @@ async function twoOutages(r: FleetRun): Promise<void> {
 
 /** The balancer's counts once its window closed (complete then); the machines must still be waiting then. */
 async function balancerClosed(r: FleetRun): Promise<UnavailableReport> {
-  const balancer = await waitFor(
+  const { balancer, window } = await waitFor(
     async () => {
       const rep = await r.fleet.unavailableReport().catch(() => undefined);
-      return rep && !rep.active && rep.startedAt !== null ? rep : false;
+      // Opened (startedAt and endsAt set together) and closed.
+      return rep && !rep.active && rep.startedAt !== null && rep.endsAt !== null ? { balancer: rep, window: { startedAt: rep.startedAt, endsAt: rep.endsAt } } : false;
     },
     r.left(),
     "the balancer's 503 window to close",
     250,
   );
-  r.window = { startedAt: balancer.startedAt ?? 0, endsAt: balancer.endsAt ?? 0 };
+  r.window = window;
   await allWaiting(r, "every machine still registered and waiting after the 503 window");
   return balancer;
 }
@@ -374,9 +375,7 @@ async function installUnderDrops(
   o: FleetRunOptions,
   left: () => number,
   say: (l: string) => void,
-): Promise<
-  (addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures
-> {
+): Promise<(addresses: readonly (readonly string[])[], log: readonly TimedRequest[]) => ImageDropFigures> {
   const afterBytes = o.dropAfterBytes ?? IMAGE_DROP_AFTER_BYTES;
   const ms = o.dropMs ?? IMAGE_DROP_MS;
   // Opens when every machine's first image GET arrived (held till then): processes started at once on a loaded

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { standinsArgv } from "./standins-process.ts";
-import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT, SERVICE_ADDR } from "../rig/plan.ts";
+import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT } from "../rig/plan.ts";
 
 export interface LabServerEnv {
   /** The services address (on the netns loopback, routed to the guest through the RA's default route). */
@@ -97,5 +97,3 @@ export function placeholderServers(env: LabServerEnv): LabServer[] {
 
 export const SERVER_SETS = { standins: standinServers, placeholder: placeholderServers, none: (): LabServer[] => [] } as const;
 export type ServerSet = keyof typeof SERVER_SETS;
-
-export const DEFAULT_SERVER_ENV = { addr: SERVICE_ADDR };
