@@ -27,7 +27,7 @@ import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
-import { withPrivateRun } from "../rig/plan.ts";
+import { lldpdPortsConf, switchName, switchPort, withPrivateRun } from "../rig/plan.ts";
 import { waitFor } from "../base/wait.ts";
 import { eachLine } from "../base/serial-console.ts";
 import { NetnsRig } from "../rig/rig.ts";
@@ -209,18 +209,17 @@ export class Fleet {
   /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
   private async startLldpd(leaves: readonly NetnsRig[]): Promise<void> {
     for (const [k, rig] of leaves.entries()) {
-      const host = `leaf0${k + 1}`;
+      const host = switchName(k);
       const conf = join(this.dir, `lldpd-${host}.conf`);
-      const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
-      for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
-      writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
+      const ports = this.machines.map((m) => ({ tap: `p${m.index}`, port: m.index }));
+      writeFileSync(conf, lldpdPortsConf(host, "sonic", ports, this.opts.lldpIntervalS ?? 1), { mode: 0o644 });
       const sock = join(this.dir, `lldpd-${host}.sock`);
       const p = rig.spawn(`lldpd ${host}`, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf]), {
         stdin: "ignore",
         stdout: "ignore",
         stderr: "ignore",
       });
-      const last = `Eth1/${this.opts.machines}(Port${this.opts.machines})`;
+      const last = switchPort("sonic", this.opts.machines - 1).alias as string;
       await waitFor(
         () => {
           if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
@@ -236,11 +235,7 @@ export class Fleet {
 
   /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
   private async startStandins(leaf01: NetnsRig): Promise<void> {
-    const switches = this.leaves.map((_, k) => ({
-      id: `leaf0${k + 1}`,
-      os: "sonic",
-      ports: this.machines.map((m) => ({ name: `Ethernet${4 * m.index}`, alias: `Eth1/${m.index + 1}(Port${m.index + 1})` })),
-    }));
+    const switches = this.leaves.map((_, k) => ({ id: switchName(k), os: "sonic", ports: this.machines.map((m) => switchPort("sonic", m.index)) }));
     const table = join(this.dir, "switches.json");
     writeFileSync(table, JSON.stringify(switches));
     const argv = standinsArgv({ listen: `[${SERVERS_ADDR}]:${SERVERS_PORT}`, stateDir: this.state, machines: this.machines.map((m) => ({ uuid: m.uuid, partition: "rack1" })) }, [
