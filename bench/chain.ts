@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BOOT_SERVER_URL, ChainLab, type ChainLabOptions } from "../lab/chain/chain-lab.ts";
 import { run } from "../lab/ipxe/lab-process.ts";
+import { interruptExit, Lifecycle } from "../lab/lifecycle/lifecycle.ts";
 import { waitFor } from "../lab/base/wait.ts";
 import { cmdlineFor, type Partition } from "../lab/ipxe/partitions.ts";
 
@@ -43,6 +44,12 @@ const PREFIX = "2001:db8:a::/64";
 const BENCH_UUID = "00000000-6d68-6300-0000-000000000001";
 
 const work = mkdtempSync(join(tmpdir(), "mhc-bench-"));
+// One clean-up stack for the bench (its work dir); SIGINT/SIGTERM while a lab runs tear that
+// lab down (QEMU and every process by PID, its namespace, its dir) and the bench unwinds;
+// otherwise clean-up at once. Either way: exit 130/143, nothing left.
+const life = new Lifecycle();
+life.push(`work dir ${work}`, () => rmSync(work, { recursive: true, force: true }));
+life.catchSignals((line) => console.error(`bench: ${line}`));
 try {
   const iso = join(work, "lab.iso");
   const renv = { ...process.env, BOOT_URL: `${BOOT_SERVER_URL}/boot.ipxe`, ISO_ATTEMPTS: "1", ISO_RETRY_DELAY: "1" };
@@ -93,35 +100,42 @@ try {
         machines: [{ name: "bench", prefix: PREFIX, mac: "52:54:00:12:34:56" }],
         bootServer: { partitions: [part] },
       });
-      try {
-        await lab.setUp();
-        lab.startMachines();
-        const m = lab.machines[0];
-        if (!m) throw new Error("no machine");
-        // The marker cannot report over e1000 (no driver in it) but still powers off.
-        await waitFor(() => m.qemu.exitCode !== null, 180_000, `${variant} run ${i + 1} to power off`);
-        const t0 = m.started;
-        const rel = (t: number | undefined) => (t === undefined ? undefined : t - t0);
-        const req = (p: RegExp) => lab.requests().find((e) => p.test(e.path));
-        const k = req(/vmlinuz$/);
-        const d = req(/initrd-/);
-        rows[variant]?.push({
-          "iPXE up": rel(m.qemu.timeOf(/iPXE initialising devices/)),
-          "chain script": rel(m.qemu.timeOf(/attempt 1\//)),
-          "SLAAC address": rel(m.qemu.timeOf(/net0 is 2001/)),
-          "boot.ipxe": rel(req(/boot\.ipxe/)?.start),
-          "kernel done": rel(k?.end),
-          "kernel MB/s": k ? k.bytes / 1e3 / Math.max(1, k.end - k.start) : undefined,
-          "initrd done": rel(d?.end),
-          "initrd MB/s": d ? d.bytes / 1e3 / Math.max(1, d.end - d.start) : undefined,
-          "/init": rel(m.qemu.timeOf(/MHC-MARKER init|"event":"agent\.start"/)),
-          // The marker's last line; the agent's hand-off, or the end of its flow where stages are not built yet.
-          "hand-off": rel(m.qemu.timeOf(/MHC-MARKER done|"event":"(handoff\.exec|handoff\.write|agent\.done|agent\.not_built|agent\.fatal)"/)),
-          "power off": rel(Date.now()),
-        });
-      } finally {
-        await lab.tearDown();
-      }
+      const measured = await life.stoppable(
+        () => void lab.tearDown(),
+        async () => {
+          try {
+            await lab.setUp();
+            lab.startMachines();
+            const m = lab.machines[0];
+            if (!m) throw new Error("no machine");
+            // The marker cannot report over e1000 (no driver in it) but still powers off.
+            await waitFor(() => m.qemu.exitCode !== null, 180_000, `${variant} run ${i + 1} to power off`);
+            const t0 = m.started;
+            const rel = (t: number | undefined) => (t === undefined ? undefined : t - t0);
+            const req = (p: RegExp) => lab.requests().find((e) => p.test(e.path));
+            const k = req(/vmlinuz$/);
+            const d = req(/initrd-/);
+            return {
+              "iPXE up": rel(m.qemu.timeOf(/iPXE initialising devices/)),
+              "chain script": rel(m.qemu.timeOf(/attempt 1\//)),
+              "SLAAC address": rel(m.qemu.timeOf(/net0 is 2001/)),
+              "boot.ipxe": rel(req(/boot\.ipxe/)?.start),
+              "kernel done": rel(k?.end),
+              "kernel MB/s": k ? k.bytes / 1e3 / Math.max(1, k.end - k.start) : undefined,
+              "initrd done": rel(d?.end),
+              "initrd MB/s": d ? d.bytes / 1e3 / Math.max(1, d.end - d.start) : undefined,
+              "/init": rel(m.qemu.timeOf(/MHC-MARKER init|"event":"agent\.start"/)),
+              // The marker's last line; the agent's hand-off, or the end of its flow where stages are not built yet.
+              "hand-off": rel(m.qemu.timeOf(/MHC-MARKER done|"event":"(handoff\.exec|handoff\.write|agent\.done|agent\.not_built|agent\.fatal)"/)),
+              "power off": rel(Date.now()),
+            };
+          } finally {
+            await lab.tearDown();
+          }
+        },
+      );
+      life.checkInterrupt();
+      rows[variant]?.push(measured);
     }
   }
   const keys = Object.keys(Object.values(rows)[0]?.[0] ?? {});
@@ -146,5 +160,6 @@ try {
   console.log(line(head));
   for (const row of table) console.log(line(row));
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  await life.cleanUp();
+  if (life.interrupted) process.exit(interruptExit(life.interrupted));
 }

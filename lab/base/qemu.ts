@@ -24,3 +24,13 @@ export function qemuMachineArgv(memoryMiB: number): string[] {
     "stdio",
   ];
 }
+
+/** A NIC per tap, in order (ids n0, n1, ...): the tap without scripts, the device with its MAC and no option ROM. */
+export function tapNicArgs(model: "virtio" | "e1000", nics: readonly { readonly tap: string; readonly mac: string }[]): string[] {
+  return nics.flatMap((n, i) => [
+    "-netdev",
+    `tap,id=n${i},ifname=${n.tap},script=no,downscript=no`,
+    "-device",
+    `${model === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${n.mac},romfile=`,
+  ]);
+}

@@ -15,6 +15,19 @@ export function splitLines(pending: string, chunk: string): { lines: string[]; r
   return { lines: parts.map(cleanLine), rest };
 }
 
+/** Reads `stream` to its end: `onChunk` sees each chunk as it came, `onLine` each cleaned line (the last one even without its newline). */
+export async function eachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void, onChunk?: (chunk: Uint8Array) => void): Promise<void> {
+  const dec = new TextDecoder();
+  let rest = "";
+  for await (const chunk of stream) {
+    onChunk?.(chunk);
+    const r = splitLines(rest, dec.decode(chunk, { stream: true }));
+    rest = r.rest;
+    r.lines.forEach(onLine);
+  }
+  if (rest !== "") onLine(cleanLine(rest));
+}
+
 /** Drops carriage returns and terminal escape sequences (SeaBIOS clears the screen). */
 export function cleanLine(s: string): string {
   return s

@@ -49,6 +49,25 @@ export interface BmcSim {
   stop(): Promise<void>;
 }
 
+/**
+ * QEMU's arguments for a guest on this BMC: its KCS interface at the ISA default through
+ * ipmi-bmc-extern on the BMC's VM-codec port, and an SMBIOS board vendor go-hal knows
+ * (Supermicro). None without a system interface.
+ */
+export function bmcQemuArgs(bmc: Pick<BmcSim, "serialPort"> | undefined): string[] {
+  if (!bmc?.serialPort) return [];
+  return [
+    "-chardev",
+    `socket,id=ipmi0,host=127.0.0.1,port=${bmc.serialPort},reconnect=10`,
+    "-device",
+    "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
+    "-device",
+    "isa-ipmi-kcs,bmc=bmc0",
+    "-smbios",
+    "type=2,manufacturer=Supermicro,product=X11-MB",
+  ];
+}
+
 /** A lab FRU: what the e2e expects Register to carry. */
 export const LAB_FRU: FruData = {
   chassisType: 0x17,

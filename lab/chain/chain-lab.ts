@@ -17,19 +17,24 @@
  * captures by PID, then the namespace, which takes the taps with it, then the work dir).
  * Everything is named mhc-<random> / mhct<random><n>.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PartitionInput } from "../ipxe/partitions.ts";
 import { routerAddress } from "../ipxe/eui64.ts";
 import { waitFor } from "../base/wait.ts";
 import { Proc, run } from "../ipxe/lab-process.ts";
-import { livelinessLines } from "../standins/liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchSpecs, type LabSwitch } from "../standins/lldpd.ts";
+import type { LabSwitch } from "../standins/lldpd.ts";
+import { startLeaves } from "../lifecycle/leaves.ts";
+import { overlayCpio } from "../standins/overlay.ts";
+import { standinsArgv, standinsReady, standinsRequests, type StandinsRequest } from "../standins/standins-process.ts";
+import { machineSummary } from "../lifecycle/machine-summary.ts";
+import type { AgentRecord } from "../base/serial-console.ts";
 import { switchName, type LabSwitchOs } from "../rig/plan.ts";
 import { parseRequestLog, type RequestLogEntry } from "../ipxe/boot-request-log.ts";
 import { ovmfArgs, type Firmware } from "../base/ovmf.ts";
-import { LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
+import { tapNicArgs } from "../base/qemu.ts";
+import { bmcQemuArgs, LAB_FRU, startBmcSim, type BmcSim } from "../bmc/sim.ts";
 import { standinControl } from "../standins/control-client.ts";
 import { startLabNtp } from "../standins/ntp.ts";
 import type { RadvdPort } from "../rig/radvd-conf.ts";
@@ -159,6 +164,8 @@ export interface ChainLabOptions {
    * SuperUserPassword hands out `superUserPassword`.
    */
   readonly bmc?: { readonly superUserPassword?: string };
+  /** The work dir stays after the clean-up (on an interrupt too); tearDown(keepDir) decides otherwise. */
+  readonly keepDir?: boolean;
 }
 
 /** The BMCs' management network inside the lab's namespace (TEST-NET-1: nothing outside answers). */
@@ -211,8 +218,8 @@ export class ChainLab {
   private readonly procs: Proc[] = [];
   /** The one clean-up stack: the work dir, the rig, each process, each BMC; tearDown runs it. */
   private readonly life = new Lifecycle();
-  /** tearDown(true): the work dir stays (LAB_KEEP=1). */
-  private keepDir = false;
+  /** tearDown(true), or the option keepDir: the work dir stays (LAB_KEEP=1). */
+  private keepDir: boolean;
   /** The rig and stand-ins steps' results, once setUp() made them. */
   private made: { readonly rig: ChainRig; readonly standins: ChainStandins } | undefined;
 
@@ -222,6 +229,7 @@ export class ChainLab {
   }
 
   constructor(private readonly opts: ChainLabOptions) {
+    this.keepDir = opts.keepDir ?? false;
     this.life.push(`work dir ${this.dir}`, () => {
       if (!this.keepDir) rmSync(this.dir, { recursive: true, force: true });
     });
@@ -239,8 +247,40 @@ export class ChainLab {
   private spawn(name: string, argv: string[]): Proc {
     const p = new Proc(name, this.nsExec(argv));
     this.procs.push(p);
-    this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
+    try {
+      this.life.push(`${name} (PID ${p.pid})`, () => p.stop());
+    } catch (e) {
+      // Started while an interrupt's clean-up runs: stopped at once, not left behind.
+      void p.stop();
+      throw e;
+    }
     return p;
+  }
+
+  /** What clean-up must also undo (a file of the run), on the lab's one stack. */
+  onCleanUp(what: string, undo: () => Promise<void> | void): void {
+    this.life.push(what, undo);
+  }
+
+  /**
+   * SIGINT/SIGTERM: while whileRunning() waits, every machine's QEMU is stopped by its PID
+   * and the run unwinds (LabInterrupted); otherwise clean-up runs at once and the process
+   * exits 130/143. The handlers go with the clean-up.
+   */
+  catchSignals(say: (line: string) => void): void {
+    this.life.catchSignals(say);
+  }
+
+  /** Waits for `running` (the machines); an interrupt meanwhile stops their QEMUs, and then this throws LabInterrupted. */
+  async whileRunning<T>(running: Promise<T>): Promise<T> {
+    const r = await this.life.stoppable(
+      () => {
+        for (const m of this.machines) void m.qemu.stop(1000);
+      },
+      () => running,
+    );
+    this.life.checkInterrupt();
+    return r;
   }
 
   /** The rig and stand-ins steps: namespace, taps, tcpdump, DNS, radvd, then switches, BMCs, stand-ins and (unless omitted) the boot server; does not start QEMU. */
@@ -290,21 +330,8 @@ export class ChainLab {
       await run(["mkdir", "-m", "0755", dir]);
       // lldpd runs lldpcli as its own user: the work dir must be traversable.
       await run(["chmod", "0755", this.dir]);
-      await startSwitches(
-        [...switches],
-        dir,
-        (argv, name) => this.spawn(name, argv),
-        (argv) => this.nsExec(argv),
-      );
-      switchTable = join(this.dir, "switches.json");
-      writeFileSync(
-        switchTable,
-        JSON.stringify(
-          switchSpecs(switches, (argv) => this.nsExec(argv)),
-          null,
-          1,
-        ) + "\n",
-      );
+      const nsExec = (argv: string[]): string[] => this.nsExec(argv);
+      switchTable = await startLeaves({ switches, dir, spawn: (argv, name) => this.spawn(name, argv), nsExec, table: join(this.dir, "switches.json") });
     }
     const bmcs = this.opts.bmc ? await this.startBmcs(rig) : [];
     const caCpio = this.opts.standins ? await this.startStandins(rig, this.opts.standins, switchTable) : undefined;
@@ -362,33 +389,13 @@ export class ChainLab {
     return bmcs;
   }
 
-  /** QEMU's arguments for machine i's BMC (KCS at the ISA default, SMBIOS board vendor go-hal knows). */
-  private bmcArgs(i: number): string[] {
-    const b = this.up.standins.bmcs[i];
-    if (!b?.serialPort) return [];
-    return [
-      "-chardev",
-      `socket,id=ipmi0,host=127.0.0.1,port=${b.serialPort},reconnect=10`,
-      "-device",
-      "ipmi-bmc-extern,chardev=ipmi0,id=bmc0",
-      "-device",
-      "isa-ipmi-kcs,bmc=bmc0",
-      "-smbios",
-      "type=2,manufacturer=Supermicro,product=X11-MB",
-    ];
-  }
-
-  /** The stand-ins' request log (JSON lines: time, server, method, path, source, status). */
-  readonly standinsLog = join(this.dir, "standins", "requests.jsonl");
-
   /** The https stand-ins (and chronyd beside them); the archive of their boot CA for the machines' initrds. */
   private async startStandins(rig: NetnsRig, s: NonNullable<ChainLabOptions["standins"]>, switchTable: string | undefined): Promise<string> {
     const state = join(this.dir, "standins");
     // The partition's NTP server: chronyd next to the stand-ins, named in metal-boot's ntp_servers.
     rig.addLoopback(LAB_NTP_ADDR);
     await startLabNtp(LAB_NTP_ADDR, this.dir, (ntpArgv) => this.spawn("chronyd", ntpArgv));
-    const argv = [BUN, join(HERE, "../standins/standins-main.ts"), "--listen", `[${STANDINS_ADDR}]:${STANDINS_PORT}`, "--state-dir", state, "--ntp-server", LAB_NTP_ADDR];
-    for (const m of s.machines) argv.push("--machine", `${m.uuid},${m.partition}`);
+    const argv = standinsArgv({ listen: `[${STANDINS_ADDR}]:${STANDINS_PORT}`, stateDir: state, machines: s.machines }, ["--ntp-server", LAB_NTP_ADDR]);
     if (this.opts.names) {
       for (const n of Object.values(LAB_NAMES)) argv.push("--name", n);
       argv.push("--advertise-name", `boot=${LAB_NAMES.metalBoot}`, "--advertise-name", `api=${LAB_NAMES.apiserver}`, "--advertise-name", `images=${LAB_NAMES.images}`);
@@ -407,24 +414,10 @@ export class ChainLab {
     // Otherwise Register connects each machine to the leaves' ports as the apiserver does.
     else if (switchTable) argv.push("--switches", switchTable);
     const p = this.spawn("standins", argv);
-    const ready = await waitFor(
-      () => {
-        if (p.exitCode !== null) throw new Error(`stand-ins exited: ${p.text()}`);
-        const line = p
-          .text()
-          .split("\n")
-          .find((l) => l.startsWith('{"ready":true'));
-        return line ? (JSON.parse(line) as { bootCa: string }) : undefined;
-      },
-      30_000,
-      "the stand-ins to be ready",
-    );
-    // The CA as a cpio archive the kernel unpacks over the initramfs (directories first).
-    const root = join(this.dir, "ca-root");
-    await run(["mkdir", "-p", join(root, "etc/metal")]);
-    await run(["cp", ready.bootCa, join(root, CA_IN_INITRD)]);
+    const ready = await standinsReady(p, state, 30_000, () => p.text());
+    // The CA as a cpio archive the kernel unpacks over the initramfs (as the direct lab hands the guest its files).
     const caCpio = join(this.dir, "metal-ca.cpio");
-    await run(["bash", "-c", `cd ${root} && printf 'etc\netc/metal\netc/metal/ca.pem\n' | cpio -o -H newc -R 0:0 --quiet > ${caCpio}`]);
+    writeFileSync(caCpio, overlayCpio([{ path: CA_IN_INITRD, data: new Uint8Array(readFileSync(ready.bootCa)) }]));
     return caCpio;
   }
 
@@ -451,27 +444,18 @@ export class ChainLab {
     return { ok: code === 0, out: (out + err).trim() };
   }
 
-  /** The lab summary's connections line of machine `uuid` ("connected: leaf01 Ethernet0, leaf02 Ethernet0"); undefined without a switch table. */
-  connections(uuid: string): string | undefined {
-    if (!this.made?.standins.switchTable || !this.opts.standins) return undefined;
-    const f = join(this.dir, "standins", "connections.json");
-    return connectionsLine(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid) ?? "connected: nothing yet (the machine did not register)";
-  }
-
-  /** The lab summary's lines on machine `uuid`'s events and liveliness at each allocation try (lab/standins/liveliness-summary.ts); none without stand-ins. */
-  liveliness(uuid: string): string[] {
-    if (!this.opts.standins) return [];
-    const f = join(this.dir, "standins", "liveliness.json");
-    return livelinessLines(existsSync(f) ? readFileSync(f, "utf8") : undefined, uuid);
+  /**
+   * The lab summary's lines on machine `uuid` (l../lifecycle/machine-summary.ts): its switch
+   * connections (with the stand-ins and a switch table), its events and liveliness at each
+   * allocation try, one line per clock query in `agentRecords`.
+   */
+  summary(uuid: string, agentRecords: readonly (AgentRecord & { readonly ms: number })[]): readonly string[] {
+    return machineSummary(join(this.dir, "standins"), uuid, Boolean(this.made?.standins.switchTable && this.opts.standins), agentRecords).lines;
   }
 
   /** The stand-ins' requests so far (parsed lines of their log; none before they run). */
-  standinRequests(): { server: string; method: string; path: string; source: string; status: number }[] {
-    if (!existsSync(this.standinsLog)) return [];
-    return readFileSync(this.standinsLog, "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as { server: string; method: string; path: string; source: string; status: number });
+  standinRequests(): StandinsRequest[] {
+    return standinsRequests(join(this.dir, "standins"));
   }
 
   /** A partition pointed at the stand-ins (when they run): their URL, their CA as an extra initrd. */
@@ -553,7 +537,6 @@ export class ChainLab {
           : ["-cdrom", this.opts.iso, "-boot", "d"];
     const i = this.opts.machines.findIndex((x) => x.name === m.name);
     const moreTaps = (m.moreNics ?? []).map((_, k) => this.moreTap(i, k));
-    const model = this.opts.nicModel === "e1000" ? "e1000" : "virtio-net-pci";
     const qemu = this.spawn(`qemu-${m.name}`, [
       "qemu-system-x86_64",
       "-cpu",
@@ -571,18 +554,9 @@ export class ChainLab {
       "none",
       ...(this.opts.firmware === "uefi" ? ovmfArgs(this.dir, m.name, this.firmwareCa() !== undefined ? { httpsCaPem: this.firmwareCa() as string } : {}) : []),
       ...boot,
-      "-netdev",
-      `tap,id=n0,ifname=${m.tap},script=no,downscript=no`,
-      "-device",
-      `${model},netdev=n0,mac=${m.mac},romfile=`,
-      ...(m.moreNics ?? []).flatMap((n, k) => [
-        "-netdev",
-        `tap,id=n${k + 1},ifname=${moreTaps[k]},script=no,downscript=no`,
-        "-device",
-        `${model},netdev=n${k + 1},mac=${n.mac},romfile=`,
-      ]),
+      ...tapNicArgs(this.opts.nicModel ?? "virtio", [{ tap: m.tap, mac: m.mac }, ...(m.moreNics ?? []).map((n, k) => ({ tap: moreTaps[k] as string, mac: n.mac }))]),
       ...(m.disks ?? []).flatMap((d) => ["-drive", `file=${d},if=virtio,format=raw`]),
-      ...this.bmcArgs(i),
+      ...bmcQemuArgs(this.up.standins.bmcs[i]),
     ]);
     return { ...m, moreTaps, pcap: join(this.dir, `${m.tap}.pcap`), qemu, started: Date.now() };
   }
@@ -613,7 +587,7 @@ export class ChainLab {
   }
 
   /** The clean-up: every process and BMC it started (by PID, last first), radvd and the namespace (which takes the taps with it), the work dir unless kept. Never throws; once. */
-  async tearDown(keepDir = false): Promise<void> {
+  async tearDown(keepDir = this.opts.keepDir ?? false): Promise<void> {
     if (!this.life.cleanedUp) this.keepDir = keepDir;
     // What the steps made stays readable (the DNS log, the switch table) while the dir is kept.
     await this.life.cleanUp();

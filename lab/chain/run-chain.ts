@@ -2,7 +2,7 @@
  * `make lab-chain` (and `make lab BOOT=chain`): boots one QEMU machine through the whole
  * chain (ISO -> iPXE SLAAC -> boot.ipxe -> kernel + initrd) and streams its console.
  * Exits with QEMU's exit code when the machine powers off (or 124 after LAB_TIMEOUT s);
- * Ctrl-C tears everything down.
+ * Ctrl-C/SIGTERM tear everything down (the lab's lifecycle) and exit 130/143.
  *
  *   bun lab/chain/run-chain.ts <iso> <kernel> <initrd> [initrd-version]
  * Env: LAB_PREFIX (2001:db8:a::/64), LAB_MAC, LAB_CMDLINE (extra words), LAB_MEM (MB),
@@ -39,7 +39,8 @@ import { join } from "node:path";
 import { installMedia } from "../standins/install-media.ts";
 import { SWITCH_OSES, type LabSwitchOs } from "../rig/plan.ts";
 import { BOOT_SERVER_URL, ChainLab, chainOrigin } from "./chain-lab.ts";
-import { chunkLines, clockSummary, records } from "../base/serial-console.ts";
+import { chunkLines, records } from "../base/serial-console.ts";
+import { interruptExit, LabInterrupted } from "../lifecycle/lifecycle.ts";
 import { phases, timelineMarks, timelineSvg, timelineTable } from "../base/timeline.ts";
 
 const [iso, kernel, initrd, version = "lab"] = process.argv.slice(2);
@@ -134,6 +135,7 @@ const lab = new ChainLab({
       }
     : {}),
   memoryMb: Number(env.LAB_MEM || 1024),
+  keepDir: env.LAB_KEEP === "1",
   machines: [
     {
       name: "lab",
@@ -164,18 +166,15 @@ const lab = new ChainLab({
     ],
   },
 });
-let done = false;
+// The lifecycle owns SIGINT/SIGTERM: with the machine running its QEMU is stopped and the run
+// unwinds to finish(130/143); before or after that, clean-up at once and exit 130/143.
+if (install && env.LAB_KEEP !== "1") lab.onCleanUp(`install dir ${install.dir}`, () => rmSync(install.dir, { recursive: true, force: true }));
+lab.catchSignals((line) => console.error(`lab: ${line}`));
 const finish = async (code: number): Promise<never> => {
-  if (!done) {
-    done = true;
-    await lab.tearDown(env.LAB_KEEP === "1");
-    if (env.LAB_KEEP === "1") console.error(`lab: kept ${lab.dir}${install ? ` and ${install.dir}` : ""}`);
-    else if (install) rmSync(install.dir, { recursive: true, force: true });
-  }
+  await lab.tearDown();
+  if (env.LAB_KEEP === "1") console.error(`lab: kept ${lab.dir}${install ? ` and ${install.dir}` : ""}`);
   process.exit(code);
 };
-process.on("SIGINT", () => void finish(130));
-process.on("SIGTERM", () => void finish(143));
 try {
   console.error(`lab: namespace ${lab.ns}, prefix ${prefix}, metal-boot ${chainOrigin(names)}, firmware ${firmware}, chain ${chainKind}`);
   await lab.setUp();
@@ -192,7 +191,7 @@ try {
     if (text) process.stdout.write(text);
   }, 100);
   const timeoutS = Number(env.LAB_TIMEOUT || 300);
-  const code = await Promise.race([m.qemu.exited, Bun.sleep(timeoutS * 1000).then(() => 124)]);
+  const code = await lab.whileRunning(Promise.race([m.qemu.exited, Bun.sleep(timeoutS * 1000).then(() => 124)]));
   clearInterval(timer);
   process.stdout.write(
     m.qemu.chunks
@@ -203,11 +202,8 @@ try {
   console.error(`\nlab: machine ${code === 124 ? `still running after ${timeoutS} s` : `exited (${code})`}; requests:`);
   for (const r of lab.requests()) console.error(`  ${r.status} ${r.method} ${r.origin ?? ""}${r.path} from ${r.src} (${r.bytes} bytes)`);
   for (const q of lab.dnsQueries()) console.error(`lab: dns: ${q.type} ${q.name} from ${q.from}: ${q.answer ?? "(no answer logged)"}`);
-  const connections = lab.connections(uuid);
-  if (connections) console.error(`lab: ${connections}`);
-  for (const l of lab.liveliness(uuid)) console.error(`lab: ${l}`);
   const lines = chunkLines(m.qemu.chunks, m.started);
-  for (const l of clockSummary(records(lines))) console.error(`lab: ${l}`);
+  for (const l of lab.summary(uuid, records(lines))) console.error(`lab: ${l}`);
   const ps = phases(timelineMarks(lines), (m.qemu.chunks.at(-1)?.t ?? m.started) - m.started);
   const table = timelineTable(ps);
   const outDir = env.LAB_TIMELINE_DIR || "build/lab";
@@ -233,5 +229,5 @@ try {
   await finish(code);
 } catch (e) {
   console.error(`lab: ${e instanceof Error ? e.message : String(e)}`);
-  await finish(1);
+  await finish(e instanceof LabInterrupted ? interruptExit(e.signal) : 1);
 }

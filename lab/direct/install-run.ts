@@ -7,7 +7,7 @@
 import type { TestImageInstaller } from "../images/build.ts";
 import { installMedia } from "../standins/install-media.ts";
 import { defaultRun, runLab, type LabResult, type LabRun } from "./lab.ts";
-import { standinServers } from "../standins/servers.ts";
+import { standinServersWith } from "../standins/servers.ts";
 
 export interface InstallRunOptions {
   /** The installed OS's kernel (a bzImage, kexec'd by the agent). */
@@ -33,7 +33,7 @@ export async function runInstall(dir: string, o: InstallRunOptions): Promise<{ r
       expect: "poweroff",
       ...o.run,
       extraQemu: [...(o.run?.extraQemu ?? []), ...o.diskQemu(disk)],
-      servers: (env) => standinServers(env).map((s) => (s.name === "standins" ? { ...s, argv: [...s.argv, ...extra] } : s)),
+      servers: standinServersWith(extra),
     }),
   );
   return { r, disk };

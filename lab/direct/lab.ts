@@ -10,10 +10,10 @@
  * Exit code: 0 when the run ended as --expect says (default poweroff), else
  * 10 poweroff, 11 reboot, 12 halt, 13 panic, 14 timeout, 15 crashed; 2 usage, 1 lab error.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { classifyEnd, clockSummary, labExitCode, listeningPorts, records, splitLines, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
+import { classifyEnd, labExitCode, listeningPorts, records, eachLine, stamp, type AgentRecord, type ConsoleLine, type Outcome } from "../base/serial-console.ts";
 import {
   labNames,
   labRadvdPorts,
@@ -30,17 +30,17 @@ import {
   type LabSwitchOs,
 } from "../rig/plan.ts";
 import { startLabNtp } from "../standins/ntp.ts";
-import { livelinessLines } from "../standins/liveliness-summary.ts";
-import { connectionsLine, startSwitches, switchesDir, switchSpecs } from "../standins/lldpd.ts";
+import { switchesDir } from "../standins/lldpd.ts";
+import { startLeaves } from "../lifecycle/leaves.ts";
+import { machineSummary } from "../lifecycle/machine-summary.ts";
 import { overlayCpio } from "../standins/overlay.ts";
-import { SERVER_SETS, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
+import { SERVER_SETS, standinServersWith, type GuestFile, type LabServer, type LabServerEnv, type ServerSet } from "../standins/servers.ts";
 import { waitFor } from "../base/wait.ts";
 import { NetnsRig, stopPid } from "../rig/rig.ts";
 import { interruptExit, LabInterrupted, Lifecycle, runPlan } from "../lifecycle/lifecycle.ts";
 import { LAB_INITRD, LAB_KERNEL } from "../base/kernel.ts";
 import { installMedia } from "../standins/install-media.ts";
 import { buildOciTestImage } from "../images/oci-image.ts";
-import { standinServers } from "../standins/servers.ts";
 
 export interface LabRun extends LabOptions {
   readonly timeoutMs: number;
@@ -151,7 +151,7 @@ async function createRig(s: DirectRun, life: Lifecycle): Promise<NetnsRig> {
 }
 
 /** Stand-ins, first: the switches (lldpd on each tap) and, for a leaf pair, the apiserver stand-in's switch table. */
-async function startLeaves(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promise<string | undefined> {
+async function leavesOnTaps(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promise<string | undefined> {
   const { names, run, dir, say } = s;
   if (!run.lldp) {
     say("no switches: no LLDP on the segments");
@@ -163,13 +163,15 @@ async function startLeaves(s: DirectRun, life: Lifecycle, rig: NetnsRig): Promis
   const switches = names.taps.map((tap, i) => ({ tap, hostname: switchName(i), os: run.switchOs }));
   say(`waiting up to 10 s for the switches (lldpd): ${switches.map((w) => `${w.hostname} on ${w.tap}`).join(", ")}`);
   const tSwitches = performance.now();
-  const inNs = (argv: readonly string[]): string[] => rig.exec(argv);
-  await startSwitches(switches, swDir, (argv, name) => rig.spawn(name, argv, { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) }), inNs);
-  say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
   // As metal-core would register these leaves (a leaf pair: with another count the stand-in drops the two-switch rule and connects nothing).
-  if (switches.length !== 2) return undefined;
-  const switchTable = `${dir}/switches.json`;
-  writeFileSync(switchTable, JSON.stringify(switchSpecs(switches, inNs), null, 1) + "\n");
+  const switchTable = await startLeaves({
+    switches,
+    dir: swDir,
+    spawn: (argv, name) => rig.spawn(name, argv, { stdout: Bun.file(`${dir}/${name}.log`), stderr: Bun.file(`${dir}/${name}.log`) }),
+    nsExec: (argv) => rig.exec(argv),
+    ...(switches.length === 2 ? { table: `${dir}/switches.json` } : {}),
+  });
+  say(`switches (${run.switchOs}) configured in ${Math.round(performance.now() - tSwitches)} ms`);
   return switchTable;
 }
 
@@ -250,17 +252,7 @@ async function boot(s: DirectRun, life: Lifecycle, rig: NetnsRig, served: Served
       void qemu.stdin.flush();
     }
   };
-  const pump = (async () => {
-    const dec = new TextDecoder();
-    let rest = "";
-    for await (const chunk of qemu.stdout as ReadableStream<Uint8Array>) {
-      if (interactive) process.stdout.write(chunk);
-      const r = splitLines(rest, dec.decode(chunk, { stream: true }));
-      rest = r.rest;
-      r.lines.forEach(addLine);
-    }
-    if (rest !== "") addLine(rest);
-  })();
+  const pump = eachLine(qemu.stdout as ReadableStream<Uint8Array>, addLine, interactive ? (chunk) => process.stdout.write(chunk) : undefined);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -297,29 +289,26 @@ function collect(s: DirectRun, served: Served, b: Booted): LabResult {
       })
       .join("");
   }
-  const connectionsFile = `${dir}/standins/connections.json`;
-  const connections = served.switchTable ? connectionsLine(existsSync(connectionsFile) ? readFileSync(connectionsFile, "utf8") : undefined, LAB_UUID) : undefined;
-  if (served.switchTable) say(connections ?? "connected: nothing yet (the machine did not register)");
-  const livelinessFile = `${dir}/standins/liveliness.json`;
-  if (existsSync(`${dir}/standins/standins.json`)) for (const l of livelinessLines(existsSync(livelinessFile) ? readFileSync(livelinessFile, "utf8") : undefined, LAB_UUID)) say(l);
+  const recs = records(b.lines);
+  const summary = machineSummary(`${dir}/standins`, LAB_UUID, served.switchTable !== undefined, recs);
   const result: LabResult = {
     outcome,
     exitCode: labExitCode(outcome, run.expect),
     names,
     dir,
     lines: b.lines,
-    records: records(b.lines),
+    records: recs,
     serverLogs,
     qemuExit: b.qemuExit,
     qemuEndMs: b.qemuEndMs,
     durationMs,
-    ...(connections ? { connections } : {}),
+    ...(summary.connections ? { connections: summary.connections } : {}),
   };
   writeFileSync(
     `${dir}/result.json`,
     JSON.stringify({ outcome, expected: run.expect, exitCode: result.exitCode, qemuExit: b.qemuExit, durationMs, netns: names.netns, taps: names.taps }, null, 1) + "\n",
   );
-  for (const l of clockSummary(result.records)) say(l);
+  for (const l of summary.lines) say(l);
   const stderr = b.stderr.trim();
   say(
     `ended: ${outcome} (expected ${run.expect}) after ${(durationMs / 1000).toFixed(1)} s; console in ${s.consolePath}${stderr ? `; QEMU stderr: ${stderr.split("\n")[0]}` : ""}`,
@@ -355,7 +344,7 @@ export async function runLab(run: LabRun): Promise<LabResult> {
   return await runPlan(
     {
       rig: (l) => createRig(s, l),
-      standins: async (l, rig) => await startServers(s, rig, await startLeaves(s, l, rig)),
+      standins: async (l, rig) => await startServers(s, rig, await leavesOnTaps(s, l, rig)),
       machines: (l, rig, served) => boot(s, l, rig, served),
       collect: (_rig, served, booted) => collect(s, served, booted),
     },
@@ -456,8 +445,7 @@ function installRun(run: LabRun, v: LabArgs): LabRun | Usage {
     ...run,
     expect: "poweroff",
     extraQemu: [...(run.extraQemu ?? []), "-drive", `file=${disk},if=virtio,format=raw`],
-    servers: (env) =>
-      standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, "--image", img.image, ...(oci ? ["--oci-layout", oci.layout] : [])] } : srv)),
+    servers: standinServersWith(["--image", img.image, ...(oci ? ["--oci-layout", oci.layout] : [])]),
   };
 }
 

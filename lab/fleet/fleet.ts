@@ -18,7 +18,7 @@
  * Deviation from a real partition, on purpose: one /64 for all machines on a leaf (a real
  * boot VRF gives each switch port its own), so the machines share one RA stream.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { disklessArgv } from "../base/diskless.ts";
@@ -27,13 +27,13 @@ import { standinControl } from "../standins/control-client.ts";
 import type { UnavailableReport } from "../standins/unavailable.ts";
 import { IMAGE_PATH } from "../standins/image-cache.ts";
 import type { ImageDropReport, ImageDropSpec } from "../standins/image-drop.ts";
-import { withPrivateRun } from "../rig/plan.ts";
+import { lldpdPortsConf, switchName, switchPort, withPrivateRun } from "../rig/plan.ts";
 import { waitFor } from "../base/wait.ts";
+import { eachLine } from "../base/serial-console.ts";
 import { NetnsRig } from "../rig/rig.ts";
 import { Lifecycle } from "../lifecycle/lifecycle.ts";
+import { standinsArgv, standinsReady, standinsRequests, type StandinsRequest } from "../standins/standins-process.ts";
 
-const REPO = join(import.meta.dir, "../..");
-const STANDINS = join(REPO, "lab/standins/standins-main.ts");
 export const FLEET_PREFIX = "2001:db8:f1::";
 export const SERVERS_ADDR = `${FLEET_PREFIX}1`;
 export const SERVERS_PORT = 18443;
@@ -97,14 +97,8 @@ export interface FleetMachine {
   install?: ImageInstall;
 }
 
-export interface ServerRequest {
-  readonly time: string;
-  readonly source: string | null;
-  readonly server: string;
-  readonly method?: string;
-  readonly path: string;
-  readonly status: number;
-}
+/** A request the stand-ins answered (their log's line). */
+export type ServerRequest = StandinsRequest;
 
 const hex2 = (n: number) => (n & 0xff).toString(16).padStart(2, "0");
 
@@ -215,18 +209,17 @@ export class Fleet {
   /** One lldpd per leaf, every port configured as SONiC's lldpmgrd does (sonic-net/sonic-buildimage@086b03bd dockers/docker-lldp/lldpmgrd:147-160). */
   private async startLldpd(leaves: readonly NetnsRig[]): Promise<void> {
     for (const [k, rig] of leaves.entries()) {
-      const host = `leaf0${k + 1}`;
+      const host = switchName(k);
       const conf = join(this.dir, `lldpd-${host}.conf`);
-      const lines = [`configure system hostname ${host}`, "configure lldp portidsubtype ifname", `configure lldp tx-interval ${this.opts.lldpIntervalS ?? 1}`];
-      for (let i = 0; i < this.opts.machines; i++) lines.push(`configure ports p${i} lldp portidsubtype local Eth1/${i + 1}(Port${i + 1}) description Ethernet${4 * i}`);
-      writeFileSync(conf, lines.join("\n") + "\n", { mode: 0o644 });
+      const ports = this.machines.map((m) => ({ tap: `p${m.index}`, port: m.index }));
+      writeFileSync(conf, lldpdPortsConf(host, "sonic", ports, this.opts.lldpIntervalS ?? 1), { mode: 0o644 });
       const sock = join(this.dir, `lldpd-${host}.sock`);
       const p = rig.spawn(`lldpd ${host}`, withPrivateRun(["lldpd", "-d", "-I", "p*", "-C", "p0", "-u", sock, "-O", conf]), {
         stdin: "ignore",
         stdout: "ignore",
         stderr: "ignore",
       });
-      const last = `Eth1/${this.opts.machines}(Port${this.opts.machines})`;
+      const last = switchPort("sonic", this.opts.machines - 1).alias as string;
       await waitFor(
         () => {
           if (p.exitCode !== null) throw new Error(`lldpd ${host} exited ${p.exitCode}`);
@@ -242,38 +235,16 @@ export class Fleet {
 
   /** The stand-ins in leaf01 with every machine known and the switch table as metal-core registers SONiC ports. */
   private async startStandins(leaf01: NetnsRig): Promise<void> {
-    const switches = this.leaves.map((_, k) => ({
-      id: `leaf0${k + 1}`,
-      os: "sonic",
-      ports: this.machines.map((m) => ({ name: `Ethernet${4 * m.index}`, alias: `Eth1/${m.index + 1}(Port${m.index + 1})` })),
-    }));
+    const switches = this.leaves.map((_, k) => ({ id: switchName(k), os: "sonic", ports: this.machines.map((m) => switchPort("sonic", m.index)) }));
     const table = join(this.dir, "switches.json");
     writeFileSync(table, JSON.stringify(switches));
-    const argv = [
-      process.execPath,
-      STANDINS,
-      "--listen",
-      `[${SERVERS_ADDR}]:${SERVERS_PORT}`,
-      "--state-dir",
-      this.state,
+    const argv = standinsArgv({ listen: `[${SERVERS_ADDR}]:${SERVERS_PORT}`, stateDir: this.state, machines: this.machines.map((m) => ({ uuid: m.uuid, partition: "rack1" })) }, [
       "--switches",
       table,
-      ...this.machines.flatMap((m) => ["--machine", `${m.uuid},rack1`]),
       ...(this.opts.image ? ["--image", this.opts.image] : []),
-    ];
+    ]);
     const p = leaf01.spawn("the stand-ins", argv, { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    await waitFor(
-      () => {
-        if (p.exitCode !== null) throw new Error(`the stand-ins exited ${p.exitCode}`);
-        try {
-          return JSON.parse(readFileSync(join(this.state, "standins.json"), "utf8")).ready === true;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      "the stand-ins to be ready",
-    );
+    await standinsReady(p, this.state, 60_000);
   }
 
   /** Starts every agent at once (a rack powered on); `extra` adds cmdline words. */
@@ -289,22 +260,10 @@ export class Fleet {
       });
       m.proc = proc;
       this.own(`agent ${m.index}`, proc);
-      void (async () => {
-        let buf = "";
-        for await (const chunk of proc.stderr) {
-          buf += new TextDecoder().decode(chunk);
-          const lines = buf.split("\n");
-          buf = lines.pop() ?? "";
-          for (const l of lines) {
-            m.stderr += l + "\n";
-            if (l.startsWith("{")) {
-              try {
-                m.logs.push(JSON.parse(l) as LogLine);
-              } catch {}
-            }
-          }
-        }
-      })();
+      void eachLine(proc.stderr, (l) => {
+        m.stderr += l + "\n";
+        m.logs.push(...logLines(l));
+      });
       void proc.exited.then((c) => (m.exitCode = c));
     }
   }
@@ -341,12 +300,7 @@ export class Fleet {
       void (async () => {
         const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
         install.stderr = err;
-        for (const l of err.split("\n"))
-          if (l.startsWith("{")) {
-            try {
-              install.logs.push(JSON.parse(l) as LogLine);
-            } catch {}
-          }
+        install.logs.push(...logLines(err));
         try {
           install.result = JSON.parse(out.trim().split("\n").at(-1) ?? "") as ImageInstallOutput;
         } catch {}
@@ -375,12 +329,7 @@ export class Fleet {
 
   /** The servers' answered requests (the stand-ins' request log). */
   requests(): ServerRequest[] {
-    const f = join(this.state, "requests.jsonl");
-    if (!existsSync(f)) return [];
-    return readFileSync(f, "utf8")
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .map((l) => JSON.parse(l) as ServerRequest);
+    return standinsRequests(this.state);
   }
 
   /** What the apiserver stand-in holds: registrations and open Wait streams. */
@@ -484,6 +433,18 @@ function dropAnswer(v: unknown): ImageDropReport {
   const o = v as Partial<ImageDropReport> & { error?: unknown };
   if (typeof o?.gets !== "number" || typeof o.dropped !== "number") throw new Error(`/_standin/image-drop answered ${JSON.stringify(v)}`);
   return o as ImageDropReport;
+}
+
+/** The agent's JSON log lines in `text` (any other line skipped). */
+function logLines(text: string): LogLine[] {
+  return text.split("\n").flatMap((l) => {
+    if (!l.startsWith("{")) return [];
+    try {
+      return [JSON.parse(l) as LogLine];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** `pid` and every process below it (from /proc/<pid>/task/<pid>/children). */

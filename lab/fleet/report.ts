@@ -14,6 +14,12 @@ export interface MachineTrace {
   readonly anonKb?: number;
 }
 
+/** The fullest 100 ms: how many requests, and when (ms). */
+export interface Burst {
+  readonly requests: number;
+  readonly atMs: number;
+}
+
 export interface Spread {
   readonly n: number;
   readonly p50: number;
@@ -38,7 +44,7 @@ export function timeTo(traces: readonly MachineTrace[], event: string): Spread {
 }
 
 /** The most requests that began in any 100 ms bucket (aligned to `from`), among times >= from. */
-export function largestBurst(times: readonly number[], from = -Infinity, bucketMs = 100): { readonly requests: number; readonly atMs: number } {
+export function largestBurst(times: readonly number[], from = -Infinity, bucketMs = 100): Burst {
   const inRange = times.filter((t) => t >= from);
   if (inRange.length === 0) return { requests: 0, atMs: NaN };
   const origin = Number.isFinite(from) ? from : Math.min(...inRange);
@@ -188,4 +194,71 @@ export function getsPerMachine(
   }
   for (const times of out) times.sort((x, y) => x - y);
   return out;
+}
+
+/** What the `unavailable` scenario's balancer did, and what the machines made of it. */
+export interface UnavailableFigures {
+  readonly every: number;
+  readonly ms: number;
+  /** Apiserver requests inside the window, and how many the balancer answered 503 (its own counts). */
+  readonly requests: number;
+  readonly sent: number;
+  /** 503 answers of the apiserver in the request log (what the machines were answered). */
+  readonly inLog: number;
+  /** Per machine (in order): 503s answered to its address, and its retry lines naming the 503. */
+  readonly perMachine: readonly { readonly uuid: string; readonly answered: number; readonly retried: number }[];
+  /** The fullest 100 ms inside the window (every request, 503s included). */
+  readonly burst: Burst;
+  /** The retries the request log shows after a 503 (the same machine's next request to the same path): how long after, and the most in one 100 ms. */
+  readonly retryDelayMs: Spread;
+  readonly retryBurst: Burst;
+}
+
+/** One machine's image install under the drop window. */
+export interface ImageDropMachine {
+  readonly uuid: string;
+  /** The command's exit code (0: installed, the checksum verified); null when it did not end within the run. */
+  readonly exitCode: number | null;
+  /** The final error line, when it failed. */
+  readonly error: string | null;
+  /** The checksum the install verified (algo:hex), from its result. */
+  readonly verified: string | null;
+  /** The install's own count of resumes by Range and restarts from byte 0. */
+  readonly resumes: number;
+  readonly restarts: number;
+  /** What the image cache saw from this machine: image GETs with a Range, without one (from byte 0), connections it dropped. */
+  readonly ranges: number;
+  readonly fromZero: number;
+  readonly dropped: number;
+  /** Entries of the image (tar -t) missing from the machine's target directory. */
+  readonly missing: number;
+  readonly ms: number | null;
+  readonly peakMiB: number | null;
+}
+
+export interface ImageDropFigures {
+  readonly imageBytes: number;
+  readonly sha256: string;
+  readonly entries: number;
+  readonly afterBytes: number;
+  readonly ms: number;
+  readonly finished: number;
+  readonly failed: number;
+  /** Exit code -> how many machines ended with it. */
+  readonly exitCodes: Readonly<Record<string, number>>;
+  readonly perMachine: readonly ImageDropMachine[];
+  /** From the install's start (its process spawned) to its end, the finished ones. */
+  readonly toFinished: Spread;
+  /** From the window's opening (every machine's download started) to each finished install's end. */
+  readonly afterWindowMs: Spread;
+  /** The image cache's own counts over the run. */
+  readonly gets: number;
+  readonly ranges: number;
+  readonly dropped: number;
+  /** Each machine's first image GET after the first machine's (the cache held them until the last came, then opened the window). */
+  readonly firstGetMs: Spread;
+  /** The machines' GETs after their first (reconnects): the fullest 100 ms. */
+  readonly reconnectBurst: Burst;
+  readonly reconnects: number;
+  readonly peakRssMiB: Spread;
 }

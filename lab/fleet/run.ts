@@ -32,7 +32,11 @@ import {
   spread,
   timeTo,
   unavailableRetries,
+  type Burst,
+  type ImageDropFigures,
+  type ImageDropMachine,
   type Spread,
+  type UnavailableFigures,
 } from "./report.ts";
 import { waitFor } from "../base/wait.ts";
 
@@ -41,77 +45,10 @@ export type FleetScenario = (typeof FLEET_SCENARIOS)[number];
 /** The `unavailable` scenario: every this many-th apiserver request is answered 503. */
 export const UNAVAILABLE_EVERY = 3;
 
-/** What the `unavailable` scenario's balancer did, and what the machines made of it. */
-export interface UnavailableFigures {
-  readonly every: number;
-  readonly ms: number;
-  /** Apiserver requests inside the window, and how many the balancer answered 503 (its own counts). */
-  readonly requests: number;
-  readonly sent: number;
-  /** 503 answers of the apiserver in the request log (what the machines were answered). */
-  readonly inLog: number;
-  /** Per machine (in order): 503s answered to its address, and its retry lines naming the 503. */
-  readonly perMachine: readonly { readonly uuid: string; readonly answered: number; readonly retried: number }[];
-  /** The fullest 100 ms inside the window (every request, 503s included). */
-  readonly burst: { readonly requests: number; readonly atMs: number };
-  /** The retries the request log shows after a 503 (the same machine's next request to the same path): how long after, and the most in one 100 ms. */
-  readonly retryDelayMs: Spread;
-  readonly retryBurst: { readonly requests: number; readonly atMs: number };
-}
-
 /** The `image-drop` scenario's defaults: the test image padded to this size, each connection cut after this many bytes, for this long. */
 export const IMAGE_DROP_PAD_MIB = 8;
 export const IMAGE_DROP_AFTER_BYTES = 256 << 10;
 export const IMAGE_DROP_MS = 3_000;
-
-/** One machine's image install under the drop window. */
-export interface ImageDropMachine {
-  readonly uuid: string;
-  /** The command's exit code (0: installed, the checksum verified); null when it did not end within the run. */
-  readonly exitCode: number | null;
-  /** The final error line, when it failed. */
-  readonly error: string | null;
-  /** The checksum the install verified (algo:hex), from its result. */
-  readonly verified: string | null;
-  /** The install's own count of resumes by Range and restarts from byte 0. */
-  readonly resumes: number;
-  readonly restarts: number;
-  /** What the image cache saw from this machine: image GETs with a Range, without one (from byte 0), connections it dropped. */
-  readonly ranges: number;
-  readonly fromZero: number;
-  readonly dropped: number;
-  /** Entries of the image (tar -t) missing from the machine's target directory. */
-  readonly missing: number;
-  readonly ms: number | null;
-  readonly peakMiB: number | null;
-}
-
-export interface ImageDropFigures {
-  readonly imageBytes: number;
-  readonly sha256: string;
-  readonly entries: number;
-  readonly afterBytes: number;
-  readonly ms: number;
-  readonly finished: number;
-  readonly failed: number;
-  /** Exit code -> how many machines ended with it. */
-  readonly exitCodes: Readonly<Record<string, number>>;
-  readonly perMachine: readonly ImageDropMachine[];
-  /** From the install's start (its process spawned) to its end, the finished ones. */
-  readonly toFinished: Spread;
-  /** From the window's opening (every machine's download started) to each finished install's end. */
-  readonly afterWindowMs: Spread;
-  /** The image cache's own counts over the run. */
-  readonly gets: number;
-  readonly ranges: number;
-  readonly dropped: number;
-  /** Each machine's first image GET after the first machine's (the cache held them until the last came, then opened the window). */
-  readonly firstGetMs: Spread;
-  /** The machines' GETs after their first (reconnects): the fullest 100 ms. */
-  readonly reconnectBurst: { readonly requests: number; readonly atMs: number };
-  readonly reconnects: number;
-  readonly peakRssMiB: Spread;
-}
 
 export interface FleetResult {
   readonly machines: number;
@@ -125,10 +62,10 @@ export interface FleetResult {
   readonly toRegister: Spread;
   readonly toWait: Spread;
   /** Requests that began in the fullest 100 ms, over the run and after each outage ended. */
-  readonly burst: { readonly requests: number; readonly atMs: number };
-  readonly burstsAfterOutage: readonly { readonly requests: number; readonly atMs: number }[];
+  readonly burst: Burst;
+  readonly burstsAfterOutage: readonly Burst[];
   /** After each outage: the most machines that came back (their first request, or their Wait) in any 100 ms. */
-  readonly comebackBursts: readonly { readonly requests: number; readonly atMs: number }[];
+  readonly comebackBursts: readonly Burst[];
   readonly outages: readonly { readonly downAt: number; readonly upAt: number }[];
   readonly peakRssMiB: Spread;
   /** Private memory (RssAnon) per agent at the end of the run. */
@@ -256,16 +193,17 @@ async function twoOutages(r: FleetRun): Promise<void> {
 
 /** The balancer's counts once its window closed (complete then); the machines must still be waiting then. */
 async function balancerClosed(r: FleetRun): Promise<UnavailableReport> {
-  const balancer = await waitFor(
+  const { balancer, window } = await waitFor(
     async () => {
       const rep = await r.fleet.unavailableReport().catch(() => undefined);
-      return rep && !rep.active && rep.startedAt !== null ? rep : false;
+      // Opened (startedAt and endsAt set together) and closed.
+      return rep && !rep.active && rep.startedAt !== null && rep.endsAt !== null ? { balancer: rep, window: { startedAt: rep.startedAt, endsAt: rep.endsAt } } : false;
     },
     r.left(),
     "the balancer's 503 window to close",
     250,
   );
-  r.window = { startedAt: balancer.startedAt ?? 0, endsAt: balancer.endsAt ?? 0 };
+  r.window = window;
   await allWaiting(r, "every machine still registered and waiting after the 503 window");
   return balancer;
 }
@@ -374,9 +312,7 @@ async function installUnderDrops(
   o: FleetRunOptions,
   left: () => number,
   say: (l: string) => void,
-): Promise<
-  (addresses: readonly (readonly string[])[], log: readonly { time: number; source: string | null; server: string; method?: string; path: string }[]) => ImageDropFigures
-> {
+): Promise<(addresses: readonly (readonly string[])[], log: readonly TimedRequest[]) => ImageDropFigures> {
   const afterBytes = o.dropAfterBytes ?? IMAGE_DROP_AFTER_BYTES;
   const ms = o.dropMs ?? IMAGE_DROP_MS;
   // Opens when every machine's first image GET arrived (held till then): processes started at once on a loaded

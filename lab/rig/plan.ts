@@ -3,7 +3,7 @@
  * argv, all derived from the options and a random suffix. Pure, so the wiring is
  * unit-tested without root (test/lab/unit/).
  */
-import { qemuMachineArgv } from "../base/qemu.ts";
+import { qemuMachineArgv, tapNicArgs } from "../base/qemu.ts";
 import type { RadvdPort } from "./radvd-conf.ts";
 export type NicModel = "virtio" | "e1000";
 
@@ -87,12 +87,10 @@ export function guestCmdline(o: LabOptions): string {
 }
 
 export function qemuArgv(o: LabOptions, names: LabNames): string[] {
-  const nicArgs = names.taps.flatMap((tap, i) => [
-    "-netdev",
-    `tap,id=n${i},ifname=${tap},script=no,downscript=no`,
-    "-device",
-    `${o.nicModel === "virtio" ? "virtio-net-pci" : "e1000"},netdev=n${i},mac=${guestMac(i)},romfile=`,
-  ]);
+  const nicArgs = tapNicArgs(
+    o.nicModel,
+    names.taps.map((tap, i) => ({ tap, mac: guestMac(i) })),
+  );
   return [
     ...qemuMachineArgv(o.memoryMiB),
     ...(o.firmware === "qboot" ? ["-bios", QBOOT_ROM] : []),
@@ -134,12 +132,17 @@ export function switchPort(os: LabSwitchOs, n = 0): { readonly name: string; rea
 
 /** lldpcli commands lldpd runs at start (-O): the switch OS's configuration of `tap` as port `port`, a frame every second (TTL 4 s). */
 export function lldpdConf(tap: string, hostname: string, os: LabSwitchOs = "sonic", port = 0): string {
-  const p = switchPort(os, port);
-  const lines =
-    os === "sonic"
-      ? [`configure system hostname ${hostname}`, "configure lldp portidsubtype ifname", `configure ports ${tap} lldp portidsubtype local ${p.alias} description ${p.name}`]
-      : [`configure system hostname ${hostname}`, `configure ports ${tap} lldp portdescription ${p.name}`];
-  return [...lines, "configure lldp tx-interval 1"].join("\n") + "\n";
+  return lldpdPortsConf(hostname, os, [{ tap, port }]);
+}
+
+/** The same for a leaf with many ports (the fleet's: one lldpd on every port of its bridge), a frame every `txIntervalS`. */
+export function lldpdPortsConf(hostname: string, os: LabSwitchOs, ports: readonly { readonly tap: string; readonly port: number }[], txIntervalS = 1): string {
+  const portLines = ports.map(({ tap, port }) => {
+    const p = switchPort(os, port);
+    return os === "sonic" ? `configure ports ${tap} lldp portidsubtype local ${p.alias} description ${p.name}` : `configure ports ${tap} lldp portdescription ${p.name}`;
+  });
+  const lines = [`configure system hostname ${hostname}`, ...(os === "sonic" ? ["configure lldp portidsubtype ifname"] : []), ...portLines];
+  return [...lines, `configure lldp tx-interval ${txIntervalS}`].join("\n") + "\n";
 }
 
 /**

@@ -7,7 +7,8 @@
  * HTTP server is kept for runs that need no real servers (`--servers placeholder`).
  */
 import { readFileSync } from "node:fs";
-import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT, SERVICE_ADDR } from "../rig/plan.ts";
+import { standinsArgv } from "./standins-process.ts";
+import { DNS_ADDR, DNS_SEARCH, LAB_UUID, METAL_BOOT_PORT } from "../rig/plan.ts";
 
 export interface LabServerEnv {
   /** The services address (on the netns loopback, routed to the guest through the RA's default route). */
@@ -51,15 +52,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
   return [
     {
       name: "standins",
-      argv: [
-        BUN,
-        `${import.meta.dir}/standins-main.ts`,
-        "--listen",
-        `[${env.addr}]:${METAL_BOOT_PORT}`,
-        "--state-dir",
-        state,
-        "--machine",
-        `${LAB_UUID},lab`,
+      argv: standinsArgv({ listen: `[${env.addr}]:${METAL_BOOT_PORT}`, stateDir: state, machines: [{ uuid: LAB_UUID, partition: "lab" }] }, [
         "--name",
         METAL_BOOT_NAME,
         "--dns",
@@ -72,7 +65,7 @@ export function standinServers(env: LabServerEnv): LabServer[] {
         // Register connects the machine to the leaves' ports as the apiserver does (DIR/connections.json).
         ...(env.switchTable ? ["--switches", env.switchTable] : []),
         ...(env.ntp ? ["--ntp-server", env.ntp] : []),
-      ],
+      ]),
       port: METAL_BOOT_PORT,
       logs: [`${state}/requests.jsonl`],
       guest: () => ({
@@ -81,6 +74,11 @@ export function standinServers(env: LabServerEnv): LabServer[] {
       }),
     },
   ];
+}
+
+/** The stand-ins with more flags of the run's own (an install run's `--image`, `--esp`, `--oci-layout`). */
+export function standinServersWith(more: readonly string[]): (env: LabServerEnv) => LabServer[] {
+  return (env) => standinServers(env).map((srv) => (srv.name === "standins" ? { ...srv, argv: [...srv.argv, ...more] } : srv));
 }
 
 /** PLACEHOLDER server: answers 503 and logs requests; for runs that need no real servers. */
@@ -99,5 +97,3 @@ export function placeholderServers(env: LabServerEnv): LabServer[] {
 
 export const SERVER_SETS = { standins: standinServers, placeholder: placeholderServers, none: (): LabServer[] => [] } as const;
 export type ServerSet = keyof typeof SERVER_SETS;
-
-export const DEFAULT_SERVER_ENV = { addr: SERVICE_ADDR };

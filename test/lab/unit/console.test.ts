@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { agentRecord, classifyEnd, cleanLine, labExitCode, listeningPorts, splitLines } from "../../../lab/base/serial-console.ts";
+import { agentRecord, classifyEnd, cleanLine, eachLine, labExitCode, listeningPorts, splitLines } from "../../../lab/base/serial-console.ts";
 
 const lines = (...t: string[]) => t.map((text, i) => ({ ms: i, text }));
 
@@ -9,6 +9,26 @@ describe("lab console", () => {
     expect(a).toEqual({ lines: ["SeaBIOS"], rest: "hal" });
     expect(splitLines(a.rest, "lo\n")).toEqual({ lines: ["hallo"], rest: "" });
     expect(cleanLine("a\x00b\x07c\td")).toBe("abc\td");
+  });
+
+  test("a stream is read line by line across chunks, the last line even without its newline; each chunk seen raw first", async () => {
+    const enc = new TextEncoder();
+    const chunks = ["SeaBIOS\r\nhal", "lo\nend\x1b[0m"].map((c) => enc.encode(c));
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const x of chunks) c.enqueue(x);
+        c.close();
+      },
+    });
+    const got: string[] = [];
+    const raw: Uint8Array[] = [];
+    await eachLine(
+      stream,
+      (l) => got.push(l),
+      (chunk) => raw.push(chunk),
+    );
+    expect(got).toEqual(["SeaBIOS", "hallo", "end"]);
+    expect(raw).toEqual(chunks);
   });
 
   test("an agent record is found even when the kernel printed before it on the line", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { guestCmdline, guestMac, labNames, labRadvdPorts, lldpdArgv, lldpdConf, qemuArgv, switchName, withPrivateRun } from "../../../lab/rig/plan.ts";
+import { guestCmdline, guestMac, labNames, labRadvdPorts, lldpdArgv, lldpdConf, lldpdPortsConf, qemuArgv, switchName, withPrivateRun } from "../../../lab/rig/plan.ts";
 import { radvdConf } from "../../../lab/rig/radvd-conf.ts";
 import { defaultRun } from "../../../lab/direct/lab.ts";
 
@@ -56,6 +56,20 @@ describe("lab plan", () => {
     expect(lldpdConf("mhct01", "leaf01", "sonic", 1)).toContain("configure ports mhct01 lldp portidsubtype local Eth1/2(Port2) description Ethernet4\n");
     // Cumulus: lldpd's defaults (Port ID = the port's MAC), the port's name swpN as description.
     expect(lldpdConf("mhl3t1", "leaf02", "cumulus")).toBe("configure system hostname leaf02\nconfigure ports mhl3t1 lldp portdescription swp1\nconfigure lldp tx-interval 1\n");
+    // The fleet's leaf: one lldpd on every port of its bridge, each port as lldpmgrd configures it, its own hello interval.
+    expect(
+      lldpdPortsConf(
+        "leaf01",
+        "sonic",
+        [
+          { tap: "p0", port: 0 },
+          { tap: "p1", port: 1 },
+        ],
+        10,
+      ),
+    ).toBe(
+      "configure system hostname leaf01\nconfigure lldp portidsubtype ifname\nconfigure ports p0 lldp portidsubtype local Eth1/1(Port1) description Ethernet0\nconfigure ports p1 lldp portidsubtype local Eth1/2(Port2) description Ethernet4\nconfigure lldp tx-interval 10\n",
+    );
     // Chassis id from its own tap, its own control socket: never the host's /run/lldpd.socket.
     expect(lldpdArgv("mhl3t1", "/tmp/x")).toEqual(
       withPrivateRun(["lldpd", "-d", "-I", "mhl3t1", "-C", "mhl3t1", "-u", "/tmp/x/lldpd-mhl3t1.sock", "-O", "/tmp/x/lldpd-mhl3t1.conf"]),
