@@ -51,11 +51,40 @@ export function agentRecord(text: string): AgentRecord | undefined {
   }
 }
 
-export const records = (lines: readonly ConsoleLine[]): (AgentRecord & { ms: number })[] =>
-  lines.flatMap((l) => {
-    const r = agentRecord(l.text);
-    return r ? [{ ...r, ms: l.ms }] : [];
-  });
+/** A kernel message's time stamp (printk): where one cut into a line the agent was writing. */
+const KERNEL_STAMP = /\[\s*\d+\.\d+\] /;
+/** How many console lines one record may be spread over by kernel messages. */
+const MAX_CUTS = 3;
+
+/**
+ * The agent's records among console lines. The kernel writes to the serial port directly,
+ * so a message of its own printed while the agent wrote a line cuts that line in two:
+ * `{"level":30,"ev[   12.3] random: crng init done` and `ent":"agent.config",...}`. A record
+ * that does not parse is joined, without the kernel's message, with the line after it (at
+ * most MAX_CUTS times); the record's time is its first line's.
+ */
+export function records(lines: readonly ConsoleLine[]): (AgentRecord & { ms: number })[] {
+  const out: (AgentRecord & { ms: number })[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const first = lines[i] as ConsoleLine;
+    const start = first.text.indexOf('{"level":');
+    if (start < 0) continue;
+    let text = first.text.slice(start);
+    let r = agentRecord(text);
+    let j = i;
+    while (r === undefined && j + 1 < lines.length && j - i < MAX_CUTS) {
+      const cut = text.search(KERNEL_STAMP);
+      if (cut < 0) break;
+      j += 1;
+      text = text.slice(0, cut) + (lines[j] as ConsoleLine).text;
+      r = agentRecord(text);
+    }
+    if (r === undefined) continue;
+    out.push({ ...r, ms: first.ms });
+    i = j;
+  }
+  return out;
+}
 
 export type Outcome = "poweroff" | "reboot" | "halt" | "panic" | "timeout" | "crashed";
 

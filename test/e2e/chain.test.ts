@@ -32,6 +32,7 @@ import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/base/kernel.ts";
 import { run } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/base/wait.ts";
+import { records as consoleRecords } from "../../lab/base/serial-console.ts";
 import { OVMF_CODE, OVMF_VARS } from "../../lab/base/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
 import { installMedia } from "../../lab/standins/install-media.ts";
@@ -70,20 +71,8 @@ const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
 const SUPER_USER_PASSWORD = "Chain7Super3pw";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
-/** The agent's JSON log records from a console (one JSON object a line). */
-function records(text: string): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (const line of text.split("\n")) {
-    const i = line.indexOf('{"');
-    if (i < 0) continue;
-    try {
-      out.push(JSON.parse(line.slice(i)) as Record<string, unknown>);
-    } catch {
-      // kernel messages interleaved with a record: not one of ours
-    }
-  }
-  return out;
-}
+/** The agent's JSON log records from a console (lab/base/serial-console.ts: a record the kernel cut in two is joined). */
+const records = (text: string): Record<string, unknown>[] => consoleRecords(text.split("\n").map((line) => ({ ms: 0, text: line })));
 
 /** Attempts and first delay baked into the test ISO: the failure cases stay short. */
 const ATTEMPTS = 3;

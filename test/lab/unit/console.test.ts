@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { agentRecord, classifyEnd, cleanLine, eachLine, labExitCode, listeningPorts, splitLines } from "../../../lab/base/serial-console.ts";
+import { agentRecord, classifyEnd, cleanLine, eachLine, labExitCode, listeningPorts, records, splitLines } from "../../../lab/base/serial-console.ts";
 
 const lines = (...t: string[]) => t.map((text, i) => ({ ms: i, text }));
 
@@ -35,6 +35,27 @@ describe("lab console", () => {
     expect(agentRecord('[ 1.0] x {"level":30,"event":"agent.start","pid":1}')).toEqual({ level: 30, event: "agent.start", pid: 1 });
     expect(agentRecord('{"level":30,"event":')).toBeUndefined();
     expect(agentRecord("[    9.3] reboot: Power down")).toBeUndefined();
+  });
+
+  test("a record the kernel cut in two (or three) is joined without the kernel's message; others are left alone", () => {
+    const at = (ms: number, text: string) => ({ ms, text });
+    const got = records([
+      at(1, '{"level":30,"event":"agent.start","pid":1}'),
+      at(2, '{"level":30,"event":"agent.con[    7.912345] random: crng init done'),
+      at(3, 'fig","config":{"partition":"lab-a"}}'),
+      at(4, '{"level":30,"ev[    8.1] a[    8.2] b'),
+      at(5, 'ent":"net.up",[    8.3] c'),
+      at(6, '"nics":2}'),
+      at(7, '{"level":30,"event":"cut by a power loss'),
+      at(8, '{"level":30,"event":"agent.done"}'),
+      at(9, "[   9.0] reboot: Power down"),
+    ]);
+    expect(got).toEqual([
+      { level: 30, event: "agent.start", pid: 1, ms: 1 },
+      { level: 30, event: "agent.config", config: { partition: "lab-a" }, ms: 2 },
+      { level: 30, event: "net.up", nics: 2, ms: 4 },
+      { level: 30, event: "agent.done", ms: 8 },
+    ]);
   });
 
   test("the end is read from the kernel's last words; the bound wins over everything", () => {
