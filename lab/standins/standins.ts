@@ -14,7 +14,8 @@
  * counts; only from this host itself, unavailable.ts), /_standin/image-drop (POST {afterBytes, ms,
  * delayMs, holdFor}: the image cache closes every image connection after afterBytes of its body for
  * ms from delayMs on, counted from the holdFor-th image GET when given; GET: its counts by client
- * address; only from this host itself, image-drop.ts),
+ * address; only from this host itself, image-drop.ts), /_standin/image-trickle (POST {}: the
+ * next image GET trickles again, as the first did with --image-trickle),
  * /_standin/keepalive ({ms}) and /_standin/switches
  * ({switches: [{id, os, ports}], cumulusIdentifier}: the switch table), GET
  * /_standin/machines (with each machine's switch connections) and /_standin/switches.
@@ -26,7 +27,7 @@ import { isLocalPeer, serveApi, type Peer } from "./api-server.ts";
 import { requestValidator } from "./validation.ts";
 import { FaultBox, sleep, type Fault } from "./faults.ts";
 import { MachineBook } from "./machines.ts";
-import { IMAGE_PATH, imageCacheHandler, makeImage } from "./image-cache.ts";
+import { IMAGE_PATH, imageCacheHandler, makeImage, type ImageTrickle } from "./image-cache.ts";
 import { ImageDropWindow, parseImageDropSpec } from "./image-drop.ts";
 import { serveImages } from "./image-server.ts";
 import type { Listen } from "./node-listen.ts";
@@ -105,6 +106,8 @@ interface StandinState {
   readonly api: ReturnType<typeof apiserverListener>;
   readonly unavailable: UnavailableWindow;
   readonly imageDrop: ImageDropWindow;
+  /** The image's trickle fault (--image-trickle), re-armed by POST /_standin/image-trickle. */
+  readonly imageTrickle: ImageTrickle | undefined;
   /** The listening servers in ROLES order (replaced after an outage). */
   readonly servers: Server[];
 }
@@ -173,6 +176,7 @@ function prepare(o: StandinOptions): StandinState {
     bootEvents: true,
     sentEvents: [],
   };
+  const imageTrickle: ImageTrickle | undefined = o.imageTrickleBytes !== undefined ? { afterBytes: o.imageTrickleBytes, times: 1 } : undefined;
   return {
     o,
     bootCa,
@@ -187,11 +191,12 @@ function prepare(o: StandinOptions): StandinState {
     metalBoot,
     handlers: {
       boot: metalBootHandler(metalBoot),
-      images: imageCacheHandler({ faults: faults.images, image, ...(o.imageTrickleBytes !== undefined ? { trickle: { afterBytes: o.imageTrickleBytes, times: 1 } } : {}) }),
+      images: imageCacheHandler({ faults: faults.images, image, ...(imageTrickle ? { trickle: imageTrickle } : {}) }),
     },
     api: apiserverListener({ tokens, faults: faults.api, calls, machines: book, validator: requestValidator() }),
     unavailable: new UnavailableWindow(),
     imageDrop: new ImageDropWindow(),
+    imageTrickle,
     servers: [],
   };
 }
@@ -220,6 +225,11 @@ async function control(st: StandinState, role: Role, path: string, req: Request,
   if (!peer.local) return Response.json({ error: `${path}: only from this host itself (loopback or the server's own address)` }, { status: 403 });
   if (role === "api" && path === "/_standin/unavailable") return windowEndpoint(path, req, st.unavailable, parseUnavailableSpec);
   if (role === "api" && path === "/_standin/image-drop") return windowEndpoint(path, req, st.imageDrop, parseImageDropSpec);
+  if (role === "api" && path === "/_standin/image-trickle" && req.method === "POST") {
+    if (!st.imageTrickle) return Response.json({ error: `${path}: no trickle fault (start with --image-trickle BYTES)` }, { status: 400 });
+    st.imageTrickle.times = 1;
+    return Response.json({ ok: true, afterBytes: st.imageTrickle.afterBytes });
+  }
   if (path === "/_standin/outage" && req.method === "POST") {
     const ms = Number(((await req.json().catch(() => ({}))) as { ms?: unknown }).ms);
     if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) return Response.json({ error: "expected {ms}: 0..600000" }, { status: 400 });

@@ -571,6 +571,8 @@ async function onBreak(s: PassState, stall: StallGuard, e: unknown): Promise<voi
   if (deadline.aborted && !(e instanceof AgentError && e.code !== "image_download")) throw deadlineError(o, deadlineMs, s.offset, s.total, e);
   const err = stall.fired !== undefined ? new Break(stall.fired) : e;
   if (!isBreak(err)) throw err;
+  // The connection broke (a stall, a reset), not a status: its uplink's pooled connections are not reused for the resume.
+  if (stall.fired !== undefined || !(err instanceof Break)) await o.http.bodyBroke();
   s.breaks++;
   if (s.offset > s.furthest) {
     s.furthest = s.offset;

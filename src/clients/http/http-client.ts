@@ -282,7 +282,19 @@ export class HttpClient {
    * instead of taking a pooled one into a path that may be dead.
    */
   #afterBreak(e: unknown): void {
-    if (isRetryableFailure(e)) this.uplinks.closePreferred();
+    if (isRetryableFailure(e)) void this.uplinks.closePreferred();
+  }
+
+  /**
+   * A streamed body broke off on the caller's side (the image's stall guard aborted it, or
+   * reading it failed): as after a connect-level failure (#afterBreak), the connections
+   * through the preferred uplink are not trusted, so the resume makes a new connection,
+   * raced over the uplinks. Else it may take a pooled one (a checksum sidecar's) into a
+   * leaf that died silently, which the race then closes under it: a second break.
+   * Resolves once they are closed (a request sent before would still be handed to one).
+   */
+  async bodyBroke(): Promise<void> {
+    await this.uplinks.closePreferred();
   }
 
   #noteAddress(o: buildConnector.Options, socket: { remoteAddress?: string | undefined } | null | undefined): void {

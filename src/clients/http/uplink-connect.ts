@@ -33,6 +33,9 @@ export interface UplinkOutcome {
   readonly error?: string;
 }
 
+/** How long `closePreferred` waits for the closed connections' close events at most. */
+const CLOSE_WAIT_MS = 1_000;
+
 type Connector = (o: buildConnector.Options, cb: buildConnector.Callback) => { destroy(): unknown } | undefined;
 
 export class UplinkConnector {
@@ -103,17 +106,29 @@ export class UplinkConnector {
     return all;
   }
 
-  /** Closes the open connections through the preferred uplink (a connection through it broke: HttpClient). */
-  closePreferred(): void {
-    if (this.#preferred !== undefined) this.#closeThrough(this.#preferred, "a connection through it broke");
+  /**
+   * Closes the open connections through the preferred uplink (a connection through it
+   * broke: HttpClient); resolves once each has closed (a socket closes a tick after
+   * `destroy`: a request sent before that is handed to its pooled connection and fails).
+   */
+  closePreferred(): Promise<void> {
+    return this.#preferred !== undefined ? this.#closeThrough(this.#preferred, "a connection through it broke") : Promise.resolve();
   }
 
-  #closeThrough(name: string, why = "a new connection through it failed"): void {
+  #closeThrough(name: string, why = "a new connection through it failed"): Promise<void> {
+    const closed: Promise<void>[] = [];
     for (const [key, sockets] of this.#open) {
       if (key.split(" ")[0] !== name) continue;
       this.#open.delete(key);
-      for (const socket of sockets) socket.destroy(aborted(`uplink ${name}: ${why}`));
+      for (const socket of sockets) {
+        if (!socket.closed) closed.push(new Promise((resolve) => socket.once("close", () => resolve())));
+        socket.destroy(aborted(`uplink ${name}: ${why}`));
+      }
     }
+    // Bounded all the same (a close is a tick after destroy): the caller is an image download's resume.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    return Promise.race([Promise.all(closed).then(() => undefined), bound]).finally(() => clearTimeout(timer));
   }
 
   #track(u: LocalUplink, socket: Socket): void {
@@ -167,7 +182,10 @@ export class UplinkConnector {
     this.#track(won.winner, won.socket);
     const first = order[0] as LocalUplink;
     const from = before !== undefined && first.name !== before ? before : first.name;
-    if (won.winner.name !== from) {
+    // Another race that started from the same uplink moved to this winner first (connections made at once, as a
+    // resume's and a pooled client's reconnect): that one's line and closing said it.
+    const movedAlready = before !== undefined && this.#preferred === won.winner.name && before !== won.winner.name;
+    if (won.winner.name !== from && !movedAlready) {
       const lostFirst: Lost | undefined =
         from !== first.name ? undefined : won.pending.includes(first) ? { pending: true } : { failed: won.failed.find((f) => f.uplink === first)?.error };
       const why = switchReason(from, lostFirst, delayMs);
@@ -180,7 +198,7 @@ export class UplinkConnector {
       );
       // A new connection through `from` failed or stayed silent: the open ones through it are likely dead too (a pooled one
       // would be reused into the dead path, a held stream would hang). Closed: a stream reconnects, a download resumes.
-      this.#closeThrough(from);
+      void this.#closeThrough(from);
     }
     this.#preferred = won.winner.name;
     this.#opts.onOutcome?.();

@@ -60,6 +60,25 @@ describe("UplinkConnector", () => {
     expect(second.destroyed).toBe(false);
   });
 
+  test("two connections made at once while the preferred uplink is silent (a resume and a pooled client's reconnect): one http.uplink line, not one per race", async () => {
+    const uplinks = [
+      { name: "eth0", address: "2001:db8:1::5" },
+      { name: "eth1", address: "2001:db8:2::5" },
+    ];
+    const cap = capturingLogger();
+    const c = new UplinkConnector({ log: cap.log, uplinks: { current: () => uplinks }, delayMs: 20 });
+    const made: FakeSocket[] = [];
+    const working = fakeBase(new Set(), made);
+    // eth0 connects once (it is preferred), then its leaf dies silently: a connect through it never completes.
+    await connect(c, working);
+    const silentThenWorking = ((o: buildConnector.Options & { localAddress?: string }, cb: buildConnector.Callback) =>
+      o.localAddress === "2001:db8:1::5" ? new FakeSocket(o.localAddress) : (working as unknown as typeof silentThenWorking)(o, cb)) as unknown as buildConnector.connector;
+    const both = (await Promise.all([connect(c, silentThenWorking), connect(c, silentThenWorking)])) as FakeSocket[];
+    expect(both.map((s) => s.localAddress)).toEqual(["2001:db8:2::5", "2001:db8:2::5"]);
+    expect(cap.events("http.uplink")).toMatchObject([{ from: "eth0", to: "eth1" }]);
+    expect(c.preferred).toBe("eth1");
+  });
+
   test("a connection through the preferred uplink broke (HttpClient tells it): the other open connections through it are closed too", async () => {
     const uplinks = [
       { name: "eth0", address: "2001:db8:1::5" },

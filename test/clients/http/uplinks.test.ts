@@ -21,6 +21,8 @@ const server = Bun.serve({
     const path = new URL(req.url).pathname;
     seen.push(`${path} ${from}`);
     // A stream that stays open (as Wait's does) until the client goes.
+    // Which connection (its source port): a pooled one answers with the port it had.
+    if (path === "/port") return new Response(String(srv.requestIP(req)?.port ?? "?"));
     if (path === "/held") return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(`${from}\n`)) }));
     return new Response(from);
   },
@@ -108,6 +110,22 @@ describe("HttpClient over uplinks", () => {
       (e: Error) => e.message,
     );
     expect(end).not.toBe("data");
+    await http.close();
+  });
+
+  test("a streamed body broken off by its reader (the image's stall guard): the next request makes a new connection, no pooled one through that uplink", async () => {
+    const { http } = client([
+      { name: "lo-a", address: "127.0.0.7" },
+      { name: "lo-b", address: "127.0.0.8" },
+    ]);
+    const port = async () => new TextDecoder().decode((await http.request({ method: "GET", url: new URL(`http://127.0.0.1:${server.port}/port`), what: "test" })).body);
+    // Keep-alive requests (as the checksum sidecars') leave their connections pooled (undici opens a second one while
+    // the first is being released): the next request takes one of them.
+    const pooled = new Set([await port(), await port()]);
+    expect(pooled.has(await port())).toBe(true);
+    // Their leaf may have died silently (the stall says no more): the resume must not take a pooled connection into it.
+    await http.bodyBroke();
+    expect(pooled.has(await port())).toBe(false);
     await http.close();
   });
 

@@ -169,11 +169,13 @@ export class DualHomedLab {
     return j[0]?.addr_info.map((a) => a.local).find((a) => a.startsWith(`2001:db8:${this.n(sw)}:`));
   }
 
-  /** The whole flow in the agent netns on both NICs (bounded: 100 s), with a retry window short enough to show the old failure (15 s). */
-  async runFlow(o: { readonly waitTimeout?: string; readonly onLog?: (l: Log) => void; readonly env?: Record<string, string> } = {}): Promise<FlowRun> {
+  /** The whole flow in the agent netns on both NICs (bounded: 100 s), with a retry window short enough to show the old failure (15 s); `imageStallTimeout`: the image's stall bound (default 60 s). */
+  async runFlow(
+    o: { readonly waitTimeout?: string; readonly imageStallTimeout?: string; readonly onLog?: (l: Log) => void; readonly env?: Record<string, string> } = {},
+  ): Promise<FlowRun> {
     const { s } = this;
     const run = join(s.lab.dir, `run-${Date.now()}`);
-    const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=${o.waitTimeout ?? "1s"} METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s`;
+    const cmdline = `METAL_BOOT_URL=https://[${SERVER}]:${PORT}/ METAL_CA=${join(this.state, "pki/boot-ca.pem")} METAL_UUID=${UUID} METAL_NICS=${this.leafA.link.agentIf},${this.leafB.link.agentIf} METAL_NET_TIMEOUT=60s METAL_WAIT_TIMEOUT=${o.waitTimeout ?? "1s"} METAL_LLDP_TIMEOUT=30s METAL_RETRY_WINDOW=15s${o.imageStallTimeout ? ` METAL_IMAGE_STALL_TIMEOUT=${o.imageStallTimeout}` : ""}`;
     return await runFlowIn(s.agentNs, { run, cmdline, resolvConf: join(s.lab.dir, "resolv.conf"), ...(o.onLog ? { onLog: o.onLog } : {}), ...(o.env ? { env: o.env } : {}) });
   }
 
@@ -194,6 +196,11 @@ export class DualHomedLab {
   /** The stand-in apiserver cuts every open Wait stream (its control endpoint, from the servers' namespace). */
   async breakWaits(): Promise<unknown> {
     return await standinControl((argv) => this.servers.exec(argv), this.state, "/_standin/wait-break", { body: {} });
+  }
+
+  /** The next image GET trickles again (the lab started with --image-trickle): each cut-download test gets its own. */
+  async rearmTrickle(): Promise<unknown> {
+    return await standinControl((argv) => this.servers.exec(argv), this.state, "/_standin/image-trickle", { body: {} });
   }
 
   /** How many BootService/Wait calls reached the stand-in apiserver (recorded on arrival). */

@@ -12,7 +12,9 @@
  * preferred leaf's RA says router lifetime 0 (its NIC is no uplink); the preferred leaf
  * never answers (no route to the servers: one connect-attempt delay, no retry); and,
  * with a second lab whose stand-ins allocate the test image, the preferred leaf's port
- * goes down mid download (resumed by Range through the other leaf, sha256 verified).
+ * goes down mid download (resumed by Range through the other leaf, sha256 verified), or
+ * dies silently mid download with its link up (the stall bound ends the attempt, the
+ * resume connects through the other leaf after one connect-attempt delay).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -23,7 +25,7 @@ import { waitFor } from "../../../lab/base/wait.ts";
 import { hasRadvd, isRoot, nsx } from "../../helpers/netns.ts";
 import { SKIP as LLDP_SKIP } from "../lldp/switches.ts";
 import { prerequisites } from "../../helpers/prerequisites.ts";
-import { DualHomedLab, UUID, type Log } from "./dual-homed-lab.ts";
+import { DualHomedLab, SERVER, UUID, type FlowRun, type Log } from "./dual-homed-lab.ts";
 
 // The cut-download test builds the test image (busybox-static, packed with the lz4 tool; the agent unpacks it with GNU tar).
 const hasImageTools = ["tar", "lz4", "setfattr"].every((t) => Bun.which(t, { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" })) && existsSync("/bin/busybox");
@@ -205,13 +207,89 @@ describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies i
     if (image) rmSync(image.dir, { recursive: true, force: true });
   });
 
-  test("the preferred leaf's link dies while the image flows through it: the download resumes by Range through the other leaf, sha256 verified", async () => {
+  /** The image is on the target, its sha256 verified over every byte, one resume; then the driver stops before the installer (exit 54). Its done line. */
+  function expectImageDone(r: FlowRun, target: string): Log[] {
+    const done = r.ev("install.image.done");
+    expect(done).toHaveLength(1);
+    expect(done[0]).toMatchObject({ checksum: "sha256", bytes: image.bytes, resumes: 1 });
+    expect(String(done[0]?.msg)).toEndWith("sha256 verified");
+    expect(r.ev("install.image.checksum")[0]).toMatchObject({ use: "sha256", expected: image.sha256 });
+    expect(existsSync(join(target, "bin/busybox"))).toBe(true);
+    expect(r.err).toContain("agent-driver (test): the image is on");
+    expect(r.code).toBe(54);
+    return done;
+  }
+
+  /** Leaf A preferred (both route the servers), the trickle re-armed, a fresh target; the image GETs the stand-in recorded from now on. */
+  async function imageCase() {
     const [dying, other] = [imageLab.leafA, imageLab.leafB];
+    await imageLab.rearmTrickle();
     await imageLab.prefer(dying, false);
     const target = mkdtempSync(join(imageLab.s.lab.dir, "target-"));
-    const dyingAddr = imageLab.addressOn(dying);
-    const otherAddr = imageLab.addressOn(other);
-    const imageGets = () => imageLab.requests().filter((q) => q.path.endsWith("/img.tar.lz4"));
+    const allGets = () => imageLab.requests().filter((q) => q.path.endsWith("/img.tar.lz4"));
+    const earlier = allGets().length;
+    const imageGets = () => allGets().slice(earlier);
+    return { dying, other, target, dyingAddr: imageLab.addressOn(dying), otherAddr: imageLab.addressOn(other), imageGets };
+  }
+
+  // The silent cut first: it leaves leaf A's link as it found it (the link-down test flaps it, after which one run's image went through leaf B).
+  test("the preferred leaf dies silently while the image flows through it (link, carrier and RAs fine, packets vanish): the stall bound ends the attempt, the resume connects through the other leaf, sha256 verified", async () => {
+    const { dying, other, target, dyingAddr, otherAddr, imageGets } = await imageCase();
+    let cut: Promise<{ requests: number; at: number }> | undefined;
+    try {
+      const r = await imageLab.runFlow({
+        waitTimeout: "30s",
+        // The parser's minimum (5 s): the silent leaf costs one stall bound, not the default minute.
+        imageStallTimeout: "5s",
+        env: { FAKE_TARGET: target },
+        onLog: (l) => {
+          // As above, once the agent has read the fast part; then the leaf drops what goes to the servers (the agent's
+          // ACKs and SYNs), silently: its port, carrier and RAs stay as they were, so nothing tells the agent but silence.
+          if (l.event === "install.image.progress" && Number(l.bytes) >= TRICKLE_AT && !cut)
+            cut = waitFor(() => imageGets().length >= 1, 20_000, "the image's first GET at the stand-in").then(() => {
+              imageLab.blackhole(dying);
+              return { requests: imageLab.requests().length, at: Date.now() };
+            });
+        },
+      });
+      const cutAt = await cut;
+      expect(cutAt).toBeDefined();
+      const done = expectImageDone(r, target);
+      // The stall bound (no byte, or under 64 KiB, in 5 s) ended the attempt; resumed by Range where the cut left it.
+      const resumes = r.ev("install.image.resume");
+      expect(resumes.map((l) => l.reason)).toHaveLength(1);
+      expect(String(resumes[0]?.reason)).toMatch(/^no byte for 5 s \(stall\)$|under 65536 per 5 s \(too slow\)$/);
+      expect(Number(resumes[0]?.offset)).toBeGreaterThanOrEqual(TRICKLE_AT);
+      // The first image GET came through the dying leaf; every request after the cut through the other leaf's address.
+      const gets = imageGets();
+      expect(gets[0]?.source).toBe(dyingAddr ?? "-");
+      const after = imageLab.requests().slice(cutAt?.requests);
+      expect(after.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(after.map((q) => q.source))).toEqual(new Set([otherAddr ?? "-"]));
+      expect(gets.map((q) => q.status)).toEqual([200, 206]);
+      // One switch of uplink, naming both NICs: the preferred uplink's connect never completed within the 300 ms connect-attempt delay.
+      const switches = r.ev("http.uplink");
+      expect(switches.map((l) => `${String(l.time)} ${String(l.msg)}`)).toEqual([
+        expect.stringContaining(`connections now go through ${other.link.agentIf} instead of ${dying.link.agentIf}: `),
+      ]);
+      expect(switches[0]).toMatchObject({ from: dying.link.agentIf, to: other.link.agentIf });
+      // The silent leaf cost one stall bound (5 s) plus the backoff and one connect-attempt delay, not the retry window.
+      const at = (l: Log | undefined) => Date.parse(String(l?.time));
+      const toResume = at(resumes[0]) - (cutAt?.at ?? 0);
+      const toSwitch = at(switches[0]) - (cutAt?.at ?? 0);
+      expect(toResume).toBeLessThan(12_000);
+      expect(toSwitch - toResume).toBeLessThan(5_000);
+      console.log(
+        `dual-homed, leaf A silent mid download: cut -> resume ${toResume} ms (${String(resumes[0]?.reason)}, backoff ${String(resumes[0]?.delayMs)} ms), -> http.uplink ${toSwitch} ms, -> sha256 verified ${at(done[0]) - (cutAt?.at ?? 0)} ms; ${String(switches[0]?.msg)}`,
+      );
+    } finally {
+      // The leaf routes the servers again (the route `prefer` sets) for the tests after this one.
+      nsx(dying.link.routerNs, "ip", "-6", "route", "replace", `${SERVER}/128`, "via", `fd00:ff:${imageLab.n(dying)}::2`);
+    }
+  }, 120_000);
+
+  test("the preferred leaf's link dies while the image flows through it: the download resumes by Range through the other leaf, sha256 verified", async () => {
+    const { dying, other, target, dyingAddr, otherAddr, imageGets } = await imageCase();
     let cut: Promise<number> | undefined;
     try {
       const r = await imageLab.runFlow({
@@ -230,15 +308,7 @@ describe.skipIf(skip !== undefined || !hasImageTools)(`dual-homed: a leaf dies i
       });
       const cutAt = await cut;
       expect(cutAt).toBeDefined();
-      // The image is on the target, its sha256 verified over every byte; then the driver stops before the installer (exit 54).
-      const done = r.ev("install.image.done");
-      expect(done).toHaveLength(1);
-      expect(done[0]).toMatchObject({ checksum: "sha256", bytes: image.bytes, resumes: 1 });
-      expect(String(done[0]?.msg)).toEndWith("sha256 verified");
-      expect(r.ev("install.image.checksum")[0]).toMatchObject({ use: "sha256", expected: image.sha256 });
-      expect(existsSync(join(target, "bin/busybox"))).toBe(true);
-      expect(r.err).toContain("agent-driver (test): the image is on");
-      expect(r.code).toBe(54);
+      expectImageDone(r, target);
       // Resumed by Range where the cut left it, not from byte 0.
       const resumes = r.ev("install.image.resume");
       expect(resumes).toHaveLength(1);
