@@ -105,6 +105,9 @@ export interface Seen {
   readonly wipeModes: string[];
 }
 
+/** Nothing seen yet. */
+export const newSeen = (): Seen => ({ bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [], nicSelectors: [], wipeModes: [] });
+
 /** What every stage may share: the logger and its secrets, the operations, the HTTP client, the run's files. */
 export type SharedServices = Pick<Services, "log" | "secrets" | "ops" | "http" | "now" | "sysRoot" | "tokenFile" | "handoffFile" | "resolvConf" | "readFile" | "env" | "exec">;
 type Own<T> = Omit<T, keyof SharedServices>;
@@ -224,7 +227,7 @@ export function kexecFakes(seen: Seen): Own<RebootServices> {
 
 /** The whole flow's services: the shared part and every stage's own slice, then the test's overrides. */
 export function flowServices(run: string, caFile: string, sysRoot: string, over: Partial<Services> = {}) {
-  const seen: Seen = { bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [], nicSelectors: [], wipeModes: [] };
+  const seen = newSeen();
   const { shared, ops, lines, raw } = sharedFakes(run, caFile, sysRoot);
   ops.sysLog = seen.sys;
   const s = {

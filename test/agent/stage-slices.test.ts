@@ -18,13 +18,13 @@ import { AgentError } from "../../src/platform/errors.ts";
 import { createLogger } from "../../src/platform/log/logger.ts";
 import { SecretSet } from "../../src/platform/log/redact.ts";
 import { LINUX_REBOOT_CMD_RESTART } from "../../src/platform/sys/reboot-syscall.ts";
-import { diskFakes, kexecFakes, networkFakes, RecordingOps, type Seen } from "./flow-fakes.ts";
+import { diskFakes, kexecFakes, networkFakes, newSeen, RecordingOps } from "./flow-fakes.ts";
 
 const base = mkdtempSync(join(tmpdir(), "mh-slice-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 const runDir = () => mkdtempSync(join(base, "run-"));
 
-const seen = (): Seen => ({ bringUp: 0, inventoryNet: [], lldpName: [], sys: [], layouts: [], install: [], superUser: [], nicSelectors: [], wipeModes: [] });
+const seen = newSeen;
 const quiet = () => {
   const lines: Record<string, unknown>[] = [];
   const secrets = new SecretSet();

@@ -30,9 +30,9 @@ import {
 import { LAB_FRU } from "../../lab/bmc/sim.ts";
 import { eui64Address } from "../../lab/ipxe/eui64.ts";
 import { LAB_INITRD } from "../../lab/base/kernel.ts";
-import { run } from "../../lab/ipxe/lab-process.ts";
+import { type Proc, run } from "../../lab/ipxe/lab-process.ts";
 import { waitFor } from "../../lab/base/wait.ts";
-import { records as consoleRecords } from "../../lab/base/serial-console.ts";
+import { chunkLines, records as consoleRecords } from "../../lab/base/serial-console.ts";
 import { OVMF_CODE, OVMF_VARS } from "../../lab/base/ovmf.ts";
 import type { Partition } from "../../lab/ipxe/partitions.ts";
 import { installMedia } from "../../lab/standins/install-media.ts";
@@ -71,8 +71,8 @@ const AGENT_UUID = "00000000-6d68-6300-0000-000000000001";
 const SUPER_USER_PASSWORD = "Chain7Super3pw";
 if (!skipReason && !existsSync(AGENT_INITRD)) console.warn(`chain e2e: the agent-initramfs test is skipped: ${AGENT_INITRD} is missing (make initramfs)`);
 
-/** The agent's JSON log records from a console (lab/base/serial-console.ts: a record the kernel cut in two is joined). */
-const records = (text: string): Record<string, unknown>[] => consoleRecords(text.split("\n").map((line) => ({ ms: 0, text: line })));
+/** The agent's JSON log records from a machine's console (lab/base/serial-console.ts: a record the kernel cut in two is joined). */
+const records = (console: Proc): Record<string, unknown>[] => consoleRecords(chunkLines(console.chunks, console.chunks[0]?.t ?? 0));
 
 /** Attempts and first delay baked into the test ISO: the failure cases stay short. */
 const ATTEMPTS = 3;
@@ -366,7 +366,7 @@ describe.skipIf(skipReason !== "")(`boot chain: ISO -> iPXE over IPv6 -> boot.ip
           `200 /p/lab-a/metal-ca.cpio ${addr}`,
         ]);
         expect(log[2]?.bytes).toBe(statSync(AGENT_INITRD).size);
-        const recs = records(m.qemu.text());
+        const recs = records(m.qemu);
         expect(recs.find((r) => r.event === "agent.start")).toMatchObject({ pid: 1, mode: "l3" });
         expect(recs.find((r) => r.event === "agent.config")).toMatchObject({
           config: { partition: "lab-a", metalBootUrl: `https://${LAB_NAMES.metalBoot}:${STANDINS_PORT}/`, allowHttp: false, caBundle: CA_IN_INITRD, uuid: AGENT_UUID },
